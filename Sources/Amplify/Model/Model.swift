@@ -1,0 +1,59 @@
+import Foundation
+
+/// A type generated from a `@model` type of an annotated GraphQL schema.
+///
+/// Generated code supplies ``schema`` through ``defineSchema(name:define:)`` and coding keys that
+/// conform to ``ModelKey``. Everything else has a default.
+///
+/// ```swift
+/// public struct Post: Model {
+///     public let id: String
+///     public var title: String
+/// }
+/// ```
+public protocol Model: Codable, Sendable {
+    /// The shape of this model: fields, associations, keys, indexes and auth rules.
+    static var schema: ModelSchema { get }
+
+    /// The model's name as written in the GraphQL schema.
+    static var modelName: String { get }
+
+    /// The primary key's value; for a composite key, the values joined with `#`.
+    var identifier: String { get }
+}
+
+extension Model {
+    public static var modelName: String { String(describing: self) }
+
+    /// The model's name as written in the GraphQL schema.
+    public var modelName: String { Self.modelName }
+
+    public var identifier: String {
+        let json = (try? JSONValue(encoding: self)) ?? .null
+        return Self.schema.primaryKey.fields
+            .map { json[$0.name].map(ModelSchema.identifierComponent) ?? "" }
+            .joined(separator: ModelSchema.identifierSeparator)
+    }
+
+    /// The model as a JSON object keyed by field name.
+    ///
+    /// - Throws: `EncodingError` when a value cannot be encoded.
+    public func jsonValue() throws -> JSONValue {
+        try JSONValue(encoding: self)
+    }
+}
+
+extension ModelSchema {
+    /// The separator between the components of a composite identifier.
+    public static let identifierSeparator = "#"
+
+    static func identifierComponent(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let string): return string
+        case .integer(let int): return String(int)
+        case .number(let double): return String(double)
+        case .boolean(let bool): return String(bool)
+        default: return ""
+        }
+    }
+}
