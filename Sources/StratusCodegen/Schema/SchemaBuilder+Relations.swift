@@ -224,6 +224,10 @@ extension SchemaBuilder {
     private func expandManyToMany(_ models: inout [ModelType]) {
         var created: [String: (String, String)] = [:]
         let keys = pendingRelations.keys.sorted { ($0.model, $0.field) < ($1.model, $1.field) }
+        var declaredTypes: [PendingKey: String] = [:]
+        for model in models {
+            for field in model.fields { declaredTypes[PendingKey(model: model.name, field: field.name)] = field.type.name }
+        }
         for key in keys {
             guard let pending = pendingRelations[key], pending.directive == "manyToMany",
                 let modelIndex = models.firstIndex(where: { $0.name == key.model }),
@@ -259,7 +263,7 @@ extension SchemaBuilder {
             let counterpart = other.fields.first { candidate in
                 let candidatePending = pendingRelations[PendingKey(model: other.name, field: candidate.name)]
                 return candidatePending?.directive == "manyToMany" && candidatePending?.arguments["relationName"]?.text == relationName
-                    && candidate.type.name == model.name
+                    && declaredTypes[PendingKey(model: other.name, field: candidate.name)] == model.name
             }
             guard counterpart != nil else {
                 report(
