@@ -29,7 +29,7 @@ public struct TemporalError: Error, Sendable, Hashable, CustomStringConvertible 
         "'\(quotedInput)' is not a valid \(scalar.name): \(reason). \(scalar.expectedFormat)"
     }
 
-    /// The input with special characters escaped, shortened when it is long.
+    /// The input with control characters escaped, shortened when it is long.
     private var quotedInput: String {
         let limit = 64
         var quoted = ""
@@ -38,9 +38,14 @@ public struct TemporalError: Error, Sendable, Hashable, CustomStringConvertible 
                 quoted.append("…")
                 break
             }
-            quoted.append(scalar.escaped(asASCII: false))
+            quoted.append(Self.visible(scalar))
         }
         return quoted
+    }
+
+    /// `scalar`, or its escape sequence when it is an ASCII control character such as a newline.
+    fileprivate static func visible(_ scalar: Unicode.Scalar) -> String {
+        scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
     }
 }
 
@@ -89,7 +94,7 @@ extension TemporalError {
             case .empty:
                 return "it is empty"
             case .unexpected(let found, let expected):
-                return "found '\(found.escaped(asASCII: false))' instead of \(expected)"
+                return "found '\(TemporalError.visible(found))' instead of \(expected)"
             case .truncated(let expected):
                 return "it ends where \(expected) should be"
             case .missingOffset:
