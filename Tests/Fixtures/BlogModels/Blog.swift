@@ -16,7 +16,7 @@ public struct Blog: Model, Equatable {
     internal var _settings: ModelReference<BlogSettings>
     public var address: Address?
     public var blogSettingsId: String? {
-        _settings.identifiers.dropFirst(0).first?.stringValue
+        _settings.identifiers.first?.stringValue
     }
     public var owner: String?
     public var createdAt: Temporal.DateTime?

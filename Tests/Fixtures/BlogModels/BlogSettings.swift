@@ -13,7 +13,7 @@ public struct BlogSettings: Model, Equatable {
     }
     internal var _blog: ModelReference<Blog>
     public var blogSettingsBlogId: String? {
-        _blog.identifiers.dropFirst(0).first?.stringValue
+        _blog.identifiers.first?.stringValue
     }
     public var editor: String?
     public var createdAt: Temporal.DateTime?

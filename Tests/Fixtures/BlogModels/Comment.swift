@@ -13,7 +13,7 @@ public struct Comment: Model, Equatable {
     }
     internal var _post: ModelReference<Post>
     public var postCommentsId: String? {
-        _post.identifiers.dropFirst(0).first?.stringValue
+        _post.identifiers.first?.stringValue
     }
     public var createdAt: Temporal.DateTime?
     public var updatedAt: Temporal.DateTime?

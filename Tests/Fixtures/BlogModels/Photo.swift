@@ -13,7 +13,7 @@ public struct Photo: Model, Equatable {
     }
     internal var _album: ModelReference<Album>
     public var photoAlbumId: String? {
-        _album.identifiers.dropFirst(0).first?.stringValue
+        _album.identifiers.first?.stringValue
     }
     public var createdAt: Temporal.DateTime?
     public var updatedAt: Temporal.DateTime?

@@ -8,7 +8,7 @@ public struct Post: Model, Equatable {
     public let id: String
     public var title: String
     public var blogID: String? {
-        _blog.identifiers.dropFirst(0).first?.stringValue
+        _blog.identifiers.first?.stringValue
     }
     public var blog: Blog? {
         get { _blog.model }

@@ -7,10 +7,10 @@ import Foundation
 public struct PostTags: Model, Equatable {
     public let id: String
     public var postId: String? {
-        _post.identifiers.dropFirst(0).first?.stringValue
+        _post.identifiers.first?.stringValue
     }
     public var tagId: String? {
-        _tag.identifiers.dropFirst(0).first?.stringValue
+        _tag.identifiers.first?.stringValue
     }
     public var post: Post? {
         get { _post.model }
