@@ -20,9 +20,11 @@ public struct SchemaParser: Sendable {
         } catch {
             let graphQLError = error as? GraphQLError
             let location = graphQLError?.locations.first.map { SourcePosition(line: $0.line, column: $0.column) }
-            let message = (graphQLError?.message ?? String(describing: error))
-                .replacingOccurrences(of: "Syntax Error: ", with: "")
-                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            var message = String((graphQLError?.message ?? String(describing: error)).prefix { $0 != "\n" })
+            if let range = message.range(of: #"^Syntax Error .*?\(\d+:\d+\) "#, options: .regularExpression) {
+                message.removeSubrange(range)
+            }
+            message = message.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
             builder.report(.syntax, at: location, "\(message). Fix the GraphQL syntax at this position.")
             throw builder.error
         }
