@@ -23,7 +23,9 @@ struct Codegen: ParsableCommand {
             do {
                 source = try String(contentsOf: url, encoding: .utf8)
             } catch {
-                throw ValidationError("Cannot read the schema at '\(schema)'. Pass --schema with the path of a .graphql file.")
+                throw ValidationError(
+                    "Cannot read the schema at '\(schema)'. Pass --schema with the path of a .graphql file."
+                )
             }
             do {
                 return try SchemaParser().parse(source, fileName: url.lastPathComponent)
@@ -45,7 +47,8 @@ struct Codegen: ParsableCommand {
 
     struct Models: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Generate Swift models: per model Post.swift and Post+Schema.swift, enums, non-model types and AmplifyModels.swift."
+            abstract:
+                "Generate Swift models: per model Post.swift and Post+Schema.swift, enums, non-model types and AmplifyModels.swift."
         )
 
         @OptionGroup var options: SchemaOptions
@@ -77,7 +80,9 @@ struct Codegen: ParsableCommand {
 
         func run() throws {
             let schema = try options.load()
-            try options.write(StatementsGenerator(maxDepth: maxDepth, conflictDetection: conflictDetection).generate(schema))
+            try options.write(
+                StatementsGenerator(maxDepth: maxDepth, conflictDetection: conflictDetection).generate(schema)
+            )
         }
     }
 }

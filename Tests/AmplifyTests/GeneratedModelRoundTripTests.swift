@@ -10,7 +10,12 @@ import Testing
         id: "blog-1",
         name: "Field notes",
         visibility: .private,
-        address: Address(street: "1 Main St", city: "Lyon", postcode: nil, location: GeoPoint(latitude: 45.76, longitude: 4.83))
+        address: Address(
+            street: "1 Main St",
+            city: "Lyon",
+            postcode: nil,
+            location: GeoPoint(latitude: 45.76, longitude: 4.83)
+        )
     )
 
     static func fullPost() throws -> Post {
@@ -138,7 +143,9 @@ import Testing
     @Test func registrationRegistersEveryModel() {
         let registration = AmplifyModels()
         registration.registerModels(registry: ModelRegistry.self)
-        for name in ["Blog", "BlogSettings", "Post", "Comment", "Tag", "PostTags", "Author", "Attachment", "Album", "Photo"] {
+        for name in [
+            "Blog", "BlogSettings", "Post", "Comment", "Tag", "PostTags", "Author", "Attachment", "Album", "Photo",
+        ] {
             #expect(ModelRegistry.modelType(from: name) != nil, "\(name) is not registered")
         }
         #expect(registration.version.count == 32)

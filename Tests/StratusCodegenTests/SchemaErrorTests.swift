@@ -37,7 +37,11 @@ import Testing
             """
         let lines = problems(source)
         #expect(lines.count == 1)
-        #expect(lines[0].hasPrefix("schema.graphql:1:11: Post: unknown directive '@modle'. Did you mean '@model'? Supported directives: @auth, @aws_api_key"))
+        #expect(
+            lines[0].hasPrefix(
+                "schema.graphql:1:11: Post: unknown directive '@modle'. Did you mean '@model'? Supported directives: @auth, @aws_api_key"
+            )
+        )
     }
 
     @Test func unknownArgumentListsTheValidOnes() {
@@ -75,7 +79,11 @@ import Testing
             enum Color { RED }
             type Post @model { id: ID! colors: [Color] @hasMany }
             """
-        #expect(problems(source).first?.contains("Post.colors: @hasMany needs a @model type, but 'colors' has the enum 'Color'.") == true)
+        #expect(
+            problems(source).first?.contains(
+                "Post.colors: @hasMany needs a @model type, but 'colors' has the enum 'Color'."
+            ) == true
+        )
     }
 
     @Test func duplicateType() {
@@ -210,7 +218,9 @@ import Testing
             """
         let lines = problems(source)
         #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("schema.graphql:3:6: Post.a: the type 'Strin' is not declared. Did you mean 'String'?"))
+        #expect(
+            lines[0].hasPrefix("schema.graphql:3:6: Post.a: the type 'Strin' is not declared. Did you mean 'String'?")
+        )
         #expect(lines[1].hasPrefix("schema.graphql:4:10: Post.b: unknown directive '@unknown'."))
     }
 }

@@ -14,7 +14,11 @@ struct DirectiveSpec: Sendable {
 
     static let all: [String: DirectiveSpec] = Dictionary(
         uniqueKeysWithValues: [
-            DirectiveSpec(name: "model", location: .type, arguments: ["queries", "mutations", "subscriptions", "timestamps"]),
+            DirectiveSpec(
+                name: "model",
+                location: .type,
+                arguments: ["queries", "mutations", "subscriptions", "timestamps"]
+            ),
             DirectiveSpec(name: "auth", location: .both, arguments: ["rules"]),
             DirectiveSpec(name: "key", location: .type, arguments: ["name", "fields", "queryField"]),
             DirectiveSpec(name: "primaryKey", location: .field, arguments: ["sortKeyFields"]),

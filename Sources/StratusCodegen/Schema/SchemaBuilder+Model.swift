@@ -43,7 +43,9 @@ extension SchemaBuilder {
                 continue
             }
             let directives = checkedDirectives(fieldDefinition.directives, typeName: typeName, fieldName: fieldName)
-            guard let type = resolveType(fieldDefinition.type, typeName: typeName, fieldName: fieldName) else { continue }
+            guard let type = resolveType(fieldDefinition.type, typeName: typeName, fieldName: fieldName) else {
+                continue
+            }
             var field = Field(
                 name: fieldName,
                 type: type,
@@ -73,8 +75,11 @@ extension SchemaBuilder {
                     }
                 case "index":
                     let sortKeys = arguments["sortKeyFields"]?.texts ?? []
-                    let name = arguments["name"]?.text ?? "by" + ([fieldName] + sortKeys).map(Naming.upperFirst).joined()
-                    model.indexes.append(Index(name: name, fields: [fieldName] + sortKeys, queryField: arguments["queryField"]?.text))
+                    let name =
+                        arguments["name"]?.text ?? "by" + ([fieldName] + sortKeys).map(Naming.upperFirst).joined()
+                    model.indexes.append(
+                        Index(name: name, fields: [fieldName] + sortKeys, queryField: arguments["queryField"]?.text)
+                    )
                 case "default":
                     guard let value = arguments["value"]?.text else {
                         report(
@@ -88,7 +93,12 @@ extension SchemaBuilder {
                     }
                     field.defaultValue = value
                 case "auth":
-                    field.authRules = authRules(arguments, typeName: typeName, fieldName: fieldName, at: position(of: directive.loc))
+                    field.authRules = authRules(
+                        arguments,
+                        typeName: typeName,
+                        fieldName: fieldName,
+                        at: position(of: directive.loc)
+                    )
                 case "hasMany", "hasOne", "belongsTo", "manyToMany", "connection":
                     relationDirectives.append(directive)
                 default:
@@ -165,7 +175,13 @@ extension SchemaBuilder {
         return model
     }
 
-    func implicitField(_ name: String, scalar: Scalar, required: Bool, list: Bool = false, at position: SourcePosition) -> Field {
+    func implicitField(
+        _ name: String,
+        scalar: Scalar,
+        required: Bool,
+        list: Bool = false,
+        at position: SourcePosition
+    ) -> Field {
         Field(
             name: name,
             type: FieldType(
@@ -185,11 +201,15 @@ extension SchemaBuilder {
     }
 
     func argumentValues(_ directive: Directive) -> [String: ArgumentValue] {
-        Dictionary(directive.arguments.map { ($0.name.value, ArgumentValue($0.value)) }, uniquingKeysWith: { _, last in last })
+        Dictionary(
+            directive.arguments.map { ($0.name.value, ArgumentValue($0.value)) },
+            uniquingKeysWith: { _, last in last }
+        )
     }
 
     private func checkKeys(of model: ModelType) {
-        let keyed: [(String, [String])] = [("primary key", model.primaryKey)] + model.indexes.map { ("index '\($0.name)'", $0.fields) }
+        let keyed: [(String, [String])] =
+            [("primary key", model.primaryKey)] + model.indexes.map { ("index '\($0.name)'", $0.fields) }
         for (label, fields) in keyed {
             for name in fields {
                 guard let field = model.field(named: name) else {
@@ -225,7 +245,11 @@ extension SchemaBuilder {
         }
     }
 
-    private func applyModelOptions(_ arguments: [String: ArgumentValue], to model: inout ModelType, at here: SourcePosition) {
+    private func applyModelOptions(
+        _ arguments: [String: ArgumentValue],
+        to model: inout ModelType,
+        at here: SourcePosition
+    ) {
         if let queries = arguments["queries"] {
             if queries == .null {
                 model.operations.get = nil
@@ -264,8 +288,10 @@ extension SchemaBuilder {
                 model.timestamps = nil
             } else {
                 model.timestamps = Timestamps(
-                    createdAt: timestamps["createdAt"].flatMap { $0 == .null ? nil : $0.text } ?? (timestamps["createdAt"] == nil ? "createdAt" : nil),
-                    updatedAt: timestamps["updatedAt"].flatMap { $0 == .null ? nil : $0.text } ?? (timestamps["updatedAt"] == nil ? "updatedAt" : nil)
+                    createdAt: timestamps["createdAt"].flatMap { $0 == .null ? nil : $0.text }
+                        ?? (timestamps["createdAt"] == nil ? "createdAt" : nil),
+                    updatedAt: timestamps["updatedAt"].flatMap { $0 == .null ? nil : $0.text }
+                        ?? (timestamps["updatedAt"] == nil ? "updatedAt" : nil)
                 )
             }
         }
@@ -289,7 +315,10 @@ extension SchemaBuilder {
             )
             return []
         }
-        let known = ["allow", "provider", "ownerField", "identityClaim", "groupClaim", "groups", "groupsField", "operations", "queries", "mutations"]
+        let known = [
+            "allow", "provider", "ownerField", "identityClaim", "groupClaim", "groups", "groupsField", "operations",
+            "queries", "mutations",
+        ]
         var rules: [AuthRuleDefinition] = []
         for value in values {
             guard case .object(let members) = value else { continue }
@@ -303,7 +332,8 @@ extension SchemaBuilder {
                     "an @auth rule has no key '\(key)'.\(hint) Rule keys: \(known.joined(separator: ", "))."
                 )
             }
-            guard let allowText = value["allow"]?.text, let allow = AuthRuleDefinition.Strategy(rawValue: allowText) else {
+            guard let allowText = value["allow"]?.text, let allow = AuthRuleDefinition.Strategy(rawValue: allowText)
+            else {
                 report(
                     .invalidArgument,
                     type: typeName,

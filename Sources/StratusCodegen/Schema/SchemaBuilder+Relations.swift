@@ -7,7 +7,8 @@ extension SchemaBuilder {
         // hasMany first: a belongsTo without fields takes the foreign key of its parent's hasMany.
         for kind in ["many", "one", "belongs"] {
             for key in order {
-                guard let pending = pendingRelations[key], let modelIndex = models.firstIndex(where: { $0.name == key.model }),
+                guard let pending = pendingRelations[key],
+                    let modelIndex = models.firstIndex(where: { $0.name == key.model }),
                     let fieldIndex = models[modelIndex].fields.firstIndex(where: { $0.name == key.field })
                 else { continue }
                 let field = models[modelIndex].fields[fieldIndex]
@@ -31,7 +32,12 @@ extension SchemaBuilder {
         }
     }
 
-    private func resolve(_ pending: PendingRelation, field: Field, in model: ModelType, models: [ModelType]) -> Relation? {
+    private func resolve(
+        _ pending: PendingRelation,
+        field: Field,
+        in model: ModelType,
+        models: [ModelType]
+    ) -> Relation? {
         let directive = "@" + pending.directive
         guard field.type.kind == .model, let related = models.first(where: { $0.name == field.type.name }) else {
             let what =
@@ -51,7 +57,8 @@ extension SchemaBuilder {
             )
             return nil
         }
-        let wantsList = pending.directive == "hasMany" || pending.directive == "manyToMany"
+        let wantsList =
+            pending.directive == "hasMany" || pending.directive == "manyToMany"
             || (pending.directive == "connection" && field.type.isList)
         if wantsList != field.type.isList {
             report(
@@ -70,15 +77,58 @@ extension SchemaBuilder {
         case "manyToMany":
             return field.relation
         case "hasMany":
-            return hasMany(model: model, field: field, related: related, indexName: pending.arguments["indexName"]?.text, fields: fields, pending: pending)
+            return hasMany(
+                model: model,
+                field: field,
+                related: related,
+                indexName: pending.arguments["indexName"]?.text,
+                fields: fields,
+                pending: pending
+            )
         case "hasOne":
-            let targets = fields ?? related.primaryKey.map { Naming.implicitForeignKey(model: model.name, field: field.name, keyField: $0) }
-            guard checkTargets(targets, explicit: fields != nil, on: model, related: related, field: field, pending: pending) else { return nil }
-            return Relation(kind: .hasOne, relatedModel: related.name, targetNames: targets, associatedFields: [], childKeyFields: [], indexName: nil)
+            let targets =
+                fields
+                ?? related.primaryKey.map {
+                    Naming.implicitForeignKey(model: model.name, field: field.name, keyField: $0)
+                }
+            guard
+                checkTargets(
+                    targets,
+                    explicit: fields != nil,
+                    on: model,
+                    related: related,
+                    field: field,
+                    pending: pending
+                )
+            else { return nil }
+            return Relation(
+                kind: .hasOne,
+                relatedModel: related.name,
+                targetNames: targets,
+                associatedFields: [],
+                childKeyFields: [],
+                indexName: nil
+            )
         case "belongsTo":
             let targets = fields ?? implicitBelongsToTargets(model: model, field: field, related: related)
-            guard checkTargets(targets, explicit: fields != nil, on: model, related: related, field: field, pending: pending) else { return nil }
-            return Relation(kind: .belongsTo, relatedModel: related.name, targetNames: targets, associatedFields: [], childKeyFields: [], indexName: nil)
+            guard
+                checkTargets(
+                    targets,
+                    explicit: fields != nil,
+                    on: model,
+                    related: related,
+                    field: field,
+                    pending: pending
+                )
+            else { return nil }
+            return Relation(
+                kind: .belongsTo,
+                relatedModel: related.name,
+                targetNames: targets,
+                associatedFields: [],
+                childKeyFields: [],
+                indexName: nil
+            )
         default:
             return connection(pending, model: model, field: field, related: related, models: models)
         }
@@ -123,9 +173,18 @@ extension SchemaBuilder {
         } else if let explicit = explicitBelongsTo(in: related, pointingTo: model.name) {
             childKeys = explicit
         } else {
-            childKeys = model.primaryKey.map { Naming.implicitForeignKey(model: model.name, field: field.name, keyField: $0) }
+            childKeys = model.primaryKey.map {
+                Naming.implicitForeignKey(model: model.name, field: field.name, keyField: $0)
+            }
         }
-        return Relation(kind: .hasMany, relatedModel: related.name, targetNames: [], associatedFields: [], childKeyFields: childKeys, indexName: indexName)
+        return Relation(
+            kind: .hasMany,
+            relatedModel: related.name,
+            targetNames: [],
+            associatedFields: [],
+            childKeyFields: childKeys,
+            indexName: indexName
+        )
     }
 
     /// The `fields:` of a `@belongsTo` in `child` that points to `parent`, if exactly one has them.
@@ -148,16 +207,38 @@ extension SchemaBuilder {
         return related.primaryKey.map { Naming.implicitForeignKey(model: model.name, field: field.name, keyField: $0) }
     }
 
-    private func connection(_ pending: PendingRelation, model: ModelType, field: Field, related: ModelType, models: [ModelType]) -> Relation? {
+    private func connection(
+        _ pending: PendingRelation,
+        model: ModelType,
+        field: Field,
+        related: ModelType,
+        models: [ModelType]
+    ) -> Relation? {
         let fields = pending.arguments["fields"]?.texts
         let name = pending.arguments["name"]?.text
         if field.type.isList {
             if let keyName = pending.arguments["keyName"]?.text {
-                return hasMany(model: model, field: field, related: related, indexName: keyName, fields: fields, pending: pending)
+                return hasMany(
+                    model: model,
+                    field: field,
+                    related: related,
+                    indexName: keyName,
+                    fields: fields,
+                    pending: pending
+                )
             }
             if let name, let counterpart = connectionCounterpart(named: name, in: related, excluding: field.name) {
-                let keys = model.primaryKey.map { Naming.implicitForeignKey(model: related.name, field: counterpart, keyField: $0) }
-                return Relation(kind: .hasMany, relatedModel: related.name, targetNames: [], associatedFields: [], childKeyFields: keys, indexName: nil)
+                let keys = model.primaryKey.map {
+                    Naming.implicitForeignKey(model: related.name, field: counterpart, keyField: $0)
+                }
+                return Relation(
+                    kind: .hasMany,
+                    relatedModel: related.name,
+                    targetNames: [],
+                    associatedFields: [],
+                    childKeyFields: keys,
+                    indexName: nil
+                )
             }
             return hasMany(model: model, field: field, related: related, indexName: nil, fields: nil, pending: pending)
         }
@@ -167,20 +248,32 @@ extension SchemaBuilder {
             targets = fields
             kind = .belongsTo
         } else {
-            targets = related.primaryKey.map { Naming.implicitForeignKey(model: model.name, field: field.name, keyField: $0) }
+            targets = related.primaryKey.map {
+                Naming.implicitForeignKey(model: model.name, field: field.name, keyField: $0)
+            }
             if let name, let counterpart = connectionCounterpart(named: name, in: related, excluding: nil),
                 related.field(named: counterpart)?.type.isList == true
             {
                 kind = .belongsTo
             }
         }
-        guard checkTargets(targets, explicit: fields != nil, on: model, related: related, field: field, pending: pending) else { return nil }
-        return Relation(kind: kind, relatedModel: related.name, targetNames: targets, associatedFields: [], childKeyFields: [], indexName: nil)
+        guard
+            checkTargets(targets, explicit: fields != nil, on: model, related: related, field: field, pending: pending)
+        else { return nil }
+        return Relation(
+            kind: kind,
+            relatedModel: related.name,
+            targetNames: targets,
+            associatedFields: [],
+            childKeyFields: [],
+            indexName: nil
+        )
     }
 
     private func connectionCounterpart(named name: String, in model: ModelType, excluding: String?) -> String? {
         model.fields.first { field in
-            field.name != excluding && pendingRelations[PendingKey(model: model.name, field: field.name)]?.arguments["name"]?.text == name
+            field.name != excluding
+                && pendingRelations[PendingKey(model: model.name, field: field.name)]?.arguments["name"]?.text == name
         }?.name
     }
 
@@ -226,7 +319,9 @@ extension SchemaBuilder {
         let keys = pendingRelations.keys.sorted { ($0.model, $0.field) < ($1.model, $1.field) }
         var declaredTypes: [PendingKey: String] = [:]
         for model in models {
-            for field in model.fields { declaredTypes[PendingKey(model: model.name, field: field.name)] = field.type.name }
+            for field in model.fields {
+                declaredTypes[PendingKey(model: model.name, field: field.name)] = field.type.name
+            }
         }
         for key in keys {
             guard let pending = pendingRelations[key], pending.directive == "manyToMany",
@@ -245,7 +340,9 @@ extension SchemaBuilder {
                 )
                 continue
             }
-            guard field.type.kind == .model, field.type.isList, let other = models.first(where: { $0.name == field.type.name }) else {
+            guard field.type.kind == .model, field.type.isList,
+                let other = models.first(where: { $0.name == field.type.name })
+            else {
                 report(
                     .relationToNonModel,
                     type: model.name,
@@ -257,12 +354,19 @@ extension SchemaBuilder {
                 continue
             }
             guard other.name != model.name else {
-                report(.unsupported, type: model.name, field: field.name, at: pending.position, "@manyToMany from a model to itself is not supported. Declare the join model yourself with two @belongsTo fields.")
+                report(
+                    .unsupported,
+                    type: model.name,
+                    field: field.name,
+                    at: pending.position,
+                    "@manyToMany from a model to itself is not supported. Declare the join model yourself with two @belongsTo fields."
+                )
                 continue
             }
             let counterpart = other.fields.first { candidate in
                 let candidatePending = pendingRelations[PendingKey(model: other.name, field: candidate.name)]
-                return candidatePending?.directive == "manyToMany" && candidatePending?.arguments["relationName"]?.text == relationName
+                return candidatePending?.directive == "manyToMany"
+                    && candidatePending?.arguments["relationName"]?.text == relationName
                     && declaredTypes[PendingKey(model: other.name, field: candidate.name)] == model.name
             }
             guard counterpart != nil else {
@@ -277,7 +381,9 @@ extension SchemaBuilder {
                 continue
             }
             if created[relationName] == nil {
-                if modelNames.contains(relationName) || nonModelNames.contains(relationName) || enumNames.contains(relationName) {
+                if modelNames.contains(relationName) || nonModelNames.contains(relationName)
+                    || enumNames.contains(relationName)
+                {
                     report(
                         .duplicateType,
                         type: model.name,
@@ -311,16 +417,22 @@ extension SchemaBuilder {
         }
     }
 
-    private func joinModel(named name: String, _ first: ModelType, _ second: ModelType, at position: SourcePosition) -> ModelType {
+    private func joinModel(
+        named name: String,
+        _ first: ModelType,
+        _ second: ModelType,
+        at position: SourcePosition
+    ) -> ModelType {
         var fields = [implicitField("id", scalar: .id, required: true, at: position)]
         var indexes: [Index] = []
         for side in [first, second] {
             let keys = side.primaryKey.map { Naming.lowerFirst(side.name) + Naming.upperFirst($0) }
             for (key, sideKey) in zip(keys, side.primaryKey) {
-                let scalar = side.field(named: sideKey).flatMap { field -> Scalar? in
-                    if case .scalar(let scalar) = field.type.kind { return scalar }
-                    return nil
-                } ?? .id
+                let scalar =
+                    side.field(named: sideKey).flatMap { field -> Scalar? in
+                        if case .scalar(let scalar) = field.type.kind { return scalar }
+                        return nil
+                    } ?? .id
                 fields.append(implicitField(key, scalar: scalar, required: true, at: position))
             }
             indexes.append(Index(name: "by\(side.name)", fields: keys, queryField: nil))
@@ -328,8 +440,21 @@ extension SchemaBuilder {
         for side in [first, second] {
             let keys = side.primaryKey.map { Naming.lowerFirst(side.name) + Naming.upperFirst($0) }
             var field = implicitField(Naming.lowerFirst(side.name), scalar: .id, required: true, at: position)
-            field.type = FieldType(name: side.name, kind: .model, isRequired: true, isList: false, isElementRequired: false)
-            field.relation = Relation(kind: .belongsTo, relatedModel: side.name, targetNames: keys, associatedFields: [], childKeyFields: [], indexName: nil)
+            field.type = FieldType(
+                name: side.name,
+                kind: .model,
+                isRequired: true,
+                isList: false,
+                isElementRequired: false
+            )
+            field.relation = Relation(
+                kind: .belongsTo,
+                relatedModel: side.name,
+                targetNames: keys,
+                associatedFields: [],
+                childKeyFields: [],
+                indexName: nil
+            )
             fields.append(field)
         }
         return ModelType(
@@ -364,7 +489,9 @@ extension SchemaBuilder {
                     }
                     relation.associatedFields = inverse.map { [$0.name] } ?? relation.childKeyFields
                 case .hasOne:
-                    let inverse = related.fields.first { $0.relation?.kind == .belongsTo && $0.relation?.relatedModel == model.name }
+                    let inverse = related.fields.first {
+                        $0.relation?.kind == .belongsTo && $0.relation?.relatedModel == model.name
+                    }
                     relation.associatedFields = inverse.map { [$0.name] } ?? related.primaryKey
                 case .belongsTo:
                     let inverse = related.fields.first {
@@ -383,22 +510,30 @@ extension SchemaBuilder {
         var needed: [String: [(name: String, scalar: Scalar, position: SourcePosition)]] = [:]
         for model in models {
             for field in model.fields {
-                guard let relation = field.relation, let related = models.first(where: { $0.name == relation.relatedModel }) else { continue }
+                guard let relation = field.relation,
+                    let related = models.first(where: { $0.name == relation.relatedModel })
+                else { continue }
                 switch relation.kind {
                 case .hasMany:
                     for (key, parentKey) in zip(relation.childKeyFields, model.primaryKey) {
-                        needed[related.name, default: []].append((key, scalar(of: parentKey, in: model), field.position))
+                        needed[related.name, default: []].append(
+                            (key, scalar(of: parentKey, in: model), field.position)
+                        )
                     }
                 case .hasOne, .belongsTo:
                     for (key, parentKey) in zip(relation.targetNames, related.primaryKey) {
-                        needed[model.name, default: []].append((key, scalar(of: parentKey, in: related), field.position))
+                        needed[model.name, default: []].append(
+                            (key, scalar(of: parentKey, in: related), field.position)
+                        )
                     }
                 }
             }
         }
         for index in models.indices {
             for key in needed[models[index].name] ?? [] where models[index].field(named: key.name) == nil {
-                models[index].fields.append(implicitField(key.name, scalar: key.scalar, required: false, at: key.position))
+                models[index].fields.append(
+                    implicitField(key.name, scalar: key.scalar, required: false, at: key.position)
+                )
             }
             let model = models[index]
             for modelIndex in model.indexes {
@@ -427,7 +562,9 @@ extension SchemaBuilder {
                 model.fields.append(implicitField(ownerField, scalar: .string, required: false, at: model.position))
             }
             if rule.allow == .groups, let groupsField = rule.groupsField, model.field(named: groupsField) == nil {
-                model.fields.append(implicitField(groupsField, scalar: .string, required: false, list: true, at: model.position))
+                model.fields.append(
+                    implicitField(groupsField, scalar: .string, required: false, list: true, at: model.position)
+                )
             }
         }
         if let timestamps = model.timestamps {

@@ -223,7 +223,8 @@ final class SchemaBuilder {
         } else if nonModelNames.contains(name) {
             kind = .nonModel
         } else {
-            let known = Scalar.allCases.map(\.rawValue) + enumNames.sorted() + modelNames.sorted() + nonModelNames.sorted()
+            let known =
+                Scalar.allCases.map(\.rawValue) + enumNames.sorted() + modelNames.sorted() + nonModelNames.sorted()
             let hint = closestMatch(to: name, in: known).map { " Did you mean '\($0)'?" } ?? ""
             report(
                 .unknownType,
@@ -275,7 +276,8 @@ final class SchemaBuilder {
             var valid = true
             for argument in directive.arguments where !spec.arguments.contains(argument.name.value) {
                 valid = false
-                let hint = closestMatch(to: argument.name.value, in: spec.arguments).map { " Did you mean '\($0)'?" } ?? ""
+                let hint =
+                    closestMatch(to: argument.name.value, in: spec.arguments).map { " Did you mean '\($0)'?" } ?? ""
                 let allowed = spec.arguments.isEmpty ? "none" : spec.arguments.joined(separator: ", ")
                 report(
                     .unknownArgument,
@@ -297,7 +299,9 @@ final class SchemaBuilder {
         for fieldDefinition in definition.fields {
             let fieldName = fieldDefinition.name.value
             let directives = checkedDirectives(fieldDefinition.directives, typeName: typeName, fieldName: fieldName)
-            guard let type = resolveType(fieldDefinition.type, typeName: typeName, fieldName: fieldName) else { continue }
+            guard let type = resolveType(fieldDefinition.type, typeName: typeName, fieldName: fieldName) else {
+                continue
+            }
             for directive in directives
             where ["hasMany", "hasOne", "belongsTo", "manyToMany", "connection", "primaryKey", "index"]
                 .contains(directive.name.value)
@@ -350,7 +354,8 @@ final class SchemaBuilder {
                     let key = cycle.map(\.type).sorted().joined(separator: ",")
                     guard !reported.contains(key) else { continue }
                     reported.insert(key)
-                    let chain = cycle.map { "\($0.type).\($0.field.name)" }.joined(separator: " → ") + " → \(field.type.name)"
+                    let chain =
+                        cycle.map { "\($0.type).\($0.field.name)" }.joined(separator: " → ") + " → \(field.type.name)"
                     let first = cycle.first!
                     report(
                         .cycle,

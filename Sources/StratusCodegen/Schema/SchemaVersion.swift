@@ -4,7 +4,8 @@ import Crypto
 /// for the old schema would need a migration.
 ///
 /// It covers models and non-model types, field names, types, nullability and list-ness, primary
-/// keys, indexes and relations. It leaves out what does not touch storage: `@auth` rules, which
+/// keys, indexes and relations. It leaves out what does not touch storage: `@auth` rules (and the
+/// owner or groups fields they add implicitly, which a store adds as columns without migration), which
 /// operations the API exposes, `@index(queryField:)`, `@default` values, enum values, and the
 /// order of declarations.
 public enum SchemaVersion {
@@ -22,7 +23,9 @@ public enum SchemaVersion {
         var lines: [String] = []
         for model in schema.models {
             lines.append("model \(model.name) key(\(model.primaryKey.joined(separator: ",")))")
-            for field in model.fields {
+            let authFields = Set(model.authRules.flatMap { [$0.ownerField, $0.groupsField].compactMap { $0 } })
+            // Fields that exist only because an @auth rule names them come and go with the rule.
+            for field in model.fields where !(field.isImplicit && authFields.contains(field.name)) {
                 lines.append("field \(model.name).\(field.name) \(shape(of: field))")
             }
             for index in model.indexes {

@@ -115,14 +115,19 @@ struct ModelFileGenerator {
                 decode.append(
                     "_\(field.name) = try ModelReference(from: decoder, field: \(SwiftNames.literal(field.name)), targetNames: \(targetList))"
                 )
-                encode.append("try _\(field.name).encode(to: encoder, field: \(SwiftNames.literal(field.name)), targetNames: \(targetList))")
+                encode.append(
+                    "try _\(field.name).encode(to: encoder, field: \(SwiftNames.literal(field.name)), targetNames: \(targetList))"
+                )
                 continue
             }
             let type: String
             if let relation = field.relation {
                 type = "List<\(relation.relatedModel)>" + (field.type.isRequired ? "" : "?")
             } else {
-                type = field.isReadOnly ? Self.swiftType(of: field.type) + (field.type.isRequired ? "?" : "") : Self.swiftType(of: field.type)
+                type =
+                    field.isReadOnly
+                    ? Self.swiftType(of: field.type) + (field.type.isRequired ? "?" : "")
+                    : Self.swiftType(of: field.type)
             }
             let key = "." + (SwiftNames.keywords.contains(field.name) ? "`\(field.name)`" : field.name)
             if type.hasSuffix("?") {
@@ -153,7 +158,9 @@ struct ModelFileGenerator {
     // MARK: - Schema file
 
     func schemaFile() -> String {
-        var lines = [SwiftModelGenerator.header, "import Amplify", "import Foundation", "", "extension \(model.name) {"]
+        var lines = [
+            SwiftModelGenerator.header, "import Amplify", "import Foundation", "", "extension \(model.name) {",
+        ]
         lines.append(contentsOf: Self.codingKeys(model.fields.map(\.name)))
         lines.append("")
         lines.append("    public static let keys = CodingKeys.self")
@@ -172,9 +179,13 @@ struct ModelFileGenerator {
         lines.append("")
         lines.append("        model.attributes(")
         var attributes = model.indexes.map { index in
-            ".index(fields: [" + index.fields.map(SwiftNames.literal).joined(separator: ", ") + "], name: \(SwiftNames.literal(index.name)))"
+            ".index(fields: [" + index.fields.map(SwiftNames.literal).joined(separator: ", ")
+                + "], name: \(SwiftNames.literal(index.name)))"
         }
-        attributes.append(".primaryKey(fields: [" + model.primaryKey.map { "\(variable).\(SwiftNames.identifier($0))" }.joined(separator: ", ") + "])")
+        attributes.append(
+            ".primaryKey(fields: ["
+                + model.primaryKey.map { "\(variable).\(SwiftNames.identifier($0))" }.joined(separator: ", ") + "])"
+        )
         lines.append(contentsOf: Self.commaSeparated(attributes, indent: 12))
         lines.append("        )")
         lines.append("")
@@ -190,27 +201,36 @@ struct ModelFileGenerator {
         let key = "\(variable).\(SwiftNames.identifier(field.name))"
         let nullability = field.type.isRequired ? ".required" : ".optional"
         let readOnly = field.isReadOnly ? ", isReadOnly: true" : ""
-        let auth = field.authRules.isEmpty ? "" : ", authRules: [" + field.authRules.map(Self.ruleCall).joined(separator: ", ") + "]"
+        let auth =
+            field.authRules.isEmpty
+            ? "" : ", authRules: [" + field.authRules.map(Self.ruleCall).joined(separator: ", ") + "]"
         guard let relation = field.relation else {
-            return ".field(\(key), is: \(nullability)\(readOnly), ofType: \(Self.modelFieldType(of: field.type))\(auth))"
+            return
+                ".field(\(key), is: \(nullability)\(readOnly), ofType: \(Self.modelFieldType(of: field.type))\(auth))"
         }
         let related = relation.relatedModel
-        let associated = "[" + relation.associatedFields.map { "\(related).keys.\(SwiftNames.identifier($0))" }.joined(separator: ", ") + "]"
+        let associated =
+            "["
+            + relation.associatedFields.map { "\(related).keys.\(SwiftNames.identifier($0))" }.joined(separator: ", ")
+            + "]"
         let targets = "[" + relation.targetNames.map(SwiftNames.literal).joined(separator: ", ") + "]"
         switch relation.kind {
         case .hasMany:
             return ".hasMany(\(key), is: \(nullability), ofType: \(related).self, associatedFields: \(associated))"
         case .hasOne:
-            return ".hasOne(\(key), is: \(nullability), ofType: \(related).self, associatedFields: \(associated), targetNames: \(targets))"
+            return
+                ".hasOne(\(key), is: \(nullability), ofType: \(related).self, associatedFields: \(associated), targetNames: \(targets))"
         case .belongsTo:
-            return ".belongsTo(\(key), is: \(nullability), ofType: \(related).self, associatedFields: \(associated), targetNames: \(targets))"
+            return
+                ".belongsTo(\(key), is: \(nullability), ofType: \(related).self, associatedFields: \(associated), targetNames: \(targets))"
         }
     }
 
     // MARK: - Shared pieces
 
     static func codingKeys(_ names: [String]) -> [String] {
-        ["    public enum CodingKeys: String, ModelKey {"] + names.map { "        case \(SwiftNames.identifier($0))" } + ["    }"]
+        ["    public enum CodingKeys: String, ModelKey {"] + names.map { "        case \(SwiftNames.identifier($0))" }
+            + ["    }"]
     }
 
     static func initializer(parameters: [String], body: [String]) -> [String] {
@@ -233,11 +253,17 @@ struct ModelFileGenerator {
     }
 
     static func ruleCall(_ rule: AuthRuleDefinition) -> String {
-        var arguments = ["allow: .\(rule.allow == .private || rule.allow == .public ? "`\(rule.allow.rawValue)`" : rule.allow.rawValue)"]
+        var arguments = [
+            "allow: .\(rule.allow == .private || rule.allow == .public ? "`\(rule.allow.rawValue)`" : rule.allow.rawValue)"
+        ]
         if let ownerField = rule.ownerField { arguments.append("ownerField: \(SwiftNames.literal(ownerField))") }
-        if let identityClaim = rule.identityClaim { arguments.append("identityClaim: \(SwiftNames.literal(identityClaim))") }
+        if let identityClaim = rule.identityClaim {
+            arguments.append("identityClaim: \(SwiftNames.literal(identityClaim))")
+        }
         if let groupClaim = rule.groupClaim { arguments.append("groupClaim: \(SwiftNames.literal(groupClaim))") }
-        if !rule.groups.isEmpty { arguments.append("groups: [" + rule.groups.map(SwiftNames.literal).joined(separator: ", ") + "]") }
+        if !rule.groups.isEmpty {
+            arguments.append("groups: [" + rule.groups.map(SwiftNames.literal).joined(separator: ", ") + "]")
+        }
         if let groupsField = rule.groupsField { arguments.append("groupsField: \(SwiftNames.literal(groupsField))") }
         arguments.append("provider: .\(rule.provider.rawValue)")
         var operations: [String] = []
@@ -270,8 +296,12 @@ struct ModelFileGenerator {
         let element: String
         switch type.kind {
         case .scalar(let scalar): element = SwiftNames.modelFieldType(of: scalar)
-        case .enumeration: element = type.isList ? ".enumeration(name: \(SwiftNames.literal(type.name)))" : ".enum(type: \(type.name).self)"
-        case .nonModel: element = type.isList ? ".embedded(name: \(SwiftNames.literal(type.name)))" : ".embedded(type: \(type.name).self)"
+        case .enumeration:
+            element =
+                type.isList ? ".enumeration(name: \(SwiftNames.literal(type.name)))" : ".enum(type: \(type.name).self)"
+        case .nonModel:
+            element =
+                type.isList ? ".embedded(name: \(SwiftNames.literal(type.name)))" : ".embedded(type: \(type.name).self)"
         case .model: element = ".model(name: \(SwiftNames.literal(type.name)))"
         }
         return type.isList ? ".embeddedCollection(of: \(element))" : element

@@ -42,14 +42,24 @@ public struct SwiftModelGenerator: Sendable {
     }
 
     private func nonModelFile(_ type: NonModelType) -> String {
-        var lines = [Self.header, "import Amplify", "import Foundation", "", "public struct \(type.name): Embeddable, Equatable {"]
-        let properties = type.fields.map { (name: SwiftNames.identifier($0.name), type: ModelFileGenerator.swiftType(of: $0.type)) }
+        var lines = [
+            Self.header, "import Amplify", "import Foundation", "",
+            "public struct \(type.name): Embeddable, Equatable {",
+        ]
+        let properties = type.fields.map {
+            (name: SwiftNames.identifier($0.name), type: ModelFileGenerator.swiftType(of: $0.type))
+        }
         for property in properties {
             lines.append("    public var \(property.name): \(property.type)")
         }
         lines.append("")
         let parameters = properties.map { "\($0.name): \($0.type)\($0.type.hasSuffix("?") ? " = nil" : "")" }
-        lines.append(contentsOf: ModelFileGenerator.initializer(parameters: parameters, body: properties.map { "self.\($0.name) = \($0.name)" }))
+        lines.append(
+            contentsOf: ModelFileGenerator.initializer(
+                parameters: parameters,
+                body: properties.map { "self.\($0.name) = \($0.name)" }
+            )
+        )
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
     }

@@ -6,7 +6,7 @@ import Foundation
 
 /// Every model of the schema, and the version of their stored shape.
 public struct AmplifyModels: AmplifyModelRegistration {
-    public let version: String = "b437547dda3d72ad26c9f4ca90c47b54"
+    public let version: String = "8e3bdaf3cb43bb796ff53bbd8bd97415"
 
     public init() {}
 
