@@ -40,7 +40,10 @@ let package = Package(
         // Benchmarks: never linked by users.
         .executableTarget(
             name: "StratusBench",
-            dependencies: ["StratusCodegen"],
+            dependencies: [
+                "StratusCodegen",
+                .product(name: "GraphQL", package: "GraphQL"),
+            ],
             swiftSettings: strict
         ),
         // Models generated from Tests/Fixtures/blog.graphql, compiled by `swift build`.

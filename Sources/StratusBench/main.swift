@@ -1,1 +1,14 @@
-print("bench")
+import GraphQL
+import StratusCodegen
+
+// Benchmarks for Stratus. Run with `swift run -c release StratusBench [codegen]`.
+//
+// Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
+// means something on a shared, noisy machine.
+
+let arguments = CommandLine.arguments.dropFirst()
+let selected = Set(arguments.isEmpty ? ["codegen"] : arguments)
+
+if selected.contains("codegen") {
+    CodegenBenchmark(models: 200).run()
+}
