@@ -1,0 +1,252 @@
+import Testing
+
+/// The arguments of get, list and index queries for custom primary keys and secondary indexes,
+/// named and typed as the AppSync transformer declares them.
+struct StatementsKeyTests {
+    static let orders = """
+        type Order @model {
+          customerId: ID! @primaryKey(sortKeyFields: ["createdAt", "status"])
+          createdAt: AWSDateTime!
+          status: OrderStatus!
+          total: Float!
+        }
+
+        enum OrderStatus {
+          OPEN
+          SHIPPED
+        }
+        """
+
+    @Test func compositeKeyGetTakesEveryKeyField() throws {
+        let statements = try GeneratedStatements(Self.orders, maxDepth: 1, conflictDetection: false)
+        #expect(
+            statements.operation("GetOrder") == """
+                query GetOrder($customerId: ID!, $createdAt: AWSDateTime!, $status: OrderStatus!) {
+                  getOrder(customerId: $customerId, createdAt: $createdAt, status: $status) {
+                    customerId
+                    createdAt
+                    status
+                    total
+                    updatedAt
+                    __typename
+                  }
+                }
+                """
+        )
+    }
+
+    @Test func compositeKeyListTakesPartitionKeyAndCompositeSortKeyCondition() throws {
+        let statements = try GeneratedStatements(Self.orders, maxDepth: 1)
+        #expect(
+            statements.operation("ListOrders") == """
+                query ListOrders($customerId: ID, $createdAtStatus: ModelOrderPrimaryCompositeKeyConditionInput, $filter: ModelOrderFilterInput, $limit: Int, $nextToken: String, $sortDirection: ModelSortDirection) {
+                  listOrders(customerId: $customerId, createdAtStatus: $createdAtStatus, filter: $filter, limit: $limit, nextToken: $nextToken, sortDirection: $sortDirection) {
+                    items {
+                      customerId
+                      createdAt
+                      status
+                      total
+                      updatedAt
+                      __typename
+                      _version
+                      _deleted
+                      _lastChangedAt
+                    }
+                    nextToken
+                    startedAt
+                  }
+                }
+                """
+        )
+    }
+
+    @Test func compositeKeySyncKeepsItsUsualArguments() throws {
+        let statements = try GeneratedStatements(Self.orders, maxDepth: 1)
+        let sync = try #require(statements.operation("SyncOrders"))
+        #expect(
+            sync.hasPrefix(
+                """
+                query SyncOrders($filter: ModelOrderFilterInput, $limit: Int, $nextToken: String, $lastSync: AWSTimestamp) {
+                  syncOrders(filter: $filter, limit: $limit, nextToken: $nextToken, lastSync: $lastSync) {
+                """
+            )
+        )
+    }
+
+    @Test(
+        "A single sort key is compared with the key condition input of its scalar",
+        arguments: [
+            ("String", "String"), ("ID", "ID"), ("Int", "Int"), ("Float", "Float"), ("AWSDate", "String"),
+            ("AWSDateTime", "String"), ("AWSTime", "String"), ("AWSTimestamp", "Int"), ("AWSEmail", "String"),
+            ("Level", "String"),
+        ]
+    )
+    func singleSortKey(type: String, condition: String) throws {
+        let statements = try GeneratedStatements(
+            """
+            type Reading @model {
+              sensor: ID! @primaryKey(sortKeyFields: ["at"])
+              at: \(type)!
+              value: Float
+            }
+
+            enum Level {
+              LOW
+              HIGH
+            }
+            """,
+            maxDepth: 1
+        )
+        let get = try #require(statements.operation("GetReading"))
+        #expect(
+            get.hasPrefix(
+                """
+                query GetReading($sensor: ID!, $at: \(type)!) {
+                  getReading(sensor: $sensor, at: $at) {
+                """
+            )
+        )
+        let list = try #require(statements.operation("ListReadings"))
+        #expect(
+            list.hasPrefix(
+                """
+                query ListReadings($sensor: ID, $at: Model\(condition)KeyConditionInput, $filter: ModelReadingFilterInput, $limit: Int, $nextToken: String, $sortDirection: ModelSortDirection) {
+                  listReadings(sensor: $sensor, at: $at, filter: $filter, limit: $limit, nextToken: $nextToken, sortDirection: $sortDirection) {
+                """
+            )
+        )
+    }
+
+    @Test func customPartitionKeyWithoutSortKey() throws {
+        let statements = try GeneratedStatements(
+            """
+            type Product @model {
+              sku: String! @primaryKey
+              name: String!
+            }
+            """,
+            maxDepth: 1,
+            conflictDetection: false
+        )
+        #expect(
+            statements.queries == """
+                # Generated by `stratus codegen statements` from the annotated schema. Do not edit.
+
+                query GetProduct($sku: String!) {
+                  getProduct(sku: $sku) {
+                    sku
+                    createdAt
+                    name
+                    updatedAt
+                    __typename
+                  }
+                }
+
+                query ListProducts($sku: String, $filter: ModelProductFilterInput, $limit: Int, $nextToken: String, $sortDirection: ModelSortDirection) {
+                  listProducts(sku: $sku, filter: $filter, limit: $limit, nextToken: $nextToken, sortDirection: $sortDirection) {
+                    items {
+                      sku
+                      createdAt
+                      name
+                      updatedAt
+                      __typename
+                    }
+                    nextToken
+                  }
+                }
+
+                """
+        )
+    }
+
+    // MARK: - Index queries
+
+    static let indexedPosts = """
+        type Blog @model {
+          id: ID!
+          name: String!
+          posts: [Post] @hasMany(indexName: "byBlog", fields: ["id"])
+        }
+
+        type Post @model {
+          id: ID!
+          title: String!
+          rating: Int!
+          status: PostStatus! @index(name: "byStatus", queryField: "postsByStatus", sortKeyFields: ["rating", "title"])
+          blogID: ID! @index(name: "byBlog", queryField: "postsByBlog", sortKeyFields: ["title"])
+          editorID: ID @index(name: "byEditor", queryField: "postsByEditor")
+          reviewerID: ID @index(name: "byReviewer")
+          blog: Blog @belongsTo(fields: ["blogID"])
+        }
+
+        enum PostStatus {
+          DRAFT
+          PUBLISHED
+        }
+        """
+
+    @Test func indexQueryField() throws {
+        let statements = try GeneratedStatements(Self.indexedPosts, maxDepth: 1)
+        #expect(
+            statements.operation("PostsByBlog") == """
+                query PostsByBlog($blogID: ID!, $title: ModelStringKeyConditionInput, $sortDirection: ModelSortDirection, $filter: ModelPostFilterInput, $limit: Int, $nextToken: String) {
+                  postsByBlog(blogID: $blogID, title: $title, sortDirection: $sortDirection, filter: $filter, limit: $limit, nextToken: $nextToken) {
+                    items {
+                      id
+                      blogID
+                      createdAt
+                      editorID
+                      rating
+                      reviewerID
+                      status
+                      title
+                      updatedAt
+                      __typename
+                      _version
+                      _deleted
+                      _lastChangedAt
+                    }
+                    nextToken
+                    startedAt
+                  }
+                }
+                """
+        )
+    }
+
+    @Test func indexQueryFieldWithoutSortKey() throws {
+        let statements = try GeneratedStatements(Self.indexedPosts, maxDepth: 1)
+        let query = try #require(statements.operation("PostsByEditor"))
+        #expect(
+            query.hasPrefix(
+                """
+                query PostsByEditor($editorID: ID!, $sortDirection: ModelSortDirection, $filter: ModelPostFilterInput, $limit: Int, $nextToken: String) {
+                  postsByEditor(editorID: $editorID, sortDirection: $sortDirection, filter: $filter, limit: $limit, nextToken: $nextToken) {
+                """
+            )
+        )
+    }
+
+    @Test func indexQueryFieldWithCompositeSortKey() throws {
+        let statements = try GeneratedStatements(Self.indexedPosts, maxDepth: 1)
+        let query = try #require(statements.operation("PostsByStatus"))
+        #expect(
+            query.hasPrefix(
+                """
+                query PostsByStatus($status: PostStatus!, $ratingTitle: ModelPostByStatusCompositeKeyConditionInput, $sortDirection: ModelSortDirection, $filter: ModelPostFilterInput, $limit: Int, $nextToken: String) {
+                  postsByStatus(status: $status, ratingTitle: $ratingTitle, sortDirection: $sortDirection, filter: $filter, limit: $limit, nextToken: $nextToken) {
+                """
+            )
+        )
+    }
+
+    @Test func indexQueriesFollowTheModelsOwnQueries() throws {
+        let statements = try GeneratedStatements(Self.indexedPosts)
+        #expect(
+            statements.operationNames(in: "queries.graphql") == [
+                "GetBlog", "ListBlogs", "SyncBlogs",
+                "GetPost", "ListPosts", "SyncPosts", "PostsByStatus", "PostsByBlog", "PostsByEditor",
+            ]
+        )
+    }
+}
