@@ -171,6 +171,77 @@ struct StatementsSelectionSetTests {
         )
     }
 
+    @Test func manyToManySelectsTheJoinModelConnection() throws {
+        let statements = try GeneratedStatements(
+            """
+            type Post @model {
+              id: ID!
+              title: String!
+              tags: [Tag] @manyToMany(relationName: "PostTags")
+            }
+
+            type Tag @model {
+              id: ID!
+              label: String!
+              posts: [Post] @manyToMany(relationName: "PostTags")
+            }
+            """,
+            conflictDetection: false
+        )
+        #expect(
+            statements.operation("GetPost") == """
+                query GetPost($id: ID!) {
+                  getPost(id: $id) {
+                    id
+                    createdAt
+                    title
+                    updatedAt
+                    tags {
+                      items {
+                        id
+                        createdAt
+                        postId
+                        tagId
+                        updatedAt
+                        __typename
+                      }
+                      nextToken
+                    }
+                    __typename
+                  }
+                }
+                """
+        )
+        #expect(
+            statements.operation("GetPostTags") == """
+                query GetPostTags($id: ID!) {
+                  getPostTags(id: $id) {
+                    id
+                    createdAt
+                    postId
+                    tagId
+                    updatedAt
+                    post {
+                      id
+                      createdAt
+                      title
+                      updatedAt
+                      __typename
+                    }
+                    tag {
+                      id
+                      createdAt
+                      label
+                      updatedAt
+                      __typename
+                    }
+                    __typename
+                  }
+                }
+                """
+        )
+    }
+
     @Test func associationsComeAlphabeticallyAfterScalarsWithExplicitForeignKeys() throws {
         let statements = try GeneratedStatements(
             """
