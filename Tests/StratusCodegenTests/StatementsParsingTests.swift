@@ -1,3 +1,4 @@
+import Foundation
 import GraphQL
 import StratusCodegen
 import Testing
@@ -9,13 +10,21 @@ struct StatementsParsingTests {
         "queries.graphql": .query, "mutations.graphql": .mutation, "subscriptions.graphql": .subscription,
     ]
 
+    /// The schemas checked: the statements fixtures and the project-wide Tests/Fixtures/blog.graphql.
+    static func schema(_ name: String) throws -> String {
+        guard name == "blog" else { return try GeneratedStatements.fixture(name) }
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/blog.graphql")
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
     @Test(
-        arguments: ["statements-blog", "statements-features"],
+        arguments: ["statements-blog", "statements-features", "blog"],
         [(1, true), (2, true), (3, true), (1, false), (2, false), (3, false)]
     )
     func everyDocumentParses(fixture: String, setting: (maxDepth: Int, conflictDetection: Bool)) throws {
         let (maxDepth, conflictDetection) = setting
-        let schema = try SchemaParser().parse(GeneratedStatements.fixture(fixture))
+        let schema = try SchemaParser().parse(Self.schema(fixture))
         let files = StatementsGenerator(maxDepth: maxDepth, conflictDetection: conflictDetection).generate(schema)
         var names: Set<String> = []
         for file in files {
