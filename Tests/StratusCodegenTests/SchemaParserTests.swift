@@ -208,5 +208,7 @@ import Testing
         #expect(Naming.plural("Person") == "People")
         #expect(Naming.plural("Day") == "Days")
         #expect(Naming.plural("Box") == "Boxes")
+        #expect(Naming.plural("PostTags") == "PostTags")
+        #expect(Naming.plural("Status") == "Statuses")
     }
 }

@@ -5,7 +5,8 @@ public enum Naming {
         "goose": "geese", "foot": "feet", "tooth": "teeth", "datum": "data",
     ]
 
-    /// The plural of a type name: `Post` → `Posts`, `Category` → `Categories`, `Person` → `People`.
+    /// The plural of a type name: `Post` → `Posts`, `Category` → `Categories`, `Person` → `People`,
+    /// `Address` → `Addresses`, and names that already read as plural stay: `PostTags`.
     public static func plural(_ name: String) -> String {
         let lower = name.lowercased()
         for (singular, plural) in irregularPlurals where lower.hasSuffix(singular) {
@@ -17,6 +18,10 @@ public enum Naming {
         let vowels: Set<Character> = ["a", "e", "i", "o", "u"]
         if lower.hasSuffix("y"), lower.count > 1, !vowels.contains(lower[lower.index(lower.endIndex, offsetBy: -2)]) {
             return name.dropLast() + "ies"
+        }
+        if lower.hasSuffix("s") && !["ss", "us", "is"].contains(where: lower.hasSuffix) {
+            // Already plural, as pluralize reads it: PostTags, BlogSettings.
+            return name
         }
         if ["s", "x", "z", "ch", "sh"].contains(where: lower.hasSuffix) {
             return name + "es"

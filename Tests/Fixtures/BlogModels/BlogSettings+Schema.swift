@@ -24,8 +24,8 @@ extension BlogSettings {
             rule(allow: .owner, ownerField: "editor", identityClaim: "username", provider: .userPools, operations: [.create, .update, .delete, .read])
         ]
 
-        model.listPluralName = "BlogSettingses"
-        model.syncPluralName = "BlogSettingses"
+        model.listPluralName = "BlogSettings"
+        model.syncPluralName = "BlogSettings"
 
         model.attributes(
             .primaryKey(fields: [blogSettings.id])

@@ -29,8 +29,8 @@ extension PostTags {
             rule(allow: .`private`, provider: .iam, operations: [.read])
         ]
 
-        model.listPluralName = "PostTagses"
-        model.syncPluralName = "PostTagses"
+        model.listPluralName = "PostTags"
+        model.syncPluralName = "PostTags"
 
         model.attributes(
             .index(fields: ["postId"], name: "byPost"),
