@@ -63,7 +63,7 @@ struct PredicateField {
     func value(in record: JSONValue) -> JSONValue? {
         switch source {
         case .member:
-            return record[name].flatMap { $0.isNull ? nil : $0 }
+            return record[name]?.presentValue
         case .association(let targetNames, let keyFields):
             if !targetNames.isEmpty, let key = Self.key(targetNames.map { record[$0] }) {
                 return key
@@ -79,7 +79,7 @@ struct PredicateField {
     /// One key value, or a composite key's values joined as ``Model/identifier`` joins them;
     /// `nil` when a component is missing.
     private static func key(_ components: [JSONValue?]) -> JSONValue? {
-        let present = components.compactMap { $0.flatMap { $0.isNull ? nil : $0 } }
+        let present = components.compactMap { $0?.presentValue }
         guard present.count == components.count, let first = present.first else { return nil }
         if present.count == 1 { return first }
         let joined = present.map(ModelSchema.identifierComponent).joined(separator: ModelSchema.identifierSeparator)
@@ -105,5 +105,12 @@ struct PredicateField {
         case .embeddedCollection(let element): return "[\(typeName(of: element))]"
         case .collection(let name): return "[\(name)]"
         }
+    }
+}
+
+extension JSONValue {
+    /// The value, or `nil` for ``JSONValue/null``: a field that is null counts as missing.
+    var presentValue: JSONValue? {
+        isNull ? Optional.none : self
     }
 }

@@ -116,6 +116,8 @@ indirect enum PredicateValueKind: Hashable {
         switch (self, value, needle) {
         case (.list(let element), .array(let elements), _):
             return elements.contains { element.compare($0, needle) == .equal }
+        case (.list, _, _):
+            return false
         case (.foreignKey, .array(let elements), _):
             return elements.contains { PredicateValueKind.foreignKey.compare($0, needle) == .equal }
         case (_, .string(let string), .string(let substring)):

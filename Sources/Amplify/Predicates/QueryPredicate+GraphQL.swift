@@ -55,10 +55,12 @@ extension QueryPredicateGroup {
         switch type {
         case .and:
             let members = filters.compactMap { $0 }
-            return members.isEmpty ? nil : ["and": .array(members)]
+            guard !members.isEmpty else { return Optional.none }
+            return ["and": .array(members)]
         case .or:
-            guard !filters.contains(where: { $0 == nil }) else { return nil }
-            return ["or": .array(filters.compactMap { $0 })]
+            let members = filters.compactMap { $0 }
+            guard members.count == filters.count else { return Optional.none }
+            return ["or": .array(members)]
         case .not:
             let negated: JSONValue?
             if predicates.count == 1 {
