@@ -16,6 +16,9 @@ struct Post: Model {
     var status: PostStatus
     var tags: [String]?
     var published: Bool?
+    var createdAt: Temporal.DateTime?
+    var publishedOn: Temporal.Date?
+    var opensAt: Temporal.Time?
     var comments: List<Comment>?
 
     init(
@@ -25,7 +28,10 @@ struct Post: Model {
         score: Double? = nil,
         status: PostStatus = .active,
         tags: [String]? = nil,
-        published: Bool? = nil
+        published: Bool? = nil,
+        createdAt: Temporal.DateTime? = nil,
+        publishedOn: Temporal.Date? = nil,
+        opensAt: Temporal.Time? = nil
     ) {
         self.id = id
         self.title = title
@@ -34,6 +40,9 @@ struct Post: Model {
         self.status = status
         self.tags = tags
         self.published = published
+        self.createdAt = createdAt
+        self.publishedOn = publishedOn
+        self.opensAt = opensAt
         self.comments = nil
     }
 
@@ -45,6 +54,9 @@ struct Post: Model {
         case status
         case tags
         case published
+        case createdAt
+        case publishedOn
+        case opensAt
         case comments
     }
 
@@ -61,6 +73,9 @@ struct Post: Model {
             .field(post.status, is: .required, ofType: .enum(type: PostStatus.self)),
             .field(post.tags, is: .optional, ofType: .embeddedCollection(of: .string)),
             .field(post.published, is: .optional, ofType: .bool),
+            .field(post.createdAt, is: .optional, ofType: .dateTime),
+            .field(post.publishedOn, is: .optional, ofType: .date),
+            .field(post.opensAt, is: .optional, ofType: .time),
             .hasMany(post.comments, is: .optional, ofType: Comment.self, associatedWith: Comment.keys.post)
         )
     }

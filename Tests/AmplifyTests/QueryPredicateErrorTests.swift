@@ -34,7 +34,8 @@ private func error(evaluating predicate: any QueryPredicate, on record: JSONValu
     let error = error(evaluating: field("postID") == "p1")
     #expect(
         error?.description
-            == "Post has no field 'postID' (fields: id, title, rating, score, status, tags, published, comments). "
+            == "Post has no field 'postID' (fields: id, title, rating, score, status, tags, published, "
+            + "createdAt, publishedOn, opensAt, comments). "
             + "Use a field from Post.keys."
     )
 }

@@ -139,11 +139,6 @@ indirect enum PredicateValueKind: Hashable {
         return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? .less : .greater
     }
 
-    /// Two ISO 8601 strings by the instant they name, or `nil` when either does not parse.
-    static func compareTemporal(_ kind: TemporalKind, _ lhs: String, _ rhs: String) -> Order? {
-        nil
-    }
-
     /// Two numbers, an integer exactly against a double.
     static func compareNumbers(_ lhs: JSONValue, _ rhs: JSONValue) -> Order? {
         switch (lhs, rhs) {
@@ -172,7 +167,7 @@ indirect enum PredicateValueKind: Hashable {
         return double > whole ? .less : .equal
     }
 
-    private static func order<T: Comparable>(_ lhs: T, _ rhs: T) -> Order {
+    static func order<T: Comparable>(_ lhs: T, _ rhs: T) -> Order {
         lhs < rhs ? .less : (lhs == rhs ? .equal : .greater)
     }
 }

@@ -27,7 +27,9 @@ public protocol QueryPredicate: Sendable, CustomStringConvertible {
     ///   `"Z" < "a"`, and `"é"` written as one scalar differs from `"e"` and a combining accent.
     ///   Enum fields compare by their raw value strings.
     /// - `AWSDate`, `AWSDateTime` and `AWSTime` fields compare by the instant both sides name
-    ///   when both parse, and as strings when either does not.
+    ///   when both parse (a date by the start of its day, a time as on one day), so the same
+    ///   instant written two ways is equal; they compare as strings when either side does not
+    ///   parse. `beginsWith` and `contains` test the text.
     /// - Booleans support only `eq` and `ne`.
     /// - `contains` and `notContains` test a substring on a string field and an element on a list
     ///   field; `beginsWith` tests a string prefix; `between` includes both ends.
