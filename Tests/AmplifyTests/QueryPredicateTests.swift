@@ -74,6 +74,16 @@ private let formCases: [PredicateForms] = [
         expected: .init(field: "score", operator: .notEqual(.null))
     ),
     PredicateForms(
+        operatorForm: p.status == nil,
+        methodForm: p.status.eq(nil),
+        expected: .init(field: "status", operator: .equals(.null))
+    ),
+    PredicateForms(
+        operatorForm: p.status != nil,
+        methodForm: p.status.ne(nil),
+        expected: .init(field: "status", operator: .notEqual(.null))
+    ),
+    PredicateForms(
         operatorForm: field("rating") > 4,
         methodForm: field("rating").gt(4),
         expected: .init(field: "rating", operator: .greaterThan(4))
