@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The model runtime shared by generated code, the API category and DataStore.
@@ -21,7 +22,10 @@ let package = Package(
         // Schema parsing and code generation from an annotated GraphQL schema.
         .target(
             name: "StratusCodegen",
-            dependencies: [.product(name: "GraphQL", package: "GraphQL")],
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GraphQL", package: "GraphQL"),
+            ],
             swiftSettings: strict
         ),
         // The command-line tool.

@@ -4,6 +4,7 @@ import ArgumentParser
 struct Stratus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stratus",
-        abstract: "Offline-first data layer tools: code generation and a local AppSync-compatible backend."
+        abstract: "Offline-first data layer tools: code generation and a local AppSync-compatible backend.",
+        subcommands: [Codegen.self]
     )
 }

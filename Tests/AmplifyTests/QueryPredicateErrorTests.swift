@@ -1,6 +1,9 @@
 import Amplify
 import Testing
 
+private typealias Post = PredicateFixtures.Post
+private typealias Comment = PredicateFixtures.Comment
+
 private let p = Post.keys
 
 private func error(evaluating predicate: any QueryPredicate, on record: JSONValue = [:]) -> QueryPredicateError? {

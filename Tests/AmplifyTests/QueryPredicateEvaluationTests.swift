@@ -1,6 +1,10 @@
 import Amplify
 import Testing
 
+private typealias Post = PredicateFixtures.Post
+private typealias PostStatus = PredicateFixtures.PostStatus
+private typealias Comment = PredicateFixtures.Comment
+
 /// A predicate, a record and whether the predicate holds for it.
 struct EvaluationCase: Sendable, CustomTestStringConvertible {
     let predicate: any QueryPredicate

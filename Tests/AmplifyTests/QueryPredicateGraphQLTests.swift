@@ -2,6 +2,10 @@ import Amplify
 import Foundation
 import Testing
 
+private typealias Post = PredicateFixtures.Post
+private typealias PostStatus = PredicateFixtures.PostStatus
+private typealias Comment = PredicateFixtures.Comment
+
 private let p = Post.keys
 private let c = Comment.keys
 

@@ -1,6 +1,8 @@
 import Amplify
 import Testing
 
+private typealias Post = PredicateFixtures.Post
+
 private let p = Post.keys
 
 private let dated: JSONValue = [

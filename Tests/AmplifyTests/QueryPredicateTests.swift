@@ -1,6 +1,9 @@
 import Amplify
 import Testing
 
+private typealias Post = PredicateFixtures.Post
+private typealias PostStatus = PredicateFixtures.PostStatus
+
 /// Two ways of writing one predicate, and the operation both must build.
 struct PredicateForms: Sendable, CustomTestStringConvertible {
     let operatorForm: any QueryPredicate

@@ -1,6 +1,8 @@
 import Amplify
 import Testing
 
+private typealias Post = PredicateFixtures.Post
+
 @Test func sortByOneKeyNamesItsField() {
     #expect(
         QuerySortInput.ascending(Post.keys.rating).inputs == [

@@ -516,17 +516,11 @@ struct TemporalCodableTests {
         var endsAt: Temporal.DateTime?
     }
 
-    private func encode(_ event: Event) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(event), as: UTF8.self)
-    }
-
     @Test func valuesAreWrittenAsCanonicalStrings() throws {
         let json = #"{"day":"2024-02-29+00:00","opensAt":"09:30","startsAt":"2024-01-02T03:04:05.120-08:00"}"#
         let event = try JSONDecoder().decode(Event.self, from: Data(json.utf8))
         #expect(
-            try encode(event)
+            try JSONEncoderHelper.encode(event)
                 == #"{"day":"2024-02-29Z","opensAt":"09:30:00","startsAt":"2024-01-02T03:04:05.120-08:00"}"#
         )
         #expect(event.endsAt == nil)
@@ -539,7 +533,7 @@ struct TemporalCodableTests {
             opensAt: try Temporal.Time(iso8601String: "00:00:00.000000001Z"),
             endsAt: Temporal.DateTime(timestamp: 1_704_164_645)
         )
-        let json = try encode(event)
+        let json = try JSONEncoderHelper.encode(event)
         #expect(
             json
                 == #"{"day":"0001-01-01-12:00","endsAt":"2024-01-02T03:04:05Z","opensAt":"00:00:00.000000001Z","startsAt":"9999-12-31T23:59:59.999999999+14:00"}"#

@@ -3,7 +3,11 @@ import Foundation
 /// A JSON value: what a GraphQL response, a variables object or a stored record holds.
 ///
 /// Integers stay exact: `12345678901234567` decodes to ``integer(_:)``, never to a `Double`
-/// that loses digits. Numbers with a fraction or an exponent decode to ``number(_:)``.
+/// that loses digits. `JSONDecoder` does not say how a number was spelled, so every whole number
+/// that fits an `Int` decodes to ``integer(_:)``, `2.0` and `1e3` included, and
+/// ``number(_:)`` holds the others. For the same reason `.number(2.0)` is written `2` and reads
+/// back as `.integer(2)`: read numbers with ``intValue`` and ``doubleValue``, which accept both
+/// cases.
 ///
 /// ```swift
 /// let response: JSONValue = ["listTodos": ["items": [["id": "1", "done": false]]]]
@@ -41,7 +45,8 @@ extension JSONValue: Codable {
         } else {
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "The value is not JSON: expected null, a boolean, a number, a string, an object or an array."
+                debugDescription:
+                    "The value is not JSON: expected null, a boolean, a number, a string, an object or an array."
             )
         }
     }

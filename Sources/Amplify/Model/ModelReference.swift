@@ -1,0 +1,121 @@
+import Foundation
+
+/// The model at the other end of a belongsTo or hasOne relation.
+///
+/// Generated models keep it behind a property of the related type (`comment.post`). It holds the
+/// related model when it was loaded, or only its identifiers (the foreign-key values) when the
+/// record came without it, so a foreign key is never lost in a round trip.
+public struct ModelReference<Related: Model>: Sendable {
+    private final class Box: Sendable {
+        let model: Related
+        init(_ model: Related) { self.model = model }
+    }
+
+    private enum State: Sendable {
+        case loaded(Box?)
+        case notLoaded([JSONValue])
+    }
+
+    private let state: State
+
+    /// A reference to `model`, or to nothing.
+    public init(_ model: Related?) {
+        state = .loaded(model.map(Box.init))
+    }
+
+    /// A reference that knows only the related model's primary-key values, in key order.
+    public init(identifiers: [JSONValue]) {
+        state = .notLoaded(identifiers)
+    }
+
+    /// The related model, when it is loaded.
+    public var model: Related? {
+        if case .loaded(let box) = state { return box?.model }
+        return nil
+    }
+
+    /// `true` when the related model is in memory (or the reference is empty).
+    public var isLoaded: Bool {
+        if case .loaded = state { return true }
+        return false
+    }
+
+    /// The related model's primary-key values, in key order; empty when there is no related model.
+    public var identifiers: [JSONValue] {
+        switch state {
+        case .notLoaded(let values): return values
+        case .loaded(nil): return []
+        case .loaded(let box?):
+            let json = (try? box.model.jsonValue()) ?? .null
+            return Related.schema.primaryKey.fields.map { json[$0.name] ?? .null }
+        }
+    }
+
+    /// Decodes the reference stored under `field`, or, when the related object is absent or
+    /// incomplete, the foreign-key values stored under `targetNames`.
+    ///
+    /// - Throws: `DecodingError` when the JSON is malformed.
+    public init(from decoder: any Decoder, field: String, targetNames: [String]) throws {
+        let container = try decoder.container(keyedBy: AnyModelCodingKey.self)
+        let nested = try container.decodeIfPresent(JSONValue.self, forKey: AnyModelCodingKey(field)) ?? .null
+        if case .object = nested {
+            if let model = try? nested.decode(as: Related.self) {
+                self.init(model)
+                return
+            }
+            let keys = Related.schema.primaryKey.fields.map { nested[$0.name] ?? .null }
+            if !keys.allSatisfy(\.isNull) {
+                self.init(identifiers: keys)
+                return
+            }
+        }
+        let values = try targetNames.map {
+            try container.decodeIfPresent(JSONValue.self, forKey: AnyModelCodingKey($0)) ?? .null
+        }
+        if values.allSatisfy(\.isNull) {
+            self.init(nil)
+        } else {
+            self.init(identifiers: values)
+        }
+    }
+
+    /// Encodes the loaded model under `field` and the foreign-key values under `targetNames`.
+    ///
+    /// - Throws: `EncodingError` when a value cannot be encoded.
+    public func encode(to encoder: any Encoder, field: String, targetNames: [String]) throws {
+        var container = encoder.container(keyedBy: AnyModelCodingKey.self)
+        if let model {
+            try container.encode(model, forKey: AnyModelCodingKey(field))
+        }
+        for (name, value) in zip(targetNames, identifiers) where !value.isNull {
+            try container.encode(value, forKey: AnyModelCodingKey(name))
+        }
+    }
+}
+
+extension ModelReference: Equatable where Related: Equatable {
+    public static func == (lhs: ModelReference, rhs: ModelReference) -> Bool {
+        if lhs.isLoaded && rhs.isLoaded { return lhs.model == rhs.model }
+        return lhs.identifiers == rhs.identifiers
+    }
+}
+
+/// A coding key made from any string, for fields known only at run time.
+public struct AnyModelCodingKey: CodingKey, Hashable, Sendable {
+    public let stringValue: String
+    public let intValue: Int?
+
+    public init(_ string: String) {
+        self.stringValue = string
+        self.intValue = nil
+    }
+
+    public init?(stringValue: String) {
+        self.init(stringValue)
+    }
+
+    public init?(intValue: Int) {
+        self.stringValue = String(intValue)
+        self.intValue = intValue
+    }
+}

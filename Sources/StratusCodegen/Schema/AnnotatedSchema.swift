@@ -1,0 +1,236 @@
+/// An annotated GraphQL schema after parsing, validation and relation resolution.
+///
+/// This is what every generator (Swift models, statements, the local backend) reads: models with
+/// their keys, indexes, relations and auth rules, enums and non-model types. Many-to-many
+/// relations have already been expanded into their join models, and implicit foreign keys have
+/// names.
+public struct AnnotatedSchema: Sendable, Hashable {
+    /// `@model` types in declaration order, join models of `@manyToMany` after them.
+    public var models: [ModelType]
+    /// Enums in declaration order.
+    public var enums: [EnumType]
+    /// Non-model object types (embedded values) in declaration order.
+    public var nonModels: [NonModelType]
+
+    /// The model named `name`.
+    public func model(named name: String) -> ModelType? {
+        models.first { $0.name == name }
+    }
+
+    /// The enum named `name`.
+    public func enumType(named name: String) -> EnumType? {
+        enums.first { $0.name == name }
+    }
+
+    /// The non-model type named `name`.
+    public func nonModel(named name: String) -> NonModelType? {
+        nonModels.first { $0.name == name }
+    }
+}
+
+/// A position in the schema's source text, 1-based.
+public struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(line):\(column)" }
+}
+
+/// A `@model` type.
+public struct ModelType: Sendable, Hashable {
+    public var name: String
+    /// Every field: declared ones, implicit foreign keys, then timestamps.
+    public var fields: [Field]
+    /// Partition key first, then sort keys (`@primaryKey`, or `id`).
+    public var primaryKey: [String]
+    /// Secondary indexes from `@index` (and legacy named `@key`).
+    public var indexes: [Index]
+    /// Model-level `@auth` rules.
+    public var authRules: [AuthRuleDefinition]
+    /// The operations the API exposes for this model (`@model(queries:mutations:subscriptions:)`).
+    public var operations: ModelOperations
+    /// `createdAt`/`updatedAt` field names, `nil` when timestamps are off.
+    public var timestamps: Timestamps?
+    /// `true` for join models generated from `@manyToMany`.
+    public var isJoinModel: Bool
+    public var position: SourcePosition
+
+    /// The field named `name`.
+    public func field(named name: String) -> Field? {
+        fields.first { $0.name == name }
+    }
+
+    /// The plural used by `list<Plural>` and `sync<Plural>`.
+    public var pluralName: String { Naming.plural(name) }
+}
+
+/// A secondary index.
+public struct Index: Sendable, Hashable {
+    public var name: String
+    /// Partition key first, then sort keys.
+    public var fields: [String]
+    /// The query field `@index(queryField:)` asks for, if any.
+    public var queryField: String?
+}
+
+/// The `createdAt`/`updatedAt` field names of a model.
+public struct Timestamps: Sendable, Hashable {
+    public var createdAt: String?
+    public var updatedAt: String?
+}
+
+/// Which generated operations a model exposes, and their names.
+public struct ModelOperations: Sendable, Hashable {
+    public var get: String?
+    public var list: String?
+    public var sync: String?
+    public var create: String?
+    public var update: String?
+    public var delete: String?
+    public var onCreate: String?
+    public var onUpdate: String?
+    public var onDelete: String?
+}
+
+/// A field of a model or non-model type.
+public struct Field: Sendable, Hashable {
+    public var name: String
+    public var type: FieldType
+    /// The relation this field stands for, if any.
+    public var relation: Relation?
+    /// `@default(value:)`, as written.
+    public var defaultValue: String?
+    /// Field-level `@auth` rules.
+    public var authRules: [AuthRuleDefinition]
+    /// `true` for fields the backend sets (timestamps).
+    public var isReadOnly: Bool
+    /// `true` for fields the schema does not declare (implicit foreign keys, timestamps).
+    public var isImplicit: Bool
+    public var position: SourcePosition
+}
+
+/// A field's GraphQL type.
+public struct FieldType: Sendable, Hashable, CustomStringConvertible {
+    /// The named type at the bottom: a scalar, an enum, a non-model or a model.
+    public var name: String
+    /// What ``name`` refers to.
+    public var kind: Kind
+    public var isRequired: Bool
+    public var isList: Bool
+    /// For lists: `true` when the elements are non-null (`[String!]`).
+    public var isElementRequired: Bool
+
+    public enum Kind: Sendable, Hashable {
+        case scalar(Scalar)
+        case enumeration
+        case nonModel
+        case model
+    }
+
+    /// The type as GraphQL writes it.
+    public var description: String {
+        var text = name
+        if isList { text = "[\(text)\(isElementRequired ? "!" : "")]" }
+        return isRequired ? text + "!" : text
+    }
+}
+
+/// The scalars a field may have: GraphQL's and AWS AppSync's.
+public enum Scalar: String, Sendable, Hashable, CaseIterable {
+    case id = "ID"
+    case string = "String"
+    case int = "Int"
+    case float = "Float"
+    case boolean = "Boolean"
+    case awsDate = "AWSDate"
+    case awsTime = "AWSTime"
+    case awsDateTime = "AWSDateTime"
+    case awsTimestamp = "AWSTimestamp"
+    case awsEmail = "AWSEmail"
+    case awsJSON = "AWSJSON"
+    case awsPhone = "AWSPhone"
+    case awsURL = "AWSURL"
+    case awsIPAddress = "AWSIPAddress"
+}
+
+/// A relation between two models.
+public struct Relation: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        case hasMany
+        case hasOne
+        case belongsTo
+    }
+
+    public var kind: Kind
+    /// The other model.
+    public var relatedModel: String
+    /// Foreign-key fields held by this model (hasOne, belongsTo), in key order.
+    public var targetNames: [String]
+    /// The fields of the related model this relation pairs with: for hasMany and hasOne the
+    /// child's belongsTo field if it has one, else its foreign-key fields.
+    public var associatedFields: [String]
+    /// For hasMany: the child's foreign-key fields, in key order.
+    public var childKeyFields: [String]
+    /// For hasMany: the child's index that serves the relation, if any.
+    public var indexName: String?
+}
+
+/// An enum type.
+public struct EnumType: Sendable, Hashable {
+    public var name: String
+    public var values: [String]
+    public var position: SourcePosition
+}
+
+/// A non-model object type, stored inside models as an embedded value.
+public struct NonModelType: Sendable, Hashable {
+    public var name: String
+    public var fields: [Field]
+    public var position: SourcePosition
+}
+
+/// One rule of `@auth(rules:)`.
+public struct AuthRuleDefinition: Sendable, Hashable {
+    public enum Strategy: String, Sendable, Hashable, CaseIterable {
+        case owner
+        case groups
+        case `private`
+        case `public`
+        case custom
+    }
+
+    public enum Provider: String, Sendable, Hashable, CaseIterable {
+        case apiKey
+        case iam
+        case oidc
+        case userPools
+        case function
+        case identityPool
+    }
+
+    public enum Operation: String, Sendable, Hashable, CaseIterable {
+        case create
+        case update
+        case delete
+        case read
+        case get
+        case list
+        case sync
+        case listen
+        case search
+    }
+
+    public var allow: Strategy
+    public var provider: Provider
+    public var ownerField: String?
+    public var identityClaim: String?
+    public var groupClaim: String?
+    public var groups: [String]
+    public var groupsField: String?
+    public var operations: [Operation]
+}
