@@ -8,17 +8,49 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Amplify", targets: ["Amplify"]),
+        .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
+        .library(name: "AWSDataStorePlugin", targets: ["AWSDataStorePlugin"]),
         .library(name: "StratusCodegen", targets: ["StratusCodegen"]),
+        .library(name: "StratusServer", targets: ["StratusServer"]),
         .executable(name: "stratus", targets: ["stratus"]),
     ],
     dependencies: [
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // The model runtime shared by generated code, the API category and DataStore.
         .target(name: "Amplify", swiftSettings: strict),
+        // Credentials, the SigV4 signer and verifier, auth modes shared by the AWS plugins and the server.
+        .target(
+            name: "AWSPluginsCore",
+            dependencies: ["Amplify", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        // DataStore: the on-device store on SQLite, with predicates, relations and observation.
+        .target(
+            name: "AWSDataStorePlugin",
+            dependencies: [
+                "Amplify",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
+            swiftSettings: strict
+        ),
+        // The local AppSync-compatible backend, as a library.
+        .target(
+            name: "StratusServer",
+            dependencies: [
+                "StratusCodegen",
+                "AWSPluginsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GraphQL", package: "GraphQL"),
+            ],
+            swiftSettings: strict
+        ),
         // Schema parsing and code generation from an annotated GraphQL schema.
         .target(
             name: "StratusCodegen",
@@ -54,6 +86,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "BlogModels"], swiftSettings: strict),
+        .testTarget(name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore"], swiftSettings: strict),
+        .testTarget(
+            name: "AWSDataStorePluginTests",
+            dependencies: ["AWSDataStorePlugin", "BlogModels"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "StratusServerTests", dependencies: ["StratusServer"], swiftSettings: strict),
         .testTarget(
             name: "StratusCodegenTests",
             dependencies: ["StratusCodegen", "BlogModels"],

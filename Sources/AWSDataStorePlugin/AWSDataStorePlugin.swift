@@ -1,0 +1,1 @@
+// DataStore: an on-device store with predicates, relations and observation.

@@ -1,0 +1,1 @@
+// The AWS plugins core: credentials, request signing and auth modes.

@@ -1,0 +1,1 @@
+// The local AppSync-compatible backend.
