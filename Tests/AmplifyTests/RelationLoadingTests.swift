@@ -15,7 +15,9 @@ import Testing
         }
 
         func load<M: Model>(_ type: M.Type, matching values: [String: JSONValue]) throws -> [M] {
-            let description = values.keys.sorted().map { "\($0)=\(values[$0]?.stringValue ?? "?")" }.joined(separator: ",")
+            let description = values.keys.sorted().map { "\($0)=\(values[$0]?.stringValue ?? "?")" }.joined(
+                separator: ","
+            )
             calls.withLock { $0.append("\(M.modelName)(\(description))") }
             return try (records[M.modelName] ?? [])
                 .filter { record in values.allSatisfy { record[$0.key] == $0.value } }
