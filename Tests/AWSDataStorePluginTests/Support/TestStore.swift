@@ -103,3 +103,15 @@ enum Fixtures {
 typealias BlogPost = BlogModels.Post
 typealias BlogComment = BlogModels.Comment
 typealias BlogRegistration = BlogModels.AmplifyModels
+
+/// Values collected from several tasks.
+final class Recorder<Value: Sendable>: Sendable {
+    private let storage = Mutex<[Value]>([])
+
+    func append(_ value: Value) {
+        storage.withLock { $0.append(value) }
+    }
+
+    var values: [Value] { storage.withLock { $0 } }
+    var count: Int { storage.withLock { $0.count } }
+}
