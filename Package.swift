@@ -86,7 +86,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "BlogModels"], swiftSettings: strict),
-        .testTarget(name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore"], swiftSettings: strict),
+        .testTarget(
+            name: "AWSPluginsCoreTests",
+            dependencies: ["AWSPluginsCore", "BlogModels"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AWSDataStorePluginTests",
             dependencies: ["AWSDataStorePlugin", "BlogModels"],
