@@ -92,6 +92,7 @@ let package = Package(
         .testTarget(
             name: "AWSPluginsCoreTests",
             dependencies: ["AWSPluginsCore", "BlogModels"],
+            exclude: ["Reference"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -16,17 +16,7 @@ struct ModelSelectionSet {
         lines.append(contentsOf: keyNames.map { pad + $0 })
         let scalars = schema.sortedFields.filter { !$0.type.isAssociation && !keyNames.contains($0.name) }
             .sorted { $0.name < $1.name }
-        for field in scalars {
-            if case .embedded(let name) = field.type.elementType,
-                let embedded = ModelRegistry.embeddableSchema(from: name)
-            {
-                lines.append("\(pad)\(field.name) {")
-                lines.append(contentsOf: embeddedLines(embedded, indent: indent + 2))
-                lines.append("\(pad)}")
-            } else {
-                lines.append(pad + field.name)
-            }
-        }
+        lines.append(contentsOf: fieldLines(scalars, indent: indent))
         if depth > 0 {
             for field in schema.sortedFields {
                 guard case .model(let name) = field.type,
@@ -51,15 +41,16 @@ struct ModelSelectionSet {
         return lines
     }
 
-    private func embeddedLines(_ schema: ModelSchema, indent: Int) -> [String] {
+    /// Scalar and enum fields by name; embedded fields with their own fields.
+    private func fieldLines(_ fields: [ModelField], indent: Int) -> [String] {
         let pad = String(repeating: " ", count: indent)
         var lines: [String] = []
-        for field in schema.sortedFields {
+        for field in fields {
             if case .embedded(let name) = field.type.elementType,
                 let embedded = ModelRegistry.embeddableSchema(from: name)
             {
                 lines.append("\(pad)\(field.name) {")
-                lines.append(contentsOf: embeddedLines(embedded, indent: indent + 2))
+                lines.append(contentsOf: fieldLines(embedded.sortedFields, indent: indent + 2))
                 lines.append("\(pad)}")
             } else {
                 lines.append(pad + field.name)
