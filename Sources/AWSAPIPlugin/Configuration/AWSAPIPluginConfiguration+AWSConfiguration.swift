@@ -74,13 +74,7 @@ extension AWSAPIPluginConfiguration {
                 apiKey: try client.optionalString("ApiKey", fix: Self.apiKeyFix),
                 clientDatabasePrefix: prefix
             )
-            endpoint.origin = .init(
-                path: client.path,
-                authorizationType: "AuthMode",
-                additionalAuthorizationTypes: "AuthMode",
-                apiKey: "ApiKey",
-                region: "Region"
-            )
+            endpoint.origin = .awsConfiguration(path: client.path)
             endpoints.append(endpoint)
         }
         let defaultKey = Self.awsConfigurationDefaultKey

@@ -56,13 +56,7 @@ extension AWSAPIPluginConfiguration {
                 authorizationType: authorizationType,
                 apiKey: try api.optionalString("apiKey", fix: Self.apiKeyFix)
             )
-            configured.origin = .init(
-                path: api.path,
-                authorizationType: "authorizationType",
-                additionalAuthorizationTypes: "authorizationType",
-                apiKey: "apiKey",
-                region: "region"
-            )
+            configured.origin = .amplifyConfiguration(path: api.path)
             endpoints.append(configured)
         }
         self.init(endpoints: endpoints)

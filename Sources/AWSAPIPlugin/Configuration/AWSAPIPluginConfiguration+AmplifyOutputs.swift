@@ -88,13 +88,7 @@ extension AWSAPIPluginConfiguration {
             apiKey: try data.optionalString("api_key", fix: apiKeyFix),
             additionalAuthorizationTypes: additional.filter { $0 != authorizationType }
         )
-        endpoint.origin = .init(
-            path: "data",
-            authorizationType: "default_authorization_type",
-            additionalAuthorizationTypes: "authorization_types",
-            apiKey: "api_key",
-            region: "aws_region"
-        )
+        endpoint.origin = .amplifyOutputsData
         return endpoint
     }
 
@@ -108,13 +102,7 @@ extension AWSAPIPluginConfiguration {
             authorizationType: try api.optionalAuthorizationType("authorizationType") ?? .awsIAM,
             apiKey: try api.optionalString("apiKey", fix: apiKeyFix)
         )
-        endpoint.origin = .init(
-            path: path,
-            authorizationType: "authorizationType",
-            additionalAuthorizationTypes: "authorizationType",
-            apiKey: "apiKey",
-            region: "region"
-        )
+        endpoint.origin = .amplifyConfiguration(path: path)
         return endpoint
     }
 }

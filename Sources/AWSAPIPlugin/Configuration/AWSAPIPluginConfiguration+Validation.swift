@@ -31,7 +31,7 @@ extension AWSAPIPluginConfiguration.Endpoint {
             }
             if additionalAuthorizationTypes.contains(.apiKey) {
                 throw ConfigurationError(
-                    "\(origin.name(origin.apiKey)) is missing, and \(origin.additionalAuthorizationTypes) "
+                    "\(origin.name(origin.apiKey)) is missing, and \(origin.additionalAuthorizationTypes ?? "the additional modes") "
                         + "includes API_KEY, which sends it in x-api-key. \(AWSAPIPluginConfiguration.apiKeyFix)"
                 )
             }

@@ -133,16 +133,22 @@ extension AWSAPIPluginConfiguration.Endpoint {
 
     /// The configuration keys of an endpoint, as its source spells them.
     struct Origin: Sendable, Hashable {
-        /// The path of the endpoint's object, such as `api.plugins.awsAPIPlugin.blog`.
-        var path: String
+        /// What precedes a key's name in its full name: `api.plugins.awsAPIPlugin.blog.`, or
+        /// `AWSAPIPluginConfiguration.Endpoint 'blog' ` for an endpoint built in code.
+        var prefix: String
         var authorizationType: String
-        var additionalAuthorizationTypes: String
+        /// The key listing the other modes; `nil` when the source has none.
+        var additionalAuthorizationTypes: String?
         var apiKey: String
         var region: String
 
+        /// The full name of `key`, such as `api.plugins.awsAPIPlugin.blog.apiKey`.
+        func name(_ key: String) -> String { prefix + key }
+
+        /// An endpoint built in code.
         static func code(name: String) -> Origin {
             Origin(
-                path: "AWSAPIPluginConfiguration.Endpoint '\(name)'",
+                prefix: "AWSAPIPluginConfiguration.Endpoint '\(name)' ",
                 authorizationType: "authorizationType",
                 additionalAuthorizationTypes: "additionalAuthorizationTypes",
                 apiKey: "apiKey",
@@ -150,9 +156,35 @@ extension AWSAPIPluginConfiguration.Endpoint {
             )
         }
 
-        /// The full name of `key`, such as `api.plugins.awsAPIPlugin.blog.apiKey`.
-        func name(_ key: String) -> String {
-            path.hasPrefix("AWSAPIPluginConfiguration") ? "\(path) \(key)" : "\(path).\(key)"
+        /// An API of `amplifyconfiguration.json`, or a REST API of `amplify_outputs.json`, at `path`.
+        static func amplifyConfiguration(path: String) -> Origin {
+            Origin(
+                prefix: path + ".",
+                authorizationType: "authorizationType",
+                additionalAuthorizationTypes: nil,
+                apiKey: "apiKey",
+                region: "region"
+            )
+        }
+
+        /// The `data` section of `amplify_outputs.json`.
+        static let amplifyOutputsData = Origin(
+            prefix: "data.",
+            authorizationType: "default_authorization_type",
+            additionalAuthorizationTypes: "authorization_types",
+            apiKey: "api_key",
+            region: "aws_region"
+        )
+
+        /// A client of the `AppSync` section of `awsconfiguration.json`, at `path`.
+        static func awsConfiguration(path: String) -> Origin {
+            Origin(
+                prefix: path + ".",
+                authorizationType: "AuthMode",
+                additionalAuthorizationTypes: nil,
+                apiKey: "ApiKey",
+                region: "Region"
+            )
         }
     }
 }
