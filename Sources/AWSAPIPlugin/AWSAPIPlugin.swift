@@ -81,7 +81,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     /// `api.plugins.awsAPIPlugin` section of `amplifyconfiguration.json`, the `data` section
     /// of a Gen2 `amplify_outputs.json`, or the `AppSync` section of an `awsconfiguration.json`.
     ///
-    /// - Throws: ``ConfigurationError`` naming the key at fault and the fix, including when
+    /// - Throws: `ConfigurationError` naming the key at fault and the fix, including when
     ///   there is no API configuration at all, or when the plugin was created with one and the
     ///   file has one too.
     public func configure(with configuration: AmplifyConfiguration?) throws {
@@ -111,7 +111,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     /// Configures the plugin from the `api.plugins.awsAPIPlugin` section of
     /// `amplifyconfiguration.json`.
     ///
-    /// - Throws: ``ConfigurationError`` naming the key at fault and the fix.
+    /// - Throws: `ConfigurationError` naming the key at fault and the fix.
     public func configure(using configuration: JSONValue?) throws {
         try configure(
             with: configuration.map { AmplifyConfiguration(json: ["api": ["plugins": ["awsAPIPlugin": $0]]]) }
@@ -120,7 +120,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
 
     /// Configures the plugin with `configuration`, replacing any previous one.
     ///
-    /// - Throws: ``ConfigurationError`` when an API's authorization mode lacks what it needs
+    /// - Throws: `ConfigurationError` when an API's authorization mode lacks what it needs
     ///   (an API key, a region, a token provider) or an interceptor names an unknown API.
     public func configure(_ configuration: AWSAPIPluginConfiguration) throws {
         try configuration.validate(apiAuthProviderFactory: apiAuthProviderFactory)
@@ -141,7 +141,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     /// try apiPlugin.add(interceptor: CustomInterceptor(), for: "yourApiName")
     /// ```
     ///
-    /// - Throws: ``ConfigurationError`` when the plugin is configured and has no API named
+    /// - Throws: `ConfigurationError` when the plugin is configured and has no API named
     ///   `apiName`. Before configuration the name is checked by `configure`.
     public func add(interceptor: any URLRequestInterceptor, for apiName: String) throws {
         try state.withLock { state in

@@ -25,7 +25,7 @@ struct RequestAuthorizer: Sendable {
     /// Adds the authorization headers of the prelude: `x-api-key`, or a token in
     /// `authorization`; none for `AWS_IAM` (signed last) and `NONE`.
     ///
-    /// - Throws: ``APIError`` when the mode lacks its key or provider, or the provider fails.
+    /// - Throws: `APIError` when the mode lacks its key or provider, or the provider fails.
     func authorize(_ request: inout URLRequest) async throws {
         switch mode {
         case .none:
@@ -89,7 +89,7 @@ struct RequestAuthorizer: Sendable {
 
     /// Signs `request` with SigV4 when the mode is `AWS_IAM`; other modes leave it as it is.
     ///
-    /// - Throws: ``APIError/operationError(_:_:)`` when the credentials provider fails.
+    /// - Throws: `APIError.operationError` when the credentials provider fails.
     func sign(_ request: URLRequest) async throws -> URLRequest {
         guard mode == .awsIAM, let region = endpoint.region else { return request }
         let credentials: AWSCredentials

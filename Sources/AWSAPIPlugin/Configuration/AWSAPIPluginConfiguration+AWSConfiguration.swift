@@ -28,7 +28,7 @@ extension AWSAPIPluginConfiguration {
     /// }
     /// ```
     ///
-    /// - Throws: ``ConfigurationError`` naming the key that is missing or wrong, and the fix.
+    /// - Throws: `ConfigurationError` naming the key that is missing or wrong, and the fix.
     public init(awsConfiguration json: JSONValue) throws {
         let root = try ConfigurationObject(
             json,
@@ -83,7 +83,7 @@ extension AWSAPIPluginConfiguration {
 
     /// Reads an `awsconfiguration.json` file.
     ///
-    /// - Throws: ``ConfigurationError`` when the file cannot be read, is not JSON, or its
+    /// - Throws: `ConfigurationError` when the file cannot be read, is not JSON, or its
     ///   `AppSync` section is wrong.
     public init(awsConfigurationFile url: URL) throws {
         let data: Data

@@ -19,7 +19,7 @@ extension AWSAPIPluginConfiguration {
     ///
     /// `authorizationType` defaults to `AWS_IAM` for a REST API and is required for a GraphQL one.
     ///
-    /// - Throws: ``ConfigurationError`` naming the key that is missing or wrong, and the fix.
+    /// - Throws: `ConfigurationError` naming the key that is missing or wrong, and the fix.
     public init(amplifyConfigurationSection section: JSONValue) throws {
         let path = "api.plugins.awsAPIPlugin"
         let example =
@@ -83,7 +83,7 @@ extension AWSAPIPluginConfiguration.EndpointType {
 extension ConfigurationObject {
     /// The endpoint type at `key`.
     ///
-    /// - Throws: ``ConfigurationError`` when it is missing or is neither `GraphQL` nor `REST`.
+    /// - Throws: `ConfigurationError` when it is missing or is neither `GraphQL` nor `REST`.
     func endpointType(_ key: String) throws -> AWSAPIPluginConfiguration.EndpointType {
         let fix = #"Set it to "GraphQL" or "REST"."#
         let text = try string(key, fix: fix)

@@ -22,7 +22,7 @@ extension AWSAPIPluginConfiguration {
     /// }
     /// ```
     ///
-    /// - Throws: ``ConfigurationError`` naming the key that is missing or wrong, and the fix.
+    /// - Throws: `ConfigurationError` naming the key that is missing or wrong, and the fix.
     public init(amplifyOutputs json: JSONValue) throws {
         let root = try ConfigurationObject(
             json,

@@ -4,7 +4,7 @@ extension AWSAPIPluginConfiguration {
     /// The API a request goes to: the one named `name`, or, without a name, the only API of
     /// `type` (or ``defaultGraphQLAPIName``).
     ///
-    /// - Throws: ``APIError/invalidConfiguration(_:_:)`` when no API matches, or several do.
+    /// - Throws: `APIError.invalidConfiguration` when no API matches, or several do.
     func endpoint(named name: String?, type: EndpointType) throws -> Endpoint {
         let candidates = endpoints.values.filter { $0.endpointType == type }.map(\.name).sorted()
         let kind = type == .graphQL ? "GraphQL" : "REST"

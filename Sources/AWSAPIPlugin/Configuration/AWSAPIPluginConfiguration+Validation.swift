@@ -5,7 +5,7 @@ extension AWSAPIPluginConfiguration {
     /// when only listed as an additional mode), a region for `AWS_IAM`, a token provider for the
     /// modes that send a token.
     ///
-    /// - Throws: ``ConfigurationError`` naming the key and the fix.
+    /// - Throws: `ConfigurationError` naming the key and the fix.
     func validate(apiAuthProviderFactory: APIAuthProviderFactory) throws {
         for name in endpoints.keys.sorted() {
             try endpoints[name]!.validate(apiAuthProviderFactory: apiAuthProviderFactory)

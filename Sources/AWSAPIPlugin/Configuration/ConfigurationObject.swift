@@ -21,7 +21,7 @@ struct ConfigurationObject {
 
     /// The string at `key`; `nil` when it is absent or null.
     ///
-    /// - Throws: ``ConfigurationError`` when the value is not a string, or is an empty one.
+    /// - Throws: `ConfigurationError` when the value is not a string, or is an empty one.
     func optionalString(_ key: String, fix: String) throws -> String? {
         guard let value = members[key], !value.isNull else { return nil }
         guard case .string(let string) = value, !string.isEmpty else {
@@ -32,7 +32,7 @@ struct ConfigurationObject {
 
     /// The string at `key`.
     ///
-    /// - Throws: ``ConfigurationError`` when it is missing or is not a non-empty string.
+    /// - Throws: `ConfigurationError` when it is missing or is not a non-empty string.
     func string(_ key: String, fix: String) throws -> String {
         guard let string = try optionalString(key, fix: fix) else {
             throw ConfigurationError("\(name(key)) is missing. \(fix)")
@@ -42,7 +42,7 @@ struct ConfigurationObject {
 
     /// The http(s) URL at `key`.
     ///
-    /// - Throws: ``ConfigurationError`` when it is missing or is not an absolute http(s) URL.
+    /// - Throws: `ConfigurationError` when it is missing or is not an absolute http(s) URL.
     func url(_ key: String, fix: String) throws -> URL {
         let text = try string(key, fix: fix)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
@@ -55,7 +55,7 @@ struct ConfigurationObject {
 
     /// The authorization mode at `key`; `nil` when absent.
     ///
-    /// - Throws: ``ConfigurationError`` when the value is not one of the modes, with the
+    /// - Throws: `ConfigurationError` when the value is not one of the modes, with the
     ///   closest mode when there is one.
     func optionalAuthorizationType(_ key: String) throws -> AWSAuthorizationType? {
         guard let text = try optionalString(key, fix: AWSAuthorizationType.fix) else { return nil }
@@ -64,7 +64,7 @@ struct ConfigurationObject {
 
     /// The authorization mode at `key`.
     ///
-    /// - Throws: ``ConfigurationError`` when it is missing or is not one of the modes.
+    /// - Throws: `ConfigurationError` when it is missing or is not one of the modes.
     func authorizationType(_ key: String) throws -> AWSAuthorizationType {
         guard let type = try optionalAuthorizationType(key) else {
             throw ConfigurationError("\(name(key)) is missing. \(AWSAuthorizationType.fix)")
@@ -79,7 +79,7 @@ extension AWSAuthorizationType {
 
     /// The mode spelled `text`.
     ///
-    /// - Throws: ``ConfigurationError`` naming `key`, with the closest mode when there is one.
+    /// - Throws: `ConfigurationError` naming `key`, with the closest mode when there is one.
     init(configurationText text: String, key: String) throws {
         if let type = AWSAuthorizationType(rawValue: text) {
             self = type

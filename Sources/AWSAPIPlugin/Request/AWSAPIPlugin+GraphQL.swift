@@ -8,7 +8,7 @@ import Foundation
 extension AWSAPIPlugin {
     /// Sends a GraphQL query to the request's API and decodes the response.
     ///
-    /// - Throws: ``APIError``, as ``APICategory/query(request:)`` describes.
+    /// - Throws: `APIError`, as `APICategory.query(request:)` describes.
     @discardableResult
     public func query<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
         try await graphQL(request)
@@ -16,7 +16,7 @@ extension AWSAPIPlugin {
 
     /// Sends a GraphQL mutation to the request's API and decodes the response.
     ///
-    /// - Throws: ``APIError``, as ``APICategory/query(request:)`` describes.
+    /// - Throws: `APIError`, as `APICategory.query(request:)` describes.
     @discardableResult
     public func mutate<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
         try await graphQL(request)

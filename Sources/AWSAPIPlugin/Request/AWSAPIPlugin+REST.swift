@@ -12,7 +12,7 @@ extension AWSAPIPlugin {
     /// letters, digits, `-._~` and `/` percent-encoded) and its query parameters sorted by name
     /// (encoded the same way, `/` included).
     ///
-    /// - Throws: ``APIError``, as ``APICategory/send(_:request:)`` describes.
+    /// - Throws: `APIError`, as `APICategory.send(_:request:)` describes.
     @discardableResult
     public func send(_ method: RESTMethod, request: RESTRequest) async throws -> APIResponse {
         let pipeline = try pipeline(apiName: request.apiName, type: .rest, authMode: nil)

@@ -17,7 +17,7 @@ struct RequestPipeline: Sendable {
     /// Sends `request` with `headers` until it succeeds or the retry policy gives up.
     ///
     /// - Returns: The 2xx response.
-    /// - Throws: ``APIError``: `httpStatusError` for another status, `networkError` when no
+    /// - Throws: `APIError`: `httpStatusError` for another status, `networkError` when no
     ///   response arrives or the call is cancelled, and the errors of the stages.
     func send(_ request: URLRequest, headers: [String: String]?) async throws -> APIResponse {
         var attempt = 0

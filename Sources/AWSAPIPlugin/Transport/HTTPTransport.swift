@@ -23,6 +23,6 @@ public protocol HTTPTransport: Sendable {
     ///
     /// - Throws: Any error when no response arrives (the server cannot be reached, the
     ///   connection drops, the task is cancelled); the plugin reports it as
-    ///   ``APIError/networkError(_:_:)``. A `URLError` gives the clearest message.
+    ///   `APIError.networkError`. A `URLError` gives the clearest message.
     func send(_ request: URLRequest) async throws -> APIResponse
 }

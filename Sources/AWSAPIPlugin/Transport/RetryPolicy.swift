@@ -62,6 +62,7 @@ public struct RetryPolicy: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - attempt: How many requests were sent, from 1.
+    ///   - response: The response of the last attempt.
     ///   - now: The date `Retry-After` dates are measured from.
     ///   - random: A number in `0..<1` that picks the jitter.
     public func delay(afterAttempt attempt: Int, response: APIResponse, now: Date, random: Double) -> Duration? {
