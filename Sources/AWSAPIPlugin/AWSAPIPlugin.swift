@@ -89,7 +89,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         let section: (name: String, parse: () throws -> AWSAPIPluginConfiguration)? =
             if let section = configuration?.pluginConfiguration(category: "api", key: key) {
                 ("api.plugins.awsAPIPlugin", { try AWSAPIPluginConfiguration(amplifyConfigurationSection: section) })
-            } else if let json, json["version"] != nil || json["data"] != nil {
+            } else if let json, json["data"] != nil || json.value(at: "custom.API") != nil {
                 ("amplify_outputs.json", { try AWSAPIPluginConfiguration(amplifyOutputs: json) })
             } else if let json, json["AppSync"] != nil {
                 ("AppSync", { try AWSAPIPluginConfiguration(awsConfiguration: json) })
@@ -103,6 +103,10 @@ public final class AWSAPIPlugin: APICategoryPlugin {
             )
         }
         guard let resolved = try section?.parse() ?? initialConfiguration else {
+            if let json, json["version"] != nil {
+                // A Gen2 amplify_outputs.json without an API: say what it lacks.
+                _ = try AWSAPIPluginConfiguration(amplifyOutputs: json)
+            }
             throw Self.missingConfiguration
         }
         try configure(resolved)

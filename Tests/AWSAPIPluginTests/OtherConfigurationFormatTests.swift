@@ -75,6 +75,22 @@ import Testing
         )
     }
 
+    @Test func aConfigurationInCodeServesAppsWhoseOutputsHaveNoData() throws {
+        let plugin = AWSAPIPlugin(
+            transport: InMemoryTransport(body: "{}"),
+            configuration: AWSAPIPluginConfiguration(endpoints: [.graphQL()])
+        )
+        try plugin.configure(with: AmplifyConfiguration(json: ["version": "1.3", "auth": ["aws_region": "eu-west-1"]]))
+        #expect(plugin.configuration?.endpoints.keys.sorted() == ["blog"])
+        #expect(
+            throws: ConfigurationError(
+                "AWSAPIPlugin was created with a configuration, and the configuration file has one too (amplify_outputs.json). Remove one of them."
+            )
+        ) {
+            try plugin.configure(with: AmplifyConfiguration(json: outputs()))
+        }
+    }
+
     @Test func missingURL() {
         #expect(
             configureError(outputs(["url": nil]))
