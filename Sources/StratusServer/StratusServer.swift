@@ -1,1 +1,0 @@
-// The local AppSync-compatible backend.
