@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "Amplify", targets: ["Amplify"]),
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
+        .library(name: "AWSAPIPlugin", targets: ["AWSAPIPlugin"]),
         .library(name: "AWSDataStorePlugin", targets: ["AWSDataStorePlugin"]),
         .library(name: "StratusCodegen", targets: ["StratusCodegen"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
@@ -30,6 +31,8 @@ let package = Package(
             dependencies: ["Amplify", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        // The API category: GraphQL and REST over HTTP with every AWS auth mode.
+        .target(name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
         // DataStore: the on-device store on SQLite, with predicates, relations and observation.
         .target(
             name: "AWSDataStorePlugin",
@@ -86,7 +89,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "BlogModels"], swiftSettings: strict),
-        .testTarget(name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore"], swiftSettings: strict),
+        .testTarget(
+            name: "AWSPluginsCoreTests",
+            dependencies: ["AWSPluginsCore", "BlogModels"],
+            exclude: ["Reference"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AWSAPIPluginTests",
+            dependencies: ["AWSAPIPlugin", "BlogModels"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AWSDataStorePluginTests",
             dependencies: ["AWSDataStorePlugin", "BlogModels"],

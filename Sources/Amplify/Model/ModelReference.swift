@@ -6,49 +6,62 @@ import Foundation
 /// related model when it was loaded, or only its identifiers (the foreign-key values) when the
 /// record came without it, so a foreign key is never lost in a round trip.
 public struct ModelReference<Related: Model>: Sendable {
-    private final class Box: Sendable {
-        let model: Related
-        init(_ model: Related) { self.model = model }
+    /// Shared storage: a reference loaded lazily caches what it loaded.
+    private final class Storage: @unchecked Sendable {
+        let lock = NSLock()
+        var model: Related?
+        var isLoaded: Bool
+        let storedIdentifiers: [JSONValue]
+        let loader: (any ModelRelationLoader)?
+
+        init(model: Related?, isLoaded: Bool, identifiers: [JSONValue], loader: (any ModelRelationLoader)?) {
+            self.model = model
+            self.isLoaded = isLoaded
+            self.storedIdentifiers = identifiers
+            self.loader = loader
+        }
     }
 
-    private enum State: Sendable {
-        case loaded(Box?)
-        case notLoaded([JSONValue])
-    }
-
-    private let state: State
+    private let storage: Storage
 
     /// A reference to `model`, or to nothing.
     public init(_ model: Related?) {
-        state = .loaded(model.map(Box.init))
+        storage = Storage(model: model, isLoaded: true, identifiers: [], loader: nil)
     }
 
-    /// A reference that knows only the related model's primary-key values, in key order.
-    public init(identifiers: [JSONValue]) {
-        state = .notLoaded(identifiers)
+    /// A reference that knows only the related model's primary-key values, in key order; with a
+    /// `loader`, the model is loaded on first access.
+    public init(identifiers: [JSONValue], loader: (any ModelRelationLoader)? = nil) {
+        storage = Storage(model: nil, isLoaded: false, identifiers: identifiers, loader: loader)
     }
 
-    /// The related model, when it is loaded.
+    /// The related model: loaded on first access when the reference has a loader.
     public var model: Related? {
-        if case .loaded(let box) = state { return box?.model }
-        return nil
+        storage.lock.withLock {
+            if storage.isLoaded { return storage.model }
+            guard let loader = storage.loader else { return nil }
+            let keys = Related.schema.primaryKey.fields.map(\.name)
+            let values = Dictionary(zip(keys, storage.storedIdentifiers), uniquingKeysWith: { first, _ in first })
+            storage.model = (try? loader.load(Related.self, matching: values))?.first
+            storage.isLoaded = true
+            return storage.model
+        }
     }
 
     /// `true` when the related model is in memory (or the reference is empty).
     public var isLoaded: Bool {
-        if case .loaded = state { return true }
-        return false
+        storage.lock.withLock { storage.isLoaded }
     }
 
     /// The related model's primary-key values, in key order; empty when there is no related model.
     public var identifiers: [JSONValue] {
-        switch state {
-        case .notLoaded(let values): return values
-        case .loaded(nil): return []
-        case .loaded(let box?):
-            let json = (try? box.model.jsonValue()) ?? .null
-            return Related.schema.primaryKey.fields.map { json[$0.name] ?? .null }
+        let (loaded, model, stored) = storage.lock.withLock {
+            (storage.isLoaded, storage.model, storage.storedIdentifiers)
         }
+        guard loaded, stored.isEmpty else { return stored }
+        guard let model else { return [] }
+        let json = (try? model.jsonValue()) ?? .null
+        return Related.schema.primaryKey.fields.map { json[$0.name] ?? .null }
     }
 
     /// Decodes the reference stored under `field`, or, when the related object is absent or
@@ -65,7 +78,7 @@ public struct ModelReference<Related: Model>: Sendable {
             }
             let keys = Related.schema.primaryKey.fields.map { nested[$0.name] ?? .null }
             if !keys.allSatisfy(\.isNull) {
-                self.init(identifiers: keys)
+                self.init(identifiers: keys, loader: decoder.userInfo[.modelRelationLoader] as? any ModelRelationLoader)
                 return
             }
         }
@@ -75,7 +88,7 @@ public struct ModelReference<Related: Model>: Sendable {
         if values.allSatisfy(\.isNull) {
             self.init(nil)
         } else {
-            self.init(identifiers: values)
+            self.init(identifiers: values, loader: decoder.userInfo[.modelRelationLoader] as? any ModelRelationLoader)
         }
     }
 

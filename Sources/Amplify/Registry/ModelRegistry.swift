@@ -7,6 +7,17 @@ import Synchronization
 /// only by name (a sync page, a subscription event, an outbox row).
 public enum ModelRegistry {
     private static let state = Mutex<[String: any Model.Type]>([:])
+    private static let embeddables = Mutex<[String: any Embeddable.Type]>([:])
+
+    /// Registers the non-model type `embeddableType` under its ``Embeddable/typeName``.
+    public static func register(embeddableType: any Embeddable.Type) {
+        embeddables.withLock { $0[embeddableType.typeName] = embeddableType }
+    }
+
+    /// The schema of the registered non-model type named `name`.
+    public static func embeddableSchema(from name: String) -> ModelSchema? {
+        embeddables.withLock { $0[name] }?.schema
+    }
 
     /// Registers `modelType` under its ``Model/modelName``.
     public static func register(modelType: any Model.Type) {
@@ -42,6 +53,7 @@ public enum ModelRegistry {
     /// Removes every registration (for tests).
     public static func reset() {
         state.withLock { $0.removeAll() }
+        embeddables.withLock { $0.removeAll() }
     }
 }
 

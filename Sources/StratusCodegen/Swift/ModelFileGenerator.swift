@@ -76,7 +76,7 @@ struct ModelFileGenerator {
         lines.append("")
         lines.append(contentsOf: Self.initializer(parameters: parameters, body: assignments))
         lines.append("}")
-        if !references.isEmpty {
+        if model.fields.contains(where: { $0.relation != nil }) {
             lines.append("")
             lines.append(contentsOf: codableExtension())
         }
@@ -130,11 +130,18 @@ struct ModelFileGenerator {
                     : Self.swiftType(of: field.type)
             }
             let key = "." + (SwiftNames.keywords.contains(field.name) ? "`\(field.name)`" : field.name)
-            if type.hasSuffix("?") {
+            if field.relation != nil, type.hasSuffix("?") {
+                decode.append(
+                    "\(name) = try \(type.dropLast()).decode(from: decoder, field: \(SwiftNames.literal(field.name)), of: Self.schema)"
+                )
+                encode.append("try container.encodeIfPresent(\(name), forKey: \(key))")
+            } else if type.hasSuffix("?") {
                 decode.append("\(name) = try container.decodeIfPresent(\(type.dropLast()).self, forKey: \(key))")
                 encode.append("try container.encodeIfPresent(\(name), forKey: \(key))")
             } else if field.relation != nil {
-                decode.append("\(name) = try container.decodeIfPresent(\(type).self, forKey: \(key)) ?? []")
+                decode.append(
+                    "\(name) = try \(type).decode(from: decoder, field: \(SwiftNames.literal(field.name)), of: Self.schema) ?? []"
+                )
                 encode.append("try container.encode(\(name), forKey: \(key))")
             } else {
                 decode.append("\(name) = try container.decode(\(type).self, forKey: \(key))")

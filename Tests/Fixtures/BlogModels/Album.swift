@@ -25,3 +25,23 @@ public struct Album: Model, Equatable {
         self.updatedAt = updatedAt
     }
 }
+
+extension Album {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        title = try container.decode(String.self, forKey: .title)
+        photos = try List<Photo>.decode(from: decoder, field: "photos", of: Self.schema)
+        createdAt = try container.decodeIfPresent(Temporal.DateTime.self, forKey: .createdAt)
+        updatedAt = try container.decodeIfPresent(Temporal.DateTime.self, forKey: .updatedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encodeIfPresent(photos, forKey: .photos)
+        try container.encodeIfPresent(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(updatedAt, forKey: .updatedAt)
+    }
+}

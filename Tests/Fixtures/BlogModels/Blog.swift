@@ -51,7 +51,7 @@ extension Blog {
         id = try container.decode(String.self, forKey: .id)
         name = try container.decode(String.self, forKey: .name)
         visibility = try container.decodeIfPresent(Visibility.self, forKey: .visibility)
-        posts = try container.decodeIfPresent(List<Post>.self, forKey: .posts)
+        posts = try List<Post>.decode(from: decoder, field: "posts", of: Self.schema)
         _settings = try ModelReference(from: decoder, field: "settings", targetNames: ["blogSettingsId"])
         address = try container.decodeIfPresent(Address.self, forKey: .address)
         owner = try container.decodeIfPresent(String.self, forKey: .owner)

@@ -25,3 +25,23 @@ public struct Tag: Model, Equatable {
         self.updatedAt = updatedAt
     }
 }
+
+extension Tag {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        label = try container.decode(String.self, forKey: .label)
+        posts = try List<PostTags>.decode(from: decoder, field: "posts", of: Self.schema)
+        createdAt = try container.decodeIfPresent(Temporal.DateTime.self, forKey: .createdAt)
+        updatedAt = try container.decodeIfPresent(Temporal.DateTime.self, forKey: .updatedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(label, forKey: .label)
+        try container.encodeIfPresent(posts, forKey: .posts)
+        try container.encodeIfPresent(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(updatedAt, forKey: .updatedAt)
+    }
+}

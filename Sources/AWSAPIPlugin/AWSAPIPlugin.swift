@@ -1,0 +1,1 @@
+// The API category: GraphQL and REST clients with every AWS auth mode.

@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+
+/// The entry point: add plugins, configure once, then use the categories.
+///
+/// ```swift
+/// try Amplify.add(plugin: AWSDataStorePlugin(modelRegistration: AmplifyModels()))
+/// try Amplify.configure()
+/// let posts = try await Amplify.DataStore.query(Post.self)
+/// ```
+public enum Amplify {
+    private struct State: Sendable {
+        var plugins: [any Plugin] = []
+        var isConfigured = false
+    }
+
+    private static let state = Mutex(State())
+
+    /// The DataStore category: the DataStore plugin that was added, or a stand-in whose every
+    /// call fails with a message saying how to add one.
+    public static var DataStore: any DataStoreCategory {
+        state.withLock { state in
+            state.plugins.lazy.compactMap { $0 as? any DataStoreCategoryPlugin }.first
+        } ?? UnconfiguredDataStore()
+    }
+
+    /// Adds a plugin. Add every plugin before calling ``configure(_:)``.
+    ///
+    /// - Throws: ``ConfigurationError`` after ``configure(_:)``, or when a plugin with the same
+    ///   key was already added.
+    public static func add(plugin: some Plugin) throws {
+        try state.withLock { state in
+            guard !state.isConfigured else {
+                throw ConfigurationError(
+                    "Amplify.add(plugin:) was called after Amplify.configure(): add '\(plugin.key)' before configuring."
+                )
+            }
+            guard !state.plugins.contains(where: { $0.key == plugin.key }) else {
+                throw ConfigurationError(
+                    "A plugin with the key '\(plugin.key)' was already added. Add each plugin once."
+                )
+            }
+            state.plugins.append(plugin)
+        }
+    }
+
+    /// Configures every added plugin.
+    ///
+    /// With no argument, reads `amplifyconfiguration.json` (or `amplify_outputs.json`) from the
+    /// working directory when there is one; plugins that need no configuration (DataStore in
+    /// local-only mode) work without it.
+    ///
+    /// - Throws: ``ConfigurationError`` when Amplify is already configured or a plugin rejects
+    ///   its section.
+    public static func configure(_ configuration: AmplifyConfiguration? = nil) throws {
+        let resolved =
+            try configuration
+            ?? AmplifyConfiguration.inDirectory(URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        let plugins = try state.withLock { state -> [any Plugin] in
+            guard !state.isConfigured else {
+                throw ConfigurationError(
+                    "Amplify is already configured. Call Amplify.configure() once, after adding plugins."
+                )
+            }
+            state.isConfigured = true
+            return state.plugins
+        }
+        for plugin in plugins {
+            let category = plugin is any DataStoreCategoryPlugin ? "dataStore" : "api"
+            try plugin.configure(using: resolved?.pluginConfiguration(category: category, key: plugin.key))
+        }
+    }
+
+    /// Configures from a configuration file.
+    ///
+    /// - Throws: ``ConfigurationError`` when the file cannot be read or a plugin rejects it.
+    public static func configure(with url: URL) throws {
+        try configure(AmplifyConfiguration(configurationFile: url))
+    }
+
+    /// Removes every plugin and the configuration, so that Amplify can be set up again.
+    public static func reset() async {
+        let plugins = state.withLock { state in
+            defer { state = State() }
+            return state.plugins
+        }
+        for plugin in plugins { await plugin.reset() }
+    }
+}
+
+/// The DataStore category before a DataStore plugin is added.
+struct UnconfiguredDataStore: DataStoreCategory {
+    static let error = DataStoreError(
+        .configuration,
+        "DataStore is not configured. Call Amplify.add(plugin: AWSDataStorePlugin(modelRegistration: AmplifyModels())) "
+            + "and then Amplify.configure()."
+    )
+
+    func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws -> M { throw Self.error }
+    func query<M: Model>(_ modelType: M.Type, byId id: String) async throws -> M? { throw Self.error }
+    func query<M: Model>(
+        _ modelType: M.Type,
+        where predicate: (any QueryPredicate)?,
+        sort sortInput: QuerySortInput?,
+        paginate paginationInput: QueryPaginationInput?
+    ) async throws -> [M] { throw Self.error }
+    func delete<M: Model>(_ model: M, where predicate: (any QueryPredicate)?) async throws { throw Self.error }
+    func delete<M: Model>(_ modelType: M.Type, withId id: String, where predicate: (any QueryPredicate)?) async throws {
+        throw Self.error
+    }
+    func delete<M: Model>(_ modelType: M.Type, where predicate: any QueryPredicate) async throws { throw Self.error }
+    func observe<M: Model>(_ modelType: M.Type) -> AsyncThrowingStream<MutationEvent, any Error> {
+        AsyncThrowingStream { $0.finish(throwing: Self.error) }
+    }
+    func observeQuery<M: Model>(
+        for modelType: M.Type,
+        where predicate: (any QueryPredicate)?,
+        sort sortInput: QuerySortInput?
+    ) -> AsyncThrowingStream<DataStoreQuerySnapshot<M>, any Error> {
+        AsyncThrowingStream { $0.finish(throwing: Self.error) }
+    }
+    func clear() async throws { throw Self.error }
+    func start() async throws { throw Self.error }
+    func stop() async throws { throw Self.error }
+}

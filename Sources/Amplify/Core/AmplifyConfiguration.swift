@@ -1,0 +1,63 @@
+import Foundation
+
+/// The contents of `amplifyconfiguration.json` (or of a Gen2 `amplify_outputs.json`).
+///
+/// Each category reads its own section: `api`, `dataStore`, `auth`.
+public struct AmplifyConfiguration: Sendable, Hashable {
+    /// The whole document.
+    public var json: JSONValue
+
+    /// A configuration from an in-memory document.
+    public init(json: JSONValue) {
+        self.json = json
+    }
+
+    /// Reads a configuration file.
+    ///
+    /// - Throws: ``ConfigurationError`` when the file is missing or is not a JSON object.
+    public init(configurationFile url: URL) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ConfigurationError(
+                "Cannot read the configuration file at '\(url.path)'. Run `stratus serve` (which writes it) or pass the path of your amplifyconfiguration.json."
+            )
+        }
+        guard let json = try? JSONDecoder().decode(JSONValue.self, from: data), case .object = json else {
+            throw ConfigurationError(
+                "The configuration file at '\(url.path)' is not a JSON object. Fix its syntax or write it again with `stratus serve`."
+            )
+        }
+        self.init(json: json)
+    }
+
+    /// `amplifyconfiguration.json`, else `amplify_outputs.json`, in `directory`; `nil` when neither exists.
+    ///
+    /// - Throws: ``ConfigurationError`` when a file exists but cannot be read.
+    public static func inDirectory(_ directory: URL) throws -> AmplifyConfiguration? {
+        for name in ["amplifyconfiguration.json", "amplify_outputs.json"] {
+            let url = directory.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: url.path) {
+                return try AmplifyConfiguration(configurationFile: url)
+            }
+        }
+        return nil
+    }
+
+    /// The section of the plugin `key` in the category `category`: `<category>.plugins.<key>`.
+    public func pluginConfiguration(category: String, key: String) -> JSONValue? {
+        json.value(at: "\(category).plugins.\(key)")
+    }
+}
+
+/// A configuration that Amplify cannot use, with the key at fault and the fix.
+public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,16 @@
+/// A plugin that implements a category, added with `Amplify.add(plugin:)`.
+public protocol Plugin: AnyObject, Sendable {
+    /// The plugin's key in `amplifyconfiguration.json` (`awsDataStorePlugin`, `awsAPIPlugin`).
+    var key: String { get }
+
+    /// Configures the plugin from its section of the configuration (`nil` when there is none).
+    ///
+    /// - Throws: ``ConfigurationError`` naming the bad key and the fix.
+    func configure(using configuration: JSONValue?) throws
+
+    /// Releases everything the plugin holds, so that Amplify can be configured again.
+    func reset() async
+}
+
+/// A plugin of the DataStore category.
+public protocol DataStoreCategoryPlugin: Plugin, DataStoreCategory {}
