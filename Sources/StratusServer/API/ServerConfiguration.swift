@@ -93,6 +93,7 @@ public struct ConflictContext: Sendable {
     /// Who sent the write.
     public var identity: Identity
 
+    /// Creates a context; the server makes one for each conflict a custom handler decides.
     public init(
         typeName: String,
         newItem: JSONObject,

@@ -9,11 +9,17 @@
 public struct Identity: Sendable, Hashable {
     /// The authorization modes of AppSync.
     public enum AuthorizationMode: String, Sendable, Hashable, CaseIterable {
+        /// An API key in `x-api-key`.
         case apiKey = "API_KEY"
+        /// A SigV4 signature of the `appsync` service.
         case awsIAM = "AWS_IAM"
+        /// A Cognito user pools JWT.
         case userPools = "AMAZON_COGNITO_USER_POOLS"
+        /// An OpenID Connect JWT.
         case openIDConnect = "OPENID_CONNECT"
+        /// A token a Lambda authorizer accepted.
         case lambda = "AWS_LAMBDA"
+        /// No authorization.
         case none = "NONE"
     }
 

@@ -8,12 +8,19 @@
 /// print(body.text)  // {"data":{"getPost":{"id":"1","title":"Hello"}}}
 /// ```
 public enum JSON: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without fraction or exponent.
     case int(Int)
+    /// Any other number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSON])
+    /// An object, its keys in order.
     case object(JSONObject)
 
     /// The string, for `.string`.
@@ -68,6 +75,12 @@ public enum JSON: Sendable, Hashable {
     public subscript(key: String) -> JSON? {
         objectValue?[key]
     }
+
+    /// The element at `index` of an array; `nil` for other values and indexes out of range.
+    public subscript(index: Int) -> JSON? {
+        guard let elements = arrayValue, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
 }
 
 /// The members of a JSON object, in insertion order.
@@ -88,6 +101,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
+    /// An object with the literal's members in order.
     public init(dictionaryLiteral elements: (String, JSON)...) {
         self.init(elements)
     }
@@ -112,15 +126,18 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
+    /// The members in order.
     public func makeIterator() -> some IteratorProtocol<(key: String, value: JSON)> {
         let storage = storage
         return keys.lazy.map { (key: $0, value: storage[$0]!) }.makeIterator()
     }
 
+    /// `true` when both hold the same members, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.storage == rhs.storage
     }
 
+    /// Hashes the members, without their order.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(storage)
     }
@@ -130,6 +147,7 @@ extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressibl
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `null`.
     public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
