@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// The local backend on the network: `POST /graphql` and `GET /graphql` in front of a
 /// ``StratusServer``.
@@ -30,7 +31,8 @@ public struct StratusHTTPServer: Sendable {
         self.log = log
     }
 
-    /// Serves until the task is cancelled; `onReady` receives the bound port (useful with port 0).
+    /// Serves until the task is cancelled, then shuts down gracefully; `onReady` receives the bound
+    /// port (useful with port 0).
     ///
     /// - Throws: when the address cannot be bound, for example a port already in use.
     public func run(
@@ -55,6 +57,12 @@ public struct StratusHTTPServer: Sendable {
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) },
             logger: logger
         )
-        try await app.runService(gracefulShutdownSignals: [])
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
+        // Cancelling the task shuts the server down gracefully: in-flight requests finish.
+        try await withTaskCancellationHandler {
+            try await group.run()
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
+        }
     }
 }
