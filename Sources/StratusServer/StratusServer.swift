@@ -1,1 +1,159 @@
-// The local AppSync-compatible backend.
+import Foundation
+import GraphQL
+import StratusCodegen
+
+/// The local AppSync-compatible backend, in process: the API derived from an annotated schema,
+/// its resolvers, and the data directory they read and write.
+///
+/// The HTTP and WebSocket endpoints call ``execute(query:variables:operationName:identity:)``
+/// once they have authenticated a request; tests and tools may call it directly:
+///
+/// ```swift
+/// let schema = try SchemaParser().parse(source, fileName: "schema.graphql")
+/// let server = try StratusServer(schema: schema, dataDirectory: URL(filePath: ".stratus"))
+/// let response = await server.execute(
+///     query: "mutation { createPost(input: {title: \"Hello\"}) { id title } }",
+///     identity: .apiKey
+/// )
+/// print(response.text)  // {"data":{"createPost":{"id":"…","title":"Hello"}}}
+/// ```
+public final class StratusServer: Sendable {
+    /// The API the server answers.
+    public let api: ServerAPI
+    /// Where the data lives.
+    public let dataDirectory: URL
+
+    private let executable: ExecutableSchema
+    private let store: SQLiteItemStore
+
+    /// Opens the data directory (creating it if needed) and derives the API of `schema`.
+    ///
+    /// - Parameters:
+    ///   - schema: The annotated schema.
+    ///   - configuration: Conflict handling, TTLs and page sizes.
+    ///   - dataDirectory: The directory of the database; the same directory opened again finds
+    ///     the same items, tombstones and sync journal.
+    ///   - clock: The current instant; tests pass a fixed one.
+    ///   - log: Where failures the responses do not detail are described.
+    /// - Throws: ``ServerError`` when the directory cannot be opened or the API is not valid.
+    public init(
+        schema: AnnotatedSchema,
+        configuration: ServerConfiguration = ServerConfiguration(),
+        dataDirectory: URL,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws(ServerError) {
+        api = ServerAPI(schema: schema, configuration: configuration)
+        self.dataDirectory = dataDirectory
+        do {
+            store = try SQLiteItemStore(directory: dataDirectory, schema: schema)
+        } catch {
+            throw ServerError.storage(error)
+        }
+        let resolver = ModelResolver(api: api, store: store, clock: clock, tokenSecret: store.tokenSecret())
+        executable = try ExecutableSchema(api: api, resolver: resolver, log: log)
+    }
+
+    /// Closes the database. The server answers no request afterwards.
+    ///
+    /// - Throws: ``ServerError`` when the database cannot be closed cleanly.
+    public func close() throws(ServerError) {
+        do {
+            try store.close()
+        } catch {
+            throw ServerError.storage(error)
+        }
+    }
+
+    /// Runs a GraphQL request and returns the body AppSync would answer.
+    ///
+    /// Every outcome is a body: syntax and validation errors, invalid AWS scalar values,
+    /// resolver errors (`ConditionalCheckFailedException`, `ConflictUnhandled`, …) are written in
+    /// it as AppSync writes them.
+    ///
+    /// - Parameters:
+    ///   - query: The GraphQL document.
+    ///   - variables: The values of its variables.
+    ///   - operationName: The operation to run, when the document has several.
+    ///   - identity: Who sent the request.
+    public func execute(
+        query: String,
+        variables: JSONObject = [:],
+        operationName: String? = nil,
+        identity: Identity
+    ) async -> GraphQLResponse {
+        let schema = executable.schema
+        let document: Document
+        do {
+            document = try parse(source: Source(body: query, name: "GraphQL request"))
+        } catch let error as GraphQLError {
+            return GraphQLResponse(
+                body: ResponseFormatter.requestFailure([(Self.syntaxMessage(error), error.locations)])
+            )
+        } catch {
+            return GraphQLResponse(body: ResponseFormatter.requestFailure([("Invalid Syntax", [])]))
+        }
+
+        let problems = validate(schema: schema, ast: document, rules: specifiedRules + [RequestValidation.literalRule])
+        guard problems.isEmpty else {
+            return GraphQLResponse(
+                body: ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
+            )
+        }
+
+        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
+        let operation = operations.first { operationName == nil || $0.name?.value == operationName }
+        if let operation,
+            let problem = RequestValidation.checkVariables(of: operation, values: variables, schema: schema)
+        {
+            return GraphQLResponse(
+                body: ResponseFormatter.requestFailure([(problem.message, problem.location.map { [$0] } ?? [])])
+            )
+        }
+
+        var variableValues: [String: Map] = [:]
+        for (name, value) in variables {
+            variableValues[name] = value.map
+        }
+        let result: GraphQLResult
+        do {
+            result = try await GraphQL.execute(
+                schema: schema,
+                documentAST: document,
+                rootValue: (),
+                context: RequestContext(identity: identity),
+                variableValues: variableValues,
+                operationName: operationName
+            )
+        } catch let error as GraphQLError {
+            result = GraphQLResult(errors: [error])
+        } catch {
+            result = GraphQLResult(errors: [GraphQLError(message: String(describing: error))])
+        }
+        return GraphQLResponse(body: ResponseFormatter.body(result, document: document))
+    }
+
+    /// graphql-java's wording of a syntax error, which AppSync uses.
+    private static func syntaxMessage(_ error: GraphQLError) -> String {
+        var message = String(error.message.prefix { $0 != "\n" })
+        if let range = message.range(of: #"^Syntax Error .*?\(\d+:\d+\) "#, options: .regularExpression) {
+            message.removeSubrange(range)
+        }
+        let location = error.locations.first.map { " at line \($0.line) column \($0.column)" } ?? ""
+        return "Invalid Syntax : \(message)\(location)"
+    }
+}
+
+/// The body of a GraphQL response.
+public struct GraphQLResponse: Sendable, Hashable {
+    /// The body as JSON: `data`, then `errors` when there are some.
+    public var body: JSON
+
+    /// The body as the HTTP response carries it.
+    public var text: String { body.text }
+
+    /// A response with `body`.
+    public init(body: JSON) {
+        self.body = body
+    }
+}

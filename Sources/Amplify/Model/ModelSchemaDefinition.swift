@@ -117,17 +117,12 @@ public struct ModelFieldDefinition: Sendable {
         associatedFields: [any ModelKey] = [],
         targetNames: [String] = []
     ) -> ModelFieldDefinition {
-        ModelFieldDefinition(
-            field: ModelField(
-                name: key.stringValue,
-                type: .model(name: M.modelName),
-                isRequired: nullability == .required,
-                isReadOnly: isReadOnly,
-                association: .hasOne(
-                    associatedFields: associatedFields.map(\.stringValue),
-                    targetNames: targetNames
-                )
-            )
+        reference(
+            key,
+            to: M.self,
+            nullability: nullability,
+            isReadOnly: isReadOnly,
+            association: .hasOne(associatedFields: associatedFields.map(\.stringValue), targetNames: targetNames)
         )
     }
 
@@ -140,16 +135,29 @@ public struct ModelFieldDefinition: Sendable {
         associatedFields: [any ModelKey] = [],
         targetNames: [String] = []
     ) -> ModelFieldDefinition {
+        reference(
+            key,
+            to: M.self,
+            nullability: nullability,
+            isReadOnly: isReadOnly,
+            association: .belongsTo(associatedFields: associatedFields.map(\.stringValue), targetNames: targetNames)
+        )
+    }
+
+    private static func reference<M: Model>(
+        _ key: some ModelKey,
+        to type: M.Type,
+        nullability: ModelFieldNullability,
+        isReadOnly: Bool,
+        association: ModelAssociation
+    ) -> ModelFieldDefinition {
         ModelFieldDefinition(
             field: ModelField(
                 name: key.stringValue,
                 type: .model(name: M.modelName),
                 isRequired: nullability == .required,
                 isReadOnly: isReadOnly,
-                association: .belongsTo(
-                    associatedFields: associatedFields.map(\.stringValue),
-                    targetNames: targetNames
-                )
+                association: association
             )
         )
     }

@@ -7,6 +7,17 @@ import Synchronization
 /// only by name (a sync page, a subscription event, an outbox row).
 public enum ModelRegistry {
     private static let state = Mutex<[String: any Model.Type]>([:])
+    private static let embeddables = Mutex<[String: any Embeddable.Type]>([:])
+
+    /// Registers the non-model type `embeddableType` under its ``Embeddable/typeName``.
+    public static func register(embeddableType: any Embeddable.Type) {
+        embeddables.withLock { $0[embeddableType.typeName] = embeddableType }
+    }
+
+    /// The schema of the registered non-model type named `name`.
+    public static func embeddableSchema(from name: String) -> ModelSchema? {
+        embeddables.withLock { $0[name] }?.schema
+    }
 
     /// Collects the types one registration registers; see ``modelTypes(registeredBy:)``.
     @TaskLocal private static var collector: Collector?
@@ -67,6 +78,7 @@ public enum ModelRegistry {
     /// Removes every registration (for tests).
     public static func reset() {
         state.withLock { $0.removeAll() }
+        embeddables.withLock { $0.removeAll() }
     }
 }
 

@@ -97,6 +97,9 @@ public struct SwiftModelGenerator: Sendable {
         for model in schema.models {
             lines.append("        registry.register(modelType: \(model.name).self)")
         }
+        for type in schema.nonModels {
+            lines.append("        registry.register(embeddableType: \(type.name).self)")
+        }
         lines.append("    }")
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"

@@ -21,5 +21,7 @@ public struct AmplifyModels: AmplifyModelRegistration {
         registry.register(modelType: Album.self)
         registry.register(modelType: Photo.self)
         registry.register(modelType: PostTags.self)
+        registry.register(embeddableType: Address.self)
+        registry.register(embeddableType: GeoPoint.self)
     }
 }

@@ -1,1 +1,0 @@
-// The AWS plugins core: credentials, request signing and auth modes.

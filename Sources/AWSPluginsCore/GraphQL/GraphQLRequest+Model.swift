@@ -1,0 +1,193 @@
+import Amplify
+import Foundation
+
+/// The subscription a model request listens to.
+public enum GraphQLSubscriptionType: String, Sendable, CaseIterable {
+    case onCreate
+    case onUpdate
+    case onDelete
+}
+
+extension GraphQLRequest {
+    /// Creates `model`: `createPost(input:)`.
+    public static func create<M: Model>(_ model: M, includesSyncFields: Bool = false) -> GraphQLRequest<M> {
+        mutation(
+            model,
+            kind: "create",
+            input: ModelInput.values(of: model, nullsForMissing: false),
+            where: nil,
+            syncFields: includesSyncFields
+        )
+    }
+
+    /// Updates `model`; a field that is `nil` is sent as `null`, which clears it. With a predicate,
+    /// the backend updates only when the stored record matches it.
+    public static func update<M: Model>(
+        _ model: M,
+        where predicate: (any QueryPredicate)? = nil,
+        includesSyncFields: Bool = false
+    ) -> GraphQLRequest<M> {
+        mutation(
+            model,
+            kind: "update",
+            input: ModelInput.values(of: model, nullsForMissing: true),
+            where: predicate,
+            syncFields: includesSyncFields
+        )
+    }
+
+    /// Deletes `model`; with a predicate, only when the stored record matches it.
+    public static func delete<M: Model>(
+        _ model: M,
+        where predicate: (any QueryPredicate)? = nil,
+        includesSyncFields: Bool = false
+    ) -> GraphQLRequest<M> {
+        mutation(
+            model,
+            kind: "delete",
+            input: ModelInput.key(of: model),
+            where: predicate,
+            syncFields: includesSyncFields
+        )
+    }
+
+    /// Reads the model of type `modelType` whose identifier is `id`: `getPost(id:)`. For a composite
+    /// key, `id` is the model's ``Model/identifier``: the key values joined with `#`.
+    public static func get<M: Model>(
+        _ modelType: M.Type,
+        byId id: String,
+        includesSyncFields: Bool = false
+    ) -> GraphQLRequest<M?> {
+        let schema = M.schema
+        let keys = schema.primaryKey.fields
+        let values = keys.count > 1 ? id.components(separatedBy: ModelSchema.identifierSeparator) : [id]
+        let field = "get\(M.modelName)"
+        let declarations = keys.map { "$\($0.name): \(graphQLKeyType(of: $0))" }.joined(separator: ", ")
+        let arguments = keys.map { "\($0.name): $\($0.name)" }.joined(separator: ", ")
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: includesSyncFields).lines(indent: 4)
+        let document =
+            (["query Get\(M.modelName)(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + ["  }", "}"])
+            .joined(separator: "\n")
+        var variables: [String: JSONValue] = [:]
+        for (key, value) in zip(keys, values) {
+            variables[key.name] =
+                key.type == .int || key.type == .timestamp
+                ? (Int(value).map(JSONValue.integer) ?? .string(value)) : .string(value)
+        }
+        return GraphQLRequest<M?>(document: document, variables: variables, responseType: M?.self, decodePath: field)
+    }
+
+    private static func graphQLKeyType(of field: ModelField) -> String {
+        switch field.type {
+        case .int, .timestamp: return "Int!"
+        case .double: return "Float!"
+        case .string where field.name == "id": return "ID!"
+        case .enumeration(let name): return name + "!"
+        case .date: return "AWSDate!"
+        case .dateTime: return "AWSDateTime!"
+        case .time: return "AWSTime!"
+        default: return "String!"
+        }
+    }
+
+    /// Lists models of type `modelType` matching `predicate`, one page of at most `limit`
+    /// (default 1000) starting at `nextToken`. The returned `List` carries the next page's token.
+    public static func list<M: Model>(
+        _ modelType: M.Type,
+        where predicate: (any QueryPredicate)? = nil,
+        limit: Int? = nil,
+        nextToken: String? = nil,
+        includesSyncFields: Bool = false
+    ) -> GraphQLRequest<List<M>> {
+        let schema = M.schema
+        let plural = schema.listPluralName ?? M.modelName + "s"
+        let field = "list\(plural)"
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: includesSyncFields).lines(indent: 6)
+        let document =
+            ([
+                "query List\(plural)($filter: Model\(M.modelName)FilterInput, $limit: Int, $nextToken: String) {",
+                "  \(field)(filter: $filter, limit: $limit, nextToken: $nextToken) {",
+                "    items {",
+            ] + selection + ["    }", "    nextToken", "  }", "}"]).joined(separator: "\n")
+        var variables: [String: JSONValue] = ["limit": .integer(limit ?? 1000)]
+        if let filter = predicate?.graphQLFilter(for: schema) { variables["filter"] = filter }
+        if let nextToken { variables["nextToken"] = .string(nextToken) }
+        return GraphQLRequest<List<M>>(
+            document: document,
+            variables: variables,
+            responseType: List<M>.self,
+            decodePath: field
+        )
+    }
+
+    /// Listens to `type` events of models of type `modelType`: `onCreatePost`.
+    public static func subscription<M: Model>(
+        of modelType: M.Type,
+        type: GraphQLSubscriptionType,
+        includesSyncFields: Bool = false
+    ) -> GraphQLRequest<M> {
+        let field = type.rawValue + M.modelName
+        let name = Naming.upperFirst(field)
+        let selection = ModelSelectionSet(schema: M.schema, includesSyncFields: includesSyncFields).lines(indent: 4)
+        let document = (["subscription \(name) {", "  \(field) {"] + selection + ["  }", "}"]).joined(separator: "\n")
+        return GraphQLRequest<M>(document: document, variables: nil, responseType: M.self, decodePath: field)
+    }
+
+    private static func mutation<M: Model>(
+        _ model: M,
+        kind: String,
+        input: [String: JSONValue],
+        where predicate: (any QueryPredicate)?,
+        syncFields: Bool
+    ) -> GraphQLRequest<M> {
+        let name = M.modelName
+        let field = kind + name
+        let withCondition = kind != "create" || predicate != nil
+        let arguments = withCondition ? "input: $input, condition: $condition" : "input: $input"
+        let declarations =
+            "$input: \(Naming.upperFirst(kind))\(name)Input!"
+            + (withCondition ? ", $condition: Model\(name)ConditionInput" : "")
+        let selection = ModelSelectionSet(schema: M.schema, includesSyncFields: syncFields).lines(indent: 4)
+        let document =
+            (["mutation \(Naming.upperFirst(field))(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + [
+                "  }", "}",
+            ])
+            .joined(separator: "\n")
+        var variables: [String: JSONValue] = ["input": .object(input)]
+        if let condition = predicate?.graphQLFilter(for: M.schema) { variables["condition"] = condition }
+        return GraphQLRequest<M>(document: document, variables: variables, responseType: M.self, decodePath: field)
+    }
+}
+
+enum Naming {
+    static func upperFirst(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        return first.uppercased() + text.dropFirst()
+    }
+}
+
+/// The `input` of a model mutation, from the model's JSON and its schema.
+enum ModelInput {
+    /// Every stored field the backend accepts: no read-only fields, no associations (their
+    /// foreign keys are fields of their own).
+    static func values<M: Model>(of model: M, nullsForMissing: Bool) -> [String: JSONValue] {
+        let json = (try? model.jsonValue())?.objectValue ?? [:]
+        var input: [String: JSONValue] = [:]
+        for field in M.schema.sortedFields where !field.isReadOnly && !field.type.isAssociation {
+            if let value = json[field.name], !value.isNull {
+                input[field.name] = value
+            } else if nullsForMissing && !M.schema.primaryKey.fields.contains(where: { $0.name == field.name }) {
+                input[field.name] = .null
+            }
+        }
+        return input
+    }
+
+    /// The primary-key fields only.
+    static func key<M: Model>(of model: M) -> [String: JSONValue] {
+        let json = (try? model.jsonValue())?.objectValue ?? [:]
+        var input: [String: JSONValue] = [:]
+        for field in M.schema.primaryKey.fields { input[field.name] = json[field.name] ?? .null }
+        return input
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// A signing time in whole UTC seconds, in the formats SigV4 and HTTP use.
+struct SigV4Timestamp: Hashable, Comparable {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    let epochSeconds: Int64
+
+    init(_ date: Date) {
+        self.epochSeconds = Int64(date.timeIntervalSince1970.rounded(.down))
+    }
+
+    init(epochSeconds: Int64) {
+        self.epochSeconds = epochSeconds
+    }
+
+    var date: Date {
+        Date(timeIntervalSince1970: TimeInterval(epochSeconds))
+    }
+
+    static func < (a: SigV4Timestamp, b: SigV4Timestamp) -> Bool {
+        a.epochSeconds < b.epochSeconds
+    }
+
+    func adding(seconds: Int64) -> SigV4Timestamp {
+        SigV4Timestamp(epochSeconds: epochSeconds + seconds)
+    }
+
+    /// ISO 8601 basic format, as in `X-Amz-Date`: `20240102T030405Z`.
+    var basic: String {
+        let c = components
+        return pad(c.year, 4) + pad(c.month, 2) + pad(c.day, 2) + "T" + pad(c.hour, 2) + pad(c.minute, 2)
+            + pad(c.second, 2) + "Z"
+    }
+
+    /// The date of the credential scope: `20240102`.
+    var dateStamp: String {
+        String(basic.prefix(8))
+    }
+
+    /// An RFC 2822 date as Python's `email.utils.formatdate` writes it, which botocore puts in a
+    /// `Date` header: `Tue, 02 Jan 2024 03:04:05 -0000`.
+    var httpDate: String {
+        let c = components
+        let days = Int(floorDivide(epochSeconds, 86_400))
+        // 1970-01-01 was a Thursday.
+        let weekday = Self.weekdays[((days % 7) + 7 + 3) % 7]
+        return "\(weekday), \(pad(c.day, 2)) \(Self.months[c.month - 1]) \(pad(c.year, 4)) "
+            + "\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2)) -0000"
+    }
+
+    /// Parses ISO 8601 basic format, `yyyyMMdd'T'HHmmss'Z'`, exactly.
+    init?(basic text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
+            let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15)
+        else { return nil }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// Parses an HTTP date such as `Tue, 02 Jan 2024 03:04:05 GMT`, or with a numeric zone such
+    /// as `-0000` or `+0100`. The weekday is optional and not checked.
+    init?(httpDate text: String) {
+        var words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        if let first = words.first, first.hasSuffix(",") {
+            words.removeFirst()
+        }
+        guard words.count == 5, let day = Int(words[0]), let monthIndex = Self.months.firstIndex(of: words[1]),
+            let year = Int(words[2]), words[2].count == 4
+        else { return nil }
+        let time = words[3].split(separator: ":", omittingEmptySubsequences: false)
+        guard time.count == 3, time.allSatisfy({ $0.count == 2 }), let hour = Int(time[0]), let minute = Int(time[1]),
+            let second = Int(time[2])
+        else { return nil }
+        let offset: Int
+        switch words[4] {
+        case "GMT", "UT", "UTC", "Z":
+            offset = 0
+        case let zone where zone.count == 5 && (zone.hasPrefix("+") || zone.hasPrefix("-")):
+            guard let hours = Int(zone.dropFirst().prefix(2)), let minutes = Int(zone.suffix(2)) else { return nil }
+            offset = (zone.hasPrefix("-") ? -1 : 1) * (hours * 3600 + minutes * 60)
+        default:
+            return nil
+        }
+        self.init(year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second)
+        self = adding(seconds: Int64(-offset))
+    }
+
+    private init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day),
+            (0...23).contains(hour),
+            (0...59).contains(minute), (0...59).contains(second)
+        else { return nil }
+        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        self.epochSeconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    // MARK: - Calendar arithmetic (proleptic Gregorian, UTC)
+
+    private static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private var components: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        let days = floorDivide(epochSeconds, 86_400)
+        let seconds = Int(epochSeconds - days * 86_400)
+        let (year, month, day) = Self.civilFromDays(days)
+        return (year, month, day, seconds / 3600, seconds / 60 % 60, seconds % 60)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = floorDivide(y, 400)
+        let yearOfEra = y - era * 400
+        let monthIndex = Int64(month > 2 ? month - 3 : month + 9)
+        let dayOfYear = (153 * monthIndex + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+    private static func civilFromDays(_ days: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day))
+    }
+}
+
+private func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    let quotient = a / b
+    return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
+}
+
+private func pad(_ value: Int, _ width: Int) -> String {
+    let digits = String(value)
+    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+}

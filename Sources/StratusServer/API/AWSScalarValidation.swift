@@ -1,0 +1,170 @@
+import Foundation
+import StratusCodegen
+
+/// The checks AppSync applies to the values of its scalars, with AppSync's messages.
+enum AWSScalarValidation {
+    /// Why `scalar` refuses `value`, in AppSync's words; `nil` when it accepts it. Standard
+    /// GraphQL scalars are left to the GraphQL executor.
+    static func problem(with value: JSON, as scalar: Scalar) -> String? {
+        if value.isNull { return nil }
+        let text = value.stringValue
+        let shown = text ?? value.text
+        switch scalar {
+        case .id, .string, .int, .float, .boolean:
+            return nil
+        case .awsDate:
+            return text.map(isDate) == true ? nil : "Unable to parse `\(shown)` as a valid date."
+        case .awsTime:
+            return text.map(isTime) == true ? nil : "Unable to parse `\(shown)` as a valid time."
+        case .awsDateTime:
+            return text.map(isDateTime) == true ? nil : "Unable to parse `\(shown)` as a valid DateTime Object."
+        case .awsTimestamp:
+            if case .int = value { return nil }
+            return "Unable to parse `\(shown)` as a valid timestamp."
+        case .awsEmail:
+            return text.map(isEmail) == true ? nil : "Unable to parse `\(shown)` as a valid email address."
+        case .awsJSON:
+            if let text, (try? JSON(parsing: text)) != nil { return nil }
+            return "Unable to parse `\(shown)` as valid JSON."
+        case .awsPhone:
+            return text.map(isPhone) == true ? nil : "Unable to parse `\(shown)` as a valid phone number."
+        case .awsURL:
+            return text.map(isURL) == true ? nil : "Unable to parse `\(shown)` as a valid URL."
+        case .awsIPAddress:
+            return text.map(isIPAddress) == true ? nil : "Unable to parse `\(shown)` as a valid IP address."
+        }
+    }
+
+    // MARK: - Dates and times
+
+    /// `1970-01-01`, `-0001-01-01`, `1970-01-01Z`, `1970-01-01+05:30`, `1970-01-01-07:00:00`.
+    static func isDate(_ text: String) -> Bool {
+        var scanner = Scanner(text)
+        return scanner.date() && scanner.timeZone(required: false) && scanner.isAtEnd
+    }
+
+    /// `12:30`, `12:30:45`, `12:30:45.123456789`, each with an optional zone.
+    static func isTime(_ text: String) -> Bool {
+        var scanner = Scanner(text)
+        return scanner.time() && scanner.timeZone(required: false) && scanner.isAtEnd
+    }
+
+    /// `1970-01-01T12:30:45.123Z`: a date, `T`, a time, and a zone, which is required.
+    static func isDateTime(_ text: String) -> Bool {
+        var scanner = Scanner(text)
+        return scanner.date() && scanner.skip("T") && scanner.time() && scanner.timeZone(required: true)
+            && scanner.isAtEnd
+    }
+
+    private struct Scanner {
+        let characters: [Character]
+        var index = 0
+
+        init(_ text: String) {
+            characters = Array(text)
+        }
+
+        var isAtEnd: Bool { index == characters.count }
+
+        mutating func skip(_ character: Character) -> Bool {
+            guard index < characters.count, characters[index] == character else { return false }
+            index += 1
+            return true
+        }
+
+        /// Exactly `count` digits (at least `count` when `orMore`), as a number.
+        mutating func number(_ count: Int, orMore: Bool = false) -> Int? {
+            var digits = 0
+            var value = 0
+            while index < characters.count, let digit = characters[index].wholeNumberValue,
+                characters[index].isASCII, orMore || digits < count
+            {
+                value = value &* 10 &+ digit
+                digits += 1
+                index += 1
+            }
+            return digits >= count ? value : nil
+        }
+
+        mutating func date() -> Bool {
+            _ = skip("-")
+            guard let year = number(4, orMore: true), skip("-"), let month = number(2), skip("-"),
+                let day = number(2), (1...12).contains(month)
+            else { return false }
+            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+            let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+            return (1...days).contains(day)
+        }
+
+        mutating func time() -> Bool {
+            guard let hour = number(2), hour < 24, skip(":"), let minute = number(2), minute < 60 else { return false }
+            if skip(":") {
+                guard let second = number(2), second < 60 else { return false }
+                if skip(".") {
+                    let start = index
+                    guard number(1, orMore: true) != nil, index - start <= 9 else { return false }
+                }
+            }
+            return true
+        }
+
+        mutating func timeZone(required: Bool) -> Bool {
+            if skip("Z") { return true }
+            guard index < characters.count, characters[index] == "+" || characters[index] == "-" else {
+                return !required
+            }
+            index += 1
+            guard let hours = number(2), hours < 24, skip(":"), let minutes = number(2), minutes < 60 else {
+                return false
+            }
+            if skip(":") {
+                guard let seconds = number(2), seconds < 60 else { return false }
+            }
+            return true
+        }
+    }
+
+    // MARK: - Other strings
+
+    /// One `@` between a non-empty local part and a non-empty domain, without whitespace.
+    static func isEmail(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
+            && !text.contains(where: \.isWhitespace)
+    }
+
+    /// An optional `+` and country code, then digit groups separated by single spaces or
+    /// hyphens: 7 to 15 digits in all.
+    static func isPhone(_ text: String) -> Bool {
+        var body = Substring(text)
+        if body.first == "+" { body = body.dropFirst() }
+        let groups = body.split(omittingEmptySubsequences: false) { $0 == " " || $0 == "-" }
+        guard groups.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else { return false }
+        return (7...15).contains(groups.reduce(0) { $0 + $1.count })
+    }
+
+    /// A scheme (`https:`, `mailto:`) followed by the rest of the URL, without whitespace.
+    static func isURL(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter else {
+            return false
+        }
+        let scheme = text[..<colon]
+        let rest = text[text.index(after: colon)...]
+        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
+            && !rest.isEmpty && !text.contains(where: \.isWhitespace) && URL(string: text) != nil
+    }
+
+    /// An IPv4 or IPv6 address, optionally with a prefix length: `127.0.0.1/8`, `::1`.
+    static func isIPAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return false }
+        let address = String(parts[0])
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let isV4 = inet_pton(AF_INET, address, &buffer) == 1
+        let isV6 = !isV4 && inet_pton(AF_INET6, address, &buffer) == 1
+        guard isV4 || isV6 else { return false }
+        guard parts.count == 2 else { return true }
+        guard let prefix = Int(parts[1]), parts[1].allSatisfy(\.isNumber) else { return false }
+        return (0...(isV4 ? 32 : 128)).contains(prefix)
+    }
+}

@@ -1,0 +1,123 @@
+/// How the local backend derives its API and resolves writes.
+///
+/// Every property has the default an Amplify project using DataStore gets: conflict detection on
+/// for every model, resolved by automerge, tombstones kept for 30 days, the delta journal for 30
+/// minutes, pages of 100 items and at most 1,000.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.conflictResolution = .optimisticConcurrency
+/// configuration.modelConflictResolution["Post"] = .custom { context in
+///     .resolve(context.existingItem)
+/// }
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// Whether models carry `_version`, `_deleted` and `_lastChangedAt`, deletes leave
+    /// tombstones, and the API has `sync*` queries and `startedAt` on connections.
+    public var conflictDetection: Bool
+
+    /// The strategy for models without an entry in ``modelConflictResolution``.
+    public var conflictResolution: ConflictResolutionStrategy
+
+    /// Strategies for single models, by model name.
+    public var modelConflictResolution: [String: ConflictResolutionStrategy]
+
+    /// How long a deleted item stays as a tombstone, returned by get, list and sync.
+    public var tombstoneTTL: Duration
+
+    /// How long the delta journal keeps a change; a `sync*` query whose `lastSync` is older
+    /// gets a full base scan instead.
+    public var deltaSyncTTL: Duration
+
+    /// The page size of list, sync and relation queries without `limit`.
+    public var defaultPageSize: Int
+
+    /// The largest page a query returns, whatever its `limit`.
+    public var maximumPageSize: Int
+
+    /// Creates a configuration; every argument has the AppSync default.
+    public init(
+        conflictDetection: Bool = true,
+        conflictResolution: ConflictResolutionStrategy = .automerge,
+        modelConflictResolution: [String: ConflictResolutionStrategy] = [:],
+        tombstoneTTL: Duration = .seconds(30 * 24 * 3600),
+        deltaSyncTTL: Duration = .seconds(30 * 60),
+        defaultPageSize: Int = 100,
+        maximumPageSize: Int = 1000
+    ) {
+        self.conflictDetection = conflictDetection
+        self.conflictResolution = conflictResolution
+        self.modelConflictResolution = modelConflictResolution
+        self.tombstoneTTL = tombstoneTTL
+        self.deltaSyncTTL = deltaSyncTTL
+        self.defaultPageSize = defaultPageSize
+        self.maximumPageSize = maximumPageSize
+    }
+
+    /// The strategy that resolves conflicting writes to `model`.
+    public func conflictResolution(for model: String) -> ConflictResolutionStrategy {
+        modelConflictResolution[model] ?? conflictResolution
+    }
+}
+
+/// How the server answers a write whose `_version` does not match the stored item's.
+public enum ConflictResolutionStrategy: Sendable {
+    /// AppSync's AUTOMERGE: scalar fields that differ keep the server's value, lists are
+    /// appended, fields absent or null on the server take the incoming value; the write succeeds
+    /// with the server's version plus one. Deletes without the current version are rejected.
+    case automerge
+    /// AppSync's OPTIMISTIC_CONCURRENCY: the write is rejected with `ConflictUnhandled` and the
+    /// server's item.
+    case optimisticConcurrency
+    /// AppSync's LAMBDA strategy, as a closure: it sees both items and decides.
+    case custom(ConflictHandler)
+}
+
+/// Decides a conflict between an incoming write and the stored item.
+///
+/// Throwing rejects the write like ``ConflictResolution/reject``.
+public typealias ConflictHandler = @Sendable (ConflictContext) async throws -> ConflictResolution
+
+/// What a custom conflict handler sees: the payload AppSync sends a Lambda conflict handler.
+public struct ConflictContext: Sendable {
+    /// The model's name.
+    public var typeName: String
+    /// The write as the client sent it: the mutation's `input`, `_version` included.
+    public var newItem: JSONObject
+    /// The stored item, with `_version`, `_deleted`, `_lastChangedAt` and `__typename`.
+    public var existingItem: JSONObject
+    /// Every argument of the mutation (`input`, `condition`).
+    public var arguments: JSONObject
+    /// The mutation field: `updatePost` or `deletePost`.
+    public var resolver: String
+    /// Who sent the write.
+    public var identity: Identity
+
+    /// Creates a context; the server makes one for each conflict a custom handler decides.
+    public init(
+        typeName: String,
+        newItem: JSONObject,
+        existingItem: JSONObject,
+        arguments: JSONObject,
+        resolver: String,
+        identity: Identity
+    ) {
+        self.typeName = typeName
+        self.newItem = newItem
+        self.existingItem = existingItem
+        self.arguments = arguments
+        self.resolver = resolver
+        self.identity = identity
+    }
+}
+
+/// A custom conflict handler's decision.
+public enum ConflictResolution: Sendable, Hashable {
+    /// Store this item (its key fields and sync metadata are the server's) with the server's
+    /// version plus one: AppSync's `{"action":"RESOLVE","resolvedItem":{…}}`.
+    case resolve(JSONObject)
+    /// Reject the write with `ConflictUnhandled`: `{"action":"REJECT"}`.
+    case reject
+    /// Delete the item, leaving a tombstone: `{"action":"REMOVE"}`.
+    case remove
+}

@@ -1,0 +1,210 @@
+import Foundation
+import StratusCodegen
+
+/// What a mutation resolver needs besides its model.
+struct MutationRequest: Sendable {
+    let model: ModelType
+    /// The mutation field: `createPost`.
+    let field: String
+    let arguments: JSONObject
+    let identity: Identity
+    /// The server's item as a `ConflictUnhandled` error shows it: trimmed to the selection set.
+    let trim: @Sendable (ResolvedItem) -> JSON
+}
+
+/// `create*`, `update*` and `delete*`.
+extension ModelResolver {
+    /// How often a write whose item changed underneath it is tried again.
+    static let writeAttempts = 8
+
+    func create(_ request: MutationRequest) async throws -> ResolvedItem {
+        let model = request.model
+        let input = request.arguments["input"]?.objectValue ?? [:]
+        let condition = try PredicateParser(model: model, schema: schema).parse(request.arguments["condition"])
+        let now = now()
+        var values = JSONObject()
+        for field in writableFields(of: model) {
+            if let value = input[field.name] {
+                let stored = try storedValue(value, type: field.type, in: schema)
+                if !stored.isNull { values[field.name] = stored }
+            } else if let text = field.defaultValue {
+                values[field.name] = defaultValue(text, type: field.type)
+            }
+        }
+        if model.primaryKey == ["id"], values["id"] == nil {
+            values["id"] = .string(UUID().uuidString.lowercased())
+        }
+        for name in model.timestampFields where values[name] == nil {
+            values[name] = .string(Timestamp.iso8601(milliseconds: now))
+        }
+        let item = StoredItem(
+            values: values,
+            version: conflictDetection ? 1 : nil,
+            deleted: nil,
+            lastChangedAt: conflictDetection ? now : nil
+        )
+        let outcome = try await store.write(
+            ItemWrite(
+                model: model.name,
+                key: try key(of: model, in: values),
+                expectation: .absent,
+                condition: condition,
+                action: .put(item),
+                journalExpiresAt: journalExpiry(now),
+                now: now
+            )
+        )
+        guard outcome == .written else { throw ResolverError.conditionalCheckFailed }
+        return ResolvedItem(model: model, item: item)
+    }
+
+    func update(_ request: MutationRequest) async throws -> ResolvedItem {
+        let model = request.model
+        let input = request.arguments["input"]?.objectValue ?? [:]
+        let key = try key(of: model, in: input)
+        let condition = try PredicateParser(model: model, schema: schema).parse(request.arguments["condition"])
+        var changes = JSONObject()
+        for field in writableFields(of: model) where !model.primaryKey.contains(field.name) {
+            if let value = input[field.name] {
+                changes[field.name] = try storedValue(value, type: field.type, in: schema)
+            }
+        }
+        for _ in 0..<Self.writeAttempts {
+            let now = now()
+            guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
+                throw ResolverError.conditionalCheckFailed
+            }
+            var next = StoredItem(values: current.values, version: nil, deleted: nil, lastChangedAt: nil)
+            var expiresAt: Int?
+            if conflictDetection {
+                let version = current.version ?? 0
+                next.version = version + 1
+                next.lastChangedAt = now
+                next.deleted = current.deleted
+                if !current.isDeleted, input["_version"]?.intValue == current.version {
+                    next.values = Self.apply(changes, to: current.values)
+                } else {
+                    switch try await resolveConflict(request, current: current, incoming: changes, key: key) {
+                    case .merged(let values):
+                        next.values = values
+                    case .resolved(let values, let deleted):
+                        next.values = values
+                        next.deleted = deleted ? true : nil
+                    case .removed:
+                        next.deleted = true
+                    }
+                    if next.isDeleted { expiresAt = now + milliseconds(configuration.tombstoneTTL) }
+                }
+            } else {
+                next.values = Self.apply(changes, to: current.values)
+            }
+            if let updatedAt = model.timestamps?.updatedAt, changes[updatedAt] == nil || changes[updatedAt]!.isNull {
+                next.values[updatedAt] = .string(Timestamp.iso8601(milliseconds: now))
+            }
+            let outcome = try await store.write(
+                ItemWrite(
+                    model: model.name,
+                    key: key,
+                    expectation: .present(version: conflictDetection ? current.version : nil),
+                    condition: condition,
+                    action: .put(next),
+                    expiresAt: expiresAt,
+                    journalExpiresAt: journalExpiry(now),
+                    now: now
+                )
+            )
+            switch outcome {
+            case .written: return ResolvedItem(model: model, item: next)
+            case .stale: continue
+            case .missing, .exists, .conditionFailed: throw ResolverError.conditionalCheckFailed
+            }
+        }
+        throw ResolverError.internalFailure
+    }
+
+    func delete(_ request: MutationRequest) async throws -> ResolvedItem {
+        let model = request.model
+        let input = request.arguments["input"]?.objectValue ?? [:]
+        let key = try key(of: model, in: input)
+        let condition = try PredicateParser(model: model, schema: schema).parse(request.arguments["condition"])
+        for _ in 0..<Self.writeAttempts {
+            let now = now()
+            guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
+                throw ResolverError.conditionalCheckFailed
+            }
+            let action: ItemWrite.Action
+            var next = current
+            var expiresAt: Int?
+            if conflictDetection {
+                next.version = (current.version ?? 0) + 1
+                next.lastChangedAt = now
+                next.deleted = true
+                if input["_version"]?.intValue != current.version {
+                    switch try await resolveConflict(request, current: current, incoming: nil, key: key) {
+                    case .merged:
+                        throw ResolverError.conflictUnhandled(request.trim(ResolvedItem(model: model, item: current)))
+                    case .resolved(let values, let deleted):
+                        next.values = values
+                        next.deleted = deleted ? true : nil
+                    case .removed:
+                        break
+                    }
+                }
+                if next.isDeleted { expiresAt = now + milliseconds(configuration.tombstoneTTL) }
+                action = .put(next)
+            } else {
+                action = .remove
+            }
+            let outcome = try await store.write(
+                ItemWrite(
+                    model: model.name,
+                    key: key,
+                    expectation: .present(version: conflictDetection ? current.version : nil),
+                    condition: condition,
+                    action: action,
+                    expiresAt: expiresAt,
+                    journalExpiresAt: journalExpiry(now),
+                    now: now
+                )
+            )
+            switch outcome {
+            case .written: return ResolvedItem(model: model, item: next)
+            case .stale: continue
+            case .missing, .exists, .conditionFailed: throw ResolverError.conditionalCheckFailed
+            }
+        }
+        throw ResolverError.internalFailure
+    }
+
+    // MARK: - Helpers
+
+    /// The fields a mutation input may set: stored fields but the implicit timestamps.
+    func writableFields(of model: ModelType) -> [StratusCodegen.Field] {
+        model.storedFields.filter { !($0.isImplicit && $0.isReadOnly) }
+    }
+
+    /// When a change made now leaves the delta journal; `nil` without conflict detection.
+    private func journalExpiry(_ now: Int) -> Int? {
+        conflictDetection ? now + milliseconds(configuration.deltaSyncTTL) : nil
+    }
+
+    /// `values` with `changes` applied: `null` removes a field.
+    static func apply(_ changes: JSONObject, to values: JSONObject) -> JSONObject {
+        var result = values
+        for (name, value) in changes {
+            result[name] = value.isNull ? nil : value
+        }
+        return result
+    }
+
+    /// The value of `@default(value:)` for a field of `type`.
+    private func defaultValue(_ text: String, type: FieldType) -> JSON {
+        switch type.kind {
+        case .scalar(.int), .scalar(.awsTimestamp): return Int(text).map(JSON.int) ?? .string(text)
+        case .scalar(.float): return Double(text).map(JSON.double) ?? .string(text)
+        case .scalar(.boolean): return .bool(text == "true")
+        case .scalar(.awsJSON): return (try? JSON(parsing: text)) ?? .string(text)
+        default: return .string(text)
+        }
+    }
+}

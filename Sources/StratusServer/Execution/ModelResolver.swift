@@ -1,0 +1,246 @@
+import Foundation
+import StratusCodegen
+
+/// The resolvers of the generated API: AppSync's model resolvers, over an ``ItemStore``.
+///
+/// Queries and mutations follow the Amplify GraphQL transformer's resolvers; with conflict
+/// detection, writes are versioned and resolved by the model's ``ConflictResolutionStrategy``.
+struct ModelResolver: Sendable {
+    let api: ServerAPI
+    let store: any ItemStore
+    let clock: @Sendable () -> Date
+    let tokenSecret: [UInt8]
+
+    var schema: AnnotatedSchema { api.schema }
+    var configuration: ServerConfiguration { api.configuration }
+    var conflictDetection: Bool { configuration.conflictDetection }
+
+    /// The current instant in epoch milliseconds.
+    func now() -> Int {
+        Timestamp.milliseconds(clock())
+    }
+
+    /// The page size for a `limit` argument.
+    func pageSize(_ limit: JSON?) -> Int {
+        min(max(limit?.intValue ?? configuration.defaultPageSize, 1), max(configuration.maximumPageSize, 1))
+    }
+
+    func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// The primary key values of `model` in `arguments`, in key order, as stored.
+    func key(of model: ModelType, in arguments: JSONObject) throws(ResolverError) -> [JSON] {
+        var key: [JSON] = []
+        for name in model.primaryKey {
+            guard let value = arguments[name], !value.isNull, let field = model.field(named: name) else {
+                throw ResolverError.invalidInput("The key field '\(name)' of \(model.name) is missing.")
+            }
+            key.append(try storedValue(value, type: field.type, in: schema))
+        }
+        return key
+    }
+
+    // MARK: - Get
+
+    func get(_ model: ModelType, arguments: JSONObject) async throws -> ResolvedItem? {
+        let key = try key(of: model, in: arguments)
+        return try await store.fetchItem(model: model.name, key: key, now: now()).map {
+            ResolvedItem(model: model, item: $0)
+        }
+    }
+
+    // MARK: - List and index queries
+
+    func list(_ model: ModelType, field: String, arguments: JSONObject) async throws -> ResolvedConnection {
+        var keyCondition: [ItemPredicate] = []
+        if model.hasCustomPrimaryKey, let partitionKey = model.primaryKey.first {
+            if let value = arguments[partitionKey], !value.isNull {
+                keyCondition.append(.field(partitionKey, .compare(.eq, try stored(value, model, partitionKey))))
+                if let sortKey = model.primarySortKeyArgument, let condition = arguments[sortKey.name] {
+                    keyCondition.append(try sortKeyCondition(condition, sortKey: sortKey, model: model))
+                }
+            }
+        }
+        return try await page(
+            model,
+            field: field,
+            arguments: arguments,
+            keyCondition: .all(keyCondition),
+            order: model.primaryKey
+        )
+    }
+
+    func indexQuery(_ model: ModelType, index: Index, arguments: JSONObject) async throws -> ResolvedConnection {
+        guard let partitionKey = index.fields.first, let value = arguments[partitionKey], !value.isNull else {
+            throw ResolverError.invalidInput("The query \(index.queryField ?? index.name) needs '\(index.fields[0])'.")
+        }
+        var keyCondition: [ItemPredicate] = [
+            .field(partitionKey, .compare(.eq, try stored(value, model, partitionKey)))
+        ]
+        keyCondition += index.fields.dropFirst().map { .field($0, .exists(true)) }
+        if let sortKey = model.sortKeyArgument(of: index), let condition = arguments[sortKey.name] {
+            keyCondition.append(try sortKeyCondition(condition, sortKey: sortKey, model: model))
+        }
+        return try await page(
+            model,
+            field: index.queryField ?? index.name,
+            arguments: arguments,
+            keyCondition: .all(keyCondition),
+            order: index.fields + model.primaryKey.filter { !index.fields.contains($0) }
+        )
+    }
+
+    /// A page of `model` read in `order`, DynamoDB style.
+    func page(
+        _ model: ModelType,
+        field: String,
+        arguments: JSONObject,
+        keyCondition: ItemPredicate,
+        order: [String],
+        scope: JSON = .null
+    ) async throws -> ResolvedConnection {
+        let digest = PageToken.digest(field: field, arguments: pagingFree(arguments, scope: scope))
+        var after: [JSON]?
+        if let token = arguments["nextToken"]?.stringValue {
+            guard let decoded = PageToken(decoding: token, secret: tokenSecret, query: digest),
+                let lastKey = decoded.lastKey, lastKey.count == order.count
+            else { throw ResolverError.invalidNextToken }
+            after = lastKey
+        }
+        let query = PageQuery(
+            model: model.name,
+            keyCondition: keyCondition,
+            filter: try PredicateParser(model: model, schema: schema).parse(arguments["filter"]),
+            order: order,
+            descending: arguments["sortDirection"]?.stringValue == "DESC",
+            after: after,
+            limit: pageSize(arguments["limit"]),
+            now: now()
+        )
+        let page = try await store.fetchPage(query)
+        return ResolvedConnection(
+            items: page.items.map { ResolvedItem(model: model, item: $0) },
+            nextToken: page.lastKey.map { PageToken(query: digest, lastKey: $0).encoded(secret: tokenSecret) },
+            startedAt: nil
+        )
+    }
+
+    /// The arguments that name a query: all but `limit` and `nextToken`, and the parent's key for
+    /// a relation.
+    private func pagingFree(_ arguments: JSONObject, scope: JSON) -> JSON {
+        var object = arguments
+        object["limit"] = nil
+        object["nextToken"] = nil
+        object["_scope"] = scope.isNull ? nil : scope
+        return .object(object)
+    }
+
+    private func stored(_ value: JSON, _ model: ModelType, _ field: String) throws(ResolverError) -> JSON {
+        guard let type = model.field(named: field)?.type else { return value }
+        return try storedValue(value, type: type, in: schema)
+    }
+
+    /// The condition of a sort key argument: `{eq: "a"}`, `{between: ["a", "b"]}`,
+    /// `{beginsWith: "a"}`, or for a composite key the same operators over an object of the sort
+    /// key fields, compared field by field in key order.
+    func sortKeyCondition(
+        _ value: JSON,
+        sortKey: SortKeyArgument,
+        model: ModelType
+    ) throws(ResolverError)
+        -> ItemPredicate
+    {
+        guard case .object(let operators) = value else { return .always }
+        var predicates: [ItemPredicate] = []
+        for (name, operand) in operators where !operand.isNull {
+            if !sortKey.isComposite {
+                let field = sortKey.fields[0]
+                switch name {
+                case "between":
+                    let bounds = operand.arrayValue ?? []
+                    guard bounds.count == 2 else {
+                        throw ResolverError.invalidInput("'between' takes two values; it got \(operand.text).")
+                    }
+                    predicates.append(
+                        .field(
+                            field,
+                            .between(try stored(bounds[0], model, field), try stored(bounds[1], model, field))
+                        )
+                    )
+                case "beginsWith":
+                    predicates.append(.field(field, .beginsWith(operand.stringValue ?? operand.text)))
+                default:
+                    guard let comparison = FieldCondition.Comparison(rawValue: name) else { continue }
+                    predicates.append(.field(field, .compare(comparison, try stored(operand, model, field))))
+                }
+                continue
+            }
+            let tuple = try compositeValues(operand, sortKey: sortKey, model: model)
+            switch name {
+            case "between":
+                let bounds = operand.arrayValue ?? []
+                guard bounds.count == 2 else {
+                    throw ResolverError.invalidInput("'between' takes two values; it got \(operand.text).")
+                }
+                let low = try compositeValues(bounds[0], sortKey: sortKey, model: model)
+                let high = try compositeValues(bounds[1], sortKey: sortKey, model: model)
+                predicates.append(.all([compare(low, .ge), compare(high, .le)]))
+            case "beginsWith":
+                guard let last = tuple.last else { continue }
+                var conditions = tuple.dropLast().map { ItemPredicate.field($0.field, .compare(.eq, $0.value)) }
+                if let prefix = last.value.stringValue {
+                    conditions.append(.field(last.field, .beginsWith(prefix)))
+                } else {
+                    conditions.append(.field(last.field, .compare(.eq, last.value)))
+                }
+                predicates.append(.all(conditions))
+            default:
+                guard let comparison = FieldCondition.Comparison(rawValue: name) else { continue }
+                predicates.append(compare(tuple, comparison))
+            }
+        }
+        return .all(predicates)
+    }
+
+    /// The leading sort key fields a composite key input gives, with their stored values.
+    private func compositeValues(
+        _ value: JSON,
+        sortKey: SortKeyArgument,
+        model: ModelType
+    ) throws(ResolverError)
+        -> [(field: String, value: JSON)]
+    {
+        guard case .object(let members) = value else { return [] }
+        var result: [(String, JSON)] = []
+        for field in sortKey.fields {
+            guard let member = members[field], !member.isNull else { break }
+            result.append((field, try stored(member, model, field)))
+        }
+        return result
+    }
+
+    /// A lexicographic comparison of leading key fields with a tuple of values.
+    private func compare(
+        _ tuple: [(field: String, value: JSON)],
+        _ comparison: FieldCondition.Comparison
+    )
+        -> ItemPredicate
+    {
+        guard let first = tuple.first else { return .always }
+        if comparison == .eq || comparison == .ne || tuple.count == 1 {
+            let equal = ItemPredicate.all(tuple.map { .field($0.field, .compare(.eq, $0.value)) })
+            switch comparison {
+            case .eq: return equal
+            case .ne: return .not(equal)
+            default: return .field(first.field, .compare(comparison, first.value))
+            }
+        }
+        let strict: FieldCondition.Comparison = (comparison == .le || comparison == .lt) ? .lt : .gt
+        return .any([
+            .field(first.field, .compare(strict, first.value)),
+            .all([.field(first.field, .compare(.eq, first.value)), compare(Array(tuple.dropFirst()), comparison)]),
+        ])
+    }
+}

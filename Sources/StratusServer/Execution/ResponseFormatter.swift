@@ -1,0 +1,133 @@
+import GraphQL
+
+/// Writes GraphQL results as AppSync's response bodies.
+///
+/// Errors of a field carry `path`, `data`, `errorType`, `errorInfo`, `locations` and `message`,
+/// in that order, at the top level of the error object; errors of the request as a whole carry
+/// `path: null`, `locations` and `message`. Locations are `{"line":…,"column":…,"sourceName":null}`.
+enum ResponseFormatter {
+    static func body(_ result: GraphQLResult, document: Document?) -> JSON {
+        var body: JSONObject = ["data": result.data.flatMap(JSON.init) ?? .null]
+        if !result.errors.isEmpty {
+            body["errors"] = .array(result.errors.map { error(for: $0, document: document) })
+        }
+        return .object(body)
+    }
+
+    /// A body for a request that failed before execution: `{"data":null,"errors":[…]}`.
+    static func requestFailure(_ problems: [(message: String, locations: [SourceLocation])]) -> JSON {
+        .object([
+            "data": .null,
+            "errors": .array(problems.map { requestError(message: $0.message, locations: $0.locations) }),
+        ])
+    }
+
+    static func requestError(message: String, locations: [SourceLocation]) -> JSON {
+        .object(["path": .null, "locations": self.locations(locations), "message": .string(message)])
+    }
+
+    private static func error(for error: GraphQLError, document: Document?) -> JSON {
+        let path = error.path.elements.map { element -> JSON in
+            switch element {
+            case .index(let index): return .int(index)
+            case .key(let key): return .string(key)
+            }
+        }
+        if let resolverError = error.originalError as? ResolverError {
+            return fieldError(
+                path: path,
+                data: resolverError.data,
+                errorType: resolverError.errorType,
+                errorInfo: resolverError.errorInfo,
+                locations: error.locations,
+                message: resolverError.message
+            )
+        }
+        if !path.isEmpty {
+            return fieldError(
+                path: path,
+                data: .null,
+                errorType: nil,
+                errorInfo: .null,
+                locations: error.locations,
+                message: error.message
+            )
+        }
+        return requestError(message: translate(error, document: document), locations: error.locations)
+    }
+
+    static func fieldError(
+        path: [JSON],
+        data: JSON,
+        errorType: String?,
+        errorInfo: JSON,
+        locations: [SourceLocation],
+        message: String
+    ) -> JSON {
+        .object([
+            "path": .array(path),
+            "data": data,
+            "errorType": errorType.map(JSON.string) ?? .null,
+            "errorInfo": errorInfo,
+            "locations": self.locations(locations),
+            "message": .string(message),
+        ])
+    }
+
+    private static func locations(_ locations: [SourceLocation]) -> JSON {
+        guard !locations.isEmpty else { return .null }
+        return .array(
+            locations.map { .object(["line": .int($0.line), "column": .int($0.column), "sourceName": .null]) }
+        )
+    }
+
+    /// Validation messages in graphql-java's words, which AppSync uses.
+    private static func translate(_ error: GraphQLError, document: Document?) -> String {
+        let message = error.message
+        if message.hasPrefix("Cannot query field \""), let location = error.locations.first,
+            let rest = message.split(separator: "\"", omittingEmptySubsequences: false) as [Substring]?,
+            rest.count >= 4
+        {
+            let field = rest[1]
+            let type = rest[3]
+            let path = document.flatMap { fieldPath(in: $0, at: location) } ?? [String(field)]
+            return "Validation error of type FieldUndefined: Field '\(field)' in type '\(type)' is undefined "
+                + "@ '\(path.joined(separator: "/"))'"
+        }
+        return message
+    }
+
+    /// The response keys leading to the field at `location`.
+    private static func fieldPath(in document: Document, at location: SourceLocation) -> [String]? {
+        func search(_ selections: [any Selection], _ path: [String]) -> [String]? {
+            for selection in selections {
+                switch selection {
+                case let field as GraphQL.Field:
+                    let here = path + [field.alias?.value ?? field.name.value]
+                    if let token = field.loc?.startToken, token.line == location.line, token.column == location.column {
+                        return here
+                    }
+                    if let found = search(field.selectionSet?.selections ?? [], here) { return found }
+                case let fragment as InlineFragment:
+                    if let found = search(fragment.selectionSet.selections, path) { return found }
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
+        for definition in document.definitions {
+            if let operation = definition as? OperationDefinition,
+                let found = search(operation.selectionSet.selections, [])
+            {
+                return found
+            }
+            if let fragment = definition as? FragmentDefinition,
+                let found = search(fragment.selectionSet.selections, [])
+            {
+                return found
+            }
+        }
+        return nil
+    }
+}

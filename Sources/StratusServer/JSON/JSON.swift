@@ -1,0 +1,158 @@
+/// A JSON value: what the server reads from requests, stores in items and writes in responses.
+///
+/// Objects keep the order of their keys, so a response body lists fields in the order of the
+/// selection set, as AppSync does, and ``text`` is reproducible byte for byte:
+///
+/// ```swift
+/// let body: JSON = ["data": ["getPost": ["id": "1", "title": "Hello"]]]
+/// print(body.text)  // {"data":{"getPost":{"id":"1","title":"Hello"}}}
+/// ```
+public enum JSON: Sendable, Hashable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number without fraction or exponent.
+    case int(Int)
+    /// Any other number.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSON])
+    /// An object, its keys in order.
+    case object(JSONObject)
+
+    /// The string, for `.string`.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The integer, for `.int` and for a `.double` without a fractional part.
+    public var intValue: Int? {
+        switch self {
+        case .int(let value): return value
+        case .double(let value) where value.rounded() == value && abs(value) < 9.2e18: return Int(value)
+        default: return nil
+        }
+    }
+
+    /// The number as a `Double`, for `.int` and `.double`.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): return Double(value)
+        case .double(let value): return value
+        default: return nil
+        }
+    }
+
+    /// The Boolean, for `.bool`.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements, for `.array`.
+    public var arrayValue: [JSON]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    /// The members, for `.object`.
+    public var objectValue: JSONObject? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// `true` for `.null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The member named `key` of an object; `nil` for other values and absent keys.
+    public subscript(key: String) -> JSON? {
+        objectValue?[key]
+    }
+
+    /// The element at `index` of an array; `nil` for other values and indexes out of range.
+    public subscript(index: Int) -> JSON? {
+        guard let elements = arrayValue, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
+}
+
+/// The members of a JSON object, in insertion order.
+///
+/// Two objects are equal when they hold the same members, whatever their order.
+public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The keys, in order.
+    public private(set) var keys: [String] = []
+    private var storage: [String: JSON] = [:]
+
+    /// An empty object.
+    public init() {}
+
+    /// An object with `members` in order; a repeated key keeps its first position and last value.
+    public init(_ members: some Sequence<(String, JSON)>) {
+        for (key, value) in members {
+            self[key] = value
+        }
+    }
+
+    /// An object with the literal's members in order.
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self.init(elements)
+    }
+
+    /// The number of members.
+    public var count: Int { keys.count }
+
+    /// `true` without members.
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The value of `key`; setting `nil` removes the member, setting a new key appends it.
+    public subscript(key: String) -> JSON? {
+        get { storage[key] }
+        set {
+            if let newValue {
+                if storage.updateValue(newValue, forKey: key) == nil {
+                    keys.append(key)
+                }
+            } else if storage.removeValue(forKey: key) != nil {
+                keys.removeAll { $0 == key }
+            }
+        }
+    }
+
+    /// The members in order.
+    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSON)> {
+        let storage = storage
+        return keys.lazy.map { (key: $0, value: storage[$0]!) }.makeIterator()
+    }
+
+    /// `true` when both hold the same members, in any order.
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.storage == rhs.storage
+    }
+
+    /// Hashes the members, without their order.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage)
+    }
+}
+
+extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    /// `null`.
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(JSONObject(elements)) }
+}

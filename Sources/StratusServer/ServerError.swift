@@ -1,0 +1,23 @@
+/// A local backend that cannot start.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+    enum Reason: Sendable {
+        case invalidAPI(String)
+        case storage(StorageError)
+    }
+
+    let reason: Reason
+
+    /// A message that says what failed and what to do.
+    public var description: String {
+        switch reason {
+        case .invalidAPI(let detail):
+            return "The API derived from the schema is not valid GraphQL (\(detail)). "
+                + "Check that the schema declares at least one query, and report the schema if it does."
+        case .storage(let error):
+            return error.description
+        }
+    }
+
+    static func invalidAPI(_ detail: String) -> ServerError { ServerError(reason: .invalidAPI(detail)) }
+    static func storage(_ error: StorageError) -> ServerError { ServerError(reason: .storage(error)) }
+}

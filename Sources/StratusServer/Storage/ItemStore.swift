@@ -1,0 +1,128 @@
+/// An item as stored: its field values and its sync metadata.
+struct StoredItem: Sendable, Hashable {
+    /// Stored field values by name; an absent key is an absent (null) field.
+    var values: JSONObject
+    /// `_version`, with conflict detection.
+    var version: Int?
+    /// `_deleted`: `true` for tombstones, `nil` for live items.
+    var deleted: Bool?
+    /// `_lastChangedAt`, in epoch milliseconds, with conflict detection.
+    var lastChangedAt: Int?
+
+    /// `true` for a tombstone.
+    var isDeleted: Bool { deleted == true }
+}
+
+/// A page of items read by key order, DynamoDB style: `limit` items are read, those the filter
+/// accepts are returned, and the page continues after the last item read.
+struct PageQuery: Sendable {
+    var model: String
+    /// Which items the key selects (partition key equality, sort key conditions, index fields
+    /// present): evaluated before `limit`, as DynamoDB's key condition.
+    var keyCondition: ItemPredicate
+    /// Which of the items read are returned: evaluated after `limit`, as DynamoDB's filter.
+    var filter: ItemPredicate?
+    /// The order: fields whose values are never null for the selected items, ending with the
+    /// primary key so that the order is total.
+    var order: [String]
+    var descending: Bool
+    /// The `order` values of the last item of the previous page.
+    var after: [JSON]?
+    var limit: Int
+    /// Tombstones that expired before this instant (epoch milliseconds) do not exist.
+    var now: Int
+}
+
+/// The result of a ``PageQuery``.
+struct ItemPage: Sendable {
+    /// The items the filter accepted.
+    var items: [StoredItem]
+    /// The `order` values of the last item read, when more items follow it.
+    var lastKey: [JSON]?
+}
+
+/// A page of the delta journal: the changes to one model since an instant, in the order they
+/// were made.
+struct ChangeQuery: Sendable {
+    var model: String
+    /// Changes made at or after this instant, in epoch milliseconds.
+    var since: Int
+    var filter: ItemPredicate?
+    /// The journal position of the last change of the previous page.
+    var afterPosition: Int?
+    var limit: Int
+    /// Journal entries that expired before this instant do not exist.
+    var now: Int
+}
+
+/// The result of a ``ChangeQuery``.
+struct ChangePage: Sendable {
+    /// The item as each change left it, oldest first; one item may appear several times.
+    var items: [StoredItem]
+    /// The journal position of the last change read, when more follow it.
+    var lastPosition: Int?
+}
+
+/// An atomic, conditional write of one item.
+struct ItemWrite: Sendable {
+    /// What must hold about the stored item for the write to happen.
+    enum Expectation: Sendable, Hashable {
+        /// No item has the key (tombstones count as items).
+        case absent
+        /// An item has the key, with this `_version` when one is given.
+        case present(version: Int?)
+    }
+
+    /// What the write does.
+    enum Action: Sendable, Hashable {
+        /// Stores the item under the key, replacing the stored one.
+        case put(StoredItem)
+        /// Removes the item.
+        case remove
+    }
+
+    var model: String
+    /// The primary key values, in key order.
+    var key: [JSON]
+    var expectation: Expectation
+    /// The mutation's `condition`, evaluated on the stored item, or on an item without fields
+    /// when there is none.
+    var condition: ItemPredicate?
+    var action: Action
+    /// When a put is a tombstone, the instant (epoch milliseconds) it expires.
+    var expiresAt: Int?
+    /// When set, the change is recorded in the delta journal, expiring at this instant.
+    var journalExpiresAt: Int?
+    /// Expired tombstones and journal entries before this instant do not exist.
+    var now: Int
+}
+
+/// What came of an ``ItemWrite``.
+enum WriteOutcome: Sendable, Hashable {
+    case written
+    /// No item has the key, and the write expected one.
+    case missing
+    /// An item has the key, and the write expected none.
+    case exists
+    /// The condition does not hold.
+    case conditionFailed
+    /// The stored item has another `_version`: the caller reads it again and retries.
+    case stale(StoredItem)
+}
+
+/// Where the local backend keeps items: the embedded SQLite store, or another engine later.
+///
+/// Filters, conditions, ordering and paging are the store's: an implementation evaluates them
+/// in its query language, reading no more than a page.
+protocol ItemStore: Sendable {
+    /// The item with this primary key (in key order), tombstones included.
+    func fetchItem(model: String, key: [JSON], now: Int) async throws -> StoredItem?
+    /// A page of items in key order.
+    func fetchPage(_ query: PageQuery) async throws -> ItemPage
+    /// A page of the delta journal.
+    func fetchChanges(_ query: ChangeQuery) async throws -> ChangePage
+    /// Writes one item if its expectation and condition hold.
+    func write(_ write: ItemWrite) async throws -> WriteOutcome
+    /// The secret that signs pagination tokens, the same for as long as the data lives.
+    func tokenSecret() async throws -> [UInt8]
+}

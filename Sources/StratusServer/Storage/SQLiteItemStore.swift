@@ -1,0 +1,346 @@
+import Foundation
+import GRDB
+import StratusCodegen
+import Synchronization
+
+/// The embedded store: one SQLite database in the data directory, through GRDB.
+///
+/// Each model has a table (see ``TableLayout``); `_stratus_delta` is the delta journal and
+/// `_stratus_meta` holds the secret that signs pagination tokens. Opening a directory again
+/// finds the same items, tombstones and journal. Tables gain the columns and indexes of fields
+/// added to the schema since they were created.
+final class SQLiteItemStore: ItemStore {
+    /// The database file in the data directory.
+    static let databaseFileName = "stratus.sqlite"
+
+    static let journalTable = "_stratus_delta"
+    static let metaTable = "_stratus_meta"
+
+    private let pool: DatabasePool
+    private let layouts: [String: TableLayout]
+    private let secret: [UInt8]
+    /// When expired tombstones and journal entries were last removed, in epoch milliseconds.
+    private let lastPurge = Mutex(0)
+
+    /// Opens (creating if needed) the database in `directory` for `schema`.
+    ///
+    /// - Throws: ``StorageError`` when the directory or the database cannot be opened.
+    init(directory: URL, schema: AnnotatedSchema) throws(StorageError) {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            pool = try DatabasePool(
+                path: directory.appendingPathComponent(Self.databaseFileName).path,
+                configuration: configuration
+            )
+        } catch {
+            throw StorageError.database(error)
+        }
+        let layouts = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, TableLayout(model: $0)) })
+        self.layouts = layouts
+        do {
+            secret = try pool.write { db in
+                try Self.migrate(db, layouts: schema.models.map { layouts[$0.name]! }, schema: schema)
+                return try Self.loadSecret(db)
+            }
+        } catch {
+            throw StorageError.database(error)
+        }
+    }
+
+    func tokenSecret() -> [UInt8] {
+        secret
+    }
+
+    /// Closes the database; the store answers nothing afterwards.
+    func close() throws(StorageError) {
+        do {
+            try pool.close()
+        } catch {
+            throw StorageError.database(error)
+        }
+    }
+
+    // MARK: - Schema
+
+    private static func migrate(_ db: Database, layouts: [TableLayout], schema: AnnotatedSchema) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(metaTable.quotedSQLIdentifier) ("key" TEXT PRIMARY KEY NOT NULL, "value" BLOB);
+                CREATE TABLE IF NOT EXISTS \(journalTable.quotedSQLIdentifier) (
+                  "position" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "model" TEXT NOT NULL,
+                  "changedAt" INTEGER NOT NULL,
+                  "expiresAt" INTEGER NOT NULL,
+                  "item" TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS "_stratus_delta_model" ON \(journalTable.quotedSQLIdentifier) ("model", "position");
+                CREATE INDEX IF NOT EXISTS "_stratus_delta_expiry" ON \(journalTable.quotedSQLIdentifier) ("expiresAt");
+                """
+        )
+        for layout in layouts {
+            if try db.tableExists(layout.model.name) {
+                let existing = Set(try db.columns(in: layout.model.name).map(\.name))
+                for column in layout.columns where !existing.contains(column.name) {
+                    let type =
+                        switch column.storage {
+                        case .text, .json: "TEXT"
+                        case .integer, .boolean: "INTEGER"
+                        case .real: "REAL"
+                        }
+                    try db.execute(sql: "ALTER TABLE \(layout.table) ADD COLUMN \(column.quotedName) \(type)")
+                }
+            } else {
+                try db.execute(sql: layout.createTableSQL)
+            }
+            for index in layout.indexes(in: schema) {
+                try db.execute(sql: index.sql)
+            }
+        }
+    }
+
+    private static func loadSecret(_ db: Database) throws -> [UInt8] {
+        let table = metaTable.quotedSQLIdentifier
+        if let data = try Data.fetchOne(db, sql: "SELECT \"value\" FROM \(table) WHERE \"key\" = 'tokenSecret'") {
+            return [UInt8](data)
+        }
+        var generator = SystemRandomNumberGenerator()
+        let secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        try db.execute(
+            sql: "INSERT INTO \(table) (\"key\", \"value\") VALUES ('tokenSecret', ?)",
+            arguments: [Data(secret)]
+        )
+        return secret
+    }
+
+    private func layout(_ model: String) throws(StorageError) -> TableLayout {
+        guard let layout = layouts[model] else { throw StorageError.unknownModel(model) }
+        return layout
+    }
+
+    // MARK: - Reads
+
+    func fetchItem(model: String, key: [JSON], now: Int) async throws -> StoredItem? {
+        let layout = try layout(model)
+        let (sql, arguments) = Self.selectByKey(layout, key: key, now: now)
+        return try await read { db in
+            try Row.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)).map(layout.item(from:))
+        }
+    }
+
+    private static func selectByKey(_ layout: TableLayout, key: [JSON], now: Int) -> (String, [DatabaseValue]) {
+        let conditions = layout.model.primaryKey.map { "\($0.quotedSQLIdentifier) = ?" }
+        let arguments = zip(layout.model.primaryKey, key).map { name, value in
+            TableLayout.databaseValue(value, storage: layout.column(named: name)?.storage ?? .text)
+        }
+        return (
+            "SELECT \(layout.selection) FROM \(layout.table) WHERE \(conditions.joined(separator: " AND ")) "
+                + "AND \(notExpired(layout))",
+            arguments + [now.databaseValue]
+        )
+    }
+
+    private static func notExpired(_ layout: TableLayout) -> String {
+        let column = TableLayout.expiryColumn.quotedSQLIdentifier
+        return "(\(column) IS NULL OR \(column) > ?)"
+    }
+
+    func fetchPage(_ query: PageQuery) async throws -> ItemPage {
+        let layout = try layout(query.model)
+        let compiler = SQLPredicateCompiler.table(layout)
+        let filter = try compiler.compile(query.filter ?? .always)
+        let key = try compiler.compile(query.keyCondition)
+        var sql =
+            "SELECT \(layout.selection), COALESCE(\(filter.sql), 0) FROM \(layout.table) WHERE (\(key.sql)) AND "
+            + Self.notExpired(layout)
+        var arguments = filter.arguments + key.arguments + [query.now.databaseValue]
+        let orderColumns = query.order.map(\.quotedSQLIdentifier)
+        if let after = query.after {
+            guard after.count == query.order.count else { throw StorageError.corrupt("a page key of the wrong size") }
+            let marks = Array(repeating: "?", count: after.count).joined(separator: ", ")
+            sql += " AND (\(orderColumns.joined(separator: ", "))) \(query.descending ? "<" : ">") (\(marks))"
+            arguments += zip(query.order, after).map { name, value in
+                TableLayout.databaseValue(value, storage: layout.column(named: name)?.storage ?? .text)
+            }
+        }
+        let direction = query.descending ? "DESC" : "ASC"
+        sql += " ORDER BY " + orderColumns.map { "\($0) \(direction)" }.joined(separator: ", ") + " LIMIT ?"
+        arguments.append((query.limit + 1).databaseValue)
+        let statement = sql
+        let statementArguments = StatementArguments(arguments)
+        let matchIndex = layout.columns.count
+        return try await read { db in
+            let rows = try Row.fetchAll(db, sql: statement, arguments: statementArguments)
+            var items: [StoredItem] = []
+            var lastItem: StoredItem?
+            for row in rows.prefix(query.limit) {
+                let item = try layout.item(from: row)
+                lastItem = item
+                if row[matchIndex] as Int == 1 { items.append(item) }
+            }
+            let lastKey =
+                rows.count > query.limit ? lastItem.map { item in query.order.map { item.values[$0] ?? .null } } : nil
+            return ItemPage(items: items, lastKey: lastKey)
+        }
+    }
+
+    func fetchChanges(_ query: ChangeQuery) async throws -> ChangePage {
+        let layout = try layout(query.model)
+        let filter = try SQLPredicateCompiler.journal(layout, itemColumn: "item").compile(query.filter ?? .always)
+        var sql =
+            "SELECT \"position\", \"item\", COALESCE(\(filter.sql), 0) FROM \(Self.journalTable.quotedSQLIdentifier) "
+            + "WHERE \"model\" = ? AND \"changedAt\" >= ? AND \"expiresAt\" > ?"
+        var arguments =
+            filter.arguments + [query.model.databaseValue, query.since.databaseValue, query.now.databaseValue]
+        if let after = query.afterPosition {
+            sql += " AND \"position\" > ?"
+            arguments.append(after.databaseValue)
+        }
+        sql += " ORDER BY \"position\" LIMIT ?"
+        arguments.append((query.limit + 1).databaseValue)
+        let statement = sql
+        let statementArguments = StatementArguments(arguments)
+        return try await read { db in
+            let rows = try Row.fetchAll(db, sql: statement, arguments: statementArguments)
+            var items: [StoredItem] = []
+            var lastPosition: Int?
+            for row in rows.prefix(query.limit) {
+                lastPosition = row[0]
+                if row[2] as Int == 1 {
+                    items.append(try Self.journalItem(row[1], layout: layout))
+                }
+            }
+            return ChangePage(items: items, lastPosition: rows.count > query.limit ? lastPosition : nil)
+        }
+    }
+
+    /// An item as the journal records it: its values and metadata in one JSON object.
+    static func journalText(_ item: StoredItem) -> String {
+        var object = item.values
+        object[TableLayout.versionColumn] = item.version.map(JSON.int)
+        object[TableLayout.deletedColumn] = item.deleted.map(JSON.bool)
+        object[TableLayout.lastChangedAtColumn] = item.lastChangedAt.map(JSON.int)
+        return JSON.object(object).text
+    }
+
+    private static func journalItem(_ text: String, layout: TableLayout) throws -> StoredItem {
+        guard case .object(var object) = try JSON(parsing: text) else {
+            throw StorageError.corrupt("a journal entry that is not an object")
+        }
+        let version = object[TableLayout.versionColumn]?.intValue
+        let deleted = object[TableLayout.deletedColumn]?.boolValue
+        let lastChangedAt = object[TableLayout.lastChangedAtColumn]?.intValue
+        for name in [TableLayout.versionColumn, TableLayout.deletedColumn, TableLayout.lastChangedAtColumn] {
+            object[name] = nil
+        }
+        return StoredItem(values: object, version: version, deleted: deleted, lastChangedAt: lastChangedAt)
+    }
+
+    // MARK: - Writes
+
+    func write(_ write: ItemWrite) async throws -> WriteOutcome {
+        let layout = try layout(write.model)
+        let condition = try write.condition.map { try SQLPredicateCompiler.table(layout).compile($0) }
+        let purge = lastPurge.withLock { last in
+            guard write.now - last >= 60_000 else { return false }
+            last = write.now
+            return true
+        }
+        let layouts = purge ? Array(layouts.values) : []
+        return try await pool.write { db in
+            for layout in layouts {
+                try db.execute(
+                    sql: "DELETE FROM \(layout.table) WHERE \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
+                    arguments: [write.now]
+                )
+            }
+            if !layouts.isEmpty {
+                try db.execute(
+                    sql: "DELETE FROM \(Self.journalTable.quotedSQLIdentifier) WHERE \"expiresAt\" <= ?",
+                    arguments: [write.now]
+                )
+            }
+            return try Self.perform(write, layout: layout, condition: condition, in: db)
+        }
+    }
+
+    private static func perform(
+        _ write: ItemWrite,
+        layout: TableLayout,
+        condition: SQLFragment?,
+        in db: Database
+    ) throws -> WriteOutcome {
+        let keyConditions = layout.model.primaryKey.map { "\($0.quotedSQLIdentifier) = ?" }.joined(separator: " AND ")
+        let keyArguments = zip(layout.model.primaryKey, write.key).map { name, value in
+            TableLayout.databaseValue(value, storage: layout.column(named: name)?.storage ?? .text)
+        }
+        // An expired tombstone no longer exists.
+        try db.execute(
+            sql:
+                "DELETE FROM \(layout.table) WHERE \(keyConditions) AND \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
+            arguments: StatementArguments(keyArguments + [write.now.databaseValue])
+        )
+        let (select, selectArguments) = selectByKey(layout, key: write.key, now: write.now)
+        let current = try Row.fetchOne(db, sql: select, arguments: StatementArguments(selectArguments))
+            .map(layout.item(from:))
+
+        switch (write.expectation, current) {
+        case (.absent, .some): return .exists
+        case (.present, .none): return .missing
+        default: break
+        }
+        if let condition {
+            let holds: Bool
+            if current != nil {
+                holds =
+                    try Bool.fetchOne(
+                        db,
+                        sql: "SELECT COALESCE(\(condition.sql), 0) FROM \(layout.table) WHERE \(keyConditions)",
+                        arguments: StatementArguments(condition.arguments + keyArguments)
+                    ) ?? false
+            } else {
+                let nulls = layout.columns.map { "NULL AS \($0.quotedName)" }.joined(separator: ", ")
+                holds =
+                    try Bool.fetchOne(
+                        db,
+                        sql: "SELECT COALESCE(\(condition.sql), 0) FROM (SELECT \(nulls))",
+                        arguments: StatementArguments(condition.arguments)
+                    ) ?? false
+            }
+            if !holds { return .conditionFailed }
+        }
+        if case .present(let version?) = write.expectation, let current, current.version != version {
+            return .stale(current)
+        }
+
+        switch write.action {
+        case .put(let item):
+            let columns = layout.columns.map(\.quotedName).joined(separator: ", ")
+            let marks = Array(repeating: "?", count: layout.columns.count).joined(separator: ", ")
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(layout.table) (\(columns)) VALUES (\(marks))",
+                arguments: StatementArguments(layout.databaseValues(of: item, expiresAt: write.expiresAt))
+            )
+            if let journalExpiresAt = write.journalExpiresAt {
+                try db.execute(
+                    sql:
+                        "INSERT INTO \(journalTable.quotedSQLIdentifier) (\"model\", \"changedAt\", \"expiresAt\", \"item\") "
+                        + "VALUES (?, ?, ?, ?)",
+                    arguments: [
+                        layout.model.name, item.lastChangedAt ?? write.now, journalExpiresAt, journalText(item),
+                    ]
+                )
+            }
+        case .remove:
+            try db.execute(
+                sql: "DELETE FROM \(layout.table) WHERE \(keyConditions)",
+                arguments: StatementArguments(keyArguments)
+            )
+        }
+        return .written
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(body)
+    }
+}

@@ -1,0 +1,114 @@
+import AWSPluginsCore
+import Foundation
+
+/// A request signed by botocore's `SigV4Auth`, from `Reference/botocore_sigv4_vectors.py`.
+struct BotocoreVector: Decodable, Sendable {
+    var method: String
+    var url: String
+    var headers: [[String]]
+    var body: String
+    var accessKeyId: String
+    var secretAccessKey: String
+    var sessionToken: String?
+    var service: String
+    var region: String
+    var epochSeconds: Int64
+    var canonicalRequest: String
+    var stringToSign: String
+    var signedHeaders: [[String]]
+    var authorization: String
+    /// The `Host` value botocore signed when the request had none.
+    var host: String
+
+    var date: Date { Date(timeIntervalSince1970: TimeInterval(epochSeconds)) }
+
+    var credentials: AWSCredentials {
+        AWSCredentials(accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, sessionToken: sessionToken)
+    }
+
+    var bodyData: Data { Data(base64Encoded: body)! }
+
+    /// The unsigned request, or `nil` when Foundation reads the URL differently from botocore.
+    var request: SigV4Request? {
+        guard let url = URL(string: self.url), url.absoluteString == self.url else { return nil }
+        return SigV4Request(method: method, url: url, headers: Self.headers(headers), body: bodyData)
+    }
+
+    /// The request as botocore signed it, with the `Host` header a client adds when it has none.
+    var signedRequest: SigV4Request? {
+        guard var request else { return nil }
+        request.headers = Self.headers(signedHeaders)
+        if !request.headers.contains(name: "Host") {
+            request.headers.add(name: "Host", value: host)
+        }
+        return request
+    }
+
+    static func headers(_ pairs: [[String]]) -> SigV4Request.Headers {
+        SigV4Request.Headers(pairs.map { SigV4Request.Headers.Field(name: $0[0], value: $0[1]) })
+    }
+}
+
+/// Why the reference vectors could not be produced.
+struct BotocoreUnavailable: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs the reference script once for every test that needs botocore's answers.
+enum BotocoreReference {
+    /// How many requests the script signs.
+    static let count = 600
+
+    static let script = URL(filePath: #filePath)
+        .deletingLastPathComponent()
+        .appending(components: "Reference", "botocore_sigv4_vectors.py")
+
+    /// botocore's version and its signed requests, or why they are unavailable.
+    static let vectors: Result<(version: String, vectors: [BotocoreVector]), BotocoreUnavailable> = run()
+
+    private struct Output: Decodable {
+        var botocore: String
+        var vectors: [BotocoreVector]
+    }
+
+    private static func run() -> Result<(version: String, vectors: [BotocoreVector]), BotocoreUnavailable> {
+        let install =
+            "Install Python 3 and botocore (python3 -m pip install botocore) to run the SigV4 reference tests."
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = ["python3", script.path(percentEncoded: false), String(count), "20240102"]
+        let output = Pipe()
+        let errors = FileManager.default.temporaryDirectory
+            .appending(path: "botocore-sigv4-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: errors.path(percentEncoded: false), contents: nil)
+        defer { try? FileManager.default.removeItem(at: errors) }
+        do {
+            process.standardOutput = output
+            process.standardError = try FileHandle(forWritingTo: errors)
+            try process.run()
+        } catch {
+            return .failure(BotocoreUnavailable(description: "Could not run python3 (\(error)). \(install)"))
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        guard process.terminationStatus == 0 else {
+            // Status 3: the script found python3 but not botocore, and said how to install it.
+            let advice = process.terminationStatus == 3 ? "" : " \(install)"
+            return .failure(
+                BotocoreUnavailable(
+                    description: "\(script.lastPathComponent) exited with status \(process.terminationStatus): "
+                        + stderr.trimmingCharacters(in: .whitespacesAndNewlines) + advice
+                )
+            )
+        }
+        do {
+            let decoded = try JSONDecoder().decode(Output.self, from: data)
+            return .success((decoded.botocore, decoded.vectors))
+        } catch {
+            return .failure(
+                BotocoreUnavailable(description: "Unreadable output from \(script.lastPathComponent): \(error)")
+            )
+        }
+    }
+}

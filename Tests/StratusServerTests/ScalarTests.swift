@@ -1,0 +1,120 @@
+import Foundation
+import StratusServer
+import Testing
+
+/// The AWS scalars: values AppSync accepts are stored, others refused with its messages.
+@Suite struct ScalarTests {
+    static let schema = """
+        type Event @model {
+          id: ID!
+          day: AWSDate
+          time: AWSTime
+          at: AWSDateTime
+          stamp: AWSTimestamp
+          email: AWSEmail
+          data: AWSJSON
+          phone: AWSPhone
+          url: AWSURL
+          ip: AWSIPAddress
+          days: [AWSDate]
+        }
+        """
+
+    struct Value: CustomTestStringConvertible, Sendable {
+        var field: String
+        var value: JSON
+        var testDescription: String { "\(field) \(value.text)" }
+    }
+
+    static let accepted: [Value] = [
+        Value(field: "day", value: "1970-01-01"),
+        Value(field: "day", value: "2024-02-29Z"),
+        Value(field: "day", value: "1970-01-01-07:00"),
+        Value(field: "day", value: "1970-01-01+05:30:15"),
+        Value(field: "time", value: "12:30"),
+        Value(field: "time", value: "23:59:59.123456789"),
+        Value(field: "time", value: "12:30:00+01:00"),
+        Value(field: "at", value: "2023-11-14T22:13:20.000Z"),
+        Value(field: "at", value: "1970-01-01T12:00:00.2-07:00"),
+        Value(field: "at", value: "-2017-01-01T00:00Z"),
+        Value(field: "stamp", value: 1_700_000_000),
+        Value(field: "email", value: "jeff@amazon.com"),
+        Value(field: "email", value: "a@b"),
+        Value(field: "data", value: #"{"a":[1,2]}"#),
+        Value(field: "data", value: "42"),
+        Value(field: "phone", value: "+1 555 123 4567"),
+        Value(field: "phone", value: "555-123-4567"),
+        Value(field: "url", value: "https://example.com/a?b=c"),
+        Value(field: "url", value: "mailto:jeff@amazon.com"),
+        Value(field: "ip", value: "127.0.0.1"),
+        Value(field: "ip", value: "127.0.0.1/8"),
+        Value(field: "ip", value: "::1"),
+        Value(field: "ip", value: "2001:db8::/32"),
+    ]
+
+    static let refused: [(Value, String)] = [
+        (Value(field: "day", value: "2023-02-29"), "Unable to parse `2023-02-29` as a valid date."),
+        (Value(field: "day", value: "2023-1-01"), "Unable to parse `2023-1-01` as a valid date."),
+        (Value(field: "time", value: "24:00"), "Unable to parse `24:00` as a valid time."),
+        (Value(field: "time", value: "12:00:00.1234567890"), "Unable to parse `12:00:00.1234567890` as a valid time."),
+        (Value(field: "at", value: "2019"), "Unable to parse `2019` as a valid DateTime Object."),
+        (
+            Value(field: "at", value: "2023-11-14T22:13:20"),
+            "Unable to parse `2023-11-14T22:13:20` as a valid DateTime Object."
+        ),
+        (Value(field: "stamp", value: "now"), "Unable to parse `now` as a valid timestamp."),
+        (Value(field: "email", value: "jeff"), "Unable to parse `jeff` as a valid email address."),
+        (Value(field: "data", value: "{a: 1}"), "Unable to parse `{a: 1}` as valid JSON."),
+        (Value(field: "phone", value: "(555) 123-4567"), "Unable to parse `(555) 123-4567` as a valid phone number."),
+        (Value(field: "phone", value: "12345"), "Unable to parse `12345` as a valid phone number."),
+        (Value(field: "url", value: "example.com"), "Unable to parse `example.com` as a valid URL."),
+        (Value(field: "ip", value: "256.0.0.1"), "Unable to parse `256.0.0.1` as a valid IP address."),
+        (Value(field: "ip", value: "10.0.0.1/33"), "Unable to parse `10.0.0.1/33` as a valid IP address."),
+        (Value(field: "days", value: ["2024-01-01", "soon"]), "Unable to parse `soon` as a valid date."),
+    ]
+
+    static let create = "mutation C($input: CreateEventInput!) { createEvent(input: $input) { id } }"
+
+    @Test(arguments: accepted)
+    func acceptedValuesAreStored(_ value: Value) async throws {
+        let server = try TestServer(Self.schema)
+        let body = await server.run(Self.create, ["input": ["id": "e1", .init(value.field): value.value]])
+        #expect(body == #"{"data":{"createEvent":{"id":"e1"}}}"#)
+    }
+
+    @Test(arguments: refused)
+    func refusedVariablesNameTheFieldAndTheValue(_ value: Value, _ message: String) async throws {
+        let server = try TestServer(Self.schema)
+        #expect(
+            await server.run(Self.create, ["input": ["id": "e1", .init(value.field): value.value]])
+                == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":12,"sourceName":null}],"#
+                + #""message":"Variable '\#(value.field)' has an invalid value. \#(message)"}]}"#
+        )
+        #expect(await server.run("{ listEvents { items { id } } }") == #"{"data":{"listEvents":{"items":[]}}}"#)
+    }
+
+    @Test func refusedLiteralsNameTheArgumentPath() async throws {
+        let server = try TestServer(Self.schema)
+        #expect(
+            await server.run(#"mutation { createEvent(input: {id: "e1", at: "soon"}) { id } }"#)
+                == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":24,"sourceName":null}],"#
+                + #""message":"Validation error of type WrongType: argument 'input.at' with value "#
+                + #"'StringValue{value='soon'}' is not a valid 'AWSDateTime' @ 'createEvent'"}]}"#
+        )
+        #expect(
+            await server.run(#"mutation { made: createEvent(input: {id: "e1", days: ["2024-01-01", "x"]}) { id } }"#)
+                == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":30,"sourceName":null}],"#
+                + #""message":"Validation error of type WrongType: argument 'input.days' with value "#
+                + #"'StringValue{value='x'}' is not a valid 'AWSDate' @ 'made'"}]}"#
+        )
+    }
+
+    @Test func aWSJSONIsReturnedAsCompactJSONText() async throws {
+        let server = try TestServer(Self.schema)
+        _ = await server.run(Self.create, ["input": ["id": "e1", "data": #"{ "b" : [1, 2.5, "x"] , "a": null }"#]])
+        #expect(
+            await server.run(#"{ getEvent(id: "e1") { data } }"#)
+                == #"{"data":{"getEvent":{"data":"{\"b\":[1,2.5,\"x\"],\"a\":null}"}}}"#
+        )
+    }
+}
