@@ -85,7 +85,7 @@ struct SchemaMigrator {
                 arguments: [table.name]
             )?.hasSuffix("STRICT") ?? false
         if removed.isEmpty && changed.isEmpty && primaryKey == table.primaryKey && sameForeignKeys && isStrict
-            && added.allSatisfy({ !$0.isRequired && $0.kind != .boolean })
+            && added.allSatisfy({ !$0.isRequired })
         {
             for column in added {
                 try db.execute(
