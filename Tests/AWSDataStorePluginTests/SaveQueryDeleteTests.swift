@@ -249,3 +249,46 @@ extension Sequence where Element: Sendable {
         return result
     }
 }
+
+@Suite struct TemporalSortTests {
+    @Test func temporalFieldsSortByInstant() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Fixtures.blog())
+        let times = [
+            "2024-01-02T04:00:00+02:00", "2024-01-02T03:00:00Z", "2024-01-02T02:30:00Z", "2024-01-01T23:00:00-05:00",
+        ]
+        for (index, time) in times.enumerated() {
+            var post = Fixtures.post("p\(index)")
+            post.publishedAt = try Temporal.DateTime(iso8601String: time)
+            try await store.plugin.save(post)
+        }
+        let p = BlogPost.keys
+        let ascending = try await store.plugin.query(BlogPost.self, sort: .ascending(p.publishedAt))
+        #expect(ascending.map(\.id) == ["p0", "p2", "p1", "p3"])
+        let descending = try await store.plugin.query(
+            BlogPost.self,
+            sort: .by(.descending(p.publishedAt), .ascending(p.id))
+        )
+        #expect(descending.map(\.id) == ["p3", "p1", "p2", "p0"])
+    }
+}
+
+@Suite struct RegistrationErrorTests {
+    struct CommentsOnly: AmplifyModelRegistration {
+        let version = "comments-only"
+
+        func registerModels(registry: ModelRegistry.Type) {
+            registry.register(modelType: Comment.self)
+        }
+    }
+
+    @Test func aRelationToAModelThatIsNotRegisteredIsNamed() async throws {
+        let store = try TestStore(CommentsOnly())
+        let error = await #expect(throws: DataStoreError.self) { try await store.plugin.start() }
+        #expect(error?.code == .configuration)
+        #expect(
+            error?.message
+                == "Comment.post relates to Post, which the model registration does not contain. Regenerate the models with `stratus codegen models` so that AmplifyModels registers Post."
+        )
+    }
+}

@@ -4,7 +4,9 @@ import GRDB
 /// A `SELECT` of the records of one table: condition, order and page.
 ///
 /// Records come in the order of the sort fields, then in the order they were first saved, so
-/// that pages never overlap or skip a record.
+/// that pages never overlap or skip a record. Strings sort by their UTF-8 bytes, as predicates
+/// compare them; `AWSDate`, `AWSDateTime` and `AWSTime` fields by the instant they name (see
+/// ``TemporalCollations``).
 struct SQLQuery: Sendable {
     /// The statement.
     let sql: String
@@ -52,7 +54,13 @@ struct SQLQuery: Sendable {
         for descriptor in sort?.inputs ?? [] {
             let direction = descriptor.order == .ascending ? "ASC" : "DESC"
             let columns: [String]
-            if table.column(named: descriptor.fieldName) != nil {
+            if let column = table.column(named: descriptor.fieldName) {
+                if case .temporal(let kind) = column.kind {
+                    terms.append(
+                        "\(column.name.quotedIdentifier) COLLATE \(TemporalCollations.name(kind)) \(direction)"
+                    )
+                    continue
+                }
                 columns = [descriptor.fieldName]
             } else if let foreignKey = table.associations[descriptor.fieldName] {
                 columns = foreignKey

@@ -73,6 +73,7 @@ final class StorageEngine: Sendable {
         let function = conditions.function
         grdb.prepareDatabase { db in
             db.add(function: function)
+            for collation in TemporalCollations.all { db.add(collation: collation) }
             if !db.configuration.readonly {
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             }
