@@ -46,7 +46,8 @@ extension ModelTable {
         return .object(members)
     }
 
-    /// Decodes the model in `row` with `decoder`, whose `userInfo` carries the relation loader.
+    /// Decodes the model in `row` (see ``RecordDecoder``); `decoder` decodes the JSON of
+    /// embedded values and lists, and its `userInfo` carries the relation loader.
     ///
     /// - Throws: ``DataStoreError`` when the stored record does not decode as `M`.
     func decode<M: Model>(
@@ -57,10 +58,10 @@ extension ModelTable {
     ) throws(DataStoreError)
         -> M
     {
-        let data = jsonData(of: row, offset: offset)
         do {
-            return try decoder.decode(M.self, from: data)
+            return try M(from: RecordDecoder(row: row, offset: offset, table: self, json: decoder))
         } catch {
+            let data = jsonData(of: row, offset: offset)
             throw DataStoreError(
                 .storage,
                 "A stored \(name) does not decode as the \(name) model: \(error). The stored record is "
