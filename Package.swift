@@ -76,6 +76,7 @@ let package = Package(
             name: "stratus",
             dependencies: [
                 "StratusCodegen",
+                "StratusServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
