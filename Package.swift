@@ -20,6 +20,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
@@ -51,6 +55,10 @@ let package = Package(
                 "AWSPluginsCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -105,7 +113,12 @@ let package = Package(
             dependencies: ["AWSDataStorePlugin", "BlogModels"],
             swiftSettings: strict
         ),
-        .testTarget(name: "StratusServerTests", dependencies: ["StratusServer"], swiftSettings: strict),
+        .testTarget(
+            name: "StratusServerTests",
+            dependencies: ["StratusServer"],
+            exclude: ["Interop"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "StratusCodegenTests",
             dependencies: ["StratusCodegen", "BlogModels"],

@@ -24,6 +24,14 @@ public enum Amplify {
         } ?? UnconfiguredDataStore()
     }
 
+    /// The API category: the API plugin that was added, or a stand-in whose every call fails
+    /// with a message saying how to add one.
+    public static var API: any APICategory {
+        state.withLock { state in
+            state.plugins.lazy.compactMap { $0 as? any APICategoryPlugin }.first
+        } ?? UnconfiguredAPI()
+    }
+
     /// Adds a plugin. Add every plugin before calling ``configure(_:)``.
     ///
     /// - Throws: ``ConfigurationError`` after ``configure(_:)``, or when a plugin with the same
@@ -66,6 +74,11 @@ public enum Amplify {
             return state.plugins
         }
         for plugin in plugins {
+            if let api = plugin as? any APICategoryPlugin {
+                // An API plugin reads `api` or, from amplify_outputs.json, `data`.
+                try api.configure(with: resolved)
+                continue
+            }
             let category = plugin is any DataStoreCategoryPlugin ? "dataStore" : "api"
             try plugin.configure(using: resolved?.pluginConfiguration(category: category, key: plugin.key))
         }

@@ -1,0 +1,47 @@
+import Amplify
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AWSAPIPlugin {
+    /// Sends a GraphQL query to the request's API and decodes the response.
+    ///
+    /// - Throws: `APIError`, as `APICategory.query(request:)` describes.
+    @discardableResult
+    public func query<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
+        try await graphQL(request)
+    }
+
+    /// Sends a GraphQL mutation to the request's API and decodes the response.
+    ///
+    /// - Throws: `APIError`, as `APICategory.query(request:)` describes.
+    @discardableResult
+    public func mutate<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
+        try await graphQL(request)
+    }
+
+    private func graphQL<R: Decodable>(_ request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
+        let pipeline = try pipeline(apiName: request.apiName, type: .graphQL, authMode: request.authMode)
+        var urlRequest = URLRequest(url: pipeline.endpoint.endpoint)
+        urlRequest.httpMethod = "POST"
+        urlRequest.httpBody = try Self.encode(request.body)
+        let response = try await pipeline.send(urlRequest, headers: nil)
+        return GraphQLResponseDecoder().decode(response.body, for: request)
+    }
+
+    /// The body of a GraphQL request: compact JSON with sorted keys.
+    static func encode(_ body: JSONValue) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(body)
+        } catch {
+            throw APIError.operationError(
+                "The request's variables cannot be encoded as JSON: \(sentence: error)",
+                "Use finite numbers in the variables."
+            )
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A request to a REST API: the path under the API's endpoint, headers, query and body.
+///
+/// The method is the call that sends it: `get`, `put`, `post`, `delete`, `head` or `patch`.
+///
+/// ```swift
+/// let request = RESTRequest(
+///     apiName: "items",
+///     path: "/items",
+///     headers: ["accept": "application/json"],
+///     queryParameters: ["limit": "10"],
+///     body: Data(#"{"name":"pen"}"#.utf8)
+/// )
+/// let data = try await Amplify.API.post(request: request)
+/// ```
+public struct RESTRequest: Sendable, Hashable {
+    /// The API to send to, by its name in the configuration; `nil` for the only REST API.
+    public var apiName: String?
+    /// The path under the API's endpoint, such as `/items/1`; it is percent-encoded when sent.
+    public var path: String?
+    /// Headers to send, applied after the authorization headers and before the interceptors.
+    public var headers: [String: String]?
+    /// The query parameters, sent sorted by name.
+    public var queryParameters: [String: String]?
+    /// The body; `nil` for none.
+    public var body: Data?
+
+    /// Creates a request; every part is optional.
+    public init(
+        apiName: String? = nil,
+        path: String? = nil,
+        headers: [String: String]? = nil,
+        queryParameters: [String: String]? = nil,
+        body: Data? = nil
+    ) {
+        self.apiName = apiName
+        self.path = path
+        self.headers = headers
+        self.queryParameters = queryParameters
+        self.body = body
+    }
+}
+
+/// The HTTP method of a REST call.
+public enum RESTMethod: String, Sendable, Hashable, CaseIterable {
+    case get = "GET"
+    case put = "PUT"
+    case post = "POST"
+    case delete = "DELETE"
+    case head = "HEAD"
+    case patch = "PATCH"
+}

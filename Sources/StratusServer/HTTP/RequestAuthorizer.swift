@@ -1,0 +1,86 @@
+import AWSPluginsCore
+import Foundation
+
+/// Decides who sent a request, from its headers, as AppSync does.
+///
+/// An `Authorization` header that starts with `AWS4-HMAC-SHA256` is IAM; another `Authorization`
+/// header is a token (Lambda); `x-api-key` is an API key; no header at all is allowed only when
+/// the API accepts `NONE`.
+struct RequestAuthorizer: Sendable {
+    let configuration: ServerAuthorization
+    let clock: @Sendable () -> Date
+
+    /// The parts of the request a signature covers.
+    struct SignedParts: Sendable {
+        var method: String
+        var path: String
+        var query: String?
+        var headers: SigV4Request.Headers
+        var body: Data
+    }
+
+    func identity(for parts: SignedParts) async throws(HTTPRejection) -> Identity {
+        let modes = configuration.modes
+        let authorization = parts.headers["authorization"]
+        if let authorization, authorization.hasPrefix("AWS4-HMAC-SHA256") {
+            guard modes.contains(.awsIAM) else { throw .notAuthorized }
+            return try verifySignature(parts)
+        }
+        if let token = authorization, !token.isEmpty {
+            if modes.contains(.lambda), let authorizer = configuration.lambdaAuthorizer {
+                let decision: LambdaAuthorization
+                do {
+                    decision = try await authorizer(token)
+                } catch {
+                    throw .notAuthorized
+                }
+                guard decision.isAuthorized else { throw .notAuthorized }
+                return Identity(authorizationMode: .lambda, claims: decision.resolverContext)
+            }
+            if modes.contains(.userPools) || modes.contains(.openIDConnect) {
+                guard token.split(separator: ".", omittingEmptySubsequences: false).count == 3 else {
+                    throw .malformedToken
+                }
+            }
+            throw .notAuthorized
+        }
+        if let key = parts.headers["x-api-key"] {
+            guard modes.contains(.apiKey),
+                let match = configuration.apiKeys.first(where: { $0.value == key }),
+                match.expires.map({ $0 > clock() }) ?? true
+            else { throw .notAuthorized }
+            return .apiKey
+        }
+        if modes.contains(.none) { return .anonymous }
+        throw .noAuthorization
+    }
+
+    private func verifySignature(_ parts: SignedParts) throws(HTTPRejection) -> Identity {
+        let credentials = configuration.iamCredentials
+        let verifier = SigV4Verifier(
+            service: "appsync",
+            region: configuration.region,
+            clockSkew: configuration.clockSkew
+        ) { accessKeyId in
+            credentials.first { $0.accessKeyId == accessKeyId }.map { ($0.secretAccessKey, $0.sessionToken) }
+        }
+        do {
+            let identity = try verifier.verify(
+                method: parts.method,
+                path: parts.path,
+                query: parts.query,
+                headers: parts.headers,
+                body: parts.body,
+                now: clock()
+            )
+            return Identity(
+                authorizationMode: .awsIAM,
+                claims: ["accessKeyId": .string(identity.accessKeyId)]
+            )
+        } catch let error as SigV4VerificationError {
+            throw HTTPRejection(status: 403, errorType: error.errorType, message: error.description)
+        } catch {
+            throw HTTPRejection(status: 403, errorType: "InvalidSignatureException", message: "\(error)")
+        }
+    }
+}
