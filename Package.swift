@@ -116,7 +116,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusServerTests",
-            dependencies: ["StratusServer"],
+            dependencies: ["StratusServer", "StratusCodegen", "AWSPluginsCore"],
             exclude: ["Interop"],
             swiftSettings: strict
         ),

@@ -37,7 +37,9 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let schemaURL = URL(fileURLWithPath: schema)
         guard let source = try? String(contentsOf: schemaURL, encoding: .utf8) else {
-            throw ValidationError("Cannot read the schema at '\(schema)'. Pass --schema with the path of a .graphql file.")
+            throw ValidationError(
+                "Cannot read the schema at '\(schema)'. Pass --schema with the path of a .graphql file."
+            )
         }
         let annotated: AnnotatedSchema
         do {
@@ -60,7 +62,11 @@ struct Serve: AsyncParsableCommand {
         )
         let server: StratusServer
         do {
-            server = try StratusServer(schema: annotated, configuration: settings.serverConfiguration, dataDirectory: directory)
+            server = try StratusServer(
+                schema: annotated,
+                configuration: settings.serverConfiguration,
+                dataDirectory: directory
+            )
         } catch {
             throw CodegenFailure(message: "Cannot open the data directory '\(directory.path)': \(error)")
         }
@@ -85,15 +91,18 @@ struct Serve: AsyncParsableCommand {
                     print("Could not write the client configuration files into \(outputDirectory.path): \(error)")
                 }
                 print("GraphQL endpoint: \(endpoint.absoluteString)")
-                print("Real-time endpoint: ws://\(host):\(port)/graphql/realtime")
                 if let key = apiKeys.first { print("API key: \(key.value)") }
                 print("Data: \(directory.path)")
                 print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")
+                fflush(nil)
             }
         } catch {
             let text = "\(error)"
             if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
-                throw CodegenFailure(message: "Port \(port) on \(host) is in use. Stop the other server or pass --port with a free port (0 picks one).")
+                throw CodegenFailure(
+                    message:
+                        "Port \(port) on \(host) is in use. Stop the other server or pass --port with a free port (0 picks one)."
+                )
             }
             throw error
         }
@@ -108,7 +117,8 @@ struct Serve: AsyncParsableCommand {
             stored != version
         {
             throw CodegenFailure(
-                message: "The data directory '\(directory.path)' holds data for another version of the schema (\(stored), now \(version)). "
+                message:
+                    "The data directory '\(directory.path)' holds data for another version of the schema (\(stored), now \(version)). "
                     + "Its data is kept: pass --data-dir with another directory, or --reset to delete it and start empty."
             )
         }

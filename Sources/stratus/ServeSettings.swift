@@ -50,7 +50,9 @@ struct ServeSettings: Decodable {
     static func load(path: String?) throws -> ServeSettings {
         guard let path else { return ServeSettings() }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("Cannot read the configuration file '\(path)'. Pass --config with the path of a JSON file.")
+            throw ValidationError(
+                "Cannot read the configuration file '\(path)'. Pass --config with the path of a JSON file."
+            )
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -62,7 +64,9 @@ struct ServeSettings: Decodable {
         } catch let error as ValidationError {
             throw error
         } catch {
-            throw ValidationError("The configuration file '\(path)' is not valid: \(error). See `stratus serve --help`.")
+            throw ValidationError(
+                "The configuration file '\(path)' is not valid: \(error). See `stratus serve --help`."
+            )
         }
     }
 
@@ -76,7 +80,9 @@ struct ServeSettings: Decodable {
         return try names.map { name in
             guard let mode = Identity.AuthorizationMode(rawValue: name) else {
                 let known = Identity.AuthorizationMode.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError("Unknown authorization mode '\(name)' in the configuration file. Use one of: \(known).")
+                throw ValidationError(
+                    "Unknown authorization mode '\(name)' in the configuration file. Use one of: \(known)."
+                )
             }
             return mode
         }
@@ -107,7 +113,11 @@ struct ServeSettings: Decodable {
 
     var iamCredentials: [IAMCredential] {
         (authorization?.iamCredentials ?? []).map {
-            IAMCredential(accessKeyId: $0.accessKeyId, secretAccessKey: $0.secretAccessKey, sessionToken: $0.sessionToken)
+            IAMCredential(
+                accessKeyId: $0.accessKeyId,
+                secretAccessKey: $0.secretAccessKey,
+                sessionToken: $0.sessionToken
+            )
         }
     }
 

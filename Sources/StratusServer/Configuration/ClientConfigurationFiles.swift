@@ -59,7 +59,13 @@ public struct ClientConfigurationFiles: Sendable {
     ///
     /// - Throws: when a file cannot be written.
     public func write(to directory: URL) throws {
-        try Data(amplifyConfiguration.text.utf8).write(to: directory.appending(path: "amplifyconfiguration.json"), options: .atomic)
-        try Data(awsConfiguration.text.utf8).write(to: directory.appending(path: "awsconfiguration.json"), options: .atomic)
+        try Data(amplifyConfiguration.text.utf8).write(
+            to: directory.appending(path: "amplifyconfiguration.json"),
+            options: .atomic
+        )
+        try Data(awsConfiguration.text.utf8).write(
+            to: directory.appending(path: "awsconfiguration.json"),
+            options: .atomic
+        )
     }
 }
