@@ -1,1 +1,177 @@
-// DataStore: an on-device store with predicates, relations and observation.
+import Amplify
+import Foundation
+import GRDB
+import Synchronization
+
+/// The DataStore plugin: an on-device store of the app's models in SQLite, with predicates,
+/// relations and observation.
+///
+/// ```swift
+/// try Amplify.add(plugin: AWSDataStorePlugin(modelRegistration: AmplifyModels()))
+/// try Amplify.configure()
+/// let post = try await Amplify.DataStore.save(Post(title: "My First Post", rating: 10, status: "active"))
+/// ```
+///
+/// The store opens when Amplify is configured (or on first use when the plugin is used on its
+/// own), in the file ``DataStoreConfiguration/databaseURL`` names. ``stop()`` closes it; the
+/// next call opens it again.
+public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
+    /// The plugin's key in `amplifyconfiguration.json`.
+    public let key = "awsDataStorePlugin"
+
+    /// The models the plugin stores.
+    public let modelRegistration: any AmplifyModelRegistration
+
+    /// Where and how it stores them.
+    public let configuration: DataStoreConfiguration
+
+    private let engine = Mutex<StorageEngine?>(nil)
+    private let catalog: Result<ModelCatalog, DataStoreError>
+
+    /// A plugin storing the models of `modelRegistration`, the `AmplifyModels()` that
+    /// `stratus codegen models` generates.
+    public init(
+        modelRegistration: some AmplifyModelRegistration,
+        configuration: DataStoreConfiguration = .default
+    ) {
+        self.modelRegistration = modelRegistration
+        self.configuration = configuration
+        let types = ModelRegistry.modelTypes(registeredBy: modelRegistration)
+        self.catalog = Result { () throws(DataStoreError) in try ModelCatalog(modelTypes: types) }
+    }
+
+    /// Opens the store.
+    ///
+    /// - Throws: ``DataStoreError`` when the models cannot be stored or the database file is not
+    ///   DataStore's or is corrupted.
+    public func configure(using configuration: JSONValue?) throws {
+        _ = try openEngine()
+    }
+
+    /// Closes the store and ends every observation.
+    public func reset() async {
+        engine.withLock { engine in
+            defer { engine = nil }
+            return engine
+        }?.close()
+    }
+
+    /// The open store, opening it first if needed.
+    func openEngine() throws(DataStoreError) -> StorageEngine {
+        let catalog = try catalog.get()
+        return try engine.withLock { engine throws(DataStoreError) -> StorageEngine in
+            if let engine { return engine }
+            let opened = try StorageEngine.open(
+                catalog: catalog,
+                registryVersion: modelRegistration.version,
+                configuration: configuration
+            )
+            engine = opened
+            return opened
+        }
+    }
+
+    /// The pending outbox events, oldest first: the changes waiting to be sent to the backend.
+    ///
+    /// - Throws: ``DataStoreError`` when storage fails.
+    public func pendingMutations() async throws -> [MutationEvent] {
+        try await openEngine().outboxEvents()
+    }
+
+    // MARK: - DataStoreCategory
+
+    @discardableResult
+    public func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws -> M {
+        try await openEngine().save(model, where: condition)
+    }
+
+    public func query<M: Model>(_ modelType: M.Type, byId id: String) async throws -> M? {
+        try await openEngine().query(modelType, byId: id)
+    }
+
+    public func query<M: Model>(
+        _ modelType: M.Type,
+        where predicate: (any QueryPredicate)?,
+        sort sortInput: QuerySortInput?,
+        paginate paginationInput: QueryPaginationInput?
+    ) async throws -> [M] {
+        try await openEngine().query(modelType, where: predicate, sort: sortInput, paginate: paginationInput)
+    }
+
+    public func delete<M: Model>(_ model: M, where predicate: (any QueryPredicate)?) async throws {
+        let engine = try openEngine()
+        let table = try engine.catalog.table(for: M.self)
+        let (json, _) = try StorageEngine.encode(model)
+        try await engine.delete(from: table, identifier: try table.identifier(of: json), where: predicate)
+    }
+
+    public func delete<M: Model>(
+        _ modelType: M.Type,
+        withId id: String,
+        where predicate: (any QueryPredicate)?
+    ) async throws {
+        let engine = try openEngine()
+        try await engine.delete(from: try engine.catalog.table(for: M.self), identifier: id, where: predicate)
+    }
+
+    public func delete<M: Model>(_ modelType: M.Type, where predicate: any QueryPredicate) async throws {
+        let engine = try openEngine()
+        try await engine.delete(from: try engine.catalog.table(for: M.self), where: predicate)
+    }
+
+    public func observe<M: Model>(_ modelType: M.Type) -> AsyncThrowingStream<MutationEvent, any Error> {
+        do {
+            let engine = try openEngine()
+            _ = try engine.catalog.table(for: M.self)
+            return engine.observe(modelName: M.modelName)
+        } catch {
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
+    }
+
+    public func observeQuery<M: Model>(
+        for modelType: M.Type,
+        where predicate: (any QueryPredicate)?,
+        sort sortInput: QuerySortInput?
+    ) -> AsyncThrowingStream<DataStoreQuerySnapshot<M>, any Error> {
+        do {
+            return try openEngine().observeQuery(modelType, where: predicate, sort: sortInput)
+        } catch {
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
+    }
+
+    public func clear() async throws {
+        try await openEngine().clear()
+    }
+
+    public func start() async throws {
+        _ = try openEngine()
+    }
+
+    public func stop() async throws {
+        await reset()
+    }
+}
+
+extension ModelTable {
+    /// The identifier of the model encoded as `json`, from its primary-key fields.
+    ///
+    /// - Throws: ``DataStoreError`` when a key field has no value.
+    func identifier(of json: JSONValue) throws(DataStoreError) -> String {
+        var keyValues: [DatabaseValue] = []
+        for name in primaryKey {
+            guard let value = json[name], !value.isNull,
+                let stored = ModelTable.databaseValue(value, kind: column(named: name)!.kind)
+            else {
+                throw DataStoreError(
+                    .invalidModel,
+                    "The \(self.name) has no valid value for its key field \(name), so it cannot name a stored record. "
+                        + "Pass a \(self.name) read from DataStore, or delete by identifier."
+                )
+            }
+            keyValues.append(stored)
+        }
+        return ModelTable.identifier(of: keyValues)
+    }
+}

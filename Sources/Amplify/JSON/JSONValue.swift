@@ -28,16 +28,19 @@ public enum JSONValue: Sendable, Hashable {
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Strings first: they are the most common values (identifiers, foreign keys), and each
+        // failed attempt costs a thrown error. JSON types never decode as one another, so the
+        // order does not change the result.
         if container.decodeNil() {
             self = .null
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .boolean(value)
         } else if let value = try? container.decode(Int.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
         } else if let value = try? container.decode([String: JSONValue].self) {
             self = .object(value)
         } else if let value = try? container.decode([JSONValue].self) {

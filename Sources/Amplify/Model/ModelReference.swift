@@ -94,11 +94,15 @@ public struct ModelReference<Related: Model>: Sendable {
 
     /// Encodes the loaded model under `field` and the foreign-key values under `targetNames`.
     ///
+    /// A reference that has not loaded its model encodes only the foreign-key values: encoding
+    /// never loads, so saving a model read from a store does not read its relations first.
+    ///
     /// - Throws: `EncodingError` when a value cannot be encoded.
     public func encode(to encoder: any Encoder, field: String, targetNames: [String]) throws {
         var container = encoder.container(keyedBy: AnyModelCodingKey.self)
-        if let model {
-            try container.encode(model, forKey: AnyModelCodingKey(field))
+        let loaded = storage.lock.withLock { storage.isLoaded ? storage.model : nil }
+        if let loaded {
+            try container.encode(loaded, forKey: AnyModelCodingKey(field))
         }
         for (name, value) in zip(targetNames, identifiers) where !value.isNull {
             try container.encode(value, forKey: AnyModelCodingKey(name))

@@ -19,9 +19,34 @@ public enum ModelRegistry {
         embeddables.withLock { $0[name] }?.schema
     }
 
+    /// Collects the types one registration registers; see ``modelTypes(registeredBy:)``.
+    @TaskLocal private static var collector: Collector?
+
+    private final class Collector: Sendable {
+        let types = Mutex<[any Model.Type]>([])
+    }
+
     /// Registers `modelType` under its ``Model/modelName``.
     public static func register(modelType: any Model.Type) {
         state.withLock { $0[modelType.modelName] = modelType }
+        collector?.types.withLock { $0.append(modelType) }
+    }
+
+    /// Registers the models of `registration` and returns them, in the order it registers them.
+    ///
+    /// A store uses the types it is given rather than every registered type, so that two
+    /// registrations with a model of the same name (two apps' models in one test process) do not
+    /// replace each other's.
+    ///
+    /// ```swift
+    /// let types = ModelRegistry.modelTypes(registeredBy: AmplifyModels())
+    /// ```
+    public static func modelTypes(registeredBy registration: some AmplifyModelRegistration) -> [any Model.Type] {
+        let collector = Collector()
+        $collector.withValue(collector) {
+            registration.registerModels(registry: ModelRegistry.self)
+        }
+        return collector.types.withLock { $0 }
     }
 
     /// Every registered model type, by name.

@@ -12,6 +12,7 @@ public protocol DataStoreCategory: Sendable {
     /// Creates or updates `model`; with a `condition`, only when the stored record matches it.
     ///
     /// - Throws: ``DataStoreError`` when the model is invalid, the condition fails or storage fails.
+    @discardableResult
     func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws -> M
 
     /// The model of type `modelType` whose identifier is `id`, or `nil`.

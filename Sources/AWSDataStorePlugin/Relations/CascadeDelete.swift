@@ -1,0 +1,136 @@
+import Amplify
+import GRDB
+
+/// A record a delete removes: its table, its row and its place.
+struct DeletedRecord {
+    let table: ModelTable
+    let rowid: Int64
+    /// `rowid` followed by the table's columns.
+    let row: Row
+}
+
+/// Finds what deleting records removes: the records themselves and, before each, its hasMany
+/// and hasOne children, theirs before them, and so on.
+///
+/// Many-to-many relations go through a join model, whose records are the children of both
+/// sides: deleting a post removes its join records, never the tags they point to.
+struct CascadeDelete {
+    let catalog: ModelCatalog
+
+    /// `roots` (rows of `rowid` and the table's columns) and everything under them, deepest
+    /// first; each record appears once.
+    func plan(_ roots: [Row], in table: ModelTable, _ db: Database) throws -> [DeletedRecord] {
+        var plan: [DeletedRecord] = []
+        var visited: Set<String> = []
+        for row in roots {
+            try visit(row, table, db, &plan, &visited)
+        }
+        return plan
+    }
+
+    private func visit(
+        _ row: Row,
+        _ table: ModelTable,
+        _ db: Database,
+        _ plan: inout [DeletedRecord],
+        _ visited: inout Set<String>
+    ) throws {
+        let rowid: Int64 = row[0]
+        guard visited.insert("\(table.name)|\(rowid)").inserted else { return }
+        let key = table.primaryKey.map { name -> DatabaseValue in row[1 + table.columnIndex[name]!] }
+        if !key.contains(where: \.isNull) {
+            for relation in table.children {
+                guard let child = catalog.tables[relation.childTable] else { continue }
+                let condition = relation.childColumns.map { "\($0.quotedIdentifier) = ?" }.joined(separator: " AND ")
+                let children = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: "SELECT rowid, \(child.statements.columnList) FROM \(child.name.quotedIdentifier) "
+                            + "WHERE \(condition) ORDER BY rowid"
+                    ),
+                    arguments: StatementArguments(key)
+                )
+                for childRow in children {
+                    try visit(childRow, child, db, &plan, &visited)
+                }
+            }
+        }
+        plan.append(DeletedRecord(table: table, rowid: rowid, row: row))
+    }
+}
+
+extension StorageEngine {
+    /// Deletes the record of `table` whose key is `keyValues` (or whose identifier is
+    /// `identifier`), with its children, when it matches `condition`.
+    ///
+    /// - Throws: ``DataStoreError/Code/conditionalSaveFailed`` when the record does not match.
+    func delete(
+        from table: ModelTable,
+        identifier: String,
+        where condition: (any QueryPredicate)?
+    ) async throws(DataStoreError) {
+        let sqlCondition = try condition.map { predicate throws(DataStoreError) in
+            try SQLCondition(predicate, table: table, conditions: conditions)
+        }
+        defer { conditions.release(sqlCondition?.tokens ?? []) }
+        let filter = condition?.graphQLFilter(for: table.schema).map(CanonicalJSON.text(of:))
+        let key = table.identifierCondition(identifier)
+        let sql = "SELECT rowid, \(table.statements.columnList) FROM \(table.name.quotedIdentifier) WHERE \(key.sql)"
+        try await write { db in
+            let roots = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(key.arguments))
+            if let sqlCondition, let root = roots.first {
+                try Self.check(sqlCondition, on: root[0], in: table, db, action: "deleted")
+            }
+            try self.delete(roots, in: table, filter: filter, db)
+        }
+    }
+
+    /// Deletes every record of `table` matching `predicate`, with their children.
+    func delete(from table: ModelTable, where predicate: any QueryPredicate) async throws(DataStoreError) {
+        let query = try SQLQuery(
+            table: table,
+            selection: "rowid, \(table.statements.columnList)",
+            predicate: predicate,
+            sort: nil,
+            pagination: nil,
+            conditions: conditions
+        )
+        defer { conditions.release(query.tokens) }
+        try await write { db in
+            let roots = try Row.fetchAll(db, sql: query.sql, arguments: StatementArguments(query.arguments))
+            try self.delete(roots, in: table, filter: nil, db)
+        }
+    }
+
+    /// Deletes `roots` and their children, deepest first, each with its outbox event.
+    private func delete(_ roots: [Row], in table: ModelTable, filter: String?, _ db: Database) throws {
+        let plan = try CascadeDelete(catalog: catalog).plan(roots, in: table, db)
+        let rootRowids = Set(roots.map { $0[0] as Int64 })
+        var events: [MutationEvent] = []
+        events.reserveCapacity(plan.count)
+        for record in plan {
+            try db.cachedStatement(sql: record.table.statements.deleteByRowid).execute(arguments: [record.rowid])
+            let key = record.table.primaryKey.map { name -> DatabaseValue in
+                record.row[1 + record.table.columnIndex[name]!]
+            }
+            let identifier = ModelTable.identifier(of: key)
+            let version = try SystemTables.markRecord(
+                modelName: record.table.name,
+                identifier: identifier,
+                deleted: true,
+                db
+            )
+            let isRoot = record.table.name == table.name && rootRowids.contains(record.rowid)
+            let event = MutationEvent(
+                modelId: identifier,
+                modelName: record.table.name,
+                json: String(decoding: record.table.jsonData(of: record.row, offset: 1), as: UTF8.self),
+                mutationType: .delete,
+                version: version,
+                graphQLFilterJSON: isRoot ? filter : nil
+            )
+            try SystemTables.enqueue(event, db)
+            events.append(event)
+        }
+        publishOnCommit(events, db)
+    }
+}

@@ -1,0 +1,153 @@
+import Amplify
+import Foundation
+import GRDB
+
+/// Recognizes, creates and checks DataStore's database file.
+///
+/// A file DataStore did not create, or one that is corrupted, is refused before anything writes
+/// to it: the checks read the header directly, then open the file read-only.
+enum DatabaseFile {
+    /// What is at the database's path.
+    enum Contents: Equatable {
+        /// No file: DataStore creates one.
+        case none
+        /// An empty file, as `touch` leaves it: DataStore creates the database in it.
+        case empty
+        /// A SQLite database with DataStore's `application_id`.
+        case dataStore
+    }
+
+    /// What the file at `url` is.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidDatabase`` when the file
+    ///   is not a SQLite database or is one another program created.
+    static func inspect(_ url: URL) throws(DataStoreError) -> Contents {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return .none }
+        guard !isDirectory.boolValue else {
+            throw DataStoreError(
+                .invalidDatabase,
+                "The DataStore database path '\(url.path)' is a directory. Give DataStoreConfiguration(databaseURL:) "
+                    + "the path of a file."
+            )
+        }
+        let header: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            header = try handle.read(upToCount: 100) ?? Data()
+        } catch {
+            throw DataStoreError(
+                .invalidDatabase,
+                "DataStore cannot read the database file at '\(url.path)': \(error). Check its permissions."
+            )
+        }
+        if header.isEmpty { return .empty }
+        let magic = Data("SQLite format 3\0".utf8)
+        guard header.count == 100, header.prefix(16) == magic else {
+            throw DataStoreError(
+                .invalidDatabase,
+                "The file at '\(url.path)' is not a DataStore database: it is not a SQLite database (it starts with "
+                    + "\(describe(header.prefix(16)))). DataStore left it untouched. Move it away, or give "
+                    + "DataStoreConfiguration(databaseURL:) another path."
+            )
+        }
+        let applicationID = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard Int32(bitPattern: applicationID) == SystemTables.applicationID else {
+            throw DataStoreError(
+                .invalidDatabase,
+                "The file at '\(url.path)' is a SQLite database that DataStore did not create (its application_id is "
+                    + "0x\(String(applicationID, radix: 16, uppercase: true)), DataStore's is 0x"
+                    + "\(String(UInt32(bitPattern: SystemTables.applicationID), radix: 16, uppercase: true))). "
+                    + "DataStore left it untouched. Give DataStoreConfiguration(databaseURL:) another path."
+            )
+        }
+        return .dataStore
+    }
+
+    /// Creates an empty DataStore database at `url`: the header's `application_id` and the
+    /// system tables, written in one transaction before the file switches to WAL mode.
+    ///
+    /// - Throws: `DatabaseError` or a file system error.
+    static func create(_ url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: "PRAGMA application_id = \(SystemTables.applicationID)")
+            try SystemTables.create(db)
+            try SystemTables.setMetadataValue(db, "format", String(SystemTables.format))
+            try SystemTables.setMetadataValue(db, "createdAt", Temporal.DateTime.now().iso8601String)
+        }
+        try queue.close()
+    }
+
+    /// What a check of an existing database found.
+    struct Check {
+        /// The version of the model registration its tables were made for; `nil` before the first
+        /// migration.
+        var registryVersion: String?
+    }
+
+    /// Checks the DataStore database at `url` without writing to it: its integrity, its format
+    /// and its metadata.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidDatabase`` when the file is
+    ///   corrupted or was written by a newer DataStore.
+    static func check(_ url: URL, integrity: Bool) throws(DataStoreError) -> Check {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db throws(DataStoreError) -> Check in
+                do {
+                    if integrity {
+                        let report = try String.fetchAll(db, sql: "PRAGMA quick_check")
+                        guard report == ["ok"] else {
+                            throw corrupted(url, report.prefix(5).joined(separator: "; "))
+                        }
+                    }
+                    guard try db.tableExists(SystemTables.metadata) else {
+                        throw corrupted(url, "its \(SystemTables.metadata) table is missing")
+                    }
+                    let format = try SystemTables.metadataValue(db, "format").flatMap { Int($0) }
+                    guard let format else { throw corrupted(url, "it does not record its format") }
+                    guard format <= SystemTables.format else {
+                        throw DataStoreError(
+                            .invalidDatabase,
+                            "The DataStore database at '\(url.path)' was written by a newer version of DataStore "
+                                + "(format \(format); this version reads format \(SystemTables.format) and older). "
+                                + "DataStore left it untouched. Update the app, or give "
+                                + "DataStoreConfiguration(databaseURL:) another path."
+                        )
+                    }
+                    return Check(registryVersion: try SystemTables.metadataValue(db, "registryVersion"))
+                } catch let error as DataStoreError {
+                    throw error
+                } catch {
+                    throw corrupted(url, "\(error)")
+                }
+            }
+        } catch let error as DataStoreError {
+            throw error
+        } catch {
+            throw corrupted(url, "\(error)")
+        }
+    }
+
+    static func corrupted(_ url: URL, _ detail: String) -> DataStoreError {
+        DataStoreError(
+            .invalidDatabase,
+            "The DataStore database at '\(url.path)' is corrupted: \(detail). DataStore left it untouched. "
+                + "Restore it from a backup, or move it away to start with an empty store (its pending outbox "
+                + "would be lost)."
+        )
+    }
+
+    private static func describe(_ bytes: Data) -> String {
+        let printable = bytes.allSatisfy { (0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        if printable { return "\"" + String(decoding: bytes, as: UTF8.self) + "\"" }
+        return "0x" + bytes.map { String(format: "%02X", $0) }.joined()
+    }
+}

@@ -1,0 +1,131 @@
+import Amplify
+import Foundation
+import GRDB
+
+extension StorageEngine {
+    /// Creates or updates `model`; with a `condition`, updates it only when the stored record
+    /// matches. The record, its sync metadata and its outbox event are written in one
+    /// transaction, and observers hear of the change once it commits.
+    ///
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/invalidModel`` when the model does
+    ///   not fit its schema or belongs to a parent that is not saved,
+    ///   ``DataStoreError/Code/invalidCondition`` for a condition on a record that does not exist
+    ///   (a create), ``DataStoreError/Code/conditionalSaveFailed`` when the stored record does not
+    ///   match.
+    func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws(DataStoreError) -> M {
+        let table = try catalog.table(for: M.self)
+        let (json, text) = try Self.encode(model)
+        let record = try table.record(from: json)
+        let sqlCondition = try condition.map { predicate throws(DataStoreError) in
+            try SQLCondition(predicate, table: table, conditions: conditions)
+        }
+        defer { conditions.release(sqlCondition?.tokens ?? []) }
+        let filter = condition?.graphQLFilter(for: table.schema).map(CanonicalJSON.text(of:))
+        try await write { db in
+            let rowid = try Int64.fetchOne(
+                db.cachedStatement(sql: table.statements.rowidByKey),
+                arguments: StatementArguments(record.keyValues)
+            )
+            if let sqlCondition {
+                guard let rowid else {
+                    throw DataStoreError(
+                        .invalidCondition,
+                        "\(table.name) '\(record.identifier)' is not saved yet, and a condition applies only to "
+                            + "updates. Save the new \(table.name) without a condition."
+                    )
+                }
+                try Self.check(sqlCondition, on: rowid, in: table, db, action: "saved")
+            }
+            try self.checkParents(of: record, in: table, db)
+            if let rowid {
+                try db.cachedStatement(sql: table.statements.update)
+                    .execute(arguments: StatementArguments(record.values + [rowid.databaseValue]))
+            } else {
+                try db.cachedStatement(sql: table.statements.insert).execute(
+                    arguments: StatementArguments(record.values)
+                )
+            }
+            let version = try SystemTables.markRecord(
+                modelName: table.name,
+                identifier: record.identifier,
+                deleted: false,
+                db
+            )
+            let event = MutationEvent(
+                modelId: record.identifier,
+                modelName: table.name,
+                json: text,
+                mutationType: rowid == nil ? .create : .update,
+                version: version,
+                graphQLFilterJSON: filter
+            )
+            try SystemTables.enqueue(event, db)
+            self.publishOnCommit([event], db)
+        }
+        return model
+    }
+
+    /// The model as a JSON object and as JSON text with sorted keys.
+    static func encode<M: Model>(_ model: M) throws(DataStoreError) -> (JSONValue, String) {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let data = try encoder.encode(model)
+            return (try JSONValueParser.parse(data), String(decoding: data, as: UTF8.self))
+        } catch {
+            throw DataStoreError(
+                .invalidModel,
+                "The \(M.modelName) cannot be encoded as JSON: \(error). Check the values of its fields; a Double "
+                    + "cannot be infinite or NaN."
+            )
+        }
+    }
+
+    /// Throws ``DataStoreError/Code/conditionalSaveFailed`` unless the record at `rowid`
+    /// matches `condition`.
+    static func check(
+        _ condition: SQLCondition,
+        on rowid: Int64,
+        in table: ModelTable,
+        _ db: Database,
+        action: String
+    )
+        throws
+    {
+        let matches = try Bool.fetchOne(
+            db,
+            sql: "SELECT 1 FROM \(table.name.quotedIdentifier) WHERE rowid = ? AND (\(condition.sql))",
+            arguments: StatementArguments([rowid.databaseValue] + condition.arguments)
+        )
+        guard matches == true else {
+            throw DataStoreError(
+                .conditionalSaveFailed,
+                "The stored \(table.name) does not match the condition, so it was not \(action). Query it again "
+                    + "and retry with a condition it matches."
+            )
+        }
+    }
+
+    /// Throws ``DataStoreError/Code/invalidModel`` when the record belongs to a parent that is
+    /// not saved.
+    func checkParents(of record: StoredRecord, in table: ModelTable, _ db: Database) throws {
+        for foreignKey in table.foreignKeys {
+            let values = foreignKey.columns.map { record.values[table.columnIndex[$0]!] }
+            if values.contains(where: \.isNull) { continue }
+            guard let parent = catalog.tables[foreignKey.parentTable] else { continue }
+            let exists = try Int64.fetchOne(
+                db.cachedStatement(sql: parent.statements.rowidByKey),
+                arguments: StatementArguments(values)
+            )
+            if exists == nil {
+                let key = ModelTable.identifier(of: values)
+                throw DataStoreError(
+                    .invalidModel,
+                    "\(table.name) '\(record.identifier)' belongs to \(parent.name) '\(key)' "
+                        + "(\(foreignKey.columns.joined(separator: ", "))), which is not saved. Save the "
+                        + "\(parent.name) first, or set \(foreignKey.field) to a saved one."
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Amplify
+import Foundation
+import GRDB
+
+/// The on-device store: one SQLite database in WAL mode, a table per model, and the system
+/// tables (see ``SystemTables``).
+///
+/// Every public operation is one transaction: a save writes the record, its sync metadata and
+/// its outbox event together, a delete writes every cascaded deletion together, and observers
+/// hear of the changes once they are committed.
+final class StorageEngine: Sendable {
+    /// The database file.
+    let url: URL
+    /// The connections.
+    let pool: DatabasePool
+    /// The model tables.
+    let catalog: ModelCatalog
+    /// Observers of committed changes.
+    let hub = MutationEventHub()
+    /// Predicate operations that queries leave to the in-memory evaluator.
+    let conditions: InMemoryConditions
+    /// Where messages go.
+    let log: @Sendable (DataStoreConfiguration.LogEntry) -> Void
+
+    private init(
+        url: URL,
+        pool: DatabasePool,
+        catalog: ModelCatalog,
+        conditions: InMemoryConditions,
+        log: @escaping @Sendable (DataStoreConfiguration.LogEntry) -> Void
+    ) {
+        self.url = url
+        self.pool = pool
+        self.catalog = catalog
+        self.conditions = conditions
+        self.log = log
+    }
+
+    /// Opens the store at `configuration.databaseURL` (or the default path), creating it when
+    /// there is no file and migrating its tables when `registryVersion` differs from the one
+    /// they were made for.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidDatabase`` when the file is
+    ///   not DataStore's or is corrupted (the file is left untouched), or
+    ///   ``DataStoreError/Code/storage`` when SQLite fails.
+    static func open(
+        catalog: ModelCatalog,
+        registryVersion: String,
+        configuration: DataStoreConfiguration
+    ) throws(DataStoreError) -> StorageEngine {
+        let url = configuration.databaseURL ?? DataStoreConfiguration.defaultDatabaseURL()
+        let contents = try DatabaseFile.inspect(url)
+        if contents != .dataStore {
+            do {
+                try DatabaseFile.create(url)
+            } catch {
+                throw DataStoreError(
+                    .storage,
+                    "DataStore cannot create its database at '\(url.path)': \(error). Check that the directory is "
+                        + "writable, or give DataStoreConfiguration(databaseURL:) another path."
+                )
+            }
+        }
+        let check = try DatabaseFile.check(
+            url,
+            integrity: configuration.checksIntegrityOnOpen && contents == .dataStore
+        )
+        let conditions = InMemoryConditions()
+        var grdb = Configuration()
+        grdb.foreignKeysEnabled = true
+        grdb.busyMode = .timeout(10)
+        let synchronous = configuration.durability == .full ? "FULL" : "NORMAL"
+        let function = conditions.function
+        grdb.prepareDatabase { db in
+            db.add(function: function)
+            if !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            }
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: url.path, configuration: grdb)
+        } catch {
+            throw translate(error, url: url)
+        }
+        let engine = StorageEngine(
+            url: url,
+            pool: pool,
+            catalog: catalog,
+            conditions: conditions,
+            log: configuration.log
+        )
+        try engine.prepareTables(storedVersion: check.registryVersion, registryVersion: registryVersion)
+        return engine
+    }
+
+    /// Migrates the model tables when the registration's version changed or a table is missing.
+    private func prepareTables(storedVersion: String?, registryVersion: String) throws(DataStoreError) {
+        do {
+            let upToDate = try pool.read { db in
+                try storedVersion == registryVersion && catalog.modelNames.allSatisfy { try db.tableExists($0) }
+            }
+            if upToDate { return }
+            let migrator = SchemaMigrator(catalog: catalog, log: log)
+            try pool.barrierWriteWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA foreign_keys = OFF")
+                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+                try db.inTransaction {
+                    try migrator.migrate(db, from: storedVersion, to: registryVersion)
+                    return .commit
+                }
+            }
+        } catch {
+            throw Self.translate(error, url: url)
+        }
+    }
+
+    /// Closes the database and ends every observation.
+    func close() {
+        hub.close()
+        do {
+            try pool.close()
+        } catch {
+            log(.init(level: .warning, message: "Closing the database at '\(url.path)' failed: \(error)"))
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `updates` in one write transaction.
+    ///
+    /// - Throws: what `updates` throws, database errors translated to ``DataStoreError``.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws(DataStoreError) -> T {
+        do {
+            return try await pool.write(updates)
+        } catch {
+            throw Self.translate(error, url: url)
+        }
+    }
+
+    /// Runs `value` in one read transaction.
+    ///
+    /// - Throws: what `value` throws, database errors translated to ``DataStoreError``.
+    func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws(DataStoreError) -> T {
+        do {
+            return try await pool.read(value)
+        } catch {
+            throw Self.translate(error, url: url)
+        }
+    }
+
+    /// Publishes `events` to observers once the current transaction commits.
+    func publishOnCommit(_ events: [MutationEvent], _ db: Database) {
+        let hub = hub
+        db.afterNextTransaction { _ in hub.publish(events) }
+    }
+
+    /// A `DataStoreError` for any error.
+    static func translate(_ error: any Error, url: URL) -> DataStoreError {
+        if let error = error as? DataStoreError { return error }
+        guard let error = error as? DatabaseError else { return DataStoreError(error) }
+        switch error.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return DatabaseFile.corrupted(url, error.message ?? "\(error)")
+        case .SQLITE_FULL:
+            return DataStoreError(
+                .storage,
+                "The disk holding the DataStore database at '\(url.path)' is full. Free some space and try again."
+            )
+        case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM:
+            return DataStoreError(
+                .storage,
+                "DataStore cannot write its database at '\(url.path)' (\(error.message ?? "\(error)")). "
+                    + "Check the file's permissions."
+            )
+        default:
+            return DataStoreError(.storage, "SQLite failed on the DataStore database at '\(url.path)': \(error)")
+        }
+    }
+
+    /// A decoder whose lists and references load through this store.
+    func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.userInfo[.modelRelationLoader] = StoreRelationLoader(engine: self)
+        return decoder
+    }
+
+    // MARK: - Clear
+
+    /// Deletes every record, the outbox and the sync metadata; observers requery.
+    func clear() async throws(DataStoreError) {
+        let tables = catalog.modelNames
+        let hub = hub
+        try await write { db in
+            for table in tables {
+                try db.execute(sql: "DELETE FROM \(table.quotedIdentifier)")
+            }
+            try db.execute(sql: "DELETE FROM \"\(SystemTables.outbox)\"")
+            try db.execute(sql: "DELETE FROM \"\(SystemTables.syncMetadata)\"")
+            try db.execute(sql: "DELETE FROM \"\(SystemTables.modelSync)\"")
+            db.afterNextTransaction { _ in hub.publishReset() }
+        }
+    }
+
+    /// The pending outbox events, oldest first.
+    func outboxEvents() async throws(DataStoreError) -> [MutationEvent] {
+        try await read { db in try SystemTables.outboxEvents(db) }
+    }
+}

@@ -1,0 +1,129 @@
+import Amplify
+import GRDB
+
+/// The tables DataStore keeps beside the model tables.
+///
+/// - `_stratus_metadata`: what marks the file as DataStore's, with the format and the version of
+///   the model registration the tables were made for.
+/// - `_stratus_outbox`: the pending changes to send to the backend, one ``MutationEvent`` a row
+///   in the order they were made; a save writes its row in the same transaction as the record.
+/// - `_stratus_sync_metadata`: per record (`Model|identifier`), the backend's `_version`,
+///   `_deleted` and `_lastChangedAt`.
+/// - `_stratus_model_sync`: per model, when it was last synced and with which sync expression.
+enum SystemTables {
+    static let metadata = "_stratus_metadata"
+    static let outbox = "_stratus_outbox"
+    static let syncMetadata = "_stratus_sync_metadata"
+    static let modelSync = "_stratus_model_sync"
+
+    /// The prefix of every system table's name.
+    static let prefix = "_stratus_"
+
+    /// The `application_id` in the header of every DataStore database: `STRA`.
+    static let applicationID: Int32 = 0x5354_5241
+
+    /// The version of the file's layout that this code writes and reads.
+    static let format = 1
+
+    /// Creates the system tables.
+    static func create(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS "\(metadata)" (
+                  "key" TEXT NOT NULL PRIMARY KEY,
+                  "value" TEXT NOT NULL
+                ) STRICT;
+                CREATE TABLE IF NOT EXISTS "\(outbox)" (
+                  "sequence" INTEGER PRIMARY KEY,
+                  "id" TEXT NOT NULL UNIQUE,
+                  "modelName" TEXT NOT NULL,
+                  "modelId" TEXT NOT NULL,
+                  "mutationType" TEXT NOT NULL CHECK ("mutationType" IN ('create', 'update', 'delete')),
+                  "json" TEXT NOT NULL,
+                  "createdAt" TEXT NOT NULL,
+                  "version" INTEGER,
+                  "graphQLFilterJSON" TEXT,
+                  "inProcess" INTEGER NOT NULL DEFAULT 0 CHECK ("inProcess" IN (0, 1))
+                ) STRICT;
+                CREATE INDEX IF NOT EXISTS "\(outbox):byRecord" ON "\(outbox)" ("modelName", "modelId");
+                CREATE TABLE IF NOT EXISTS "\(syncMetadata)" (
+                  "id" TEXT NOT NULL PRIMARY KEY,
+                  "version" INTEGER,
+                  "deleted" INTEGER NOT NULL DEFAULT 0 CHECK ("deleted" IN (0, 1)),
+                  "lastChangedAt" INTEGER
+                ) STRICT;
+                CREATE TABLE IF NOT EXISTS "\(modelSync)" (
+                  "modelName" TEXT NOT NULL PRIMARY KEY,
+                  "lastSync" INTEGER,
+                  "syncExpression" TEXT
+                ) STRICT;
+                """
+        )
+    }
+
+    /// The value stored under `key` in the metadata table.
+    static func metadataValue(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT \"value\" FROM \"\(metadata)\" WHERE \"key\" = ?", arguments: [key])
+    }
+
+    /// Stores `value` under `key` in the metadata table.
+    static func setMetadataValue(_ db: Database, _ key: String, _ value: String) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO "\(metadata)" ("key", "value") VALUES (?, ?)
+                ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"
+                """,
+            arguments: [key, value]
+        )
+    }
+
+    /// The statement that appends an event to the outbox.
+    static let insertOutboxEvent = """
+        INSERT INTO "\(outbox)" ("id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", \
+        "graphQLFilterJSON") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// Appends `event` to the outbox.
+    static func enqueue(_ event: MutationEvent, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: insertOutboxEvent)
+        try statement.execute(arguments: [
+            event.id, event.modelName, event.modelId, event.mutationType, event.json,
+            event.createdAt.iso8601String, event.version, event.graphQLFilterJSON,
+        ])
+    }
+
+    /// Records that the record `modelName|identifier` exists (`deleted` false) or was deleted,
+    /// and returns its sync version.
+    static func markRecord(modelName: String, identifier: String, deleted: Bool, _ db: Database) throws -> Int? {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO "\(syncMetadata)" ("id", "deleted") VALUES (?, ?)
+                ON CONFLICT ("id") DO UPDATE SET "deleted" = excluded."deleted"
+                RETURNING "version"
+                """
+        )
+        return try Int.fetchOne(statement, arguments: ["\(modelName)|\(identifier)", deleted ? 1 : 0])
+    }
+
+    /// The pending outbox events, oldest first.
+    static func outboxEvents(_ db: Database) throws -> [MutationEvent] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
+                FROM "\(outbox)" ORDER BY "sequence"
+                """
+        ).map { row in
+            MutationEvent(
+                id: row[0],
+                modelId: row[2],
+                modelName: row[1],
+                json: row[4],
+                mutationType: MutationEvent.MutationType(rawValue: row[3]) ?? .update,
+                createdAt: (try? Temporal.DateTime(iso8601String: row[5])) ?? .now(),
+                version: row[6],
+                graphQLFilterJSON: row[7]
+            )
+        }
+    }
+}

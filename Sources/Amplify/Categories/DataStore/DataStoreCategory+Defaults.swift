@@ -1,0 +1,123 @@
+/// The shorter spellings of the DataStore calls: omitted arguments default to `nil`, and a
+/// predicate may be given as a closure, the way the Amplify documentation writes it.
+///
+/// ```swift
+/// let p = Post.keys
+/// let all = try await Amplify.DataStore.query(Post.self)
+/// let good = try await Amplify.DataStore.query(Post.self, where: { p.rating > 4 || p.status == "active" })
+/// try await Amplify.DataStore.delete(Post.self, withId: "123")
+/// ```
+extension DataStoreCategory {
+    /// Creates or updates `model`.
+    ///
+    /// - Throws: ``DataStoreError`` when the model is invalid or storage fails.
+    @discardableResult
+    public func save<M: Model>(_ model: M) async throws -> M {
+        try await save(model, where: nil)
+    }
+
+    /// Updates `model` when the stored record matches the condition `condition` builds.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/conditionalSaveFailed`` when the
+    ///   stored record does not match, ``DataStoreError/Code/invalidCondition`` when there is no
+    ///   stored record to check.
+    @discardableResult
+    public func save<M: Model>(_ model: M, where condition: () -> any QueryPredicate) async throws -> M {
+        try await save(model, where: condition())
+    }
+
+    /// The models of type `modelType` matching `predicate`, sorted.
+    ///
+    /// - Throws: ``DataStoreError`` when the predicate or sort names an unknown field or storage
+    ///   fails.
+    public func query<M: Model>(
+        _ modelType: M.Type,
+        where predicate: (any QueryPredicate)? = nil,
+        sort sortInput: QuerySortInput? = nil
+    ) async throws -> [M] {
+        try await query(modelType, where: predicate, sort: sortInput, paginate: nil)
+    }
+
+    /// One page of the models of type `modelType` matching `predicate`, sorted.
+    ///
+    /// - Throws: ``DataStoreError`` when the predicate or sort names an unknown field or storage
+    ///   fails.
+    public func query<M: Model>(
+        _ modelType: M.Type,
+        where predicate: (any QueryPredicate)? = nil,
+        sort sortInput: QuerySortInput? = nil,
+        paginate paginationInput: QueryPaginationInput
+    ) async throws -> [M] {
+        try await query(modelType, where: predicate, sort: sortInput, paginate: Optional(paginationInput))
+    }
+
+    /// The models of type `modelType` matching the predicate `predicate` builds.
+    ///
+    /// - Throws: ``DataStoreError`` when the predicate or sort names an unknown field or storage
+    ///   fails.
+    public func query<M: Model>(
+        _ modelType: M.Type,
+        where predicate: () -> any QueryPredicate,
+        sort sortInput: QuerySortInput? = nil,
+        paginate paginationInput: QueryPaginationInput? = nil
+    ) async throws -> [M] {
+        try await query(modelType, where: predicate(), sort: sortInput, paginate: paginationInput)
+    }
+
+    /// Deletes `model` and its hasMany children.
+    ///
+    /// - Throws: ``DataStoreError`` when storage fails.
+    public func delete<M: Model>(_ model: M) async throws {
+        try await delete(model, where: nil)
+    }
+
+    /// Deletes `model` and its hasMany children when the stored record matches the condition
+    /// `predicate` builds.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/conditionalSaveFailed`` when the
+    ///   stored record does not match.
+    public func delete<M: Model>(_ model: M, where predicate: () -> any QueryPredicate) async throws {
+        try await delete(model, where: predicate())
+    }
+
+    /// Deletes the model of type `modelType` whose identifier is `id`, and its hasMany children.
+    ///
+    /// - Throws: ``DataStoreError`` when storage fails.
+    public func delete<M: Model>(_ modelType: M.Type, withId id: String) async throws {
+        try await delete(modelType, withId: id, where: nil)
+    }
+
+    /// Deletes every model of type `modelType` matching the predicate `predicate` builds.
+    ///
+    /// - Throws: ``DataStoreError`` when the predicate names an unknown field or storage fails.
+    public func delete<M: Model>(_ modelType: M.Type, where predicate: () -> any QueryPredicate) async throws {
+        try await delete(modelType, where: predicate())
+    }
+
+    /// Snapshots of the models of type `modelType` matching `predicate`: the current result
+    /// first, then one after each change.
+    public func observeQuery<M: Model>(
+        for modelType: M.Type,
+        where predicate: (any QueryPredicate)? = nil
+    ) -> AsyncThrowingStream<DataStoreQuerySnapshot<M>, any Error> {
+        observeQuery(for: modelType, where: predicate, sort: nil)
+    }
+
+    /// Sorted snapshots of the models of type `modelType` matching `predicate`.
+    public func observeQuery<M: Model>(
+        for modelType: M.Type,
+        where predicate: (any QueryPredicate)? = nil,
+        sort sortInput: QuerySortInput
+    ) -> AsyncThrowingStream<DataStoreQuerySnapshot<M>, any Error> {
+        observeQuery(for: modelType, where: predicate, sort: Optional(sortInput))
+    }
+
+    /// Snapshots of the models of type `modelType` matching the predicate `predicate` builds.
+    public func observeQuery<M: Model>(
+        for modelType: M.Type,
+        where predicate: () -> any QueryPredicate,
+        sort sortInput: QuerySortInput? = nil
+    ) -> AsyncThrowingStream<DataStoreQuerySnapshot<M>, any Error> {
+        observeQuery(for: modelType, where: predicate(), sort: sortInput)
+    }
+}
