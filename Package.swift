@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AWSDataStorePlugin", targets: ["AWSDataStorePlugin"]),
         .library(name: "StratusCodegen", targets: ["StratusCodegen"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
+        .library(name: "StratusTesting", targets: ["StratusTesting"]),
         .executable(name: "stratus", targets: ["stratus"]),
     ],
     dependencies: [
@@ -62,6 +63,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Test vocabulary: the local backend in process on a free port, with configured clients.
+        .target(
+            name: "StratusTesting",
+            dependencies: ["StratusServer", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify"],
+            swiftSettings: strict
+        ),
         // Schema parsing and code generation from an annotated GraphQL schema.
         .target(
             name: "StratusCodegen",
@@ -76,6 +83,7 @@ let package = Package(
             name: "stratus",
             dependencies: [
                 "StratusCodegen",
+                "StratusServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -105,7 +113,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AWSAPIPluginTests",
-            dependencies: ["AWSAPIPlugin", "BlogModels"],
+            dependencies: ["AWSAPIPlugin", "BlogModels", "StratusTesting"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -115,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusServerTests",
-            dependencies: ["StratusServer"],
+            dependencies: ["StratusServer", "StratusCodegen", "AWSPluginsCore"],
             exclude: ["Interop"],
             swiftSettings: strict
         ),

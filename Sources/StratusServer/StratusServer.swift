@@ -50,7 +50,13 @@ public final class StratusServer: Sendable {
         } catch {
             throw ServerError.storage(error)
         }
-        let resolver = ModelResolver(api: api, store: store, clock: clock, tokenSecret: store.tokenSecret())
+        let resolver = ModelResolver(
+            api: api,
+            store: store,
+            clock: clock,
+            tokenSecret: store.tokenSecret(),
+            locks: WriteLocks()
+        )
         executable = try ExecutableSchema(api: api, resolver: resolver, log: log)
     }
 

@@ -191,4 +191,39 @@ import Testing
                 + #""__typename":"Post"}}}"#
         )
     }
+
+    @Test func concurrentStaleWritesAreSettledOneAtATime() async throws {
+        let server = try await Self.server(ServerConfiguration())
+        let bodies = await withTaskGroup(of: JSON.self) { group in
+            for number in 0..<16 {
+                group.addTask {
+                    await server.json(
+                        Self.updateTitle,
+                        ["input": ["id": "p1", "title": .string("T\(number)"), "_version": 2]]
+                    )
+                }
+            }
+            return await group.reduce(into: [JSON]()) { $0.append($1) }
+        }
+        #expect(bodies.allSatisfy { $0["errors"] == nil }, "\(bodies.map(\.text))")
+        #expect(Set(bodies.compactMap { $0["data"]?["updatePost"]?["_version"]?.intValue }) == Set(3...18))
+    }
+
+    @Test func concurrentWritesOfOneVersionLetExactlyOneThroughUnderOptimisticConcurrency() async throws {
+        let server = try await Self.server(ServerConfiguration(conflictResolution: .optimisticConcurrency))
+        let bodies = await withTaskGroup(of: JSON.self) { group in
+            for number in 0..<16 {
+                group.addTask {
+                    await server.json(
+                        Self.updateTitle,
+                        ["input": ["id": "p1", "title": .string("T\(number)"), "_version": 2]]
+                    )
+                }
+            }
+            return await group.reduce(into: [JSON]()) { $0.append($1) }
+        }
+        #expect(bodies.filter { $0["errors"] == nil }.count == 1)
+        #expect(bodies.filter { $0["errors"]?[0]?["errorType"] == "ConflictUnhandled" }.count == 15)
+        #expect(await server.run(#"{ getPost(id: "p1") { _version } }"#) == #"{"data":{"getPost":{"_version":3}}}"#)
+    }
 }

@@ -194,4 +194,18 @@ import Testing
                 + #""priority":3,"address":{"city":"Paris","street":null,"__typename":"Address"}}}}"#
         )
     }
+
+    @Test func nullListElementsAreLeftOutOfResponses() async throws {
+        let server = try TestServer(noteSchema)
+        #expect(
+            await server.run(
+                #"mutation { createNote(input: {id: "n1", title: "T", tags: ["a", null, "b"]}) { tags } }"#
+            )
+                == #"{"data":{"createNote":{"tags":["a","b"]}}}"#
+        )
+        #expect(
+            await server.run(#"{ listNotes(filter: {tags: {size: {eq: 3}}}) { items { id } } }"#)
+                == #"{"data":{"listNotes":{"items":[{"id":"n1"}]}}}"#
+        )
+    }
 }

@@ -21,31 +21,38 @@ extension GraphQLRequest {
     }
 
     /// Updates `model`; a field that is `nil` is sent as `null`, which clears it. With a predicate,
-    /// the backend updates only when the stored record matches it.
+    /// the backend updates only when the stored record matches it. On an API with conflict
+    /// detection, pass the `_version` the change is based on: without it, AUTOMERGE keeps the
+    /// server's values.
     public static func update<M: Model>(
         _ model: M,
         where predicate: (any QueryPredicate)? = nil,
+        version: Int? = nil,
         includesSyncFields: Bool = false
     ) -> GraphQLRequest<M> {
         mutation(
             model,
             kind: "update",
-            input: ModelInput.values(of: model, nullsForMissing: true),
+            input: ModelInput.values(of: model, nullsForMissing: true).merging(ModelInput.version(version)) { _, new in
+                new
+            },
             where: predicate,
             syncFields: includesSyncFields
         )
     }
 
-    /// Deletes `model`; with a predicate, only when the stored record matches it.
+    /// Deletes `model`; with a predicate, only when the stored record matches it. On an API with
+    /// conflict detection, pass the `_version` the deletion is based on.
     public static func delete<M: Model>(
         _ model: M,
         where predicate: (any QueryPredicate)? = nil,
+        version: Int? = nil,
         includesSyncFields: Bool = false
     ) -> GraphQLRequest<M> {
         mutation(
             model,
             kind: "delete",
-            input: ModelInput.key(of: model),
+            input: ModelInput.key(of: model).merging(ModelInput.version(version)) { _, new in new },
             where: predicate,
             syncFields: includesSyncFields
         )
@@ -181,6 +188,11 @@ enum ModelInput {
             }
         }
         return input
+    }
+
+    /// `_version`, when known.
+    static func version(_ version: Int?) -> [String: JSONValue] {
+        version.map { ["_version": .integer($0)] } ?? [:]
     }
 
     /// The primary-key fields only.

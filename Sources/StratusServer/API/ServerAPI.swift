@@ -24,9 +24,4 @@ public struct ServerAPI: Sendable {
         var writer = SDLWriter(schema: schema, conflictDetection: configuration.conflictDetection)
         sdl = writer.write()
     }
-
-    /// The model named `name`.
-    func model(named name: String) -> ModelType? {
-        schema.model(named: name)
-    }
 }

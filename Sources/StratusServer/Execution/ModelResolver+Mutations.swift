@@ -43,17 +43,20 @@ extension ModelResolver {
             deleted: nil,
             lastChangedAt: conflictDetection ? now : nil
         )
-        let outcome = try await store.write(
-            ItemWrite(
-                model: model.name,
-                key: try key(of: model, in: values),
-                expectation: .absent,
-                condition: condition,
-                action: .put(item),
-                journalExpiresAt: journalExpiry(now),
-                now: now
+        let key = try key(of: model, in: values)
+        let outcome = try await locks.withLock(lockName(model, key)) {
+            try await store.write(
+                ItemWrite(
+                    model: model.name,
+                    key: key,
+                    expectation: .absent,
+                    condition: condition,
+                    action: .put(item),
+                    journalExpiresAt: journalExpiry(now),
+                    now: now
+                )
             )
-        )
+        }
         guard outcome == .written else { throw ResolverError.conditionalCheckFailed }
         return ResolvedItem(model: model, item: item)
     }
@@ -69,6 +72,19 @@ extension ModelResolver {
                 changes[field.name] = try storedValue(value, type: field.type, in: schema)
             }
         }
+        return try await locks.withLock(lockName(model, key)) {
+            try await update(request, key: key, changes: changes, condition: condition)
+        }
+    }
+
+    private func update(
+        _ request: MutationRequest,
+        key: [JSON],
+        changes: JSONObject,
+        condition: ItemPredicate?
+    ) async throws -> ResolvedItem {
+        let model = request.model
+        let input = request.arguments["input"]?.objectValue ?? [:]
         for _ in 0..<Self.writeAttempts {
             let now = now()
             guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
@@ -127,6 +143,20 @@ extension ModelResolver {
         let input = request.arguments["input"]?.objectValue ?? [:]
         let key = try key(of: model, in: input)
         let condition = try PredicateParser(model: model, schema: schema).parse(request.arguments["condition"])
+        return try await locks.withLock(lockName(model, key)) {
+            try await delete(request, key: key, condition: condition)
+        }
+    }
+
+    private func delete(
+        _ request: MutationRequest,
+        key: [JSON],
+        condition: ItemPredicate?
+    ) async throws
+        -> ResolvedItem
+    {
+        let model = request.model
+        let input = request.arguments["input"]?.objectValue ?? [:]
         for _ in 0..<Self.writeAttempts {
             let now = now()
             guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
@@ -177,6 +207,11 @@ extension ModelResolver {
     }
 
     // MARK: - Helpers
+
+    /// The name of an item's write lock.
+    private func lockName(_ model: ModelType, _ key: [JSON]) -> String {
+        model.name + ":" + JSON.array(key).text
+    }
 
     /// The fields a mutation input may set: stored fields but the implicit timestamps.
     func writableFields(of model: ModelType) -> [StratusCodegen.Field] {

@@ -10,6 +10,7 @@ struct ModelResolver: Sendable {
     let store: any ItemStore
     let clock: @Sendable () -> Date
     let tokenSecret: [UInt8]
+    let locks: WriteLocks
 
     var schema: AnnotatedSchema { api.schema }
     var configuration: ServerConfiguration { api.configuration }

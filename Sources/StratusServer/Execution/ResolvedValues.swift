@@ -22,12 +22,15 @@ struct EmbeddedValue: Sendable {
 /// The value a field resolver hands GraphQL execution for a stored value: strings, numbers and
 /// Booleans as themselves, lists as `[(any Sendable)?]`, embedded values as ``EmbeddedValue``,
 /// and `AWSJSON` as its JSON text, as AppSync returns it.
+///
+/// Null list elements are left out: GraphQLSwift 4.3.0 cannot complete a list holding a null
+/// (the whole response fails to serialize), so `["a", null]` reads back as `["a"]`.
 func outputValue(_ value: JSON?, type: FieldType) -> (any Sendable)? {
     guard let value, !value.isNull else { return nil }
     if type.isList, case .array(let elements) = value {
         var element = type
         element.isList = false
-        return elements.map { outputValue($0, type: element) } as [(any Sendable)?]
+        return outputList(elements, type: element)
     }
     if case .scalar(.awsJSON) = type.kind { return value.text }
     switch value {
@@ -36,9 +39,15 @@ func outputValue(_ value: JSON?, type: FieldType) -> (any Sendable)? {
     case .int(let int): return int
     case .double(let double): return double
     case .string(let string): return string
-    case .array(let elements): return elements.map { outputValue($0, type: type) } as [(any Sendable)?]
+    case .array(let elements): return outputList(elements, type: type)
     case .object(let object): return EmbeddedValue(values: object)
     }
+}
+
+/// The elements of a list output, nulls left out.
+private func outputList(_ elements: [JSON], type: FieldType) -> [(any Sendable)?] {
+    let kept: [any Sendable] = elements.compactMap { outputValue($0, type: type) }
+    return kept.map { $0 as (any Sendable)? }
 }
 
 /// The stored form of an input value: `AWSJSON` strings parsed, `Float` as `Double`, embedded

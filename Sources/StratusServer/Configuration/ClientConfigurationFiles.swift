@@ -1,0 +1,71 @@
+import Foundation
+
+/// The configuration files clients read to reach the local backend: Amplify's
+/// `amplifyconfiguration.json` and the AppSync client's `awsconfiguration.json`.
+public struct ClientConfigurationFiles: Sendable {
+    /// The GraphQL endpoint, such as `http://127.0.0.1:20002/graphql`.
+    public var endpoint: URL
+    public var region: String
+    /// The API's default authorization mode.
+    public var authorizationMode: Identity.AuthorizationMode
+    /// The API key clients send, when the default mode is `API_KEY`.
+    public var apiKey: String?
+    /// The API's name in `amplifyconfiguration.json`.
+    public var apiName: String
+
+    public init(
+        endpoint: URL,
+        region: String = "us-east-1",
+        authorizationMode: Identity.AuthorizationMode,
+        apiKey: String?,
+        apiName: String = "stratus"
+    ) {
+        self.endpoint = endpoint
+        self.region = region
+        self.authorizationMode = authorizationMode
+        self.apiKey = apiKey
+        self.apiName = apiName
+    }
+
+    /// `amplifyconfiguration.json`: `api.plugins.awsAPIPlugin.<apiName>`.
+    public var amplifyConfiguration: JSON {
+        var api: [(String, JSON)] = [
+            ("endpointType", "GraphQL"),
+            ("endpoint", .string(endpoint.absoluteString)),
+            ("region", .string(region)),
+            ("authorizationType", .string(authorizationMode.rawValue)),
+        ]
+        if let apiKey { api.append(("apiKey", .string(apiKey))) }
+        return [
+            "UserAgent": "stratus/1.0",
+            "Version": "1.0",
+            "api": ["plugins": ["awsAPIPlugin": .object(JSONObject([(apiName, .object(JSONObject(api)))]))]],
+        ]
+    }
+
+    /// `awsconfiguration.json`: `AppSync.Default`.
+    public var awsConfiguration: JSON {
+        var appSync: [(String, JSON)] = [
+            ("ApiUrl", .string(endpoint.absoluteString)),
+            ("Region", .string(region)),
+            ("AuthMode", .string(authorizationMode.rawValue)),
+        ]
+        if let apiKey { appSync.append(("ApiKey", .string(apiKey))) }
+        appSync.append(("ClientDatabasePrefix", .string("\(apiName)_\(authorizationMode.rawValue)")))
+        return ["Version": "1.0", "AppSync": ["Default": .object(JSONObject(appSync))]]
+    }
+
+    /// Writes both files into `directory`.
+    ///
+    /// - Throws: when a file cannot be written.
+    public func write(to directory: URL) throws {
+        try Data(amplifyConfiguration.text.utf8).write(
+            to: directory.appending(path: "amplifyconfiguration.json"),
+            options: .atomic
+        )
+        try Data(awsConfiguration.text.utf8).write(
+            to: directory.appending(path: "awsconfiguration.json"),
+            options: .atomic
+        )
+    }
+}
