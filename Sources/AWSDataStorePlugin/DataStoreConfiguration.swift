@@ -23,14 +23,20 @@ public struct DataStoreConfiguration: Sendable {
     public struct LogEntry: Sendable, Hashable, CustomStringConvertible {
         /// How much the message matters.
         public enum Level: String, Sendable, Hashable {
+            /// What the plugin did: a table created or migrated.
             case info
+            /// What needs attention: data a migration discards, a record that refers to a missing parent.
             case warning
+            /// A failure the plugin could not report to a caller.
             case error
         }
 
+        /// How much the message matters.
         public var level: Level
+        /// What happened, naming the model and the field.
         public var message: String
 
+        /// A message of `level`.
         public init(level: Level, message: String) {
             self.level = level
             self.message = message

@@ -292,3 +292,24 @@ extension Sequence where Element: Sendable {
         )
     }
 }
+
+extension RegistrationErrorTests {
+    struct PostsWithoutComments: AmplifyModelRegistration {
+        let version = "posts-only"
+
+        func registerModels(registry: ModelRegistry.Type) {
+            registry.register(modelType: Post.self)
+            registry.register(modelType: PostEditor.self)
+            registry.register(modelType: User.self)
+        }
+    }
+
+    @Test func aHasManyToAModelThatIsNotRegisteredIsNamed() async throws {
+        let store = try TestStore(PostsWithoutComments())
+        let error = await #expect(throws: DataStoreError.self) { try await store.plugin.start() }
+        #expect(
+            error?.message
+                == "Post.comments relates to Comment, which the model registration does not contain. Regenerate the models with `stratus codegen models` so that AmplifyModels registers Comment."
+        )
+    }
+}

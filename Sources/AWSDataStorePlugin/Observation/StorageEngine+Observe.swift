@@ -23,7 +23,8 @@ extension StorageEngine {
     /// then a new one after each committed change that may alter it.
     ///
     /// Changes that cannot alter the result (a record that neither matches the predicate nor is
-    /// in the last snapshot) are skipped, and a burst of changes gives one new snapshot.
+    /// in the last snapshot) are skipped, and a burst of changes gives one new snapshot. Without
+    /// a backend there is nothing to sync, so every snapshot is synced (`isSynced` is `true`).
     func observeQuery<M: Model>(
         _ type: M.Type,
         where predicate: (any QueryPredicate)?,

@@ -33,6 +33,17 @@ struct ModelCatalog: Sendable {
             schemas[schema.name] = schema
             typesByName[schema.name] = type
         }
+        for name in names {
+            for field in schemas[name]!.sortedFields {
+                guard case .collection(let childName) = field.type, schemas[childName] == nil else { continue }
+                throw DataStoreError(
+                    .configuration,
+                    "\(name).\(field.name) relates to \(childName), which the model registration does not contain. "
+                        + "Regenerate the models with `stratus codegen models` so that AmplifyModels registers "
+                        + "\(childName)."
+                )
+            }
+        }
         var tables: [String: ModelTable] = [:]
         for name in names {
             tables[name] = try ModelTable(schema: schemas[name]!, schemas: schemas)
