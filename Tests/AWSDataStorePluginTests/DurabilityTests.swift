@@ -30,11 +30,18 @@ import Testing
             directory: directory.url,
             output: directory.file("child.log")
         )
-        let deadline = ContinuousClock.now + .seconds(120)
-        while Self.acknowledged(acknowledgements).count < killAfter, process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .microseconds(Int.random(in: 100..<3_000, using: &random)))
+        // The kill comes from a thread of its own, so that a busy test process cannot delay it.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let killer = Thread {
+                let deadline = Date().addingTimeInterval(120)
+                while Self.acknowledged(acknowledgements).count < killAfter, process.isRunning, Date() < deadline {
+                    usleep(UInt32.random(in: 100..<2_000))
+                }
+                kill(process.processIdentifier, SIGKILL)
+                continuation.resume()
+            }
+            killer.start()
         }
-        kill(process.processIdentifier, SIGKILL)
         while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         let log = (try? String(contentsOf: directory.file("child.log"), encoding: .utf8)) ?? ""
         #expect(process.terminationReason == .uncaughtSignal, "\(log)")
