@@ -81,6 +81,19 @@ import Testing
 
         let events = Recorder<String>()
         let engine = try store.engine
+        // The hub tells its observers on the writer's queue, in commit order, whatever the model.
+        let published = Recorder<String>()
+        let observers = ["Blog", "Post", "Comment", "PostTags", "Tag"].map { model in
+            engine.hub.addObserver(
+                modelName: model,
+                receive: { notification in
+                    if case .mutation(let event) = notification {
+                        published.append("\(event.mutationType) \(event.modelName) \(event.modelId)")
+                    }
+                },
+                finish: {}
+            )
+        }
         var streams: [Task<Void, any Error>] = []
         for model in ["Blog", "Post", "Comment", "PostTags", "Tag"] {
             let stream = engine.observe(modelName: model)
@@ -106,6 +119,8 @@ import Testing
                 "delete Blog b1",
             ]
         )
+        #expect(published.values == deletes.map { "\($0.mutationType) \($0.modelName) \($0.modelId)" })
+        for observer in observers { engine.hub.removeObserver(observer) }
         try await waitUntil { events.count == 6 }
         // Each model's stream is read by its own task, so the order across streams is the
         // scheduler's; the outbox above shows the order of the deletions themselves.
