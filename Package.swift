@@ -93,9 +93,12 @@ let package = Package(
             name: "StratusBench",
             dependencies: [
                 "StratusCodegen",
+                "Amplify",
+                "AWSDataStorePlugin",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GraphQL", package: "GraphQL"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + [.define("STRATUS_BENCH_DATASTORE")]
         ),
         // Models generated from Tests/Fixtures/blog.graphql, compiled by `swift build`.
         .target(

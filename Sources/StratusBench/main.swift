@@ -1,7 +1,7 @@
 import GraphQL
 import StratusCodegen
 
-// Benchmarks for Stratus. Run with `swift run -c release StratusBench [codegen]`.
+// Benchmarks for Stratus. Run with `swift run -c release StratusBench [codegen] [datastore]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -12,3 +12,9 @@ let selected = Set(arguments.isEmpty ? ["codegen"] : arguments)
 if selected.contains("codegen") {
     CodegenBenchmark(models: 200).run()
 }
+
+#if STRATUS_BENCH_DATASTORE
+    if selected.contains("datastore") {
+        try await DataStoreBenchmark().run()
+    }
+#endif
