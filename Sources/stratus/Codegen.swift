@@ -16,22 +16,9 @@ struct Codegen: ParsableCommand {
         @Option(name: .long, help: "The directory to write into (created if needed).")
         var output: String
 
-        /// Reads and parses the schema, turning failures into messages that say what to do.
+        /// Reads and parses the schema.
         func load() throws -> AnnotatedSchema {
-            let url = URL(fileURLWithPath: schema)
-            let source: String
-            do {
-                source = try String(contentsOf: url, encoding: .utf8)
-            } catch {
-                throw ValidationError(
-                    "Cannot read the schema at '\(schema)'. Pass --schema with the path of a .graphql file."
-                )
-            }
-            do {
-                return try SchemaParser().parse(source, fileName: url.lastPathComponent)
-            } catch {
-                throw CodegenFailure(message: error.description)
-            }
+            try loadSchema(at: schema)
         }
 
         /// Writes `files` under the output directory and reports them.
@@ -85,10 +72,4 @@ struct Codegen: ParsableCommand {
             )
         }
     }
-}
-
-/// A failure whose message is already written for the user.
-struct CodegenFailure: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }

@@ -35,18 +35,7 @@ struct Serve: AsyncParsableCommand {
     var configOutput: String = "."
 
     func run() async throws {
-        let schemaURL = URL(fileURLWithPath: schema)
-        guard let source = try? String(contentsOf: schemaURL, encoding: .utf8) else {
-            throw ValidationError(
-                "Cannot read the schema at '\(schema)'. Pass --schema with the path of a .graphql file."
-            )
-        }
-        let annotated: AnnotatedSchema
-        do {
-            annotated = try SchemaParser().parse(source, fileName: schemaURL.lastPathComponent)
-        } catch {
-            throw CodegenFailure(message: error.description)
-        }
+        let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
         if reset { try? FileManager.default.removeItem(at: directory) }
@@ -68,7 +57,7 @@ struct Serve: AsyncParsableCommand {
                 dataDirectory: directory
             )
         } catch {
-            throw CodegenFailure(message: "Cannot open the data directory '\(directory.path)': \(error)")
+            throw CommandFailure(message: "Cannot open the data directory '\(directory.path)': \(error)")
         }
         let limits = ServerLimits(maxRequestBytes: settings.maxRequestBytes ?? 1_048_576)
         let http = StratusHTTPServer(server: server, authorization: authorization, limits: limits)
@@ -99,7 +88,7 @@ struct Serve: AsyncParsableCommand {
         } catch {
             let text = "\(error)"
             if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
-                throw CodegenFailure(
+                throw CommandFailure(
                     message:
                         "Port \(port) on \(host) is in use. Stop the other server or pass --port with a free port (0 picks one)."
                 )
@@ -116,7 +105,7 @@ struct Serve: AsyncParsableCommand {
         if let stored = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
             stored != version
         {
-            throw CodegenFailure(
+            throw CommandFailure(
                 message:
                     "The data directory '\(directory.path)' holds data for another version of the schema (\(stored), now \(version)). "
                     + "Its data is kept: pass --data-dir with another directory, or --reset to delete it and start empty."
