@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
     ],
     targets: [
         // The model runtime shared by generated code, the API category and DataStore.
@@ -58,6 +59,7 @@ let package = Package(
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -126,7 +128,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusServerTests",
-            dependencies: ["StratusServer", "StratusCodegen", "AWSPluginsCore"],
+            dependencies: [
+                "StratusServer", "StratusCodegen", "AWSPluginsCore", .product(name: "JWTKit", package: "jwt-kit"),
+            ],
             exclude: ["Interop"],
             swiftSettings: strict
         ),

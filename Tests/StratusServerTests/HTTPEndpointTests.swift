@@ -27,13 +27,21 @@ import Testing
             iamCredentials: [accessKey]
         ),
         limits: ServerLimits = ServerLimits(),
+        schema source: String = postSchema,
+        clock: @escaping @Sendable () -> Date = { Date() },
         _ body: (URL) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-http-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let schema = try SchemaParser().parse(postSchema)
+        let schema = try SchemaParser().parse(source)
         let server = try StratusServer(schema: schema, dataDirectory: directory)
-        let http = StratusHTTPServer(server: server, authorization: authorization, limits: limits, log: { _ in })
+        let http = StratusHTTPServer(
+            server: server,
+            authorization: authorization,
+            limits: limits,
+            clock: clock,
+            log: { _ in }
+        )
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await http.run(port: 0) { continuation.yield($0) } }
         defer { task.cancel() }

@@ -4,11 +4,23 @@ import Foundation
 /// Decides who sent a request, from its headers, as AppSync does.
 ///
 /// An `Authorization` header that starts with `AWS4-HMAC-SHA256` is IAM; another `Authorization`
-/// header is a token (Lambda); `x-api-key` is an API key; no header at all is allowed only when
+/// header is a token: a JWT of the configured user pool or OIDC provider (by its `iss`), else a
+/// Lambda authorizer's token; `x-api-key` is an API key; no header at all is allowed only when
 /// the API accepts `NONE`.
 struct RequestAuthorizer: Sendable {
     let configuration: ServerAuthorization
     let clock: @Sendable () -> Date
+    let tokens: TokenVerifier
+
+    init(configuration: ServerAuthorization, clock: @escaping @Sendable () -> Date) {
+        self.configuration = configuration
+        self.clock = clock
+        self.tokens = TokenVerifier(
+            userPool: configuration.userPool,
+            openIDConnect: configuration.openIDConnect,
+            clock: clock
+        )
+    }
 
     /// The parts of the request a signature covers.
     struct SignedParts: Sendable {
@@ -27,6 +39,19 @@ struct RequestAuthorizer: Sendable {
             return try verifySignature(parts)
         }
         if let token = authorization, !token.isEmpty {
+            let jwtModes = modes.filter { $0 == .userPools || $0 == .openIDConnect }
+            let claims = TokenVerifier.unverifiedClaims(of: token)
+            let issuer = claims?["iss"]?.stringValue
+            let isOurIssuer =
+                issuer != nil
+                && (issuer == configuration.userPool?.issuer || issuer == configuration.openIDConnect?.issuer)
+            if !jwtModes.isEmpty, isOurIssuer || configuration.lambdaAuthorizer == nil || !modes.contains(.lambda) {
+                do {
+                    return try await tokens.identity(for: token, modes: jwtModes)
+                } catch {
+                    throw error.httpRejection
+                }
+            }
             if modes.contains(.lambda), let authorizer = configuration.lambdaAuthorizer {
                 let decision: LambdaAuthorization
                 do {
@@ -36,11 +61,6 @@ struct RequestAuthorizer: Sendable {
                 }
                 guard decision.isAuthorized else { throw .notAuthorized }
                 return Identity(authorizationMode: .lambda, claims: decision.resolverContext)
-            }
-            if modes.contains(.userPools) || modes.contains(.openIDConnect) {
-                guard token.split(separator: ".", omittingEmptySubsequences: false).count == 3 else {
-                    throw .malformedToken
-                }
             }
             throw .notAuthorized
         }

@@ -25,6 +25,10 @@ public struct ServerAuthorization: Sendable {
     public var clockSkew: TimeInterval
     /// The handler of `AWS_LAMBDA` tokens: the token in, a decision out.
     public var lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)?
+    /// The user pool whose tokens `AMAZON_COGNITO_USER_POOLS` requests carry.
+    public var userPool: UserPoolAuthorization?
+    /// The provider whose tokens `OPENID_CONNECT` requests carry.
+    public var openIDConnect: OIDCAuthorization?
 
     public init(
         defaultMode: Identity.AuthorizationMode,
@@ -33,7 +37,9 @@ public struct ServerAuthorization: Sendable {
         iamCredentials: [IAMCredential] = [],
         region: String = "us-east-1",
         clockSkew: TimeInterval = 900,
-        lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)? = nil
+        lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)? = nil,
+        userPool: UserPoolAuthorization? = nil,
+        openIDConnect: OIDCAuthorization? = nil
     ) {
         self.defaultMode = defaultMode
         self.additionalModes = additionalModes
@@ -42,6 +48,8 @@ public struct ServerAuthorization: Sendable {
         self.region = region
         self.clockSkew = clockSkew
         self.lambdaAuthorizer = lambdaAuthorizer
+        self.userPool = userPool
+        self.openIDConnect = openIDConnect
     }
 
     /// Every mode the API accepts.
@@ -116,6 +124,12 @@ struct HTTPRejection: Error, Sendable, Hashable {
         status: 401,
         errorType: "UnauthorizedException",
         message: "Unable to parse JWT token."
+    )
+
+    static let expiredToken = HTTPRejection(
+        status: 401,
+        errorType: "UnauthorizedException",
+        message: "Token has expired."
     )
 
     /// `{"errors":[{"errorType":…,"message":…}]}`.
