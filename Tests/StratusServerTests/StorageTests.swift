@@ -48,6 +48,12 @@ import Testing
         }
     }
 
+    /// A user-pools caller every owner and group rule of the fixtures admits to reads.
+    static let signedInUser = Identity(
+        authorizationMode: .userPools,
+        claims: ["sub": "user-1", "cognito:username": "user", "cognito:groups": ["Admin", "Editors"]]
+    )
+
     @Test(arguments: ["blog", "features"])
     func generatedListAndSyncStatementsRunWithoutErrors(_ name: String) async throws {
         let source = name == "blog" ? try Fixtures.blog : try Fixtures.features
@@ -64,7 +70,7 @@ import Testing
                     query: queries.contents,
                     variables: [:],
                     operationName: operation,
-                    identity: .apiKey
+                    identity: Self.signedInUser
                 )
                 #expect(body.body["errors"] == nil, "\(operation): \(body.text)")
                 ran += 1

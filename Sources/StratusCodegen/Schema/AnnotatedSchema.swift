@@ -52,6 +52,8 @@ public struct ModelType: Sendable, Hashable {
     public var indexes: [Index]
     /// Model-level `@auth` rules.
     public var authRules: [AuthRuleDefinition]
+    /// The `@aws_*` authorization directives on the type.
+    public var awsAuth: [AWSAuthDirective] = []
     /// The operations the API exposes for this model (`@model(queries:mutations:subscriptions:)`).
     public var operations: ModelOperations
     /// `createdAt`/`updatedAt` field names, `nil` when timestamps are off.
@@ -107,6 +109,8 @@ public struct Field: Sendable, Hashable {
     public var defaultValue: String?
     /// Field-level `@auth` rules.
     public var authRules: [AuthRuleDefinition]
+    /// The `@aws_*` authorization directives on the field.
+    public var awsAuth: [AWSAuthDirective] = []
     /// `true` for fields the backend sets (timestamps).
     public var isReadOnly: Bool
     /// `true` for fields the schema does not declare (implicit foreign keys, timestamps).
@@ -191,6 +195,8 @@ public struct EnumType: Sendable, Hashable {
 public struct NonModelType: Sendable, Hashable {
     public var name: String
     public var fields: [Field]
+    /// The `@aws_*` authorization directives on the type.
+    public var awsAuth: [AWSAuthDirective] = []
     public var position: SourcePosition
 }
 
@@ -233,4 +239,35 @@ public struct AuthRuleDefinition: Sendable, Hashable {
     public var groups: [String]
     public var groupsField: String?
     public var operations: [Operation]
+}
+
+/// An AppSync authorization directive: `@aws_api_key`, `@aws_iam`, `@aws_oidc`, `@aws_lambda`,
+/// `@aws_cognito_user_pools(cognito_groups:)` (or `@aws_auth(cognito_groups:)`).
+///
+/// On a type it lets the mode reach every field of the type; on a field it replaces the type's
+/// directives for that field. A type or field without any is open to the API's default mode.
+public struct AWSAuthDirective: Sendable, Hashable {
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        case apiKey = "aws_api_key"
+        case iam = "aws_iam"
+        case oidc = "aws_oidc"
+        case lambda = "aws_lambda"
+        case userPools = "aws_cognito_user_pools"
+    }
+
+    public var mode: Mode
+    /// For user pools: the groups one of which the caller must be in; empty for any user.
+    public var cognitoGroups: [String]
+
+    public init(mode: Mode, cognitoGroups: [String] = []) {
+        self.mode = mode
+        self.cognitoGroups = cognitoGroups
+    }
+
+    /// The directive `directive` names, if it is one of AppSync's authorization directives.
+    static func parse(name: String, cognitoGroups: [String]?) -> AWSAuthDirective? {
+        if name == "aws_auth" { return AWSAuthDirective(mode: .userPools, cognitoGroups: cognitoGroups ?? []) }
+        guard let mode = Mode(rawValue: name) else { return nil }
+        return AWSAuthDirective(mode: mode, cognitoGroups: mode == .userPools ? cognitoGroups ?? [] : [])
+    }
 }

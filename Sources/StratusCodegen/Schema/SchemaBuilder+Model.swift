@@ -102,7 +102,12 @@ extension SchemaBuilder {
                 case "hasMany", "hasOne", "belongsTo", "manyToMany", "connection":
                     relationDirectives.append(directive)
                 default:
-                    break
+                    if let auth = AWSAuthDirective.parse(
+                        name: directive.name.value,
+                        cognitoGroups: arguments["cognito_groups"]?.texts
+                    ) {
+                        field.awsAuth.append(auth)
+                    }
                 }
             }
             if relationDirectives.count > 1 {
@@ -142,6 +147,10 @@ extension SchemaBuilder {
                 applyModelOptions(arguments, to: &model, at: here)
             case "auth":
                 model.authRules = authRules(arguments, typeName: typeName, fieldName: nil, at: here)
+            case let name where AWSAuthDirective.parse(name: name, cognitoGroups: nil) != nil:
+                if let auth = AWSAuthDirective.parse(name: name, cognitoGroups: arguments["cognito_groups"]?.texts) {
+                    model.awsAuth.append(auth)
+                }
             case "key":
                 guard let fields = arguments["fields"]?.texts, !fields.isEmpty else {
                     report(

@@ -292,9 +292,16 @@ final class SchemaBuilder {
         return result
     }
 
+    /// The `@aws_*` authorization directives among `directives`.
+    func awsAuthDirectives(_ directives: [Directive]) -> [AWSAuthDirective] {
+        directives.compactMap {
+            AWSAuthDirective.parse(name: $0.name.value, cognitoGroups: argumentValues($0)["cognito_groups"]?.texts)
+        }
+    }
+
     private func buildNonModel(_ definition: ObjectTypeDefinition) -> NonModelType {
         let typeName = definition.name.value
-        _ = checkedDirectives(definition.directives, typeName: typeName, fieldName: nil)
+        let typeDirectives = checkedDirectives(definition.directives, typeName: typeName, fieldName: nil)
         var fields: [Field] = []
         for fieldDefinition in definition.fields {
             let fieldName = fieldDefinition.name.value
@@ -332,13 +339,19 @@ final class SchemaBuilder {
                     relation: nil,
                     defaultValue: nil,
                     authRules: [],
+                    awsAuth: awsAuthDirectives(directives),
                     isReadOnly: false,
                     isImplicit: false,
                     position: position(of: fieldDefinition.loc)
                 )
             )
         }
-        return NonModelType(name: typeName, fields: fields, position: position(of: definition.name.loc))
+        return NonModelType(
+            name: typeName,
+            fields: fields,
+            awsAuth: awsAuthDirectives(typeDirectives),
+            position: position(of: definition.name.loc)
+        )
     }
 
     /// A non-model type that holds itself by value, directly or through others, cannot become a struct.

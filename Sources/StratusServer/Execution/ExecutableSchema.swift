@@ -52,8 +52,13 @@ private struct Wiring {
             for field in nonModel.fields {
                 let name = field.name
                 let type = field.type
-                resolvers[name] = { source, _, _, _ in
-                    outputValue((source as? EmbeddedValue)?.values[name], type: type)
+                let directives = field.awsAuth.isEmpty ? nonModel.awsAuth : field.awsAuth
+                let typeName = nonModel.name
+                resolvers[name] = { source, _, context, _ in
+                    guard Authorization.allows(directives, Self.identity(context)) else {
+                        throw Authorization.unauthorized(field: name, type: typeName)
+                    }
+                    return outputValue((source as? EmbeddedValue)?.values[name], type: type)
                 }
             }
             try attach(to: schema, type: nonModel.name, resolvers: resolvers)
@@ -91,29 +96,85 @@ private struct Wiring {
         let resolver = resolver
         let operations = model.operations
         if let field = operations.get {
-            resolvers[field] = { _, arguments, _, _ in
-                try await guarded(field) { try await resolver.get(model, arguments: arguments.object) }
+            resolvers[field] = { _, arguments, context, _ in
+                let access = try Self.access(.get, model, context, field: field, type: "Query")
+                let item = try await guarded(field) { try await resolver.get(model, arguments: arguments.object) }
+                if case .rows(let rules) = access, let item, !rules.contains(where: { $0.admits(item.item.values) }) {
+                    throw Authorization.unauthorized(field: field, type: "Query")
+                }
+                return item
             }
         }
         if let field = operations.list {
-            resolvers[field] = { _, arguments, _, _ in
-                try await guarded(field) { try await resolver.list(model, field: field, arguments: arguments.object) }
+            resolvers[field] = { _, arguments, context, _ in
+                let restriction = try Self.restriction(.list, model, context, field: field)
+                return try await guarded(field) {
+                    try await resolver.list(model, field: field, arguments: arguments.object, restriction: restriction)
+                }
             }
         }
         if api.configuration.conflictDetection, let field = operations.sync {
-            resolvers[field] = { _, arguments, _, _ in
-                try await guarded(field) { try await resolver.sync(model, field: field, arguments: arguments.object) }
+            resolvers[field] = { _, arguments, context, _ in
+                let restriction = try Self.restriction(.sync, model, context, field: field)
+                return try await guarded(field) {
+                    try await resolver.sync(model, field: field, arguments: arguments.object, restriction: restriction)
+                }
             }
         }
         for index in model.indexes {
             guard let field = index.queryField else { continue }
-            resolvers[field] = { _, arguments, _, _ in
-                try await guarded(field) {
-                    try await resolver.indexQuery(model, index: index, arguments: arguments.object)
+            resolvers[field] = { _, arguments, context, _ in
+                let restriction = try Self.restriction(.list, model, context, field: field)
+                return try await guarded(field) {
+                    try await resolver.indexQuery(
+                        model,
+                        index: index,
+                        arguments: arguments.object,
+                        restriction: restriction
+                    )
                 }
             }
         }
         return resolvers
+    }
+
+    /// The caller of a request.
+    static func identity(_ context: Any) -> Identity {
+        (context as? RequestContext)?.identity ?? .anonymous
+    }
+
+    /// The caller's reach for a root field of `model`: `@auth` rules when the model has some, else
+    /// its `@aws_*` directives.
+    static func access(
+        _ operation: Authorization.Operation,
+        _ model: ModelType,
+        _ context: Any,
+        field: String,
+        type: String
+    ) throws(ResolverError) -> Authorization.Access {
+        let identity = identity(context)
+        let access: Authorization.Access
+        if model.authRules.isEmpty {
+            access = Authorization.allows(model.awsAuth, identity) ? .all : .denied
+        } else {
+            access = Authorization.access(operation, on: model, for: identity)
+        }
+        if access == .denied { throw Authorization.unauthorized(field: field, type: type) }
+        return access
+    }
+
+    /// The predicate that narrows a read to the caller's items; `nil` when it may read all.
+    static func restriction(
+        _ operation: Authorization.Operation,
+        _ model: ModelType,
+        _ context: Any,
+        field: String,
+        type: String = "Query"
+    ) throws(ResolverError) -> ItemPredicate? {
+        guard case .rows(let rules) = try access(operation, model, context, field: field, type: type) else {
+            return nil
+        }
+        return .any(rules.map(\.predicate))
     }
 
     private func mutationResolvers(of model: ModelType) -> [String: GraphQLFieldResolve] {
@@ -127,12 +188,15 @@ private struct Wiring {
         let resolver = resolver
         let schema = api.schema
         for case (let field?, let write) in writes {
+            let operation: Authorization.Operation =
+                field == model.operations.create ? .create : field == model.operations.update ? .update : .delete
             resolvers[field] = { _, arguments, context, info in
                 let request = MutationRequest(
                     model: model,
                     field: field,
                     arguments: arguments.object,
-                    identity: (context as? RequestContext)?.identity ?? .anonymous,
+                    identity: Self.identity(context),
+                    access: try Self.access(operation, model, context, field: field, type: "Mutation"),
                     trim: { item in
                         SelectionTrimmer(schema: schema, fragments: info.fragments)
                             .trim(item, selections: info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] })
@@ -165,25 +229,85 @@ private struct Wiring {
             let qualified = "\(model.name).\(name)"
             switch relation.kind {
             case .hasMany:
-                resolvers[name] = { source, arguments, _, _ in
+                let child = api.schema.model(named: relation.relatedModel)
+                resolvers[name] = { source, arguments, context, _ in
                     guard let item = source as? ResolvedItem else { return nil }
+                    let restriction = try child.flatMap { child throws(ResolverError) in
+                        try Self.restriction(.list, child, context, field: name, type: model.name)
+                    }
                     return try await guarded(qualified) {
                         try await resolver.relatedConnection(
                             of: item,
                             relation: relation,
                             field: name,
-                            arguments: arguments.object
+                            arguments: arguments.object,
+                            restriction: restriction
                         )
                     }
                 }
             case .hasOne, .belongsTo:
-                resolvers[name] = { source, _, _, _ in
+                let related = api.schema.model(named: relation.relatedModel)
+                resolvers[name] = { source, _, context, _ in
                     guard let item = source as? ResolvedItem else { return nil }
-                    return try await guarded(qualified) { try await resolver.relatedItem(of: item, relation: relation) }
+                    let access = try related.map { related throws(ResolverError) in
+                        try Self.access(.get, related, context, field: name, type: model.name)
+                    }
+                    let found = try await guarded(qualified) {
+                        try await resolver.relatedItem(of: item, relation: relation)
+                    }
+                    if case .rows(let rules) = access, let found,
+                        !rules.contains(where: { $0.admits(found.item.values) })
+                    {
+                        return nil
+                    }
+                    return found
                 }
             }
         }
-        return resolvers
+        return guardedFields(of: model, resolvers)
+    }
+
+    /// Wraps the resolvers of fields that `@aws_*` directives or field `@auth` rules guard: a
+    /// caller they do not admit gets `null` and an `Unauthorized` error for the field.
+    private func guardedFields(
+        of model: ModelType,
+        _ resolvers: [String: GraphQLFieldResolve]
+    ) -> [String: GraphQLFieldResolve] {
+        let typeLevel = Authorization.typeModes(awsAuth: model.awsAuth, rules: model.authRules)
+        var wrapped = resolvers
+        for (name, resolve) in resolvers {
+            let field = model.field(named: name)
+            let directives: [AWSAuthDirective]
+            if let field, !field.awsAuth.isEmpty {
+                directives = field.awsAuth
+            } else if let field, !field.authRules.isEmpty {
+                directives = Authorization.typeModes(awsAuth: [], rules: field.authRules)
+            } else {
+                directives = typeLevel
+            }
+            let fieldRules = field?.authRules ?? []
+            guard !directives.isEmpty || !fieldRules.isEmpty else { continue }
+            let typeName = model.name
+            wrapped[name] = { source, arguments, context, info in
+                let identity = Self.identity(context)
+                guard Authorization.allows(directives, identity) else {
+                    throw Authorization.unauthorized(field: name, type: typeName)
+                }
+                if !fieldRules.isEmpty {
+                    switch Authorization.access(.get, rules: fieldRules, model: model, identity: identity) {
+                    case .all: break
+                    case .denied: throw Authorization.unauthorized(field: name, type: typeName)
+                    case .rows(let rules):
+                        let values = (source as? ResolvedItem)?.item.values ?? [:]
+                        guard rules.contains(where: { $0.admits(values) }) else {
+                            throw Authorization.unauthorized(field: name, type: typeName)
+                        }
+                    }
+                }
+                return try await resolve(source, arguments, context, info)
+            }
+        }
+        return wrapped
     }
 
     private static let connectionResolvers: [String: GraphQLFieldResolve] = [

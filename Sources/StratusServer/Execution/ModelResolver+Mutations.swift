@@ -8,8 +8,22 @@ struct MutationRequest: Sendable {
     let field: String
     let arguments: JSONObject
     let identity: Identity
+    /// What the caller may write, from the model's `@auth` rules.
+    var access: Authorization.Access = .all
     /// The server's item as a `ConflictUnhandled` error shows it: trimmed to the selection set.
     let trim: @Sendable (ResolvedItem) -> JSON
+
+    /// Refuses the write when the caller's owner and group rules admit none of `values`.
+    func authorize(_ values: JSONObject) throws(ResolverError) {
+        switch access {
+        case .all: return
+        case .denied: throw Authorization.unauthorized(field: field, type: "Mutation")
+        case .rows(let rules):
+            guard rules.contains(where: { $0.admits(values) }) else {
+                throw Authorization.unauthorized(field: field, type: "Mutation")
+            }
+        }
+    }
 }
 
 /// `create*`, `update*` and `delete*`.
@@ -31,6 +45,12 @@ extension ModelResolver {
                 values[field.name] = defaultValue(text, type: field.type)
             }
         }
+        if case .rows(let rules) = request.access {
+            for rule in rules where rule.isOwner && values[rule.field] == nil {
+                values[rule.field] = rule.isList ? .array([.string(rule.values[0])]) : .string(rule.values[0])
+            }
+        }
+        try request.authorize(values)
         if model.primaryKey == ["id"], values["id"] == nil {
             values["id"] = .string(UUID().uuidString.lowercased())
         }
@@ -90,6 +110,7 @@ extension ModelResolver {
             guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
                 throw ResolverError.conditionalCheckFailed
             }
+            try request.authorize(current.values)
             var next = StoredItem(values: current.values, version: nil, deleted: nil, lastChangedAt: nil)
             var expiresAt: Int?
             if conflictDetection {
@@ -162,6 +183,7 @@ extension ModelResolver {
             guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
                 throw ResolverError.conditionalCheckFailed
             }
+            try request.authorize(current.values)
             let action: ItemWrite.Action
             var next = current
             var expiresAt: Int?

@@ -25,7 +25,8 @@ extension ModelResolver {
         of source: ResolvedItem,
         relation: Relation,
         field: String,
-        arguments: JSONObject
+        arguments: JSONObject,
+        restriction: ItemPredicate? = nil
     ) async throws -> ResolvedConnection {
         guard let child = schema.model(named: relation.relatedModel) else { return ResolvedConnection(items: []) }
         var parentKey: [JSON] = []
@@ -52,7 +53,8 @@ extension ModelResolver {
             arguments: arguments,
             keyCondition: .all(keyCondition),
             order: order,
-            scope: .array(parentKey)
+            scope: .array(parentKey),
+            restriction: restriction
         )
     }
 }

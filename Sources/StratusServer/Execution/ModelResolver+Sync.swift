@@ -9,7 +9,12 @@ extension ModelResolver {
     /// since `lastSync` from the journal, oldest first, so an item may appear in several
     /// versions. `startedAt` is the instant the first page was read, and every page of the same
     /// sync carries it.
-    func sync(_ model: ModelType, field: String, arguments: JSONObject) async throws -> ResolvedConnection {
+    func sync(
+        _ model: ModelType,
+        field: String,
+        arguments: JSONObject,
+        restriction: ItemPredicate? = nil
+    ) async throws -> ResolvedConnection {
         let now = now()
         let digest = PageToken.digest(field: field, arguments: syncScope(arguments))
         var token: PageToken?
@@ -21,7 +26,10 @@ extension ModelResolver {
             token = decoded
         }
         let startedAt = token?.startedAt ?? now
-        let filter = try PredicateParser(model: model, schema: schema).parse(arguments["filter"])
+        let filter = Self.restricted(
+            try PredicateParser(model: model, schema: schema).parse(arguments["filter"]),
+            restriction
+        )
         let limit = pageSize(arguments["limit"])
         let lastSync = arguments["lastSync"]?.intValue
         let readsJournal: Bool

@@ -54,7 +54,12 @@ struct ModelResolver: Sendable {
 
     // MARK: - List and index queries
 
-    func list(_ model: ModelType, field: String, arguments: JSONObject) async throws -> ResolvedConnection {
+    func list(
+        _ model: ModelType,
+        field: String,
+        arguments: JSONObject,
+        restriction: ItemPredicate? = nil
+    ) async throws -> ResolvedConnection {
         var keyCondition: [ItemPredicate] = []
         if model.hasCustomPrimaryKey, let partitionKey = model.primaryKey.first {
             if let value = arguments[partitionKey], !value.isNull {
@@ -69,11 +74,17 @@ struct ModelResolver: Sendable {
             field: field,
             arguments: arguments,
             keyCondition: .all(keyCondition),
-            order: model.primaryKey
+            order: model.primaryKey,
+            restriction: restriction
         )
     }
 
-    func indexQuery(_ model: ModelType, index: Index, arguments: JSONObject) async throws -> ResolvedConnection {
+    func indexQuery(
+        _ model: ModelType,
+        index: Index,
+        arguments: JSONObject,
+        restriction: ItemPredicate? = nil
+    ) async throws -> ResolvedConnection {
         guard let partitionKey = index.fields.first, let value = arguments[partitionKey], !value.isNull else {
             throw ResolverError.invalidInput("The query \(index.queryField ?? index.name) needs '\(index.fields[0])'.")
         }
@@ -89,7 +100,8 @@ struct ModelResolver: Sendable {
             field: index.queryField ?? index.name,
             arguments: arguments,
             keyCondition: .all(keyCondition),
-            order: index.fields + model.primaryKey.filter { !index.fields.contains($0) }
+            order: index.fields + model.primaryKey.filter { !index.fields.contains($0) },
+            restriction: restriction
         )
     }
 
@@ -100,7 +112,8 @@ struct ModelResolver: Sendable {
         arguments: JSONObject,
         keyCondition: ItemPredicate,
         order: [String],
-        scope: JSON = .null
+        scope: JSON = .null,
+        restriction: ItemPredicate? = nil
     ) async throws -> ResolvedConnection {
         let digest = PageToken.digest(field: field, arguments: pagingFree(arguments, scope: scope))
         var after: [JSON]?
@@ -113,7 +126,10 @@ struct ModelResolver: Sendable {
         let query = PageQuery(
             model: model.name,
             keyCondition: keyCondition,
-            filter: try PredicateParser(model: model, schema: schema).parse(arguments["filter"]),
+            filter: Self.restricted(
+                try PredicateParser(model: model, schema: schema).parse(arguments["filter"]),
+                restriction
+            ),
             order: order,
             descending: arguments["sortDirection"]?.stringValue == "DESC",
             after: after,
@@ -126,6 +142,13 @@ struct ModelResolver: Sendable {
             nextToken: page.lastKey.map { PageToken(query: digest, lastKey: $0).encoded(secret: tokenSecret) },
             startedAt: nil
         )
+    }
+
+    /// A filter narrowed to the items the caller may read.
+    static func restricted(_ filter: ItemPredicate?, _ restriction: ItemPredicate?) -> ItemPredicate? {
+        guard let restriction else { return filter }
+        guard let filter else { return restriction }
+        return .all([filter, restriction])
     }
 
     /// The arguments that name a query: all but `limit` and `nextToken`, and the parent's key for
