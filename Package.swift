@@ -129,7 +129,8 @@ let package = Package(
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusCodegen", "AWSPluginsCore", .product(name: "JWTKit", package: "jwt-kit"),
+                "StratusServer", "StratusCodegen", "StratusTesting", "AWSPluginsCore",
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             exclude: ["Interop"],
             swiftSettings: strict

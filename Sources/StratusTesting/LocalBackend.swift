@@ -53,7 +53,9 @@ public final class LocalBackend: Sendable {
         configuration: ServerConfiguration = ServerConfiguration(),
         defaultMode: Identity.AuthorizationMode = .apiKey,
         additionalModes: [Identity.AuthorizationMode] = [.awsIAM],
-        lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)? = nil
+        lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)? = nil,
+        userPool: UserPoolAuthorization? = nil,
+        openIDConnect: OIDCAuthorization? = nil
     ) async throws -> LocalBackend {
         let schema = try SchemaParser().parse(source)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -77,7 +79,9 @@ public final class LocalBackend: Sendable {
                     sessionToken: credentials.sessionToken
                 )
             ],
-            lambdaAuthorizer: lambdaAuthorizer
+            lambdaAuthorizer: lambdaAuthorizer,
+            userPool: userPool,
+            openIDConnect: openIDConnect
         )
         let http = StratusHTTPServer(server: server, authorization: authorization, log: { _ in })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -42,12 +42,16 @@ struct Serve: AsyncParsableCommand {
         try checkSchemaVersion(annotated, in: directory)
 
         let apiKeys = try settings.apiKeys(defaultIn: directory)
+        let configDirectory = config.map { URL(filePath: $0).deletingLastPathComponent() } ?? URL(filePath: ".")
+        let (userPool, openIDConnect) = try settings.tokenAuthorization(relativeTo: configDirectory)
         let authorization = ServerAuthorization(
             defaultMode: settings.defaultMode,
             additionalModes: settings.additionalModes,
             apiKeys: apiKeys,
             iamCredentials: settings.iamCredentials,
-            region: settings.region ?? "us-east-1"
+            region: settings.region ?? "us-east-1",
+            userPool: userPool,
+            openIDConnect: openIDConnect
         )
         let server: StratusServer
         do {

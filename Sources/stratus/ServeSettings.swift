@@ -11,7 +11,10 @@ import StratusServer
 ///     "defaultMode": "API_KEY",
 ///     "additionalModes": ["AWS_IAM"],
 ///     "apiKeys": [{ "value": "da2-local", "expires": "2030-01-01T00:00:00Z" }],
-///     "iamCredentials": [{ "accessKeyId": "AKIDLOCAL", "secretAccessKey": "secret" }]
+///     "iamCredentials": [{ "accessKeyId": "AKIDLOCAL", "secretAccessKey": "secret" }],
+///     "userPool": { "userPoolId": "us-east-1_Abc", "appIdClientRegex": "7abc.*",
+///                   "jwksUrl": "http://127.0.0.1:5001/us-east-1_Abc/.well-known/jwks.json" },
+///     "openIDConnect": { "issuer": "https://idp.example.com", "clientId": "web", "jwksFile": "jwks.json" }
 ///   },
 ///   "conflictResolution": "AUTOMERGE",
 ///   "models": { "Post": { "conflictResolution": "OPTIMISTIC_CONCURRENCY" } },
@@ -24,6 +27,8 @@ struct ServeSettings: Decodable {
         var additionalModes: [String]?
         var apiKeys: [Key]?
         var iamCredentials: [Credential]?
+        var userPool: UserPool?
+        var openIDConnect: OpenIDConnect?
     }
 
     struct Key: Decodable {
@@ -35,6 +40,27 @@ struct ServeSettings: Decodable {
         var accessKeyId: String
         var secretAccessKey: String
         var sessionToken: String?
+    }
+
+    /// `AMAZON_COGNITO_USER_POOLS`: the pool, and where its keys are when not at the pool's
+    /// issuer (a pool emulator's JWKS URL, or a file).
+    struct UserPool: Decodable {
+        var userPoolId: String
+        var region: String?
+        var appIdClientRegex: String?
+        var issuer: String?
+        var jwksUrl: String?
+        var jwksFile: String?
+    }
+
+    /// `OPENID_CONNECT`: the provider's issuer, client and TTLs (milliseconds, as AppSync).
+    struct OpenIDConnect: Decodable {
+        var issuer: String
+        var clientId: String?
+        var iatTTL: Double?
+        var authTTL: Double?
+        var jwksUrl: String?
+        var jwksFile: String?
     }
 
     struct Model: Decodable {
@@ -60,6 +86,7 @@ struct ServeSettings: Decodable {
             let settings = try decoder.decode(ServeSettings.self, from: data)
             _ = try settings.modes()
             _ = try settings.strategies()
+            _ = try settings.tokenAuthorization(relativeTo: URL(filePath: path).deletingLastPathComponent())
             return settings
         } catch let error as ValidationError {
             throw error
@@ -109,6 +136,58 @@ struct ServeSettings: Decodable {
     var serverConfiguration: ServerConfiguration {
         let (strategy, perModel) = (try? strategies()) ?? (.automerge, [:])
         return ServerConfiguration(conflictResolution: strategy, modelConflictResolution: perModel)
+    }
+
+    /// The user pool and OIDC provider, checked against the modes that need them.
+    func tokenAuthorization(relativeTo directory: URL) throws -> (UserPoolAuthorization?, OIDCAuthorization?) {
+        let modes = try modes()
+        func source(url: String?, file: String?, key: String) throws -> JWKSSource? {
+            if let url {
+                guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else {
+                    throw ValidationError("\(key).jwksUrl '\(url)' is not an http(s) URL.")
+                }
+                return .url(parsed)
+            }
+            if let file {
+                let resolved = file.hasPrefix("/") ? URL(filePath: file) : directory.appending(path: file)
+                guard FileManager.default.isReadableFile(atPath: resolved.path) else {
+                    throw ValidationError("\(key).jwksFile '\(resolved.path)' cannot be read.")
+                }
+                return .file(resolved)
+            }
+            return nil
+        }
+        var userPool: UserPoolAuthorization?
+        if let pool = authorization?.userPool {
+            userPool = UserPoolAuthorization(
+                userPoolId: pool.userPoolId,
+                region: pool.region ?? region ?? "us-east-1",
+                appIdClientRegex: pool.appIdClientRegex,
+                issuer: pool.issuer,
+                jwks: try source(url: pool.jwksUrl, file: pool.jwksFile, key: "authorization.userPool")
+            )
+        } else if modes.contains(.userPools) {
+            throw ValidationError(
+                "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile "
+                    + "when the keys are not at the pool's issuer) in the configuration file."
+            )
+        }
+        var provider: OIDCAuthorization?
+        if let oidc = authorization?.openIDConnect {
+            provider = OIDCAuthorization(
+                issuer: oidc.issuer,
+                clientId: oidc.clientId,
+                issuedAtTTL: oidc.iatTTL.map { $0 / 1000 },
+                authTTL: oidc.authTTL.map { $0 / 1000 },
+                jwks: try source(url: oidc.jwksUrl, file: oidc.jwksFile, key: "authorization.openIDConnect")
+            )
+        } else if modes.contains(.openIDConnect) {
+            throw ValidationError(
+                "OPENID_CONNECT needs authorization.openIDConnect with issuer (and clientId, jwksUrl or jwksFile) "
+                    + "in the configuration file."
+            )
+        }
+        return (userPool, provider)
     }
 
     var iamCredentials: [IAMCredential] {

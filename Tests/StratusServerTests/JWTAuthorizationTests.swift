@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import StratusServer
+import StratusTesting
 import Testing
 
 /// `AMAZON_COGNITO_USER_POOLS` and `OPENID_CONNECT`: tokens verified by signature against a JWKS
@@ -195,15 +196,7 @@ import Testing
     // MARK: - Tokens issued by moto, a Cognito implementation nobody here wrote
 
     static func motoAuthorization(_ pool: MotoUserPool, clientRegex: String? = nil) -> ServerAuthorization {
-        ServerAuthorization(
-            defaultMode: .userPools,
-            userPool: UserPoolAuthorization(
-                userPoolId: pool.poolId,
-                region: "us-east-1",
-                appIdClientRegex: clientRegex,
-                jwks: .url(URL(string: pool.jwksURL)!)
-            )
-        )
+        ServerAuthorization(defaultMode: .userPools, userPool: pool.authorization(clientRegex: clientRegex))
     }
 
     @Test func motoTokensAreAcceptedThroughTheJWKSURL() async throws {

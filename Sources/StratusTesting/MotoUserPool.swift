@@ -1,31 +1,49 @@
 import Foundation
+import StratusServer
 import Synchronization
 
 /// A Cognito user pool served by moto (Python) on a loopback port, with real RS256 tokens it
-/// issued: started once per test process by `Interop/moto_cognito.py`, which keeps running (for
-/// the JWKS URL) until this process exits and closes its standard input.
-struct MotoUserPool: Sendable, Decodable {
-    var jwksURL: String
-    var poolId: String
-    var clientId: String
-    /// Alice, in the group `Admins`.
-    var aliceId: String
-    var aliceAccess: String
-    /// Bob, in no group.
-    var bobId: String
+/// issued: started once per test process by `Tests/Interop/moto_cognito.py`, which keeps running
+/// (for the JWKS URL) until this process exits and closes its standard input.
+///
+/// ```swift
+/// let pool = try await MotoUserPool.shared()
+/// let backend = try await LocalBackend.start(schema: schema, defaultMode: .userPools, userPool: pool.authorization())
+/// ```
+public struct MotoUserPool: Sendable, Decodable {
+    public var jwksURL: String
+    public var poolId: String
+    public var clientId: String
+    /// Alice's ID token; she is in the group `Admins`.
+    public var aliceId: String
+    public var aliceAccess: String
+    /// Bob's ID token; he is in no group.
+    public var bobId: String
     /// Alice signed in through another client of the same pool.
-    var otherClientId: String
+    public var otherClientId: String
     /// A user of another pool, signed with the same key (moto has one key for every pool).
-    var foreignPoolId: String
+    public var foreignPoolId: String
 
-    var issuer: String { "https://cognito-idp.us-east-1.amazonaws.com/\(poolId)" }
+    /// The `iss` of the pool's tokens.
+    public var issuer: String { "https://cognito-idp.us-east-1.amazonaws.com/\(poolId)" }
 
-    static let script = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Interop/moto_cognito.py")
+    /// The server configuration that verifies this pool's tokens through moto's JWKS URL.
+    public func authorization(clientRegex: String? = nil) -> UserPoolAuthorization {
+        UserPoolAuthorization(
+            userPoolId: poolId,
+            region: "us-east-1",
+            appIdClientRegex: clientRegex,
+            jwks: .url(URL(string: jwksURL)!)
+        )
+    }
+
+    static let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appending(path: "Tests/Interop/moto_cognito.py")
 
     private static let started = Mutex<Task<MotoUserPool, any Error>?>(nil)
 
     /// The pool, started on first use.
-    static func shared() async throws -> MotoUserPool {
+    public static func shared() async throws -> MotoUserPool {
         let task = started.withLock { task in
             if let task { return task }
             let new = Task { try await start() }
@@ -86,7 +104,8 @@ struct MotoUserPool: Sendable, Decodable {
     }
 }
 
-struct MotoUnavailable: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+/// moto could not be started: the message says how to install it.
+public struct MotoUnavailable: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

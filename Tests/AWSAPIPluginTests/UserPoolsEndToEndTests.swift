@@ -1,0 +1,107 @@
+import AWSAPIPlugin
+import Amplify
+import Foundation
+import StratusServer
+import StratusTesting
+import Testing
+
+/// `AMAZON_COGNITO_USER_POOLS` end to end: tokens issued by a moto Cognito user pool, sent by the
+/// plugin through `APIAuthProviderFactory`, verified by the local backend against moto's JWKS,
+/// and owner rules deciding what each user sees.
+@Suite struct UserPoolsEndToEndTests {
+    static let schema = """
+        type Todo @model @auth(rules: [{ allow: owner }, { allow: groups, groups: ["Admins"], operations: [read] }]) {
+          id: ID!
+          name: String!
+        }
+        """
+
+    struct Token: AmplifyUserPoolsAuthProvider {
+        let token: String
+        func getLatestAuthToken() async throws -> String { token }
+    }
+
+    final class Factory: APIAuthProviderFactory, @unchecked Sendable {
+        let token: String
+        init(token: String) { self.token = token }
+        override func userPoolsAuthProvider() -> AmplifyUserPoolsAuthProvider? { Token(token: token) }
+    }
+
+    static func request(_ document: String, _ variables: [String: JSONValue] = [:]) -> GraphQLRequest<JSONValue> {
+        GraphQLRequest(document: document, variables: variables, responseType: JSONValue.self)
+    }
+
+    @Test func ownersSeeTheirOwnItemsAndAdminsSeeAll() async throws {
+        let pool = try await MotoUserPool.shared()
+        let backend = try await LocalBackend.start(
+            schema: Self.schema,
+            defaultMode: .userPools,
+            additionalModes: [.apiKey],
+            userPool: pool.authorization(clientRegex: pool.clientId)
+        )
+        do {
+            let alice = try backend.makeAPIPlugin(
+                authorizationType: .amazonCognitoUserPools,
+                apiAuthProviderFactory: Factory(token: pool.aliceId)
+            )
+            let bob = try backend.makeAPIPlugin(
+                authorizationType: .amazonCognitoUserPools,
+                apiAuthProviderFactory: Factory(token: pool.bobId)
+            )
+            let create =
+                "mutation Create($name: String!) { createTodo(input: {name: $name}) { id name owner _version } }"
+            let aliceTodo = try await alice.mutate(request: Self.request(create, ["name": "alice's"])).get()
+            let owner = try #require(aliceTodo.value(at: "createTodo.owner")?.stringValue)
+            #expect(owner.hasSuffix("::alice"), "\(owner)")
+            let bobTodo = try await bob.mutate(request: Self.request(create, ["name": "bob's"])).get()
+            #expect(bobTodo.value(at: "createTodo.owner")?.stringValue?.hasSuffix("::bob") == true)
+
+            let list = "{ listTodos { items { name } } }"
+            let bobSees = try await bob.query(request: Self.request(list)).get()
+            #expect(bobSees.value(at: "listTodos.items") == [["name": "bob's"]])
+            let aliceSees = try await alice.query(request: Self.request(list)).get()
+            #expect(
+                aliceSees.value(at: "listTodos.items") == [["name": "alice's"], ["name": "bob's"]]
+                    || aliceSees.value(at: "listTodos.items") == [["name": "bob's"], ["name": "alice's"]],
+                "Alice is in Admins, which reads every item"
+            )
+
+            let id = try #require(aliceTodo.value(at: "createTodo.id")?.stringValue)
+            let update = "mutation { updateTodo(input: {id: \"\(id)\", name: \"taken\", _version: 1}) { name } }"
+            switch try await bob.mutate(request: Self.request(update)) {
+            case .failure(.error(let errors)):
+                #expect(errors.first?.errorType == "Unauthorized")
+                #expect(errors.first?.message == "Not Authorized to access updateTodo on type Mutation")
+            case let other:
+                Issue.record("Bob updated Alice's item: \(other)")
+            }
+
+            let apiKey = try backend.makeAPIPlugin()
+            switch try await apiKey.query(request: Self.request(list)) {
+            case .failure(.error(let errors)):
+                #expect(errors.first?.errorType == "Unauthorized", "no rule admits API keys")
+            case let other:
+                Issue.record("an API key read owner-only items: \(other)")
+            }
+
+            let foreign = try backend.makeAPIPlugin(
+                authorizationType: .amazonCognitoUserPools,
+                apiAuthProviderFactory: Factory(token: pool.foreignPoolId)
+            )
+            do {
+                let accepted = try await foreign.query(request: Self.request(list))
+                Issue.record("a token of another pool was accepted: \(accepted)")
+            } catch APIError.httpStatusError(let status, let response) {
+                #expect(status == 401)
+                #expect(
+                    String(decoding: response.body, as: UTF8.self)
+                        == #"{"errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call."}]}"#
+                )
+            }
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+}
