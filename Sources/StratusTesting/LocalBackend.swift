@@ -22,27 +22,66 @@ public final class LocalBackend: Sendable {
     public let apiKey: String
     /// IAM credentials the endpoint accepts.
     public let credentials: AWSCredentials
-    /// The server behind the endpoint.
-    public let server: StratusServer
     /// The temporary data directory, removed by ``stop()``.
     public let dataDirectory: URL
 
-    private let task: Mutex<Task<Void, any Error>?>
+    private struct Running {
+        var server: StratusServer
+        var task: Task<Void, any Error>?
+    }
+
+    private let schema: AnnotatedSchema
+    private let configuration: ServerConfiguration
+    private let authorization: ServerAuthorization
+    /// The REST APIs served under `/rest/<name>`.
+    public let restAPIs: [RESTAPI]
+    private let running: Mutex<Running>
+
+    /// The server behind the endpoint.
+    public var server: StratusServer { running.withLock { $0.server } }
 
     private init(
         endpoint: URL,
         apiKey: String,
         credentials: AWSCredentials,
-        server: StratusServer,
         dataDirectory: URL,
+        schema: AnnotatedSchema,
+        configuration: ServerConfiguration,
+        authorization: ServerAuthorization,
+        restAPIs: [RESTAPI],
+        server: StratusServer,
         task: Task<Void, any Error>
     ) {
         self.endpoint = endpoint
         self.apiKey = apiKey
         self.credentials = credentials
-        self.server = server
         self.dataDirectory = dataDirectory
-        self.task = Mutex(task)
+        self.schema = schema
+        self.configuration = configuration
+        self.authorization = authorization
+        self.restAPIs = restAPIs
+        self.running = Mutex(Running(server: server, task: task))
+    }
+
+    /// Serves `server` on `port` (0 for a free one) and returns the task and the bound port.
+    private static func serve(
+        _ server: StratusServer,
+        authorization: ServerAuthorization,
+        restAPIs: [RESTAPI],
+        port: Int
+    ) async throws -> (Task<Void, any Error>, Int) {
+        let http = StratusHTTPServer(server: server, authorization: authorization, restAPIs: restAPIs, log: { _ in })
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task {
+            defer { continuation.finish() }
+            try await http.run(port: port) { continuation.yield($0) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let bound = await iterator.next() else {
+            let outcome = await task.result
+            throw LocalBackendError(message: "The local backend stopped before it listened: \(outcome)")
+        }
+        return (task, bound)
     }
 
     /// Starts a backend for `schema` with API key (default) and IAM modes.
@@ -55,7 +94,8 @@ public final class LocalBackend: Sendable {
         additionalModes: [Identity.AuthorizationMode] = [.awsIAM],
         lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)? = nil,
         userPool: UserPoolAuthorization? = nil,
-        openIDConnect: OIDCAuthorization? = nil
+        openIDConnect: OIDCAuthorization? = nil,
+        restAPIs: [RESTAPI] = []
     ) async throws -> LocalBackend {
         let schema = try SchemaParser().parse(source)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -83,26 +123,66 @@ public final class LocalBackend: Sendable {
             userPool: userPool,
             openIDConnect: openIDConnect
         )
-        let http = StratusHTTPServer(server: server, authorization: authorization, log: { _ in })
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task {
-            defer { continuation.finish() }
-            try await http.run(port: 0) { continuation.yield($0) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            _ = await task.result
+        let task: Task<Void, any Error>
+        let port: Int
+        do {
+            (task, port) = try await serve(server, authorization: authorization, restAPIs: restAPIs, port: 0)
+        } catch {
             try? server.close()
-            throw LocalBackendError(message: "The local backend stopped before it listened.")
+            throw error
         }
         return LocalBackend(
             endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!,
             apiKey: apiKey,
             credentials: credentials,
-            server: server,
             dataDirectory: directory,
+            schema: schema,
+            configuration: configuration,
+            authorization: authorization,
+            restAPIs: restAPIs,
+            server: server,
             task: task
         )
+    }
+
+    /// Stops the endpoint and closes the store, keeping the data directory: clients see the
+    /// server go away, as when its process dies.
+    public func kill() async {
+        let (task, server) = running.withLock { running in
+            defer { running.task = nil }
+            return (running.task, running.server)
+        }
+        task?.cancel()
+        _ = await task?.result
+        try? server.close()
+    }
+
+    /// Starts the server again on the same port and data directory, after ``kill()``.
+    ///
+    /// - Throws: when the store cannot be opened or the port cannot be bound again.
+    public func restart() async throws {
+        let server = try StratusServer(schema: schema, configuration: configuration, dataDirectory: dataDirectory)
+        var attempts = 0
+        while true {
+            do {
+                let (task, _) = try await Self.serve(
+                    server,
+                    authorization: authorization,
+                    restAPIs: restAPIs,
+                    port: endpoint.port ?? 0
+                )
+                running.withLock { $0 = Running(server: server, task: task) }
+                return
+            } catch {
+                attempts += 1
+                // The port may linger for a moment after the previous listener closed.
+                guard attempts < 20 else {
+                    try? server.close()
+                    throw error
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 
     /// An API plugin configured for this backend with `authorizationType`.
@@ -112,7 +192,7 @@ public final class LocalBackend: Sendable {
         authorizationType: AWSAuthorizationType = .apiKey,
         apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory()
     ) throws -> AWSAPIPlugin {
-        let configuration = AWSAPIPluginConfiguration(endpoints: [
+        var endpoints: [AWSAPIPluginConfiguration.Endpoint] = [
             .init(
                 name: "stratus",
                 endpointType: .graphQL,
@@ -122,7 +202,22 @@ public final class LocalBackend: Sendable {
                 apiKey: apiKey,
                 additionalAuthorizationTypes: AWSAuthorizationType.allCases
             )
-        ])
+        ]
+        for api in restAPIs {
+            let mode = api.routes.first?.authorization ?? .none
+            endpoints.append(
+                .init(
+                    name: api.name,
+                    endpointType: .rest,
+                    endpoint: restEndpoint(of: api.name),
+                    region: "us-east-1",
+                    authorizationType: AWSAuthorizationType(rawValue: mode.rawValue) ?? .none,
+                    apiKey: apiKey,
+                    additionalAuthorizationTypes: AWSAuthorizationType.allCases
+                )
+            )
+        }
+        let configuration = AWSAPIPluginConfiguration(endpoints: endpoints)
         let plugin = AWSAPIPlugin(
             apiAuthProviderFactory: apiAuthProviderFactory,
             credentialsProvider: StaticCredentialsProvider(credentials)
@@ -131,15 +226,14 @@ public final class LocalBackend: Sendable {
         return plugin
     }
 
+    /// The base URL of a REST API: `http://127.0.0.1:<port>/rest/<name>`.
+    public func restEndpoint(of name: String) -> URL {
+        endpoint.deletingLastPathComponent().appending(path: "rest/\(name)")
+    }
+
     /// Stops the endpoint, closes the store and removes the data directory.
     public func stop() async {
-        let running = task.withLock { task in
-            defer { task = nil }
-            return task
-        }
-        running?.cancel()
-        _ = await running?.result
-        try? server.close()
+        await kill()
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 }

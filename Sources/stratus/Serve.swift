@@ -64,7 +64,8 @@ struct Serve: AsyncParsableCommand {
             throw CommandFailure(message: "Cannot open the data directory '\(directory.path)': \(error)")
         }
         let limits = ServerLimits(maxRequestBytes: settings.maxRequestBytes ?? 1_048_576)
-        let http = StratusHTTPServer(server: server, authorization: authorization, limits: limits)
+        let restAPIs = try settings.restAPIs()
+        let http = StratusHTTPServer(server: server, authorization: authorization, limits: limits, restAPIs: restAPIs)
         let host = host
         let outputDirectory = URL(fileURLWithPath: configOutput, isDirectory: true)
         let defaultMode = settings.defaultMode
@@ -72,18 +73,26 @@ struct Serve: AsyncParsableCommand {
         do {
             try await http.run(host: host, port: port) { port in
                 let endpoint = URL(string: "http://\(host):\(port)/graphql")!
-                let files = ClientConfigurationFiles(
+                var files = ClientConfigurationFiles(
                     endpoint: endpoint,
                     region: region,
                     authorizationMode: defaultMode,
                     apiKey: defaultMode == .apiKey ? apiKeys.first?.value : nil
                 )
+                files.restAPIs = restAPIs.map { api in
+                    ClientConfigurationFiles.RESTAPIEntry(
+                        name: api.name,
+                        endpoint: URL(string: "http://\(host):\(port)/rest/\(api.name)")!,
+                        authorizationMode: api.routes.first?.authorization ?? .none
+                    )
+                }
                 do {
                     try files.write(to: outputDirectory)
                 } catch {
                     print("Could not write the client configuration files into \(outputDirectory.path): \(error)")
                 }
                 print("GraphQL endpoint: \(endpoint.absoluteString)")
+                for api in restAPIs { print("REST API \(api.name): http://\(host):\(port)/rest/\(api.name)") }
                 if let key = apiKeys.first { print("API key: \(key.value)") }
                 print("Data: \(directory.path)")
                 print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")

@@ -18,7 +18,12 @@ import StratusServer
 ///   },
 ///   "conflictResolution": "AUTOMERGE",
 ///   "models": { "Post": { "conflictResolution": "OPTIMISTIC_CONCURRENCY" } },
-///   "maxRequestBytes": 1048576
+///   "maxRequestBytes": 1048576,
+///   "rest": [{ "name": "items", "cors": true, "routes": [
+///     { "path": "/items/{proxy+}", "methods": ["ANY"], "authorization": "AWS_IAM", "handler": "echo" },
+///     { "path": "/orders/{id}", "methods": ["POST"], "authorization": "API_KEY",
+///       "handler": { "command": ["python3", "orders.py"], "timeoutSeconds": 29 } }
+///   ] }]
 /// }
 /// ```
 struct ServeSettings: Decodable {
@@ -72,6 +77,50 @@ struct ServeSettings: Decodable {
     var conflictResolution: String?
     var models: [String: Model]?
     var maxRequestBytes: Int?
+    var rest: [REST]?
+
+    /// A REST API: routes to the echo handler or to a command.
+    struct REST: Decodable {
+        struct Route: Decodable {
+            var path: String
+            var methods: [String]?
+            var authorization: String?
+            var handler: Handler?
+        }
+
+        /// `"echo"`, or `{"command": [...], "timeoutSeconds": 29}`.
+        enum Handler: Decodable {
+            case echo
+            case command([String], timeoutSeconds: Double?)
+
+            private enum Keys: String, CodingKey { case command, timeoutSeconds }
+
+            init(from decoder: any Decoder) throws {
+                if let name = try? decoder.singleValueContainer().decode(String.self) {
+                    guard name == "echo" else {
+                        throw ValidationError(
+                            "Unknown REST handler '\(name)'. Use \"echo\" or {\"command\": [\"program\", \"argument\"]}."
+                        )
+                    }
+                    self = .echo
+                    return
+                }
+                let container = try decoder.container(keyedBy: Keys.self)
+                let command = try container.decode([String].self, forKey: .command)
+                guard !command.isEmpty else {
+                    throw ValidationError("A REST handler's command is empty. Give the program and its arguments.")
+                }
+                self = .command(
+                    command,
+                    timeoutSeconds: try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds)
+                )
+            }
+        }
+
+        var name: String
+        var cors: Bool?
+        var routes: [Route]
+    }
 
     static func load(path: String?) throws -> ServeSettings {
         guard let path else { return ServeSettings() }
@@ -86,6 +135,7 @@ struct ServeSettings: Decodable {
             let settings = try decoder.decode(ServeSettings.self, from: data)
             _ = try settings.modes()
             _ = try settings.strategies()
+            _ = try settings.restAPIs()
             _ = try settings.tokenAuthorization(relativeTo: URL(filePath: path).deletingLastPathComponent())
             return settings
         } catch let error as ValidationError {
@@ -188,6 +238,46 @@ struct ServeSettings: Decodable {
             )
         }
         return (userPool, provider)
+    }
+
+    /// The REST APIs, with handler commands resolved against the configuration's directory.
+    func restAPIs() throws -> [RESTAPI] {
+        try (rest ?? []).map { api in
+            guard !api.name.isEmpty, api.name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+            else {
+                throw ValidationError(
+                    "The REST API name '\(api.name)' must be letters, digits, '-' or '_': it becomes the path /rest/<name>."
+                )
+            }
+            let routes = try api.routes.map { route in
+                guard route.path.hasPrefix("/") else {
+                    throw ValidationError("The REST route '\(route.path)' of '\(api.name)' must start with '/'.")
+                }
+                let mode =
+                    try route.authorization.map { name in
+                        guard let mode = Identity.AuthorizationMode(rawValue: name), mode != .lambda else {
+                            throw ValidationError(
+                                "Unknown REST authorization '\(name)' on \(route.path). "
+                                    + "Use NONE, API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS or OPENID_CONNECT."
+                            )
+                        }
+                        return mode
+                    } ?? .none
+                let handler: RESTHandler
+                switch route.handler ?? .echo {
+                case .echo: handler = .echo
+                case .command(let command, let seconds):
+                    handler = .command(command, timeout: .milliseconds(Int((seconds ?? 29) * 1000)))
+                }
+                return RESTRoute(
+                    path: route.path,
+                    methods: route.methods ?? ["ANY"],
+                    authorization: mode,
+                    handler: handler
+                )
+            }
+            return RESTAPI(name: api.name, routes: routes, cors: api.cors ?? true)
+        }
     }
 
     var iamCredentials: [IAMCredential] {

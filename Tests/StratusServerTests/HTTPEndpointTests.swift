@@ -28,6 +28,7 @@ import Testing
         ),
         limits: ServerLimits = ServerLimits(),
         schema source: String = postSchema,
+        restAPIs: [RESTAPI] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         _ body: (URL) async throws -> Void
     ) async throws {
@@ -39,6 +40,7 @@ import Testing
             server: server,
             authorization: authorization,
             limits: limits,
+            restAPIs: restAPIs,
             clock: clock,
             log: { _ in }
         )
@@ -59,12 +61,28 @@ import Testing
         body: String?,
         headers: [String: String] = [:]
     ) async throws -> (status: Int, body: String) {
+        let response = try await exchange(url, method: method, body: body, headers: headers)
+        return (response.status, response.body)
+    }
+
+    /// Sends a request and returns the status, the headers (lower-cased names) and the body.
+    static func exchange(
+        _ url: URL,
+        method: String = "POST",
+        body: String?,
+        headers: [String: String] = [:]
+    ) async throws -> (status: Int, headers: [String: String], body: String) {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+        let http = response as? HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return (http?.statusCode ?? 0, fields, String(decoding: data, as: UTF8.self))
     }
 
     @Test(

@@ -12,6 +12,23 @@ public struct ClientConfigurationFiles: Sendable {
     public var apiKey: String?
     /// The API's name in `amplifyconfiguration.json`.
     public var apiName: String
+    /// REST APIs, written next to the GraphQL API with `endpointType: REST`.
+    public var restAPIs: [RESTAPIEntry] = []
+
+    /// A REST API as `amplifyconfiguration.json` lists it.
+    public struct RESTAPIEntry: Sendable, Hashable {
+        public var name: String
+        /// `http://127.0.0.1:20002/rest/<name>`.
+        public var endpoint: URL
+        /// The mode of its routes (the first route's, when they differ).
+        public var authorizationMode: Identity.AuthorizationMode
+
+        public init(name: String, endpoint: URL, authorizationMode: Identity.AuthorizationMode) {
+            self.name = name
+            self.endpoint = endpoint
+            self.authorizationMode = authorizationMode
+        }
+    }
 
     public init(
         endpoint: URL,
@@ -36,10 +53,21 @@ public struct ClientConfigurationFiles: Sendable {
             ("authorizationType", .string(authorizationMode.rawValue)),
         ]
         if let apiKey { api.append(("apiKey", .string(apiKey))) }
+        var apis: [(String, JSON)] = [(apiName, .object(JSONObject(api)))]
+        for rest in restAPIs {
+            var entry: [(String, JSON)] = [
+                ("endpointType", "REST"),
+                ("endpoint", .string(rest.endpoint.absoluteString)),
+                ("region", .string(region)),
+                ("authorizationType", .string(rest.authorizationMode.rawValue)),
+            ]
+            if rest.authorizationMode == .apiKey, let apiKey { entry.append(("apiKey", .string(apiKey))) }
+            apis.append((rest.name, .object(JSONObject(entry))))
+        }
         return [
             "UserAgent": "stratus/1.0",
             "Version": "1.0",
-            "api": ["plugins": ["awsAPIPlugin": .object(JSONObject([(apiName, .object(JSONObject(api)))]))]],
+            "api": ["plugins": ["awsAPIPlugin": .object(JSONObject(apis))]],
         ]
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -14,6 +15,8 @@ public struct StratusHTTPServer: Sendable {
     public let server: StratusServer
     public let authorization: ServerAuthorization
     public let limits: ServerLimits
+    /// The REST APIs served under `/rest/<name>`.
+    public let restAPIs: [RESTAPI]
     private let clock: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
 
@@ -21,12 +24,14 @@ public struct StratusHTTPServer: Sendable {
         server: StratusServer,
         authorization: ServerAuthorization,
         limits: ServerLimits = ServerLimits(),
+        restAPIs: [RESTAPI] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) {
         self.server = server
         self.authorization = authorization
         self.limits = limits
+        self.restAPIs = restAPIs
         self.clock = clock
         self.log = log
     }
@@ -49,6 +54,18 @@ public struct StratusHTTPServer: Sendable {
         let router = Router()
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }
+        if !restAPIs.isEmpty {
+            let rest = RESTEndpoint(
+                apis: restAPIs,
+                authorization: authorization,
+                limits: limits,
+                clock: clock,
+                log: log
+            )
+            for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .head, .options] {
+                router.on("rest/**", method: method) { request, _ in await rest.respond(to: request) }
+            }
+        }
         var logger = Logger(label: "stratus.http")
         logger.logLevel = .warning
         let app = Application(

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A REST API in the style of API Gateway with Lambda proxy integrations, served at
+/// `/rest/<name>` next to the GraphQL endpoint.
+///
+/// ```swift
+/// let items = RESTAPI(name: "items", routes: [
+///     RESTRoute(path: "/items", methods: ["ANY"], authorization: .awsIAM, handler: .echo),
+///     RESTRoute(path: "/items/{proxy+}", methods: ["ANY"], authorization: .awsIAM, handler: .echo),
+/// ])
+/// let http = StratusHTTPServer(server: server, authorization: authorization, restAPIs: [items])
+/// // GET http://127.0.0.1:20002/rest/items/items/42 → {"success":"get call succeed!","url":"/items/42"}
+/// ```
+public struct RESTAPI: Sendable {
+    /// The API's name: the `apiName` clients use, and the path segment after `/rest/`.
+    public var name: String
+    public var routes: [RESTRoute]
+    /// Whether responses carry `Access-Control-Allow-Origin: *` and preflight `OPTIONS`
+    /// requests are answered.
+    public var cors: Bool
+
+    public init(name: String, routes: [RESTRoute], cors: Bool = true) {
+        self.name = name
+        self.routes = routes
+        self.cors = cors
+    }
+}
+
+/// A resource path and the methods a handler serves there.
+public struct RESTRoute: Sendable {
+    /// `/items`, `/items/{id}`, or `/items/{proxy+}` for every path below `/items`.
+    public var path: String
+    /// HTTP methods, or `ANY`.
+    public var methods: [String]
+    /// Who may call: `NONE`, `API_KEY` (`x-api-key`), `AWS_IAM` (SigV4, service `execute-api`),
+    /// `AMAZON_COGNITO_USER_POOLS` or `OPENID_CONNECT` (a JWT in `Authorization`).
+    public var authorization: Identity.AuthorizationMode
+    public var handler: RESTHandler
+
+    public init(
+        path: String,
+        methods: [String] = ["ANY"],
+        authorization: Identity.AuthorizationMode = .none,
+        handler: RESTHandler = .echo
+    ) {
+        self.path = path
+        self.methods = methods.map { $0.uppercased() }
+        self.authorization = authorization
+        self.handler = handler
+    }
+
+    /// The path parameters of `path` when this route serves it: `{id}` matches one segment,
+    /// `{proxy+}` (or any `{name+}`) the rest of the path, at least one segment.
+    func match(_ path: String) -> JSONObject? {
+        let pattern = self.path.split(separator: "/", omittingEmptySubsequences: true)
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var parameters = JSONObject()
+        for (index, part) in pattern.enumerated() {
+            if part.hasPrefix("{"), part.hasSuffix("+}") {
+                guard segments.count > index else { return nil }
+                let name = String(part.dropFirst().dropLast(2))
+                let rest = segments[index...].joined(separator: "/")
+                parameters[name] = .string(rest.removingPercentEncoding ?? rest)
+                return parameters
+            }
+            guard index < segments.count else { return nil }
+            let segment = String(segments[index])
+            if part.hasPrefix("{"), part.hasSuffix("}") {
+                parameters[String(part.dropFirst().dropLast())] = .string(segment.removingPercentEncoding ?? segment)
+            } else if part != segment {
+                return nil
+            }
+        }
+        return pattern.count == segments.count ? parameters : nil
+    }
+
+    func serves(_ method: String) -> Bool {
+        methods.contains("ANY") || methods.contains(method)
+    }
+}
+
+/// What answers a route's requests.
+public enum RESTHandler: Sendable {
+    /// Answers as the `/items` routes of Amplify's "Serverless express function" template:
+    /// `{"success":"get call succeed!","url":"/items?x=1"}`, with `body` for POST and PUT.
+    case echo
+    /// An external command: the API Gateway proxy event as JSON on its standard input, the
+    /// proxy response (`statusCode`, `headers`, `body`, `isBase64Encoded`) as JSON on its
+    /// standard output, within `timeout`.
+    case command([String], timeout: Duration = .seconds(29))
+    /// A Swift function from the proxy event to the proxy response.
+    case function(@Sendable (JSON) async throws -> JSON)
+}

@@ -1,0 +1,431 @@
+import AWSPluginsCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// `/rest/<api>/<resource path>`: API Gateway's routing, authorization and Lambda proxy
+/// integration, with its error bodies.
+struct RESTEndpoint: Sendable {
+    let apis: [String: RESTAPI]
+    let authorization: ServerAuthorization
+    let tokens: TokenVerifier
+    let limits: ServerLimits
+    let clock: @Sendable () -> Date
+    let log: @Sendable (String) -> Void
+
+    init(
+        apis: [RESTAPI],
+        authorization: ServerAuthorization,
+        limits: ServerLimits,
+        clock: @escaping @Sendable () -> Date,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.apis = Dictionary(apis.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.authorization = authorization
+        self.tokens = TokenVerifier(
+            userPool: authorization.userPool,
+            openIDConnect: authorization.openIDConnect,
+            clock: clock
+        )
+        self.limits = limits
+        self.clock = clock
+        self.log = log
+    }
+
+    /// API Gateway's answer for a path or method no route serves.
+    static let missingToken = RESTResponse(status: 403, message: "Missing Authentication Token")
+    static let forbidden = RESTResponse(status: 403, message: "Forbidden")
+    static let unauthorized = RESTResponse(status: 401, message: "Unauthorized")
+    static let internalError = RESTResponse(status: 502, message: "Internal server error")
+
+    func respond(to request: Request) async -> Response {
+        let path = request.uri.path
+        let parts = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: true)
+        guard parts.count >= 2, let api = apis[String(parts[1])] else {
+            return Self.missingToken.response(cors: false)
+        }
+        let resourcePath = parts.count > 2 ? "/" + parts[2] : "/"
+        let method = request.method.rawValue
+        if method == "OPTIONS", api.cors {
+            return preflight(api, resourcePath: resourcePath)
+        }
+        guard
+            let (route, parameters) = api.routes.lazy.compactMap({ route in
+                route.match(resourcePath).map { (route, $0) }
+            })
+            .first(where: { $0.0.serves(method) })
+        else {
+            return Self.missingToken.response(cors: api.cors)
+        }
+        var request = request
+        let body: Data
+        do {
+            body = Data(buffer: try await request.collectBody(upTo: limits.maxRequestBytes))
+        } catch {
+            return RESTResponse(status: 413, message: "Request Too Long").response(cors: api.cors)
+        }
+        let headers = Self.headers(of: request)
+        let identity: JSONObject
+        switch await authorize(route, request: request, headers: headers, body: body) {
+        case .success(let value): identity = value
+        case .failure(let refusal): return refusal.response(cors: api.cors)
+        }
+        let event = proxyEvent(
+            api: api,
+            route: route,
+            parameters: parameters,
+            request: request,
+            resourcePath: resourcePath,
+            headers: headers,
+            body: body,
+            identity: identity
+        )
+        let answer: JSON
+        do {
+            answer = try await handle(
+                route.handler,
+                event: event,
+                resourcePath: resourcePath,
+                request: request,
+                body: body
+            )
+        } catch {
+            log("The handler of \(method) \(path) failed: \(error)")
+            return Self.internalError.response(cors: api.cors)
+        }
+        guard let response = RESTResponse(proxyResponse: answer) else {
+            log("The handler of \(method) \(path) answered a malformed proxy response: \(answer.text.prefix(500))")
+            return Self.internalError.response(cors: api.cors)
+        }
+        return response.response(cors: api.cors)
+    }
+
+    private func preflight(_ api: RESTAPI, resourcePath: String) -> Response {
+        let methods = api.routes.filter { $0.match(resourcePath) != nil }.flatMap(\.methods)
+        let allowed =
+            methods.isEmpty || methods.contains("ANY")
+            ? "DELETE,GET,HEAD,OPTIONS,PATCH,POST,PUT"
+            : (Set(methods).union(["OPTIONS"])).sorted().joined(separator: ",")
+        var fields = HTTPFields()
+        fields[.accessControlAllowOrigin] = "*"
+        fields[.accessControlAllowMethods] = allowed
+        fields[.accessControlAllowHeaders] =
+            "Content-Type,X-Amz-Date,Authorization,X-Api-Key,X-Amz-Security-Token,X-Amz-User-Agent"
+        fields[.contentType] = "application/json"
+        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: "{}")))
+    }
+
+    // MARK: - Authorization
+
+    private func authorize(
+        _ route: RESTRoute,
+        request: Request,
+        headers: SigV4Request.Headers,
+        body: Data
+    ) async -> Result<JSONObject, RESTResponse> {
+        switch route.authorization {
+        case .none:
+            return .success([:])
+        case .apiKey:
+            guard let key = headers["x-api-key"],
+                let match = authorization.apiKeys.first(where: { $0.value == key }),
+                match.expires.map({ $0 > clock() }) ?? true
+            else { return .failure(Self.forbidden) }
+            return .success(["apiKey": .string(key)])
+        case .awsIAM:
+            guard let header = headers["authorization"], header.hasPrefix("AWS4-HMAC-SHA256") else {
+                return .failure(Self.missingToken)
+            }
+            let credentials = authorization.iamCredentials
+            let verifier = SigV4Verifier(
+                service: "execute-api",
+                region: authorization.region,
+                clockSkew: authorization.clockSkew
+            ) { accessKeyId in
+                credentials.first { $0.accessKeyId == accessKeyId }.map { ($0.secretAccessKey, $0.sessionToken) }
+            }
+            do {
+                let verified = try verifier.verify(
+                    method: request.method.rawValue,
+                    path: request.uri.path,
+                    query: request.uri.query,
+                    headers: headers,
+                    body: body,
+                    now: clock()
+                )
+                return .success(["accessKey": .string(verified.accessKeyId)])
+            } catch {
+                return .failure(RESTResponse(status: 403, message: String(describing: error)))
+            }
+        case .userPools, .openIDConnect:
+            guard let token = headers["authorization"], !token.isEmpty else { return .failure(Self.unauthorized) }
+            do {
+                let identity = try await tokens.identity(for: token, modes: [route.authorization])
+                return .success(["claims": .object(identity.claims)])
+            } catch {
+                return .failure(Self.unauthorized)
+            }
+        case .lambda:
+            return .failure(Self.unauthorized)
+        }
+    }
+
+    private static func headers(of request: Request) -> SigV4Request.Headers {
+        var headers = SigV4Request.Headers()
+        if let authority = request.head.authority { headers.add(name: "host", value: authority) }
+        for field in request.headers { headers.add(name: field.name.canonicalName, value: field.value) }
+        return headers
+    }
+
+    // MARK: - The proxy integration
+
+    private func proxyEvent(
+        api: RESTAPI,
+        route: RESTRoute,
+        parameters: JSONObject,
+        request: Request,
+        resourcePath: String,
+        headers: SigV4Request.Headers,
+        body: Data,
+        identity: JSONObject
+    ) -> JSON {
+        var single = JSONObject()
+        var multi = JSONObject()
+        for field in headers {
+            single[field.name] = .string(field.value)
+            multi[field.name] = .array((multi[field.name]?.arrayValue ?? []) + [.string(field.value)])
+        }
+        var query = JSONObject()
+        var multiQuery = JSONObject()
+        for item in URLComponents(string: "http://host/?" + (request.uri.query ?? ""))?.queryItems ?? [] {
+            let value = JSON.string(item.value ?? "")
+            query[item.name] = value
+            multiQuery[item.name] = .array((multiQuery[item.name]?.arrayValue ?? []) + [value])
+        }
+        let text = String(data: body, encoding: .utf8)
+        var context: JSONObject = [
+            "resourcePath": .string(route.path),
+            "httpMethod": .string(request.method.rawValue),
+            "path": .string(request.uri.path),
+            "stage": .string(api.name),
+            "requestId": .string(UUID().uuidString.lowercased()),
+            "requestTimeEpoch": .int(Int(clock().timeIntervalSince1970 * 1000)),
+            "identity": [
+                "sourceIp": "127.0.0.1",
+                "accessKey": identity["accessKey"] ?? .null,
+                "apiKey": identity["apiKey"] ?? .null,
+            ],
+        ]
+        if let claims = identity["claims"] {
+            context["authorizer"] = ["claims": claims]
+        }
+        return [
+            "resource": .string(route.path),
+            "path": .string(resourcePath),
+            "httpMethod": .string(request.method.rawValue),
+            "headers": .object(single),
+            "multiValueHeaders": .object(multi),
+            "queryStringParameters": query.isEmpty ? .null : .object(query),
+            "multiValueQueryStringParameters": multiQuery.isEmpty ? .null : .object(multiQuery),
+            "pathParameters": parameters.isEmpty ? .null : .object(parameters),
+            "stageVariables": .null,
+            "requestContext": .object(context),
+            "body": body.isEmpty ? .null : .string(text ?? body.base64EncodedString()),
+            "isBase64Encoded": .bool(!body.isEmpty && text == nil),
+        ]
+    }
+
+    private func handle(
+        _ handler: RESTHandler,
+        event: JSON,
+        resourcePath: String,
+        request: Request,
+        body: Data
+    ) async throws -> JSON {
+        switch handler {
+        case .echo:
+            return Self.echo(
+                method: request.method.rawValue,
+                resourcePath: resourcePath,
+                query: request.uri.query,
+                body: body
+            )
+        case .function(let function):
+            return try await function(event)
+        case .command(let arguments, let timeout):
+            return try await CommandRunner.run(arguments, input: event.data, timeout: timeout)
+        }
+    }
+
+    /// The answers of the `/items` routes of Amplify's "Serverless express function" template.
+    static func echo(method: String, resourcePath: String, query: String?, body: Data) -> JSON {
+        let url = resourcePath + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
+        let parsedBody = (try? JSON(parsing: body)) ?? [:]
+        let content: JSON
+        switch method {
+        case "GET", "HEAD": content = ["success": "get call succeed!", "url": .string(url)]
+        case "POST": content = ["success": "post call succeed!", "url": .string(url), "body": parsedBody]
+        case "PUT": content = ["success": "put call succeed!", "url": .string(url), "body": parsedBody]
+        case "DELETE": content = ["success": "delete call succeed!", "url": .string(url)]
+        default:
+            let page =
+                "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n"
+                + "<body>\n<pre>Cannot \(method) \(resourcePath)</pre>\n</body>\n</html>\n"
+            return [
+                "statusCode": 404,
+                "headers": ["content-type": "text/html; charset=utf-8", "access-control-allow-headers": "*"],
+                "body": .string(page),
+                "isBase64Encoded": false,
+            ]
+        }
+        return [
+            "statusCode": 200,
+            "headers": ["content-type": "application/json; charset=utf-8", "access-control-allow-headers": "*"],
+            "body": .string(content.text),
+            "isBase64Encoded": false,
+        ]
+    }
+}
+
+/// A REST response: status, headers, body.
+struct RESTResponse: Error, Sendable {
+    var status: Int
+    var headers: [(String, String)]
+    var body: Data
+
+    init(status: Int, message: String) {
+        self.status = status
+        self.headers = [("content-type", "application/json")]
+        self.body = (["message": .string(message)] as JSON).data
+    }
+
+    /// A Lambda proxy response: `statusCode`, `headers`, `multiValueHeaders`, `body`,
+    /// `isBase64Encoded`; `nil` when it is not one.
+    init?(proxyResponse json: JSON) {
+        guard let object = json.objectValue, let status = object["statusCode"]?.intValue, (100...599).contains(status)
+        else { return nil }
+        self.status = status
+        var headers: [(String, String)] = []
+        for (name, value) in object["headers"]?.objectValue ?? [:] {
+            guard let text = value.stringValue ?? (value.isNull ? nil : value.text) else { continue }
+            headers.append((name, text))
+        }
+        for (name, values) in object["multiValueHeaders"]?.objectValue ?? [:] {
+            for value in values.arrayValue ?? [] {
+                if let text = value.stringValue { headers.append((name, text)) }
+            }
+        }
+        self.headers = headers
+        switch object["body"] {
+        case .string(let text)?:
+            if object["isBase64Encoded"]?.boolValue == true {
+                guard let data = Data(base64Encoded: text) else { return nil }
+                body = data
+            } else {
+                body = Data(text.utf8)
+            }
+        case nil, .null?:
+            body = Data()
+        default:
+            return nil
+        }
+    }
+
+    func response(cors: Bool) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            guard let field = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: field, value: value))
+        }
+        if cors, fields[.accessControlAllowOrigin] == nil {
+            fields[.accessControlAllowOrigin] = "*"
+        }
+        return Response(
+            status: HTTPResponse.Status(code: status),
+            headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(data: body))
+        )
+    }
+}
+
+/// Runs an external handler: JSON in on standard input, JSON out on standard output.
+enum CommandRunner {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func run(_ arguments: [String], input: Data, timeout: Duration) async throws -> JSON {
+        guard let executable = arguments.first else { throw Failure(description: "the command is empty") }
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let collected = OutputCollector()
+        stdout.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData, to: \.out) }
+        stderr.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData, to: \.err) }
+        let status: Int32? = try await withThrowingTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                try await withCheckedThrowingContinuation { continuation in
+                    process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                    do {
+                        try process.run()
+                    } catch {
+                        process.terminationHandler = nil
+                        continuation.resume(throwing: Failure(description: "'\(executable)' cannot start: \(error)"))
+                    }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            try stdin.fileHandleForWriting.write(contentsOf: input)
+            try? stdin.fileHandleForWriting.close()
+            let first = try await group.next() ?? nil
+            if first == nil, process.isRunning { process.terminate() }
+            group.cancelAll()
+            return first
+        }
+        stdout.fileHandleForReading.readabilityHandler = nil
+        stderr.fileHandleForReading.readabilityHandler = nil
+        let remaining = (try? stdout.fileHandleForReading.readToEnd()) ?? nil
+        collected.append(remaining ?? Data(), to: \.out)
+        let (out, err) = collected.contents
+        guard let status else {
+            throw Failure(description: "'\(arguments.joined(separator: " "))' did not answer within \(timeout)")
+        }
+        guard status == 0 else {
+            throw Failure(
+                description: "'\(arguments.joined(separator: " "))' exited with status \(status): "
+                    + String(decoding: err.prefix(2000), as: UTF8.self)
+            )
+        }
+        do {
+            return try JSON(parsing: out)
+        } catch {
+            throw Failure(
+                description: "'\(arguments.joined(separator: " "))' wrote no JSON on its standard output (\(error))"
+            )
+        }
+    }
+
+    final class OutputCollector: Sendable {
+        struct Buffers {
+            var out = Data()
+            var err = Data()
+        }
+        private let buffers = Mutex(Buffers())
+
+        func append(_ data: Data, to path: WritableKeyPath<Buffers, Data> & Sendable) {
+            buffers.withLock { $0[keyPath: path].append(data) }
+        }
+
+        var contents: (Data, Data) { buffers.withLock { ($0.out, $0.err) } }
+    }
+}
