@@ -104,4 +104,79 @@ import Testing
         }
         await backend.stop()
     }
+
+    final class TokenFactory: APIAuthProviderFactory, @unchecked Sendable {
+        struct OIDC: AmplifyOIDCAuthProvider {
+            let token: String
+            func getLatestAuthToken() async throws -> String { token }
+        }
+        struct Function: AmplifyFunctionAuthProvider {
+            let token: String
+            func getLatestAuthToken() async throws -> String { token }
+        }
+        let token: String
+        init(token: String) { self.token = token }
+        override func oidcAuthProvider() -> AmplifyOIDCAuthProvider? { OIDC(token: token) }
+        override func functionAuthProvider() -> AmplifyFunctionAuthProvider? { Function(token: token) }
+    }
+
+    /// The pool's issuer as an OpenID Connect provider, and a Lambda authorizer, through the
+    /// plugin's `oidcAuthProvider()` and `functionAuthProvider()`.
+    @Test func openIDConnectAndLambdaModes() async throws {
+        let pool = try await MotoUserPool.shared()
+        let schema = """
+            type Memo @model @auth(rules: [
+              { allow: owner, provider: oidc, identityClaim: "sub" }
+              { allow: custom }
+            ]) {
+              id: ID!
+              text: String!
+            }
+            """
+        let backend = try await LocalBackend.start(
+            schema: schema,
+            defaultMode: .openIDConnect,
+            additionalModes: [.lambda],
+            lambdaAuthorizer: { token in
+                LambdaAuthorization(isAuthorized: token == "let-me-in", resolverContext: ["tenant": "t1"])
+            },
+            openIDConnect: OIDCAuthorization(
+                issuer: pool.issuer,
+                clientId: pool.clientId,
+                jwks: .url(URL(string: pool.jwksURL)!)
+            )
+        )
+        do {
+            let oidc = try backend.makeAPIPlugin(
+                authorizationType: .openIDConnect,
+                apiAuthProviderFactory: TokenFactory(token: pool.aliceId)
+            )
+            let create = "mutation { createMemo(input: {text: \"mine\"}) { owner text } }"
+            let created = try await oidc.mutate(request: Self.request(create)).get()
+            #expect(created.value(at: "createMemo.owner")?.stringValue?.isEmpty == false)
+            #expect(created.value(at: "createMemo.owner")?.stringValue?.contains("::") == false, "identityClaim sub")
+
+            let lambda = try backend.makeAPIPlugin(
+                authorizationType: .function,
+                apiAuthProviderFactory: TokenFactory(token: "let-me-in")
+            )
+            let all = try await lambda.query(request: Self.request("{ listMemos { items { text } } }")).get()
+            #expect(all.value(at: "listMemos.items") == [["text": "mine"]], "custom rules admit the Lambda caller")
+
+            let refused = try backend.makeAPIPlugin(
+                authorizationType: .function,
+                apiAuthProviderFactory: TokenFactory(token: "wrong")
+            )
+            do {
+                _ = try await refused.query(request: Self.request("{ listMemos { items { text } } }"))
+                Issue.record("the authorizer's refusal was ignored")
+            } catch APIError.httpStatusError(let status, _) {
+                #expect(status == 401)
+            }
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
 }

@@ -123,9 +123,17 @@ struct SDLWriter {
             ]
             // A subscription whose mutation is off stays, subscribed to nothing, as clients
             // generated from the schema still ask for it.
+            // Owner rules add their owner field as an argument, as the Amplify transformer does.
+            var ownerArguments: [String] = []
+            for rule in model.authRules where rule.allow == .owner {
+                let name = rule.ownerField ?? "owner"
+                guard !ownerArguments.contains(name) else { continue }
+                ownerArguments.append(name)
+            }
+            let extra = ownerArguments.map { ", \($0): String" }.joined()
             for case (let field?, let mutation) in events {
                 subscriptions.append(
-                    "\(field)(filter: ModelSubscription\(model.name)FilterInput): \(model.name) "
+                    "\(field)(filter: ModelSubscription\(model.name)FilterInput\(extra)): \(model.name) "
                         + "@aws_subscribe(mutations: [\(mutation.map { "\"\($0)\"" } ?? "")])"
                 )
             }
