@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
 
 /// The local backend on the network: `POST /graphql` and `GET /graphql` in front of a
-/// ``StratusServer``.
+/// ``StratusServer``, and its subscriptions over a WebSocket on `/graphql/realtime`.
 ///
 /// ```swift
 /// let http = StratusHTTPServer(server: server, authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [key]))
@@ -14,6 +15,8 @@ public struct StratusHTTPServer: Sendable {
     public let server: StratusServer
     public let authorization: ServerAuthorization
     public let limits: ServerLimits
+    /// The limits of the real-time endpoint.
+    public let realtimeLimits: RealtimeLimits
     private let clock: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
 
@@ -21,12 +24,14 @@ public struct StratusHTTPServer: Sendable {
         server: StratusServer,
         authorization: ServerAuthorization,
         limits: ServerLimits = ServerLimits(),
+        realtimeLimits: RealtimeLimits = RealtimeLimits(),
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) {
         self.server = server
         self.authorization = authorization
         self.limits = limits
+        self.realtimeLimits = realtimeLimits
         self.clock = clock
         self.log = log
     }
@@ -40,19 +45,31 @@ public struct StratusHTTPServer: Sendable {
         port: Int = 20002,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let endpoint = GraphQLEndpoint(
-            server: server,
-            authorizer: RequestAuthorizer(configuration: authorization, clock: clock),
-            limits: limits,
-            log: log
-        )
+        let authorizer = RequestAuthorizer(configuration: authorization, clock: clock)
+        let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
+        let realtime = RealtimeEndpoint(server: server, authorizer: authorizer, limits: realtimeLimits, log: log)
         let router = Router()
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }
+        // Upgrade requests are routed apart: `/graphql/realtime`, and `/graphql` itself, where
+        // clients that only rewrite an AWS host name connect.
+        let webSocketRouter = Router(context: RealtimeRequestContext.self)
+        for path in ["graphql/realtime", "graphql"] {
+            webSocketRouter.ws(RouterPath(path)) { request, _ in
+                RealtimeEndpoint.shouldUpgrade(request)
+            } onUpgrade: { inbound, outbound, context in
+                try await realtime.serve(inbound: inbound, outbound: outbound, context: context)
+            }
+        }
         var logger = Logger(label: "stratus.http")
         logger.logLevel = .warning
+        let frameSize = max(realtimeLimits.maxPayloadBytes * 4, 1 << 20)
         let app = Application(
             router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(ws: WebSocketServerConfiguration(maxFrameSize: frameSize))
+            ),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) },
             logger: logger
