@@ -23,8 +23,10 @@ public final class StratusServer: Sendable {
     /// Where the data lives.
     public let dataDirectory: URL
 
-    private let executable: ExecutableSchema
+    let executable: ExecutableSchema
     private let store: SQLiteItemStore
+    /// The committed writes, as subscriptions hear them.
+    let events = MutationBroadcaster()
 
     /// Opens the data directory (creating it if needed) and derives the API of `schema`.
     ///
@@ -55,7 +57,8 @@ public final class StratusServer: Sendable {
             store: store,
             clock: clock,
             tokenSecret: store.tokenSecret(),
-            locks: WriteLocks()
+            locks: WriteLocks(),
+            events: events
         )
         executable = try ExecutableSchema(api: api, resolver: resolver, log: log)
     }
@@ -140,7 +143,7 @@ public final class StratusServer: Sendable {
     }
 
     /// graphql-java's wording of a syntax error, which AppSync uses.
-    private static func syntaxMessage(_ error: GraphQLError) -> String {
+    static func syntaxMessage(_ error: GraphQLError) -> String {
         var message = String(error.message.prefix { $0 != "\n" })
         if let range = message.range(of: #"^Syntax Error .*?\(\d+:\d+\) "#, options: .regularExpression) {
             message.removeSubrange(range)

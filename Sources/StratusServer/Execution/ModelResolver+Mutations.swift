@@ -65,7 +65,9 @@ extension ModelResolver {
         )
         let key = try key(of: model, in: values)
         let outcome = try await locks.withLock(lockName(model, key)) {
-            try await store.write(
+            try await commit(
+                request,
+                item: item,
                 ItemWrite(
                     model: model.name,
                     key: key,
@@ -138,7 +140,9 @@ extension ModelResolver {
             if let updatedAt = model.timestamps?.updatedAt, changes[updatedAt] == nil || changes[updatedAt]!.isNull {
                 next.values[updatedAt] = .string(Timestamp.iso8601(milliseconds: now))
             }
-            let outcome = try await store.write(
+            let outcome = try await commit(
+                request,
+                item: next,
                 ItemWrite(
                     model: model.name,
                     key: key,
@@ -207,7 +211,9 @@ extension ModelResolver {
             } else {
                 action = .remove
             }
-            let outcome = try await store.write(
+            let outcome = try await commit(
+                request,
+                item: next,
                 ItemWrite(
                     model: model.name,
                     key: key,
@@ -229,6 +235,18 @@ extension ModelResolver {
     }
 
     // MARK: - Helpers
+
+    /// Writes `write` and, once it is committed, publishes `item` (the item as stored after the
+    /// write; for a removal, the last stored values) to the subscribers of the mutation.
+    ///
+    /// Callers hold the item's write lock, so events of one item are published in commit order.
+    private func commit(_ request: MutationRequest, item: StoredItem, _ write: ItemWrite) async throws -> WriteOutcome {
+        let outcome = try await store.write(write)
+        if outcome == .written, let kind = MutationEvent.Kind(field: request.field, of: request.model) {
+            events.publish(model: request.model, kind: kind, item: item)
+        }
+        return outcome
+    }
 
     /// The name of an item's write lock.
     private func lockName(_ model: ModelType, _ key: [JSON]) -> String {

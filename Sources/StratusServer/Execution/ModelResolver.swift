@@ -11,6 +11,8 @@ struct ModelResolver: Sendable {
     let clock: @Sendable () -> Date
     let tokenSecret: [UInt8]
     let locks: WriteLocks
+    /// Where committed writes are announced to subscriptions.
+    let events: MutationBroadcaster
 
     var schema: AnnotatedSchema { api.schema }
     var configuration: ServerConfiguration { api.configuration }

@@ -29,6 +29,25 @@ struct RequestAuthorizer: Sendable {
         var query: String?
         var headers: SigV4Request.Headers
         var body: Data
+
+        init(method: String, path: String, query: String?, headers: SigV4Request.Headers, body: Data) {
+            self.method = method
+            self.path = path
+            self.query = query
+            self.headers = headers
+            self.body = body
+        }
+
+        /// A request described by a header object, as the real-time protocol sends one:
+        /// `{"host": …, "x-api-key": …}` or the headers of a SigV4 signature, which then covers
+        /// `method`, `path` and `body`. Members that are not strings are ignored.
+        init(method: String = "POST", path: String, headers object: JSONObject, body: Data) {
+            var headers = SigV4Request.Headers()
+            for (name, value) in object {
+                if let text = value.stringValue { headers.add(name: name, value: text) }
+            }
+            self.init(method: method, path: path, query: nil, headers: headers, body: body)
+        }
     }
 
     func identity(for parts: SignedParts) async throws(HTTPRejection) -> Identity {

@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
 
 /// The local backend on the network: `POST /graphql` and `GET /graphql` in front of a
-/// ``StratusServer``.
+/// ``StratusServer``, and its subscriptions over a WebSocket on `/graphql/realtime`.
 ///
 /// ```swift
 /// let http = StratusHTTPServer(server: server, authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [key]))
@@ -15,6 +16,8 @@ public struct StratusHTTPServer: Sendable {
     public let server: StratusServer
     public let authorization: ServerAuthorization
     public let limits: ServerLimits
+    /// The limits of the real-time endpoint.
+    public let realtimeLimits: RealtimeLimits
     /// The REST APIs served under `/rest/<name>`.
     public let restAPIs: [RESTAPI]
     private let clock: @Sendable () -> Date
@@ -24,6 +27,7 @@ public struct StratusHTTPServer: Sendable {
         server: StratusServer,
         authorization: ServerAuthorization,
         limits: ServerLimits = ServerLimits(),
+        realtimeLimits: RealtimeLimits = RealtimeLimits(),
         restAPIs: [RESTAPI] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
@@ -31,6 +35,7 @@ public struct StratusHTTPServer: Sendable {
         self.server = server
         self.authorization = authorization
         self.limits = limits
+        self.realtimeLimits = realtimeLimits
         self.restAPIs = restAPIs
         self.clock = clock
         self.log = log
@@ -45,12 +50,9 @@ public struct StratusHTTPServer: Sendable {
         port: Int = 20002,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let endpoint = GraphQLEndpoint(
-            server: server,
-            authorizer: RequestAuthorizer(configuration: authorization, clock: clock),
-            limits: limits,
-            log: log
-        )
+        let authorizer = RequestAuthorizer(configuration: authorization, clock: clock)
+        let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
+        let realtime = RealtimeEndpoint(server: server, authorizer: authorizer, limits: realtimeLimits, log: log)
         let router = Router()
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }
@@ -66,10 +68,25 @@ public struct StratusHTTPServer: Sendable {
                 router.on("rest/**", method: method) { request, _ in await rest.respond(to: request) }
             }
         }
+        // Upgrade requests are routed apart: `/graphql/realtime`, and `/graphql` itself, where
+        // clients that only rewrite an AWS host name connect.
+        let webSocketRouter = Router(context: RealtimeRequestContext.self)
+        for path in ["graphql/realtime", "graphql"] {
+            webSocketRouter.ws(RouterPath(path)) { request, _ in
+                RealtimeEndpoint.shouldUpgrade(request)
+            } onUpgrade: { inbound, outbound, context in
+                try await realtime.serve(inbound: inbound, outbound: outbound, context: context)
+            }
+        }
         var logger = Logger(label: "stratus.http")
         logger.logLevel = .warning
+        let frameSize = max(realtimeLimits.maxPayloadBytes * 4, 1 << 20)
         let app = Application(
             router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(ws: WebSocketServerConfiguration(maxFrameSize: frameSize))
+            ),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) },
             logger: logger

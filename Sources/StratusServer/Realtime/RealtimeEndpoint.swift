@@ -1,0 +1,329 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Synchronization
+
+/// The request context of WebSocket upgrades: it keeps the channel, so that a connection whose
+/// client stopped reading can be closed without writing to it.
+struct RealtimeRequestContext: Hummingbird.RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<RealtimeRequestContext>
+    /// Closes the connection's channel at once, without a close handshake.
+    let closeChannel: @Sendable () -> Void
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        webSocket = WebSocketHandlerReference()
+        let channel = source.channel
+        closeChannel = { channel.close(promise: nil) }
+    }
+}
+
+/// `GET /graphql/realtime`: AppSync's real-time protocol, the `graphql-ws` dialect of
+/// subscriptions over a WebSocket.
+struct RealtimeEndpoint: Sendable {
+    let server: StratusServer
+    let authorizer: RequestAuthorizer
+    let limits: RealtimeLimits
+    let log: @Sendable (String) -> Void
+
+    /// The subprotocol the server answers.
+    static let subprotocol = "graphql-ws"
+
+    /// Upgrades every request, answering `graphql-ws` when the client offers it.
+    static func shouldUpgrade(_ request: Request) -> RouterShouldUpgrade {
+        guard offeredSubprotocols(request).contains(subprotocol) else { return .upgrade([:]) }
+        return .upgrade([.secWebSocketProtocol: subprotocol])
+    }
+
+    static func offeredSubprotocols(_ request: Request) -> [String] {
+        request.headers[values: .secWebSocketProtocol].flatMap {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+    }
+
+    /// Serves one connection until the client or the server closes it.
+    func serve(
+        inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter,
+        context: WebSocketRouterContext<RealtimeRequestContext>
+    ) async throws {
+        let request = context.request
+        let graphQLPath = Self.graphQLPath(of: request.uri.path)
+        let connection = RealtimeConnection(limits: limits)
+        let connectionIdentity = await authorizeConnection(request, graphQLPath: graphQLPath)
+        let token = server.events.addListener { connection.receive($0) }
+        defer { server.events.removeListener(token) }
+        let closeChannel = context.requestContext.closeChannel
+        let limits = limits
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await Self.write(connection, to: outbound, limits: limits)
+            }
+            group.addTask {
+                await Self.watch(connection, closeChannel: closeChannel, limits: limits)
+            }
+            group.addTask {
+                do {
+                    for try await message in inbound.messages(maxSize: max(limits.maxPayloadBytes * 4, 1 << 20)) {
+                        connection.noteTraffic()
+                        guard case .text(let text) = message else { continue }
+                        await handle(
+                            text,
+                            connection: connection,
+                            connectionIdentity: connectionIdentity,
+                            graphQLPath: graphQLPath
+                        )
+                    }
+                } catch {
+                    log("A real-time connection ended on an error: \(error)")
+                }
+            }
+            _ = await group.next()
+            group.cancelAll()
+        }
+    }
+
+    // MARK: - Messages
+
+    private func handle(
+        _ text: String,
+        connection: RealtimeConnection,
+        connectionIdentity: Result<Identity, RealtimeError>,
+        graphQLPath: String
+    ) async {
+        guard let message = try? JSON(parsing: text), case .object(let object) = message,
+            let type = object["type"]?.stringValue
+        else {
+            connection.send(["type": "error", "payload": RealtimeError.malformed.payload])
+            return
+        }
+        switch type {
+        case "connection_init":
+            switch connectionIdentity {
+            case .success:
+                connection.acknowledge()
+            case .failure(let error):
+                connection.send(["type": "connection_error", "payload": error.payload])
+                connection.close(code: 1000, reason: "Unauthorized")
+            }
+        case "start":
+            let id = object["id"]?.stringValue ?? ""
+            do throws(RealtimeError) {
+                guard case .success(let identity) = connectionIdentity else { throw RealtimeError.unauthorized }
+                guard connection.isAcknowledged else { throw RealtimeError.notInitialized }
+                try await start(
+                    id: id,
+                    payload: object["payload"],
+                    size: text.utf8.count,
+                    connection: connection,
+                    connectionIdentity: identity,
+                    graphQLPath: graphQLPath
+                )
+            } catch {
+                connection.send(["id": .string(id), "type": "error", "payload": error.payload])
+            }
+        case "stop":
+            connection.stop(id: object["id"]?.stringValue ?? "")
+        case "ka", "connection_terminate":
+            break
+        default:
+            let error = RealtimeError(
+                errorType: "UnsupportedOperation",
+                message: "The message type '\(type)' is not part of the protocol."
+            )
+            connection.send(["type": "error", "payload": error.payload])
+        }
+    }
+
+    private func start(
+        id: String,
+        payload: JSON?,
+        size: Int,
+        connection: RealtimeConnection,
+        connectionIdentity: Identity,
+        graphQLPath: String
+    ) async throws(RealtimeError) {
+        guard !id.isEmpty, let data = payload?["data"]?.stringValue else { throw .malformed }
+        guard size <= limits.maxPayloadBytes else { throw .payloadTooLarge(limits.maxPayloadBytes) }
+        let identity: Identity
+        if case .object(let headers)? = payload?["extensions"]?["authorization"] {
+            do throws(HTTPRejection) {
+                identity = try await authorizer.identity(
+                    for: RequestAuthorizer.SignedParts(path: graphQLPath, headers: headers, body: Data(data.utf8))
+                )
+            } catch {
+                throw RealtimeError(errorType: error.errorType, message: error.message)
+            }
+        } else {
+            identity = connectionIdentity
+        }
+        guard let parsed = try? JSON(parsing: data), let query = parsed["query"]?.stringValue, !query.isEmpty else {
+            throw .malformed
+        }
+        var variables = JSONObject()
+        switch parsed["variables"] {
+        case .object(let value)?: variables = value
+        case .string(let text)?: variables = (try? JSON(parsing: text))?.objectValue ?? [:]
+        default: break
+        }
+        let request = try server.subscriptionRequest(
+            query: query,
+            variables: variables,
+            operationName: parsed["operationName"]?.stringValue
+        )
+        try connection.start(id: id, request: request, identity: identity)
+    }
+
+    // MARK: - Connection authorization
+
+    /// Who opened the connection, from the first carrier of credentials the request has: the
+    /// `header` query parameter, a `header-` subprotocol, or the upgrade request's own headers.
+    private func authorizeConnection(_ request: Request, graphQLPath: String) async -> Result<Identity, RealtimeError> {
+        let headers = ConnectionCredentials.headers(of: request)
+        do throws(HTTPRejection) {
+            return .success(
+                try await authorizer.identity(
+                    for: RequestAuthorizer.SignedParts(
+                        path: graphQLPath + "/connect",
+                        headers: headers,
+                        body: Data("{}".utf8)
+                    )
+                )
+            )
+        } catch {
+            return .failure(RealtimeError(errorType: error.errorType, message: error.message, errorCode: error.status))
+        }
+    }
+
+    /// The GraphQL endpoint's path for a real-time path: `/graphql` for `/graphql/realtime`.
+    static func graphQLPath(of path: String) -> String {
+        for suffix in ["/realtime", "/connect"] where path.hasSuffix(suffix) {
+            return String(path.dropLast(suffix.count))
+        }
+        return path
+    }
+
+    // MARK: - Writing and watching
+
+    /// Writes the connection's queue until it ends or closes the WebSocket.
+    private static func write(
+        _ connection: RealtimeConnection,
+        to outbound: WebSocketOutboundWriter,
+        limits: RealtimeLimits
+    ) async {
+        do {
+            for await element in connection.outbound {
+                if connection.overflowedAt != nil { break }
+                switch element {
+                case .message(let message):
+                    try await outbound.writeTextMessage(message.text)
+                case .event(let event, let targets):
+                    for (id, request) in targets {
+                        let message: JSON = ["id": .string(id), "type": "data", "payload": request.payload(for: event)]
+                        let text = message.text
+                        if text.utf8.count > limits.maxPayloadBytes {
+                            let error: JSON = [
+                                "id": .string(id), "type": "error",
+                                "payload": RealtimeError.payloadTooLarge(limits.maxPayloadBytes).payload,
+                            ]
+                            try await outbound.writeTextMessage(error.text)
+                        } else {
+                            try await outbound.writeTextMessage(text)
+                        }
+                    }
+                case .close(let code, let reason):
+                    try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
+                    return
+                }
+            }
+            if connection.overflowedAt != nil {
+                let error = RealtimeError(
+                    errorType: "SlowConsumerError",
+                    message:
+                        "The client read too slowly: more than \(limits.maxQueuedMessages) messages waited. Reconnect and read faster."
+                )
+                let message: JSON = ["type": "connection_error", "payload": error.payload]
+                try await outbound.writeTextMessage(message.text)
+                try await outbound.close(.policyViolation, reason: "Slow consumer")
+            }
+        } catch {
+            return
+        }
+    }
+
+    /// Closes the connection after `connectionTimeout` without a message from the client, sends
+    /// `ka` every `keepAliveInterval`, and closes the channel of a client whose queue overflowed
+    /// and that does not read the error.
+    private static func watch(
+        _ connection: RealtimeConnection,
+        closeChannel: @Sendable () -> Void,
+        limits: RealtimeLimits
+    ) async {
+        let tick = min(.milliseconds(250), limits.keepAliveInterval, limits.connectionTimeout)
+        var lastKeepAlive = ContinuousClock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            let now = ContinuousClock.now
+            if let overflowedAt = connection.overflowedAt {
+                if now - overflowedAt > .seconds(2) {
+                    closeChannel()
+                    return
+                }
+                continue
+            }
+            if now - connection.lastTraffic > limits.connectionTimeout {
+                connection.close(
+                    code: 1000,
+                    reason:
+                        "Connection timed out: the client sent nothing for \(limits.connectionTimeoutMilliseconds) ms."
+                )
+                return
+            }
+            if connection.isAcknowledged, now - lastKeepAlive >= limits.keepAliveInterval {
+                lastKeepAlive = now
+                connection.send(["type": "ka"])
+            }
+        }
+    }
+}
+
+/// Where a connection request carries its credentials.
+enum ConnectionCredentials {
+    /// The header object of the connection: the base64 JSON of the `header` query parameter, of
+    /// a `header-` subprotocol (base64url without padding), or the upgrade's headers.
+    static func headers(of request: Request) -> JSONObject {
+        if let parameter = request.uri.queryParameters["header"], let object = decode(String(parameter)) {
+            return object
+        }
+        for offered in RealtimeEndpoint.offeredSubprotocols(request) where offered.hasPrefix("header-") {
+            if let object = decode(String(offered.dropFirst("header-".count))) { return object }
+        }
+        var object = JSONObject()
+        if let authority = request.head.authority { object["host"] = .string(authority) }
+        for field in request.headers where object[field.name.canonicalName] == nil {
+            object[field.name.canonicalName] = .string(field.value)
+        }
+        return object
+    }
+
+    /// Decodes base64 or base64url JSON leniently: line breaks ignored, padding optional, and a
+    /// `+` a query decoder turned into a space restored.
+    static func decode(_ text: String) -> JSONObject? {
+        var cleaned = String(
+            text.compactMap { character -> Character? in
+                switch character {
+                case "\n", "\r", "\t": return nil
+                case " ": return "+"
+                case "-": return "+"
+                case "_": return "/"
+                default: return character
+                }
+            }
+        )
+        while cleaned.count % 4 != 0 { cleaned += "=" }
+        guard let data = Data(base64Encoded: cleaned), let json = try? JSON(parsing: data) else { return nil }
+        return json.objectValue
+    }
+}

@@ -1,0 +1,203 @@
+import GraphQL
+import StratusCodegen
+
+/// A `start` message's subscription, validated against the API: which events it hears, which of
+/// them pass its filters, and the selection set its `data` messages carry.
+struct SubscriptionRequest: Sendable {
+    let model: ModelType
+    let kind: MutationEvent.Kind
+    /// The key of the root field in `data`: its alias or its name (`onCreatePost`).
+    let responseKey: String
+    /// The argument equality filters and the `filter` argument, all of which must hold.
+    let predicate: ItemPredicate
+    let selections: [any Selection]
+    let fragments: [String: FragmentDefinition]
+    let schema: AnnotatedSchema
+
+    /// Whether the event is one this subscription hears.
+    func matches(_ event: MutationEvent) -> Bool {
+        event.kind == kind && event.model.name == model.name && predicate.evaluate(event.item.item)
+    }
+
+    /// The `payload` of the `data` message for `event`: the selection set over the stored item.
+    func payload(for event: MutationEvent) -> JSON {
+        let item = SelectionTrimmer(schema: schema, fragments: fragments).trim(event.item, selections: selections)
+        return ["data": .object(JSONObject([(responseKey, item)]))]
+    }
+}
+
+/// Why a `start` message was refused: the `errors` of its `error` message.
+struct RealtimeError: Error, Sendable, Hashable {
+    var errorType: String
+    var message: String
+    var errorCode: Int?
+
+    /// `{"errors":[{"errorType":…,"message":…}]}`, with `errorCode` when there is one.
+    var payload: JSON {
+        var error: JSONObject = ["errorType": .string(errorType), "message": .string(message)]
+        if let errorCode { error["errorCode"] = .int(errorCode) }
+        return ["errors": [.object(error)]]
+    }
+
+    static let unauthorized = RealtimeError(
+        errorType: "UnauthorizedException",
+        message: "You are not authorized to make this call.",
+        errorCode: 401
+    )
+
+    static let notInitialized = RealtimeError(
+        errorType: "BadRequestException",
+        message: "The connection is not initialized. Send connection_init and wait for connection_ack before start."
+    )
+
+    static func maxSubscriptionsReached(_ limit: Int) -> RealtimeError {
+        RealtimeError(
+            errorType: "MaxSubscriptionsReachedError",
+            message: "Max number of \(limit) subscriptions reached. Stop a subscription before starting another."
+        )
+    }
+
+    static func duplicateID(_ id: String) -> RealtimeError {
+        RealtimeError(
+            errorType: "DuplicatedOperationError",
+            message: "A subscription with the id '\(id)' is already running on this connection."
+        )
+    }
+
+    static func payloadTooLarge(_ limit: Int) -> RealtimeError {
+        RealtimeError(
+            errorType: "LimitExceededError",
+            message: "The message is larger than \(limit) bytes, the largest a subscription payload may be."
+        )
+    }
+
+    static let malformed = RealtimeError(
+        errorType: "MalformedHttpRequestException",
+        message: "Unable to parse GraphQL query."
+    )
+}
+
+extension StratusServer {
+    /// Validates the subscription a `start` message carries.
+    ///
+    /// - Throws: ``RealtimeError`` with the validation error, or `UnsupportedOperation` when the
+    ///   document is a query or a mutation.
+    func subscriptionRequest(
+        query: String,
+        variables: JSONObject,
+        operationName: String?
+    ) throws(RealtimeError) -> SubscriptionRequest {
+        let graphQLSchema = executable.schema
+        let document: Document
+        do {
+            document = try parse(source: Source(body: query, name: "GraphQL request"))
+        } catch {
+            let body = Self.syntaxFailureMessage(error)
+            throw RealtimeError(errorType: "InvalidSyntaxError", message: body)
+        }
+        let problems = validate(
+            schema: graphQLSchema,
+            ast: document,
+            rules: specifiedRules + [RequestValidation.literalRule]
+        )
+        if !problems.isEmpty {
+            let body = ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
+            let message = body["errors"]?.arrayValue?.first?["message"]?.stringValue ?? problems[0].message
+            throw RealtimeError(errorType: "ValidationError", message: message)
+        }
+        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
+        guard let operation = operations.first(where: { operationName == nil || $0.name?.value == operationName })
+        else {
+            throw RealtimeError(
+                errorType: "ValidationError",
+                message: "Unknown operation named '\(operationName ?? "")'."
+            )
+        }
+        guard operation.operation == .subscription else {
+            throw RealtimeError(
+                errorType: "UnsupportedOperation",
+                message: "\(operation.operation.rawValue) not supported through the realtime channel"
+            )
+        }
+        if let problem = RequestValidation.checkVariables(of: operation, values: variables, schema: graphQLSchema) {
+            throw RealtimeError(errorType: "ValidationError", message: problem.message)
+        }
+        var fragments: [String: FragmentDefinition] = [:]
+        for case let fragment as FragmentDefinition in document.definitions {
+            fragments[fragment.name.value] = fragment
+        }
+        guard let field = operation.selectionSet.selections.first as? GraphQL.Field,
+            let match = api.schema.models.lazy.compactMap({ model in
+                MutationEvent.Kind(subscription: field.name.value, of: model).map { (model: model, kind: $0) }
+            }).first
+        else {
+            throw RealtimeError(
+                errorType: "ValidationError",
+                message: "A subscription selects one model subscription field, such as onCreate<Model>."
+            )
+        }
+        let model = match.model
+        var variableValues: [String: Map] = [:]
+        for (name, value) in variables {
+            variableValues[name] = value.map
+        }
+        var predicates: [ItemPredicate] = []
+        do {
+            for argument in field.arguments {
+                let value = JSON(try valueFromASTUntyped(valueAST: argument.value, variables: variableValues)) ?? .null
+                guard !value.isNull else { continue }
+                if argument.name.value == "filter" {
+                    try Self.checkMembershipOperands(value)
+                    if let predicate = try PredicateParser(model: model, schema: api.schema).parse(value) {
+                        predicates.append(predicate)
+                    }
+                } else if let modelField = model.field(named: argument.name.value) {
+                    predicates.append(
+                        .field(
+                            modelField.name,
+                            .compare(.eq, try storedValue(value, type: modelField.type, in: api.schema))
+                        )
+                    )
+                }
+            }
+        } catch let error as ResolverError {
+            throw RealtimeError(errorType: error.errorType ?? "ValidationError", message: error.message)
+        } catch {
+            throw RealtimeError(errorType: "ValidationError", message: "\(error)")
+        }
+        return SubscriptionRequest(
+            model: model,
+            kind: match.kind,
+            responseKey: field.alias?.value ?? field.name.value,
+            predicate: predicates.count == 1 ? predicates[0] : .all(predicates),
+            selections: field.selectionSet?.selections ?? [],
+            fragments: fragments,
+            schema: api.schema
+        )
+    }
+
+    /// The message of a syntax error, worded as the HTTP endpoint words it.
+    private static func syntaxFailureMessage(_ error: any Error) -> String {
+        guard let error = error as? GraphQLError else { return "Invalid Syntax" }
+        return Self.syntaxMessage(error)
+    }
+
+    /// AppSync refuses `in` and `notIn` with more than five values in subscription filters.
+    private static func checkMembershipOperands(_ filter: JSON) throws(ResolverError) {
+        switch filter {
+        case .object(let members):
+            for (name, value) in members {
+                if name == "in" || name == "notIn", let values = value.arrayValue, values.count > 5 {
+                    throw ResolverError.invalidInput(
+                        "The filter operator '\(name)' takes at most 5 values; it got \(values.count)."
+                    )
+                }
+                try checkMembershipOperands(value)
+            }
+        case .array(let elements):
+            for element in elements { try checkMembershipOperands(element) }
+        default:
+            break
+        }
+    }
+}
