@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // The model runtime shared by generated code, the API category and DataStore.
@@ -35,7 +37,12 @@ let package = Package(
         // Credentials, the SigV4 signer and verifier, auth modes shared by the AWS plugins and the server.
         .target(
             name: "AWSPluginsCore",
-            dependencies: ["Amplify", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "Amplify",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // The API category: GraphQL and REST over HTTP with every AWS auth mode.
@@ -99,6 +106,11 @@ let package = Package(
                 "StratusCodegen",
                 "Amplify",
                 "AWSDataStorePlugin",
+                "AWSAPIPlugin",
+                "AWSPluginsCore",
+                "StratusTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GraphQL", package: "GraphQL"),
             ],

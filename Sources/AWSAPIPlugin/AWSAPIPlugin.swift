@@ -34,6 +34,8 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     public let retryPolicy: RetryPolicy
     /// The time signatures are dated with, and the waits between retries.
     public let clock: APIClock
+    /// How subscriptions reconnect after a drop.
+    public let realTimeConfiguration: AppSyncRealTimeConfiguration
 
     private let factory: SharedAuthProviderFactory
     private let initialConfiguration: AWSAPIPluginConfiguration?
@@ -41,6 +43,8 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     private struct State {
         var configuration: AWSAPIPluginConfiguration?
         var interceptors: [String: [any URLRequestInterceptor]] = [:]
+        /// One real-time connection per API and auth mode.
+        var realTimeClients: [String: AppSyncRealTimeClient] = [:]
     }
 
     private let state = Mutex(State())
@@ -54,6 +58,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     ///   - transport: What sends the requests; by default `URLSession` data tasks.
     ///   - retryPolicy: When requests that failed with 5xx or 429 are sent again.
     ///   - clock: The date of signatures and the waits between retries.
+    ///   - realTimeConfiguration: The backoff of subscriptions that reconnect after a drop.
     ///   - configuration: The APIs, for a plugin configured without a file. `Amplify.configure()`
     ///     then fails if the file configures the plugin too.
     public init(
@@ -62,6 +67,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         transport: any HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy = .standard,
         clock: APIClock = .system,
+        realTimeConfiguration: AppSyncRealTimeConfiguration = AppSyncRealTimeConfiguration(),
         configuration: AWSAPIPluginConfiguration? = nil
     ) {
         self.factory = SharedAuthProviderFactory(value: apiAuthProviderFactory)
@@ -69,6 +75,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         self.transport = transport
         self.retryPolicy = retryPolicy
         self.clock = clock
+        self.realTimeConfiguration = realTimeConfiguration
         self.initialConfiguration = configuration
     }
 
@@ -156,6 +163,21 @@ public final class AWSAPIPlugin: APICategoryPlugin {
                 )
             }
             state.interceptors[apiName, default: []].append(interceptor)
+        }
+    }
+
+    /// The shared real-time connection of the pipeline's API and auth mode.
+    func realTimeClient(for pipeline: RequestPipeline) -> AppSyncRealTimeClient {
+        let key = "\(pipeline.endpoint.name)|\(pipeline.authorizer.mode.rawValue)"
+        return state.withLock { state in
+            if let client = state.realTimeClients[key] { return client }
+            let client = AppSyncRealTimeClient(
+                graphQLURL: pipeline.endpoint.endpoint,
+                authorizer: PluginRealTimeAuthorizer(authorizer: pipeline.authorizer),
+                configuration: realTimeConfiguration
+            )
+            state.realTimeClients[key] = client
+            return client
         }
     }
 

@@ -1,7 +1,7 @@
 import GraphQL
 import StratusCodegen
 
-// Benchmarks for Stratus. Run with `swift run -c release StratusBench [codegen] [datastore]`.
+// Benchmarks for Stratus. Run with `swift run -c release StratusBench [codegen] [datastore] [api]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -11,6 +11,10 @@ let selected = Set(arguments.isEmpty ? ["codegen"] : arguments)
 
 if selected.contains("codegen") {
     CodegenBenchmark(models: 200).run()
+}
+
+if selected.contains("api") {
+    try await APIBenchmark().run()
 }
 
 #if STRATUS_BENCH_DATASTORE

@@ -50,7 +50,7 @@ import Testing
             let created = (json?["apiKeyCreate"] as? [String: Any])?["data"] as? [String: Any]
             #expect((created?["createPost"] as? [String: Any])?["title"] as? String == "From gql")
             let got = (json?["iamGet"] as? [String: Any])?["data"] as? [String: Any]
-            #expect((got?["getPost"] as? [String: Any])?["title"] as? String == "From gql")
+            #expect((got?["getPost"] as? [String: Any])?["title"] as? String == "From gql", "\(result.output)")
             #expect((got?["getPost"] as? [String: Any])?["_version"] as? Int == 1)
             let signedCreate = (json?["iamCreate"] as? [String: Any])?["data"] as? [String: Any]
             #expect((signedCreate?["createPost"] as? [String: Any])?["status"] as? String == "PUBLISHED")

@@ -50,8 +50,32 @@ struct RequestAuthorizer: Sendable {
         }
     }
 
-    /// The token of a mode that sends one, from the factory's provider.
-    private func token() async throws -> String {
+    /// Checks, without fetching a token or credentials, that the mode has what it needs.
+    ///
+    /// - Throws: `APIError.invalidConfiguration` naming what is missing.
+    func checkConfiguration() throws {
+        switch mode {
+        case .none, .awsIAM:
+            if mode == .awsIAM, endpoint.region == nil {
+                throw APIError.invalidConfiguration(
+                    "The request's authMode is AWS_IAM, but the API '\(endpoint.name)' has no region to sign for.",
+                    "Set \(endpoint.origin.name(endpoint.origin.region)) in the configuration."
+                )
+            }
+        case .apiKey:
+            guard endpoint.apiKey != nil else {
+                throw APIError.invalidConfiguration(
+                    "The request's authMode is API_KEY, but the API '\(endpoint.name)' has no API key.",
+                    "Set \(endpoint.origin.name(endpoint.origin.apiKey)) in the configuration."
+                )
+            }
+        case .amazonCognitoUserPools, .openIDConnect, .function:
+            _ = try provider()
+        }
+    }
+
+    /// The token provider of a mode that sends a token.
+    private func provider() throws -> any AmplifyAuthTokenProvider {
         let providerName = mode.tokenProviderName ?? "tokenProvider"
         let provider: (any AmplifyAuthTokenProvider)? =
             switch mode {
@@ -67,6 +91,13 @@ struct RequestAuthorizer: Sendable {
                 "Create the plugin with AWSAPIPlugin(apiAuthProviderFactory:) and a factory that overrides \(providerName)()."
             )
         }
+        return provider
+    }
+
+    /// The token of a mode that sends one, from the factory's provider.
+    private func token() async throws -> String {
+        let providerName = mode.tokenProviderName ?? "tokenProvider"
+        let provider = try provider()
         let token: String
         do {
             token = try await provider.getLatestAuthToken()

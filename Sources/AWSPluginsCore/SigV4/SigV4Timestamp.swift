@@ -158,3 +158,10 @@ private func pad(_ value: Int, _ width: Int) -> String {
     let digits = String(value)
     return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
 }
+
+extension SigV4Signer {
+    /// `date` as an `X-Amz-Date` value: `20240102T030405Z`.
+    public static func amzDate(_ date: Date) -> String {
+        SigV4Timestamp(date).basic
+    }
+}

@@ -15,7 +15,7 @@ from gql.transport.appsync_auth import AppSyncApiKeyAuthentication, AppSyncIAMAu
 
 async def run(transport, document, variables=None):
     try:
-        async with Client(transport=transport, fetch_schema_from_transport=False) as session:
+        async with Client(transport=transport, fetch_schema_from_transport=False, execute_timeout=60) as session:
             return {"data": await session.execute(gql(document), variable_values=variables)}
     except Exception as error:  # the test asserts on the message
         return {"error": f"{type(error).__name__}: {error}"}

@@ -45,6 +45,16 @@ public protocol APICategory: Sendable {
     ///   status other than 2xx, and otherwise as ``query(request:)`` does.
     @discardableResult
     func send(_ method: RESTMethod, request: RESTRequest) async throws -> APIResponse
+
+    /// Subscribes to a GraphQL subscription.
+    ///
+    /// The sequence reports the connection's state and delivers each event; it survives
+    /// dropped connections and server restarts (it reconnects and subscribes again), and ends
+    /// with an error only for a failure that retrying cannot fix, such as a refused
+    /// authorization or an invalid document. `cancel()` stops the subscription.
+    func subscribe<R: Decodable & Sendable>(
+        request: GraphQLRequest<R>
+    ) -> AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>>
 }
 
 extension APICategory {

@@ -8,4 +8,11 @@ struct UnconfiguredAPI: APICategory {
     func query<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> { throw Self.error }
     func mutate<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> { throw Self.error }
     func send(_ method: RESTMethod, request: RESTRequest) async throws -> APIResponse { throw Self.error }
+    func subscribe<R: Decodable & Sendable>(
+        request: GraphQLRequest<R>
+    ) -> AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>> {
+        let sequence = AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>>()
+        sequence.finish(throwing: Self.error)
+        return sequence
+    }
 }

@@ -1,0 +1,108 @@
+import AWSPluginsCore
+import Amplify
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AWSAPIPlugin {
+    /// Subscribes over the API's real-time endpoint; see `APICategory.subscribe(request:)`.
+    ///
+    /// Subscriptions to the same API with the same auth mode share one WebSocket connection.
+    /// Configuration errors (an unknown `apiName`, a mode without its key or provider) end the
+    /// sequence at once with the `APIError`.
+    public func subscribe<R: Decodable & Sendable>(
+        request: GraphQLRequest<R>
+    ) -> AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>> {
+        let client: AppSyncRealTimeClient
+        let data: String
+        do {
+            let pipeline = try pipeline(apiName: request.apiName, type: .graphQL, authMode: request.authMode)
+            try pipeline.authorizer.checkConfiguration()
+            client = realTimeClient(for: pipeline)
+            data = String(decoding: try Self.encode(request.body), as: UTF8.self)
+        } catch {
+            let failed = AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>>()
+            failed.finish(throwing: error)
+            return failed
+        }
+        let relay = Mutex<Task<Void, Never>?>(nil)
+        let sequence = AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>>(onTermination: {
+            relay.withLock { $0?.cancel() }
+        })
+        let task = Task {
+            let events = await client.subscribe(data: data)
+            do {
+                for try await event in events {
+                    switch event {
+                    case .connection(let state):
+                        sequence.send(.connection(state))
+                    case .data(let payload):
+                        let body = (try? Self.encode(payload)) ?? Data()
+                        sequence.send(.data(GraphQLResponseDecoder().decode(body, for: request)))
+                    }
+                }
+                sequence.finish()
+            } catch {
+                sequence.finish(throwing: error)
+            }
+        }
+        relay.withLock { $0 = task }
+        return sequence
+    }
+}
+
+/// The real-time authorization objects of one API and mode, made by the same stages as its HTTP
+/// requests: the prelude's key or token, and for `AWS_IAM` a SigV4 signature.
+struct PluginRealTimeAuthorizer: AppSyncRealTimeAuthorizer {
+    let authorizer: RequestAuthorizer
+
+    func connectionAuthorization(graphQLURL: URL) async throws -> [String: String] {
+        try await authorization(url: graphQLURL.appending(path: "connect"), body: "{}", host: Self.host(of: graphQLURL))
+    }
+
+    func startAuthorization(graphQLURL: URL, data: String) async throws -> [String: String] {
+        try await authorization(url: graphQLURL, body: data, host: Self.host(of: graphQLURL))
+    }
+
+    private func authorization(url: URL, body: String, host: String) async throws -> [String: String] {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        var object = ["host": host]
+        switch authorizer.mode {
+        case .awsIAM:
+            request.setValue("application/json, text/javascript", forHTTPHeaderField: "accept")
+            request.setValue("amz-1.0", forHTTPHeaderField: "content-encoding")
+            request.setValue("application/json; charset=UTF-8", forHTTPHeaderField: "content-type")
+            request.setValue(host, forHTTPHeaderField: "host")
+            let signed = try await authorizer.sign(request)
+            for (name, value) in signed.allHTTPHeaderFields ?? [:] {
+                switch name.lowercased() {
+                case "authorization": object["Authorization"] = value
+                case "x-amz-security-token": object["X-Amz-Security-Token"] = value
+                case "host": object["host"] = value
+                default: object[name.lowercased()] = value
+                }
+            }
+        case .apiKey:
+            try await authorizer.authorize(&request)
+            object["x-api-key"] = request.value(forHTTPHeaderField: "x-api-key")
+            object["x-amz-date"] = SigV4Signer.amzDate(authorizer.clock.now())
+        case .amazonCognitoUserPools, .openIDConnect, .function:
+            try await authorizer.authorize(&request)
+            object["Authorization"] = request.value(forHTTPHeaderField: "authorization")
+        case .none:
+            break
+        }
+        return object
+    }
+
+    /// `host[:port]` of the GraphQL URL, as the auth objects name it.
+    static func host(of url: URL) -> String {
+        guard let host = url.host else { return "" }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+}
