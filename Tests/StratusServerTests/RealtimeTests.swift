@@ -336,24 +336,30 @@ import Testing
         }
     }
 
-    @Test func aSilentConnectionGetsKeepAlivesThenIsClosedAfterTheTimeout() async throws {
-        let limits = RealtimeLimits(connectionTimeout: .seconds(1), keepAliveInterval: .milliseconds(100))
+    // Timing tests allow a minute: other suites may hold the concurrency pool's threads.
+
+    @Test func keepAlivesArriveEveryInterval() async throws {
+        let limits = RealtimeLimits(keepAliveInterval: .milliseconds(100))
+        try await Self.withEndpoint(limits: limits) { endpoint async throws in
+            let socket = try await endpoint.connect()
+            for _ in 0..<3 {
+                #expect(try await socket.next(timeout: .seconds(60), keepAlives: true) == #"{"type":"ka"}"#)
+            }
+            await socket.close()
+        }
+    }
+
+    @Test func aSilentConnectionIsClosedAfterTheTimeout() async throws {
+        let limits = RealtimeLimits(connectionTimeout: .seconds(1))
         try await Self.withEndpoint(limits: limits) { endpoint async throws in
             let socket = RealtimeSocket(
                 url: endpoint.realtimeURL(header: ["host": .string(endpoint.host), "x-api-key": "da2-valid"])
             )
             socket.send(#"{"type":"connection_init"}"#)
             let began = ContinuousClock.now
-            #expect(await socket.waitUntilClosed(timeout: .seconds(10)))
+            #expect(await socket.waitUntilClosed(timeout: .seconds(60)))
             #expect(ContinuousClock.now - began >= .milliseconds(900))
             #expect(try await socket.next() == #"{"type":"connection_ack","payload":{"connectionTimeoutMs":1000}}"#)
-            var keepAlives = 0
-            while let message = try await socket.next(keepAlives: true) {
-                #expect(message == #"{"type":"ka"}"#)
-                keepAlives += 1
-            }
-            // The first right after the ack, then about one per interval until the timeout.
-            #expect(keepAlives >= 2)
         }
     }
 
