@@ -97,8 +97,12 @@ let package = Package(
                 "StratusCodegen",
                 "Amplify",
                 "AWSDataStorePlugin",
+                "StratusServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict + [.define("STRATUS_BENCH_DATASTORE")]
         ),

@@ -18,3 +18,7 @@ if selected.contains("codegen") {
         try await DataStoreBenchmark().run()
     }
 #endif
+
+if selected.contains("fanout") {
+    try await FanoutBenchmark().run()
+}
