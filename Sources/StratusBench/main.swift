@@ -22,3 +22,7 @@ if selected.contains("api") {
         try await DataStoreBenchmark().run()
     }
 #endif
+
+if selected.contains("fanout") {
+    try await FanoutBenchmark().run()
+}

@@ -76,8 +76,10 @@ struct RealtimeEndpoint: Sendable {
                             graphQLPath: graphQLPath
                         )
                     }
-                } catch {
+                } catch  where !Task.isCancelled {
                     log("A real-time connection ended on an error: \(error)")
+                } catch {
+                    // The server is shutting down, or the connection already ended.
                 }
             }
             _ = await group.next()
