@@ -1,4 +1,5 @@
 import AWSAPIPlugin
+import AWSPluginsCore
 import Amplify
 import Foundation
 import StratusServer
@@ -173,6 +174,67 @@ import Testing
             } catch APIError.httpStatusError(let status, _) {
                 #expect(status == 401)
             }
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+
+    /// Owner rules filter subscription events to the caller's items, and a subscription naming
+    /// another owner is refused at start.
+    @Test func subscriptionsHearOnlyTheCallersItems() async throws {
+        let pool = try await MotoUserPool.shared()
+        let backend = try await LocalBackend.start(
+            schema: Self.schema,
+            defaultMode: .userPools,
+            userPool: pool.authorization()
+        )
+        do {
+            let alice = try backend.makeAPIPlugin(
+                authorizationType: .amazonCognitoUserPools,
+                apiAuthProviderFactory: Factory(token: pool.aliceId)
+            )
+            let bob = try backend.makeAPIPlugin(
+                authorizationType: .amazonCognitoUserPools,
+                apiAuthProviderFactory: Factory(token: pool.bobId)
+            )
+            let document = "subscription { onCreateTodo { name owner } }"
+            let bobHears = SubscriptionEndToEndTests.Recorder(bob.subscribe(request: Self.request(document)))
+            let aliceHears = SubscriptionEndToEndTests.Recorder(alice.subscribe(request: Self.request(document)))
+            try await bobHears.wait("bob connected") { $0.states.contains(.connected) }
+            try await aliceHears.wait("alice connected") { $0.states.contains(.connected) }
+
+            let create = "mutation Create($name: String!) { createTodo(input: {name: $name}) { id name owner } }"
+            let created = try await alice.mutate(request: Self.request(create, ["name": "alice's"])).get()
+            _ = try await bob.mutate(request: Self.request(create, ["name": "bob's"])).get()
+            try await bobHears.wait("bob's own event") { $0.values.count >= 1 }
+            try await aliceHears.wait("both events, as Alice is in Admins") { $0.values.count >= 2 }
+            #expect(bobHears.values.compactMap { $0.value(at: "onCreateTodo.name")?.stringValue } == ["bob's"])
+            #expect(
+                Set(aliceHears.values.compactMap { $0.value(at: "onCreateTodo.name")?.stringValue })
+                    == ["alice's", "bob's"]
+            )
+
+            let aliceOwner = try #require(created.value(at: "createTodo.owner")?.stringValue)
+            let spying = SubscriptionEndToEndTests.Recorder(
+                bob.subscribe(
+                    request: Self.request(
+                        "subscription Spy($owner: String) { onCreateTodo(owner: $owner) { name } }",
+                        ["owner": .string(aliceOwner)]
+                    )
+                )
+            )
+            try await spying.wait("the refusal") { $0.ended != nil }
+            guard case .failure(let error as AppSyncRealTimeError)? = spying.ended else {
+                Issue.record("a subscription to another owner's items was started: \(String(describing: spying.ended))")
+                await backend.stop()
+                return
+            }
+            #expect(error.errorType == "Unauthorized")
+            #expect(error.errors.first?.message == "Not Authorized to access onCreateTodo on type Subscription")
+            bobHears.task.cancel()
+            aliceHears.task.cancel()
         } catch {
             await backend.stop()
             throw error

@@ -175,6 +175,7 @@ struct RealtimeEndpoint: Sendable {
             variables: variables,
             operationName: parsed["operationName"]?.stringValue
         )
+        try SubscriptionAuthorization.authorize(request, identity: identity)
         try connection.start(id: id, request: request, identity: identity)
     }
 

@@ -13,6 +13,10 @@ struct SubscriptionRequest: Sendable {
     let selections: [any Selection]
     let fragments: [String: FragmentDefinition]
     let schema: AnnotatedSchema
+    /// The arguments other than `filter`, such as an owner rule's `owner`.
+    var equalityArguments: JSONObject = [:]
+    /// The root field's name: `onCreatePost`.
+    var fieldName = ""
 
     /// Whether the event is one this subscription hears.
     func matches(_ event: MutationEvent) -> Bool {
@@ -142,6 +146,7 @@ extension StratusServer {
             variableValues[name] = value.map
         }
         var predicates: [ItemPredicate] = []
+        var equalityArguments = JSONObject()
         do {
             for argument in field.arguments {
                 let value = JSON(try valueFromASTUntyped(valueAST: argument.value, variables: variableValues)) ?? .null
@@ -152,6 +157,7 @@ extension StratusServer {
                         predicates.append(predicate)
                     }
                 } else if let modelField = model.field(named: argument.name.value) {
+                    equalityArguments[modelField.name] = value
                     predicates.append(
                         .field(
                             modelField.name,
@@ -172,7 +178,9 @@ extension StratusServer {
             predicate: predicates.count == 1 ? predicates[0] : .all(predicates),
             selections: field.selectionSet?.selections ?? [],
             fragments: fragments,
-            schema: api.schema
+            schema: api.schema,
+            equalityArguments: equalityArguments,
+            fieldName: field.name.value
         )
     }
 
