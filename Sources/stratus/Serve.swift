@@ -10,6 +10,12 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Prints the endpoint, the API key and where the data lives, and writes amplifyconfiguration.json and \
             awsconfiguration.json for clients into the working directory.
+
+            The data directory follows additive schema changes in place, keeping its data: new models, new \
+            optional fields or fields with @default, new indexes, new enum values. A change that would lose \
+            data (a removed model or field, a changed field type or primary key, a new required field without \
+            @default, a removed enum value) is refused with the list of changes; --reset deletes the data and \
+            starts empty.
             """
     )
 
@@ -28,7 +34,13 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "A JSON file with authorization modes, API keys, IAM credentials and conflict handling.")
     var config: String?
 
-    @Flag(name: .long, help: "Delete the data directory first (needed after a change to the stored shape).")
+    @Flag(
+        name: .long,
+        help: """
+            Delete the data directory first, with every item, tombstone and the sync journal \
+            (needed after a schema change that would lose stored data).
+            """
+    )
     var reset = false
 
     @Option(name: .long, help: "Where to write amplifyconfiguration.json and awsconfiguration.json.")
@@ -39,7 +51,6 @@ struct Serve: AsyncParsableCommand {
         let settings = try ServeSettings.load(path: config)
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
         if reset { try? FileManager.default.removeItem(at: directory) }
-        try checkSchemaVersion(annotated, in: directory)
 
         let apiKeys = try settings.apiKeys(defaultIn: directory)
         let authorization = ServerAuthorization(
@@ -57,7 +68,20 @@ struct Serve: AsyncParsableCommand {
                 dataDirectory: directory
             )
         } catch {
+            let refused = error.refusedSchemaChanges
+            guard refused.isEmpty else {
+                throw CommandFailure(
+                    message:
+                        "The schema changed in ways the data in '\(directory.path)' cannot follow without losing data:\n"
+                        + refused.map { "  - \($0)\n" }.joined()
+                        + "Its data is kept. Undo these changes, pass --data-dir with another directory, or run with "
+                        + "--reset to delete the data directory (every item, tombstone and the sync journal) and start empty."
+                )
+            }
             throw CommandFailure(message: "Cannot open the data directory '\(directory.path)': \(error)")
+        }
+        for change in server.appliedSchemaChanges {
+            print("Migrated \(directory.path): \(change)")
         }
         let limits = ServerLimits(maxRequestBytes: settings.maxRequestBytes ?? 1_048_576)
         let http = StratusHTTPServer(server: server, authorization: authorization, limits: limits)
@@ -95,22 +119,5 @@ struct Serve: AsyncParsableCommand {
             }
             throw error
         }
-    }
-
-    /// Refuses a data directory written for another stored shape, unless --reset.
-    private func checkSchemaVersion(_ schema: AnnotatedSchema, in directory: URL) throws {
-        let version = SchemaVersion.version(of: schema)
-        let file = directory.appendingPathComponent("schema-version")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if let stored = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-            stored != version
-        {
-            throw CommandFailure(
-                message:
-                    "The data directory '\(directory.path)' holds data for another version of the schema (\(stored), now \(version)). "
-                    + "Its data is kept: pass --data-dir with another directory, or --reset to delete it and start empty."
-            )
-        }
-        try Data(version.utf8).write(to: file, options: .atomic)
     }
 }
