@@ -16,6 +16,13 @@ struct Serve: AsyncParsableCommand {
             data (a removed model or field, a changed field type or primary key, a new required field without \
             @default, a removed enum value) is refused with the list of changes; --reset deletes the data and \
             starts empty.
+
+            A conflictHandler command in the --config file decides conflicts like an AppSync Lambda \
+            conflict handler. It runs in the configuration file's directory, reads one JSON document on stdin \
+            ({"typeName", "resolver", "newItem", "existingItem", "arguments", "identity"}) and writes one on \
+            stdout: {"action":"RESOLVE","resolvedItem":{...}}, {"action":"REJECT"} or {"action":"REMOVE"}. \
+            A command that times out (5 seconds unless timeoutSeconds says otherwise), exits with a non-zero \
+            status or answers anything else fails the write with ConflictUnhandled, and nothing is written.
             """
     )
 
@@ -31,7 +38,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Where the database lives; it survives restarts.")
     var dataDir: String = ".stratus"
 
-    @Option(name: .long, help: "A JSON file with authorization modes, API keys, IAM credentials and conflict handling.")
+    @Option(
+        name: .long,
+        help: """
+            A JSON file with authorization modes, API keys, IAM credentials and conflict handling \
+            (conflictResolution AUTOMERGE, OPTIMISTIC_CONCURRENCY or LAMBDA, for all models or under \
+            "models": {"Post": {...}}; a LAMBDA handler is a command: "conflictHandler": {"command": \
+            ["python3", "resolve.py"], "timeoutSeconds": 5}).
+            """
+    )
     var config: String?
 
     @Flag(
@@ -64,7 +79,9 @@ struct Serve: AsyncParsableCommand {
         do {
             server = try StratusServer(
                 schema: annotated,
-                configuration: settings.serverConfiguration,
+                configuration: settings.serverConfiguration(
+                    directory: config.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+                ),
                 dataDirectory: directory
             )
         } catch {
