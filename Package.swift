@@ -93,6 +93,7 @@ let package = Package(
             name: "StratusBench",
             dependencies: [
                 "StratusCodegen",
+                "StratusServer",
                 "Amplify",
                 "AWSDataStorePlugin",
                 .product(name: "GRDB", package: "GRDB.swift"),

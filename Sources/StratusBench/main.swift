@@ -18,3 +18,7 @@ if selected.contains("codegen") {
         try await DataStoreBenchmark().run()
     }
 #endif
+
+if selected.contains("server") {
+    try await ServerBenchmark().run()
+}
