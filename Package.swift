@@ -104,6 +104,7 @@ let package = Package(
             name: "StratusBench",
             dependencies: [
                 "StratusCodegen",
+                "StratusServer",
                 "Amplify",
                 "AWSDataStorePlugin",
                 "AWSAPIPlugin",

@@ -26,3 +26,7 @@ if selected.contains("api") {
 if selected.contains("fanout") {
     try await FanoutBenchmark().run()
 }
+
+if selected.contains("server") {
+    try await ServerBenchmark().run()
+}

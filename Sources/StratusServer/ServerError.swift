@@ -7,6 +7,13 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
 
     let reason: Reason
 
+    /// The destructive schema changes that kept the data directory from opening, if that is the
+    /// failure; empty otherwise.
+    public var refusedSchemaChanges: [SchemaChange] {
+        if case .storage(let error) = reason { return error.refusedSchemaChanges }
+        return []
+    }
+
     /// A message that says what failed and what to do.
     public var description: String {
         switch reason {

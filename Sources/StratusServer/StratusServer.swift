@@ -22,6 +22,9 @@ public final class StratusServer: Sendable {
     public let api: ServerAPI
     /// Where the data lives.
     public let dataDirectory: URL
+    /// The additive schema changes migrated into the data directory when the server opened it;
+    /// empty when the schema is the one the directory was written for.
+    public var appliedSchemaChanges: [SchemaChange] { store.appliedChanges }
 
     let executable: ExecutableSchema
     private let store: SQLiteItemStore
@@ -37,7 +40,12 @@ public final class StratusServer: Sendable {
     ///     the same items, tombstones and sync journal.
     ///   - clock: The current instant; tests pass a fixed one.
     ///   - log: Where failures the responses do not detail are described.
-    /// - Throws: ``ServerError`` when the directory cannot be opened or the API is not valid.
+    /// A directory written for an earlier version of the schema migrates in place when the
+    /// changes are additive (see ``SchemaChange``), keeping its items, tombstones and journal.
+    ///
+    /// - Throws: ``ServerError`` when the directory cannot be opened, when the schema changed in
+    ///   ways that would lose stored data (``ServerError/refusedSchemaChanges`` lists them; the
+    ///   directory is left untouched), or when the API is not valid.
     public init(
         schema: AnnotatedSchema,
         configuration: ServerConfiguration = ServerConfiguration(),

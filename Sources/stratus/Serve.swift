@@ -10,6 +10,19 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Prints the endpoint, the API key and where the data lives, and writes amplifyconfiguration.json and \
             awsconfiguration.json for clients into the working directory.
+
+            The data directory follows additive schema changes in place, keeping its data: new models, new \
+            optional fields or fields with @default, new indexes, new enum values. A change that would lose \
+            data (a removed model or field, a changed field type or primary key, a new required field without \
+            @default, a removed enum value) is refused with the list of changes; --reset deletes the data and \
+            starts empty.
+
+            A conflictHandler command in the --config file decides conflicts like an AppSync Lambda \
+            conflict handler. It runs in the configuration file's directory, reads one JSON document on stdin \
+            ({"typeName", "resolver", "newItem", "existingItem", "arguments", "identity"}) and writes one on \
+            stdout: {"action":"RESOLVE","resolvedItem":{...}}, {"action":"REJECT"} or {"action":"REMOVE"}. \
+            A command that times out (5 seconds unless timeoutSeconds says otherwise), exits with a non-zero \
+            status or answers anything else fails the write with ConflictUnhandled, and nothing is written.
             """
     )
 
@@ -25,10 +38,24 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Where the database lives; it survives restarts.")
     var dataDir: String = ".stratus"
 
-    @Option(name: .long, help: "A JSON file with authorization modes, API keys, IAM credentials and conflict handling.")
+    @Option(
+        name: .long,
+        help: """
+            A JSON file with authorization modes, API keys, IAM credentials and conflict handling \
+            (conflictResolution AUTOMERGE, OPTIMISTIC_CONCURRENCY or LAMBDA, for all models or under \
+            "models": {"Post": {...}}; a LAMBDA handler is a command: "conflictHandler": {"command": \
+            ["python3", "resolve.py"], "timeoutSeconds": 5}).
+            """
+    )
     var config: String?
 
-    @Flag(name: .long, help: "Delete the data directory first (needed after a change to the stored shape).")
+    @Flag(
+        name: .long,
+        help: """
+            Delete the data directory first, with every item, tombstone and the sync journal \
+            (needed after a schema change that would lose stored data).
+            """
+    )
     var reset = false
 
     @Option(name: .long, help: "Where to write amplifyconfiguration.json and awsconfiguration.json.")
@@ -39,7 +66,6 @@ struct Serve: AsyncParsableCommand {
         let settings = try ServeSettings.load(path: config)
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
         if reset { try? FileManager.default.removeItem(at: directory) }
-        try checkSchemaVersion(annotated, in: directory)
 
         let apiKeys = try settings.apiKeys(defaultIn: directory)
         let configDirectory = config.map { URL(filePath: $0).deletingLastPathComponent() } ?? URL(filePath: ".")
@@ -57,11 +83,26 @@ struct Serve: AsyncParsableCommand {
         do {
             server = try StratusServer(
                 schema: annotated,
-                configuration: settings.serverConfiguration,
+                configuration: settings.serverConfiguration(
+                    directory: config.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+                ),
                 dataDirectory: directory
             )
         } catch {
+            let refused = error.refusedSchemaChanges
+            guard refused.isEmpty else {
+                throw CommandFailure(
+                    message:
+                        "The schema changed in ways the data in '\(directory.path)' cannot follow without losing data:\n"
+                        + refused.map { "  - \($0)\n" }.joined()
+                        + "Its data is kept. Undo these changes, pass --data-dir with another directory, or run with "
+                        + "--reset to delete the data directory (every item, tombstone and the sync journal) and start empty."
+                )
+            }
             throw CommandFailure(message: "Cannot open the data directory '\(directory.path)': \(error)")
+        }
+        for change in server.appliedSchemaChanges {
+            print("Migrated \(directory.path): \(change)")
         }
         let limits = ServerLimits(maxRequestBytes: settings.maxRequestBytes ?? 1_048_576)
         let restAPIs = try settings.restAPIs()
@@ -108,22 +149,5 @@ struct Serve: AsyncParsableCommand {
             }
             throw error
         }
-    }
-
-    /// Refuses a data directory written for another stored shape, unless --reset.
-    private func checkSchemaVersion(_ schema: AnnotatedSchema, in directory: URL) throws {
-        let version = SchemaVersion.version(of: schema)
-        let file = directory.appendingPathComponent("schema-version")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if let stored = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-            stored != version
-        {
-            throw CommandFailure(
-                message:
-                    "The data directory '\(directory.path)' holds data for another version of the schema (\(stored), now \(version)). "
-                    + "Its data is kept: pass --data-dir with another directory, or --reset to delete it and start empty."
-            )
-        }
-        try Data(version.utf8).write(to: file, options: .atomic)
     }
 }

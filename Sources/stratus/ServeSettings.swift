@@ -17,7 +17,10 @@ import StratusServer
 ///     "openIDConnect": { "issuer": "https://idp.example.com", "clientId": "web", "jwksFile": "jwks.json" }
 ///   },
 ///   "conflictResolution": "AUTOMERGE",
-///   "models": { "Post": { "conflictResolution": "OPTIMISTIC_CONCURRENCY" } },
+///   "models": {
+///     "Post": { "conflictResolution": "OPTIMISTIC_CONCURRENCY" },
+///     "Comment": { "conflictHandler": { "command": ["python3", "resolve.py"], "timeoutSeconds": 5 } }
+///   },
 ///   "maxRequestBytes": 1048576,
 ///   "rest": [{ "name": "items", "cors": true, "routes": [
 ///     { "path": "/items/{proxy+}", "methods": ["ANY"], "authorization": "AWS_IAM", "handler": "echo" },
@@ -26,6 +29,9 @@ import StratusServer
 ///   ] }]
 /// }
 /// ```
+///
+/// A `conflictHandler` (at the top level for every model, or per model) is a custom conflict
+/// handler run as a command in the configuration file's directory; see `ConflictHandlerCommand`.
 struct ServeSettings: Decodable {
     struct Authorization: Decodable {
         var defaultMode: String?
@@ -70,11 +76,18 @@ struct ServeSettings: Decodable {
 
     struct Model: Decodable {
         var conflictResolution: String?
+        var conflictHandler: Handler?
+    }
+
+    struct Handler: Decodable {
+        var command: [String]
+        var timeoutSeconds: Double?
     }
 
     var region: String?
     var authorization: Authorization?
     var conflictResolution: String?
+    var conflictHandler: Handler?
     var models: [String: Model]?
     var maxRequestBytes: Int?
     var rest: [REST]?
@@ -165,26 +178,62 @@ struct ServeSettings: Decodable {
         }
     }
 
-    private func strategies() throws -> (ConflictResolutionStrategy, [String: ConflictResolutionStrategy]) {
-        func strategy(_ name: String?) throws -> ConflictResolutionStrategy {
+    private func strategies(
+        directory: URL? = nil
+    ) throws -> (ConflictResolutionStrategy, [String: ConflictResolutionStrategy]) {
+        func strategy(_ name: String?, _ handler: Handler?, scope: String) throws -> ConflictResolutionStrategy {
+            if let handler {
+                guard name == nil || name == "LAMBDA" else {
+                    throw ValidationError(
+                        "The configuration file sets both conflictResolution '\(name!)' and a conflictHandler\(scope). "
+                            + "Remove one, or set conflictResolution to LAMBDA."
+                    )
+                }
+                guard !handler.command.isEmpty else {
+                    throw ValidationError(
+                        "The conflictHandler\(scope) in the configuration file has an empty command. "
+                            + #"Give the program and its arguments, like "command": ["python3", "resolve.py"]."#
+                    )
+                }
+                let seconds = handler.timeoutSeconds ?? 5
+                guard seconds > 0, seconds.isFinite else {
+                    throw ValidationError(
+                        "The conflictHandler\(scope) in the configuration file has timeoutSeconds \(seconds). "
+                            + "Give a number of seconds above 0."
+                    )
+                }
+                let command = ConflictHandlerCommand(
+                    arguments: handler.command,
+                    workingDirectory: directory,
+                    timeout: .milliseconds(Int((seconds * 1000).rounded()))
+                )
+                return .custom(command.handler)
+            }
             switch name {
             case nil, "AUTOMERGE": return .automerge
             case "OPTIMISTIC_CONCURRENCY": return .optimisticConcurrency
+            case "LAMBDA":
+                throw ValidationError(
+                    "conflictResolution LAMBDA\(scope) in the configuration file needs a conflictHandler "
+                        + #"with a command, like "conflictHandler": {"command": ["python3", "resolve.py"]}."#
+                )
             case let other?:
                 throw ValidationError(
-                    "Unknown conflictResolution '\(other)' in the configuration file. Use AUTOMERGE or OPTIMISTIC_CONCURRENCY."
+                    "Unknown conflictResolution '\(other)' in the configuration file. "
+                        + "Use AUTOMERGE, OPTIMISTIC_CONCURRENCY or LAMBDA (with a conflictHandler)."
                 )
             }
         }
         var perModel: [String: ConflictResolutionStrategy] = [:]
-        for (name, model) in models ?? [:] where model.conflictResolution != nil {
-            perModel[name] = try strategy(model.conflictResolution)
+        for (name, model) in models ?? [:] where model.conflictResolution != nil || model.conflictHandler != nil {
+            perModel[name] = try strategy(model.conflictResolution, model.conflictHandler, scope: " of model '\(name)'")
         }
-        return (try strategy(conflictResolution), perModel)
+        return (try strategy(conflictResolution, conflictHandler, scope: ""), perModel)
     }
 
-    var serverConfiguration: ServerConfiguration {
-        let (strategy, perModel) = (try? strategies()) ?? (.automerge, [:])
+    /// The server's configuration; conflict handler commands run in `directory`.
+    func serverConfiguration(directory: URL?) -> ServerConfiguration {
+        let (strategy, perModel) = (try? strategies(directory: directory)) ?? (.automerge, [:])
         return ServerConfiguration(conflictResolution: strategy, modelConflictResolution: perModel)
     }
 

@@ -47,6 +47,8 @@ extension ModelResolver {
             let resolution: ConflictResolution
             do {
                 resolution = try await handler(context)
+            } catch let failure as ConflictHandlerError {
+                throw ResolverError(errorType: "ConflictUnhandled", message: failure.message, data: rejected.data)
             } catch {
                 throw rejected
             }

@@ -42,7 +42,7 @@ extension ModelResolver {
                 let stored = try storedValue(value, type: field.type, in: schema)
                 if !stored.isNull { values[field.name] = stored }
             } else if let text = field.defaultValue {
-                values[field.name] = defaultValue(text, type: field.type)
+                values[field.name] = Self.defaultValue(text, type: field.type)
             }
         }
         if case .rows(let rules) = request.access {
@@ -273,7 +273,7 @@ extension ModelResolver {
     }
 
     /// The value of `@default(value:)` for a field of `type`.
-    private func defaultValue(_ text: String, type: FieldType) -> JSON {
+    static func defaultValue(_ text: String, type: FieldType) -> JSON {
         switch type.kind {
         case .scalar(.int), .scalar(.awsTimestamp): return Int(text).map(JSON.int) ?? .string(text)
         case .scalar(.float): return Double(text).map(JSON.double) ?? .string(text)

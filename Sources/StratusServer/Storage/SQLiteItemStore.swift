@@ -22,9 +22,14 @@ final class SQLiteItemStore: ItemStore {
     /// When expired tombstones and journal entries were last removed, in epoch milliseconds.
     private let lastPurge = Mutex(0)
 
-    /// Opens (creating if needed) the database in `directory` for `schema`.
+    /// The additive schema changes applied when the store opened.
+    let appliedChanges: [SchemaChange]
+
+    /// Opens (creating if needed) the database in `directory` for `schema`, migrating it in place
+    /// when the schema changed additively since it was last opened.
     ///
-    /// - Throws: ``StorageError`` when the directory or the database cannot be opened.
+    /// - Throws: ``StorageError`` when the directory or the database cannot be opened, or when the
+    ///   schema changed in ways that would lose stored data (then the database is left as it was).
     init(directory: URL, schema: AnnotatedSchema) throws(StorageError) {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,11 +42,31 @@ final class SQLiteItemStore: ItemStore {
         } catch {
             throw StorageError.database(error)
         }
+        let shape = StoredShape(schema: schema)
+        let changes: [SchemaChange]
+        do {
+            changes = try pool.read { db in try Self.recordedShape(db)?.changes(to: shape) ?? [] }
+        } catch {
+            try? pool.close()
+            throw StorageError.database(error)
+        }
+        let refused = changes.filter(\.isDestructive)
+        guard refused.isEmpty else {
+            try? pool.close()
+            throw StorageError.incompatibleSchema(refused)
+        }
+        appliedChanges = changes
         let layouts = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, TableLayout(model: $0)) })
         self.layouts = layouts
         do {
             secret = try pool.write { db in
-                try Self.migrate(db, layouts: schema.models.map { layouts[$0.name]! }, schema: schema)
+                try Self.migrate(
+                    db,
+                    layouts: schema.models.map { layouts[$0.name]! },
+                    schema: schema,
+                    changes: changes
+                )
+                try Self.record(shape, db)
                 return try Self.loadSecret(db)
             }
         } catch {
@@ -64,7 +89,41 @@ final class SQLiteItemStore: ItemStore {
 
     // MARK: - Schema
 
-    private static func migrate(_ db: Database, layouts: [TableLayout], schema: AnnotatedSchema) throws {
+    /// The shape the database was last migrated to, or its tables' shape when it predates
+    /// recorded shapes; `nil` for an empty database.
+    private static func recordedShape(_ db: Database) throws -> StoredShape? {
+        if try db.tableExists(metaTable),
+            let data = try Data.fetchOne(
+                db,
+                sql: "SELECT \"value\" FROM \(metaTable.quotedSQLIdentifier) WHERE \"key\" = 'storedShape'"
+            )
+        {
+            do {
+                return try JSONDecoder().decode(StoredShape.self, from: data)
+            } catch {
+                throw StorageError.corrupt("a recorded schema shape that cannot be read: \(error)")
+            }
+        }
+        let tables = try StoredShape(tablesIn: db)
+        return tables.models.isEmpty ? nil : tables
+    }
+
+    private static func record(_ shape: StoredShape, _ db: Database) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try db.execute(
+            sql:
+                "INSERT OR REPLACE INTO \(metaTable.quotedSQLIdentifier) (\"key\", \"value\") VALUES ('storedShape', ?)",
+            arguments: [try encoder.encode(shape)]
+        )
+    }
+
+    private static func migrate(
+        _ db: Database,
+        layouts: [TableLayout],
+        schema: AnnotatedSchema,
+        changes: [SchemaChange]
+    ) throws {
         try db.execute(
             sql: """
                 CREATE TABLE IF NOT EXISTS \(metaTable.quotedSQLIdentifier) ("key" TEXT PRIMARY KEY NOT NULL, "value" BLOB);
@@ -88,11 +147,31 @@ final class SQLiteItemStore: ItemStore {
                         case .integer, .boolean: "INTEGER"
                         case .real: "REAL"
                         }
-                    try db.execute(sql: "ALTER TABLE \(layout.table) ADD COLUMN \(column.quotedName) \(type)")
+                    // Existing items take the field's @default, if it has one.
+                    var defaultClause = ""
+                    if let field = layout.model.field(named: column.name), let text = field.defaultValue {
+                        let value = ModelResolver.defaultValue(text, type: field.type)
+                        defaultClause =
+                            " DEFAULT " + TableLayout.databaseValue(value, storage: column.storage).sqlLiteral
+                    }
+                    try db.execute(
+                        sql: "ALTER TABLE \(layout.table) ADD COLUMN \(column.quotedName) \(type)\(defaultClause)"
+                    )
                 }
             } else {
                 try db.execute(sql: layout.createTableSQL)
             }
+        }
+        // Indexes whose definition changed or that the schema no longer declares go first.
+        for change in changes {
+            switch change.kind {
+            case .indexChanged(_, let index), .indexRemoved(_, let index):
+                try db.execute(sql: "DROP INDEX IF EXISTS \(index.quotedSQLIdentifier)")
+            default:
+                break
+            }
+        }
+        for layout in layouts {
             for index in layout.indexes(in: schema) {
                 try db.execute(sql: index.sql)
             }

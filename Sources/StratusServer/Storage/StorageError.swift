@@ -7,9 +7,16 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         case unknownField(String, model: String)
         case corrupt(String)
         case database(String)
+        case incompatibleSchema([SchemaChange])
     }
 
     let reason: Reason
+
+    /// The destructive schema changes that kept the store from opening, if that is the failure.
+    public var refusedSchemaChanges: [SchemaChange] {
+        if case .incompatibleSchema(let changes) = reason { return changes }
+        return []
+    }
 
     /// A message that says what failed and what to do.
     public var description: String {
@@ -24,6 +31,10 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
                 "The data directory holds data that cannot be read (\(detail)). Restore it from a backup or start with an empty data directory."
         case .database(let detail):
             return "The database failed: \(detail)"
+        case .incompatibleSchema(let changes):
+            return "The data directory holds data that the schema's changes would lose or invalidate:\n"
+                + changes.map { "  - \($0)\n" }.joined()
+                + "Undo these changes, or start with an empty data directory (which deletes the stored data)."
         }
     }
 
@@ -32,7 +43,11 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         StorageError(reason: .unknownField(name, model: model))
     }
     static func corrupt(_ detail: String) -> StorageError { StorageError(reason: .corrupt(detail)) }
+    static func incompatibleSchema(_ changes: [SchemaChange]) -> StorageError {
+        StorageError(reason: .incompatibleSchema(changes))
+    }
     static func database(_ error: any Error) -> StorageError {
-        StorageError(reason: .database(String(describing: error)))
+        if let error = error as? StorageError { return error }
+        return StorageError(reason: .database(String(describing: error)))
     }
 }

@@ -198,6 +198,18 @@ extension JSON {
     }
 }
 
+extension DatabaseValue {
+    /// The value as an SQL literal, for a column's `DEFAULT`.
+    var sqlLiteral: String {
+        switch storage {
+        case .null, .blob: return "NULL"
+        case .int64(let value): return String(value)
+        case .double(let value): return String(value)
+        case .string(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        }
+    }
+}
+
 extension String {
     /// The string as an SQL identifier: in double quotes, inner quotes doubled.
     var quotedSQLIdentifier: String {

@@ -1,0 +1,217 @@
+import Foundation
+import StratusServer
+import Testing
+
+/// A data directory opened with a changed schema: additive changes migrate in place keeping
+/// items, tombstones and the sync journal; destructive ones are refused and leave the database
+/// as it was.
+@Suite struct SchemaMigrationTests {
+    // MARK: - Additive
+
+    @Test func aNewModelGetsATable() async throws {
+        try await migrate(
+            to: postSchema + "\ntype Author @model {\n  id: ID!\n  name: String\n}\n",
+            expecting: ["added model 'Author'"]
+        ) { server in
+            #expect(
+                await server.run(#"mutation { createAuthor(input: {id: "a1", name: "Ann"}) { id name } }"#)
+                    == #"{"data":{"createAuthor":{"id":"a1","name":"Ann"}}}"#
+            )
+        }
+    }
+
+    @Test func aNewOptionalFieldGetsAColumn() async throws {
+        try await migrate(
+            to: postSchema.replacingOccurrences(of: "rating: Int!", with: "rating: Int!\n  subtitle: String"),
+            expecting: ["added field 'Post.subtitle' (String)"]
+        ) { server in
+            #expect(
+                await server.run(#"{ getPost(id: "p1") { id subtitle } }"#)
+                    == #"{"data":{"getPost":{"id":"p1","subtitle":null}}}"#
+            )
+            #expect(
+                await server.run(
+                    #"mutation { updatePost(input: {id: "p1", subtitle: "S", _version: 2}) { subtitle } }"#
+                )
+                    == #"{"data":{"updatePost":{"subtitle":"S"}}}"#
+            )
+        }
+    }
+
+    @Test func aNewRequiredFieldWithADefaultFillsExistingItems() async throws {
+        try await migrate(
+            to: postSchema.replacingOccurrences(
+                of: "rating: Int!",
+                with: "rating: Int!\n  priority: Int! @default(value: \"3\")"
+            ),
+            expecting: ["added field 'Post.priority' (Int!)"]
+        ) { server in
+            #expect(
+                await server.run(#"{ getPost(id: "p1") { id priority } }"#)
+                    == #"{"data":{"getPost":{"id":"p1","priority":3}}}"#
+            )
+        }
+    }
+
+    @Test func aNewIndexIsCreatedAndServesItsQuery() async throws {
+        try await migrate(
+            to: postSchema.replacingOccurrences(
+                of: "rating: Int!",
+                with: #"rating: Int! @index(name: "byRating", queryField: "postsByRating")"#
+            ),
+            expecting: ["added index 'Post_byRating' on 'Post'"]
+        ) { server in
+            #expect(
+                await server.run(#"{ postsByRating(rating: 3) { items { id } } }"#)
+                    == #"{"data":{"postsByRating":{"items":[{"id":"p3"}]}}}"#
+            )
+        }
+    }
+
+    @Test func newEnumValuesCanBeStored() async throws {
+        try await migrate(
+            to: postSchema.replacingOccurrences(of: "PUBLISHED", with: "PUBLISHED\n  ARCHIVED"),
+            expecting: ["added 'ARCHIVED' to enum 'PostStatus'"]
+        ) { server in
+            #expect(
+                await server.run(
+                    #"mutation { updatePost(input: {id: "p3", status: ARCHIVED, _version: 1}) { status } }"#
+                )
+                    == #"{"data":{"updatePost":{"status":"ARCHIVED"}}}"#
+            )
+        }
+    }
+
+    @Test func typesNoFieldStoresChangeNothing() async throws {
+        try await migrate(
+            to: postSchema + "\nenum Mood {\n  HAPPY\n}\n\ntype Location {\n  lat: Float\n}\n",
+            expecting: []
+        ) { _ in }
+    }
+
+    // MARK: - Destructive
+
+    @Test func aRemovedModelIsRefused() async throws {
+        let author = "\ntype Author @model {\n  id: ID!\n  name: String\n}\n"
+        try await refuse(postSchema, from: postSchema + author, naming: ["removed model 'Author'"])
+    }
+
+    @Test func aRemovedFieldIsRefused() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "  rating: Int!\n", with: ""),
+            naming: ["removed field 'Post.rating'"]
+        )
+    }
+
+    @Test func aChangedFieldTypeIsRefused() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "rating: Int!", with: "rating: String!"),
+            naming: ["changed the type of 'Post.rating' from Int! to String!"]
+        )
+    }
+
+    @Test func aChangedPrimaryKeyIsRefused() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "id: ID!", with: #"id: ID! @primaryKey(sortKeyFields: ["title"])"#),
+            naming: ["changed the primary key of 'Post' from (id) to (id, title)"]
+        )
+    }
+
+    @Test func aNewRequiredFieldWithoutDefaultIsRefused() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "rating: Int!", with: "rating: Int!\n  author: String!"),
+            naming: ["added required field 'Post.author' (String!) without @default"]
+        )
+    }
+
+    @Test func aRemovedEnumValueIsRefused() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "  PUBLISHED\n", with: ""),
+            naming: ["removed value 'PUBLISHED' from enum 'PostStatus'"]
+        )
+    }
+
+    @Test func theRefusalListsEveryChangeAndSaysWhatToDo() async throws {
+        let changed = postSchema.replacingOccurrences(of: "  rating: Int!\n", with: "")
+            .replacingOccurrences(of: "title: String!", with: "title: Int!")
+        let error = try await refusal(changed)
+        #expect(
+            error.description
+                == """
+                The data directory holds data that the schema's changes would lose or invalidate:
+                  - removed field 'Post.rating'
+                  - changed the type of 'Post.title' from String! to Int!
+                Undo these changes, or start with an empty data directory (which deletes the stored data).
+                """
+        )
+    }
+
+    // MARK: - Helpers
+
+    /// Writes items, a tombstone and journal entries with `postSchema`, opens the directory with
+    /// `schema`, checks the applied changes and that everything survived, then runs `body`.
+    private func migrate(
+        to schema: String,
+        expecting changes: [String],
+        _ body: (TestServer) async throws -> Void
+    ) async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = TestClock()
+        try await populate(directory, schema: postSchema, clock: clock)
+        let server = try TestServer(schema, directory: directory, clock: clock)
+        #expect(server.server.appliedSchemaChanges.map(\.description) == changes)
+        #expect(
+            await server.run(#"{ getPost(id: "p1") { id title _version } }"#)
+                == #"{"data":{"getPost":{"id":"p1","title":"changed","_version":2}}}"#
+        )
+        #expect(
+            await server.run(#"{ getPost(id: "p2") { id _version _deleted } }"#)
+                == #"{"data":{"getPost":{"id":"p2","_version":2,"_deleted":true}}}"#
+        )
+        #expect(
+            await server.run("{ syncPosts(lastSync: 1700000000500) { items { id _version _deleted } } }")
+                == #"{"data":{"syncPosts":{"items":[{"id":"p1","_version":2,"_deleted":null},"#
+                + #"{"id":"p2","_version":2,"_deleted":true}]}}}"#
+        )
+        try await body(server)
+    }
+
+    /// Opens a directory written with `original` with `schema`, expects the refusal to name
+    /// `changes`, and the database file to be byte-for-byte what it was.
+    private func refuse(_ schema: String, from original: String = postSchema, naming changes: [String]) async throws {
+        let error = try await refusal(schema, from: original)
+        #expect(error.refusedSchemaChanges.map(\.description) == changes)
+        for change in changes {
+            #expect(error.description.contains(change))
+        }
+    }
+
+    private func refusal(_ schema: String, from original: String = postSchema) async throws -> ServerError {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await populate(directory, schema: original, clock: TestClock())
+        let file = directory.appending(path: "stratus.sqlite")
+        let before = try Data(contentsOf: file)
+        let error = try #require(throws: ServerError.self) { _ = try TestServer(schema, directory: directory) }
+        #expect(try Data(contentsOf: file) == before)
+        // The old schema still opens the directory.
+        let server = try TestServer(original, directory: directory)
+        #expect(server.server.appliedSchemaChanges.isEmpty)
+        return error
+    }
+
+    private func populate(_ directory: URL, schema: String, clock: TestClock) async throws {
+        let server = try TestServer(schema, directory: directory, clock: clock)
+        for number in 1...3 {
+            _ = await server.run(
+                "mutation { createPost(input: {id: \"p\(number)\", title: \"T\(number)\", rating: \(number), "
+                    + "status: DRAFT}) { id } }"
+            )
+        }
+        clock.advance(milliseconds: 1000)
+        _ = await server.run(#"mutation { updatePost(input: {id: "p1", title: "changed", _version: 1}) { id } }"#)
+        _ = await server.run(#"mutation { deletePost(input: {id: "p2", _version: 1}) { id } }"#)
+        try server.server.close()
+    }
+}
