@@ -35,7 +35,7 @@ import Testing
         @discardableResult
         func create(id: String, title: String = "Hello", rating: Int = 1) async -> String {
             await server.execute(
-                query: "mutation($input: CreatePostInput!) { createPost(input: $input) { id } }",
+                query: "mutation($input: CreatePostInput!) { createPost(input: $input) { id title rating status } }",
                 variables: [
                     "input": [
                         "id": .string(id), "title": .string(title), "rating": .int(rating), "status": "DRAFT",
@@ -412,20 +412,22 @@ import Testing
             #expect(try await socket.next() == #"{"id":"d","type":"start_ack"}"#)
             await endpoint.create(id: "p", title: "Before", rating: 1)
             _ = await endpoint.server.execute(
-                query: #"mutation { updatePost(input: {id: "p", rating: 2, _version: 1}) { id } }"#,
+                query:
+                    #"mutation { updatePost(input: {id: "p", rating: 2, _version: 1}) { id title rating _version } }"#,
                 identity: .apiKey
             )
             #expect(
                 try await socket.next()
                     == #"{"id":"u","type":"data","payload":{"data":{"onUpdatePost":{"id":"p","title":"Before","rating":2,"_version":2}}}}"#
             )
+            // The delete does not select the title: subscribers get it as null, as from AppSync.
             _ = await endpoint.server.execute(
-                query: #"mutation { deletePost(input: {id: "p", _version: 2}) { id } }"#,
+                query: #"mutation { deletePost(input: {id: "p", _version: 2}) { id _deleted _version } }"#,
                 identity: .apiKey
             )
             #expect(
                 try await socket.next()
-                    == #"{"id":"d","type":"data","payload":{"data":{"onDeletePost":{"id":"p","title":"Before","_deleted":true,"_version":3}}}}"#
+                    == #"{"id":"d","type":"data","payload":{"data":{"onDeletePost":{"id":"p","title":null,"_deleted":true,"_version":3}}}}"#
             )
             await socket.close()
         }
@@ -456,7 +458,7 @@ import Testing
                     for version in 1...30 {
                         _ = await server.execute(
                             query:
-                                "mutation { updatePost(input: {id: \"hot\", rating: \(version), _version: \(version)}) { id } }",
+                                "mutation { updatePost(input: {id: \"hot\", rating: \(version), _version: \(version)}) { id rating } }",
                             identity: .apiKey
                         )
                     }

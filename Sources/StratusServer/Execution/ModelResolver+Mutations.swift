@@ -243,7 +243,8 @@ extension ModelResolver {
     private func commit(_ request: MutationRequest, item: StoredItem, _ write: ItemWrite) async throws -> WriteOutcome {
         let outcome = try await store.write(write)
         if outcome == .written, let kind = MutationEvent.Kind(field: request.field, of: request.model) {
-            events.publish(model: request.model, kind: kind, item: item)
+            let selected = request.trim(ResolvedItem(model: request.model, item: item)).objectValue.map { Set($0.keys) }
+            events.publish(model: request.model, kind: kind, item: item, selectedFields: selected)
         }
         return outcome
     }

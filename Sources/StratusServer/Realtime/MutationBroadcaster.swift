@@ -35,14 +35,15 @@ final class MutationBroadcaster: Sendable {
     }
 
     /// Announces a committed write of `item` to every listener.
-    func publish(model: ModelType, kind: MutationEvent.Kind, item: StoredItem) {
+    func publish(model: ModelType, kind: MutationEvent.Kind, item: StoredItem, selectedFields: Set<String>? = nil) {
         state.withLock { state in
             guard !state.listeners.isEmpty else { return }
             state.sequence += 1
             let event = MutationEvent(
                 sequence: state.sequence,
                 kind: kind,
-                item: ResolvedItem(model: model, item: item)
+                item: ResolvedItem(model: model, item: item),
+                selectedFields: selectedFields
             )
             for listener in state.listeners.values {
                 listener(event)

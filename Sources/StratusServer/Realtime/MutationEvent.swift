@@ -27,6 +27,22 @@ struct MutationEvent: Sendable {
     let kind: Kind
     /// The model and the item after the write; for a delete, a tombstone or the last values.
     let item: ResolvedItem
+    /// The fields the mutation selected; `nil` for all. Subscribers see the others as `null`,
+    /// and filters are evaluated on the mutation's result, as AppSync does.
+    var selectedFields: Set<String>? = nil
 
     var model: ModelType { item.model }
+
+    /// The item as the mutation's result has it: fields it did not select removed.
+    var result: ResolvedItem {
+        guard let selectedFields else { return item }
+        var visible = item.item
+        visible.values = JSONObject(
+            item.item.values.filter { selectedFields.contains($0.key) }.map { ($0.key, $0.value) }
+        )
+        if !selectedFields.contains(TableLayout.versionColumn) { visible.version = nil }
+        if !selectedFields.contains(TableLayout.deletedColumn) { visible.deleted = nil }
+        if !selectedFields.contains(TableLayout.lastChangedAtColumn) { visible.lastChangedAt = nil }
+        return ResolvedItem(model: item.model, item: visible)
+    }
 }

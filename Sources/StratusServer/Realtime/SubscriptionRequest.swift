@@ -20,12 +20,13 @@ struct SubscriptionRequest: Sendable {
 
     /// Whether the event is one this subscription hears.
     func matches(_ event: MutationEvent) -> Bool {
-        event.kind == kind && event.model.name == model.name && predicate.evaluate(event.item.item)
+        event.kind == kind && event.model.name == model.name && predicate.evaluate(event.result.item)
     }
 
-    /// The `payload` of the `data` message for `event`: the selection set over the stored item.
+    /// The `payload` of the `data` message for `event`: the selection set over the mutation's
+    /// result, fields the mutation did not select being `null`.
     func payload(for event: MutationEvent) -> JSON {
-        let item = SelectionTrimmer(schema: schema, fragments: fragments).trim(event.item, selections: selections)
+        let item = SelectionTrimmer(schema: schema, fragments: fragments).trim(event.result, selections: selections)
         return ["data": .object(JSONObject([(responseKey, item)]))]
     }
 }

@@ -22,7 +22,7 @@ SUBSCRIPTION = """
 """
 CREATE = """
     mutation Create($input: CreatePostInput!) {
-      createPost(input: $input) { id }
+      createPost(input: $input) { id title rating }
     }
 """
 
