@@ -30,6 +30,7 @@ public final class StratusServer: Sendable {
     private let store: SQLiteItemStore
     /// The committed writes, as subscriptions hear them.
     let events = MutationBroadcaster()
+    private let documents = DocumentCache()
 
     /// Opens the data directory (creating it if needed) and derives the API of `schema`.
     ///
@@ -101,21 +102,29 @@ public final class StratusServer: Sendable {
     ) async -> GraphQLResponse {
         let schema = executable.schema
         let document: Document
-        do {
-            document = try parse(source: Source(body: query, name: "GraphQL request"))
-        } catch let error as GraphQLError {
-            return GraphQLResponse(
-                body: ResponseFormatter.requestFailure([(Self.syntaxMessage(error), error.locations)])
+        if let known = documents[query] {
+            document = known
+        } else {
+            do {
+                document = try parse(source: Source(body: query, name: "GraphQL request"))
+            } catch let error as GraphQLError {
+                return GraphQLResponse(
+                    body: ResponseFormatter.requestFailure([(Self.syntaxMessage(error), error.locations)])
+                )
+            } catch {
+                return GraphQLResponse(body: ResponseFormatter.requestFailure([("Invalid Syntax", [])]))
+            }
+            let problems = validate(
+                schema: schema,
+                ast: document,
+                rules: specifiedRules + [RequestValidation.literalRule]
             )
-        } catch {
-            return GraphQLResponse(body: ResponseFormatter.requestFailure([("Invalid Syntax", [])]))
-        }
-
-        let problems = validate(schema: schema, ast: document, rules: specifiedRules + [RequestValidation.literalRule])
-        guard problems.isEmpty else {
-            return GraphQLResponse(
-                body: ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
-            )
+            guard problems.isEmpty else {
+                return GraphQLResponse(
+                    body: ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
+                )
+            }
+            documents.insert(document, for: query)
         }
 
         let operations = document.definitions.compactMap { $0 as? OperationDefinition }

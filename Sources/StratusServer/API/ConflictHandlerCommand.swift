@@ -111,6 +111,9 @@ public struct ConflictHandlerCommand: Sendable, Hashable {
 
     // MARK: - Process
 
+    /// Serializes launches of conflict handler commands.
+    private static let launches = Mutex(())
+
     private func run(input: Data) async throws(ConflictHandlerError) -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -135,7 +138,8 @@ public struct ConflictHandlerCommand: Sendable, Hashable {
         let outcome = await withCheckedContinuation { continuation in
             run.start(continuation)
             do {
-                try process.run()
+                // Foundation's Process.run is not safe to call from several threads at once.
+                try Self.launches.withLock { _ in try process.run() }
             } catch {
                 close(inputSocket)
                 run.finish(.failedToStart(String(describing: error)))

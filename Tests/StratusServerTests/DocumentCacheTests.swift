@@ -1,0 +1,27 @@
+import Foundation
+import StratusServer
+import Testing
+
+/// A document sent again is answered from its parsed form, with its own variables each time,
+/// and an invalid one is refused each time.
+@Suite struct DocumentCacheTests {
+    @Test func aRepeatedDocumentUsesEachRequestsVariables() async throws {
+        let server = try TestServer(postSchema)
+        let create =
+            "mutation C($id: ID!) { createPost(input: {id: $id, title: \"T\", rating: 1, status: DRAFT}) { id } }"
+        #expect(await server.run(create, ["id": "p1"]) == #"{"data":{"createPost":{"id":"p1"}}}"#)
+        #expect(await server.run(create, ["id": "p2"]) == #"{"data":{"createPost":{"id":"p2"}}}"#)
+        let get = "query G($id: ID!) { getPost(id: $id) { id } }"
+        #expect(await server.run(get, ["id": "p2"]) == #"{"data":{"getPost":{"id":"p2"}}}"#)
+        #expect(await server.run(get, ["id": "p1"]) == #"{"data":{"getPost":{"id":"p1"}}}"#)
+        #expect(await server.json(get)["errors"] != nil)
+    }
+
+    @Test func anInvalidDocumentIsRefusedEveryTime() async throws {
+        let server = try TestServer(postSchema)
+        let query = #"{ getPost(id: "p1") { nope } }"#
+        let first = await server.run(query)
+        #expect(first.contains("nope"))
+        #expect(await server.run(query) == first)
+    }
+}
