@@ -31,6 +31,7 @@ public final class StratusServer: Sendable {
     /// The committed writes, as subscriptions hear them.
     let events = MutationBroadcaster()
     private let documents = DocumentCache()
+    private let directReads: DirectReads
 
     /// Opens the data directory (creating it if needed) and derives the API of `schema`.
     ///
@@ -70,6 +71,7 @@ public final class StratusServer: Sendable {
             events: events
         )
         executable = try ExecutableSchema(api: api, resolver: resolver, log: log)
+        directReads = DirectReads(api: api, resolver: resolver)
     }
 
     /// Closes the database. The server answers no request afterwards.
@@ -99,6 +101,24 @@ public final class StratusServer: Sendable {
         variables: JSONObject = [:],
         operationName: String? = nil,
         identity: Identity
+    ) async -> GraphQLResponse {
+        await execute(
+            query: query,
+            variables: variables,
+            operationName: operationName,
+            identity: identity,
+            direct: true
+        )
+    }
+
+    /// Runs a request; `direct` lets single list, sync and index queries skip the executor
+    /// (``DirectReads``), which tests turn off to compare both paths.
+    func execute(
+        query: String,
+        variables: JSONObject,
+        operationName: String?,
+        identity: Identity,
+        direct: Bool
     ) async -> GraphQLResponse {
         let schema = executable.schema
         let document: Document
@@ -137,6 +157,21 @@ public final class StratusServer: Sendable {
             )
         }
 
+        if direct, let operation, operations.count == 1 || operationName != nil {
+            var fragments: [String: FragmentDefinition] = [:]
+            for case let fragment as FragmentDefinition in document.definitions {
+                fragments[fragment.name.value] = fragment
+            }
+            if let body = await directReads.answer(
+                operation: operation,
+                fragments: fragments,
+                variables: variables,
+                identity: identity
+            ) {
+                return GraphQLResponse(body: body)
+            }
+        }
+
         var variableValues: [String: Map] = [:]
         for (name, value) in variables {
             variableValues[name] = value.map
@@ -157,6 +192,15 @@ public final class StratusServer: Sendable {
             result = GraphQLResult(errors: [GraphQLError(message: String(describing: error))])
         }
         return GraphQLResponse(body: ResponseFormatter.body(result, document: document))
+    }
+
+    /// Whether ``DirectReads`` answers `query` itself, without the executor.
+    func answersDirectly(query: String, variables: JSONObject, identity: Identity) async -> Bool {
+        guard let document = try? parse(source: Source(body: query, name: "GraphQL request")),
+            let operation = document.definitions.compactMap({ $0 as? OperationDefinition }).first
+        else { return false }
+        return await directReads.answer(operation: operation, fragments: [:], variables: variables, identity: identity)
+            != nil
     }
 
     /// graphql-java's wording of a syntax error, which AppSync uses.

@@ -1,0 +1,176 @@
+import GraphQL
+import StratusCodegen
+
+/// Answers the commonest reads, a single `list*`, `sync*` or index query over stored fields,
+/// without GraphQLSwift's executor, which starts a task per item and per field.
+///
+/// It answers only what it answers exactly as the executor would: one root field, no
+/// directives, connection fields `items`, `nextToken`, `startedAt` and `__typename`, items
+/// selecting stored fields, embedded values and sync metadata (no relations), on a model whose
+/// fields no `@aws_*` directive or field `@auth` rule guards. Anything else, and any failure,
+/// goes to the executor, which then writes the response (errors included) as usual.
+struct DirectReads: Sendable {
+    let api: ServerAPI
+    let resolver: ModelResolver
+
+    private enum Kind {
+        case list, sync
+        case index(Index)
+    }
+
+    func answer(
+        operation: OperationDefinition,
+        fragments: [String: FragmentDefinition],
+        variables: JSONObject,
+        identity: Identity
+    ) async -> JSON? {
+        guard operation.operation == .query, operation.directives.isEmpty,
+            operation.selectionSet.selections.count == 1,
+            let root = operation.selectionSet.selections.first as? GraphQL.Field, root.directives.isEmpty,
+            let (model, kind) = target(of: root.name.value),
+            eligible(model, identity: identity),
+            let connection = root.selectionSet?.selections, let connectionFields = plainFields(connection)
+        else { return nil }
+        for field in connectionFields {
+            switch field.name.value {
+            case "nextToken", "startedAt", "__typename":
+                guard field.selectionSet == nil else { return nil }
+            case "items":
+                guard let items = field.selectionSet?.selections, itemsAreStored(items, model: model) else {
+                    return nil
+                }
+            default:
+                return nil
+            }
+        }
+        var variableValues: [String: Map] = [:]
+        for (name, value) in variables {
+            variableValues[name] = value.map
+        }
+        var arguments = JSONObject()
+        for argument in root.arguments {
+            guard let value = try? valueFromASTUntyped(valueAST: argument.value, variables: variableValues),
+                let json = JSON(value)
+            else { return nil }
+            if !json.isNull { arguments[argument.name.value] = json }
+        }
+        let operationKind: Authorization.Operation = if case .sync = kind { .sync } else { .list }
+        let restriction: ItemPredicate?
+        if model.authRules.isEmpty {
+            guard Authorization.allows(model.awsAuth, identity) else { return nil }
+            restriction = nil
+        } else {
+            switch Authorization.access(operationKind, on: model, for: identity) {
+            case .denied: return nil
+            case .all: restriction = nil
+            case .rows(let rules): restriction = .any(rules.map(\.predicate))
+            }
+        }
+        let field = root.name.value
+        let result: ResolvedConnection
+        do {
+            switch kind {
+            case .list:
+                result = try await resolver.list(model, field: field, arguments: arguments, restriction: restriction)
+            case .sync:
+                result = try await resolver.sync(model, field: field, arguments: arguments, restriction: restriction)
+            case .index(let index):
+                result = try await resolver.indexQuery(
+                    model,
+                    index: index,
+                    arguments: arguments,
+                    restriction: restriction
+                )
+            }
+        } catch {
+            return nil
+        }
+        let trimmer = SelectionTrimmer(schema: api.schema, fragments: fragments)
+        var body = JSONObject()
+        for selected in connectionFields {
+            let key = selected.alias?.value ?? selected.name.value
+            switch selected.name.value {
+            case "items":
+                let selections = selected.selectionSet?.selections ?? []
+                body[key] = .array(result.items.map { trimmer.trim($0, selections: selections) })
+            case "nextToken":
+                body[key] = result.nextToken.map(JSON.string) ?? .null
+            case "startedAt":
+                body[key] = result.startedAt.map(JSON.int) ?? .null
+            default:
+                body[key] = .string("Model\(model.name)Connection")
+            }
+        }
+        return ["data": .object(JSONObject([(root.alias?.value ?? field, .object(body))]))]
+    }
+
+    /// The model and kind of read a root query field is.
+    private func target(of field: String) -> (ModelType, Kind)? {
+        for model in api.schema.models {
+            if model.operations.list == field { return (model, .list) }
+            if api.configuration.conflictDetection, model.operations.sync == field { return (model, .sync) }
+            if let index = model.indexes.first(where: { $0.queryField == field }) { return (model, .index(index)) }
+        }
+        return nil
+    }
+
+    /// No field of the model is guarded on its own, and the caller may reach the type.
+    private func eligible(_ model: ModelType, identity: Identity) -> Bool {
+        guard model.fields.allSatisfy({ $0.awsAuth.isEmpty && $0.authRules.isEmpty }) else { return false }
+        let typeLevel = Authorization.typeModes(awsAuth: model.awsAuth, rules: model.authRules)
+        return Authorization.allows(typeLevel, identity)
+    }
+
+    /// The fields of `selections` when it holds only fields without directives.
+    private func plainFields(_ selections: [any Selection]) -> [GraphQL.Field]? {
+        var fields: [GraphQL.Field] = []
+        for selection in selections {
+            guard let field = selection as? GraphQL.Field, field.directives.isEmpty else { return nil }
+            fields.append(field)
+        }
+        return fields
+    }
+
+    /// Whether an `items` selection asks only for stored values the trimmer writes as the
+    /// executor does.
+    private func itemsAreStored(_ selections: [any Selection], model: ModelType) -> Bool {
+        guard let fields = plainFields(selections) else { return false }
+        for field in fields {
+            let name = field.name.value
+            if ["__typename", TableLayout.versionColumn, TableLayout.deletedColumn, TableLayout.lastChangedAtColumn]
+                .contains(name)
+            {
+                guard field.selectionSet == nil else { return false }
+                continue
+            }
+            guard let modelField = model.field(named: name), modelField.relation == nil else { return false }
+            switch modelField.type.kind {
+            case .model:
+                return false
+            case .nonModel:
+                guard let nested = field.selectionSet?.selections, embeddedAreStored(nested, type: modelField.type.name)
+                else { return false }
+            case .scalar, .enumeration:
+                guard field.selectionSet == nil else { return false }
+            }
+        }
+        return true
+    }
+
+    private func embeddedAreStored(_ selections: [any Selection], type: String) -> Bool {
+        guard let fields = plainFields(selections), let nonModel = api.schema.nonModel(named: type),
+            nonModel.awsAuth.isEmpty
+        else { return false }
+        for field in fields {
+            if field.name.value == "__typename" { continue }
+            guard let member = nonModel.field(named: field.name.value), member.awsAuth.isEmpty else { return false }
+            if member.type.kind == .nonModel {
+                guard let nested = field.selectionSet?.selections, embeddedAreStored(nested, type: member.type.name)
+                else { return false }
+            } else if member.type.kind == .model || field.selectionSet != nil {
+                return false
+            }
+        }
+        return true
+    }
+}
