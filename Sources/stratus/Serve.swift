@@ -133,6 +133,7 @@ struct Serve: AsyncParsableCommand {
                     print("Could not write the client configuration files into \(outputDirectory.path): \(error)")
                 }
                 print("GraphQL endpoint: \(endpoint.absoluteString)")
+                print("Real-time endpoint: ws://\(host):\(port)/graphql/realtime")
                 for api in restAPIs { print("REST API \(api.name): http://\(host):\(port)/rest/\(api.name)") }
                 if let key = apiKeys.first { print("API key: \(key.value)") }
                 print("Data: \(directory.path)")

@@ -1,4 +1,5 @@
 import StratusCodegen
+import Synchronization
 
 /// A committed write, as subscriptions hear it: the model, the kind of mutation and the item as
 /// stored after the write.
@@ -30,6 +31,9 @@ struct MutationEvent: Sendable {
     /// The fields the mutation selected; `nil` for all. Subscribers see the others as `null`,
     /// and filters are evaluated on the mutation's result, as AppSync does.
     var selectedFields: Set<String>? = nil
+    /// The `data` payloads already written for this event, by subscription document: many
+    /// subscribers of the same document share one encoding.
+    let payloads = PayloadCache()
 
     var model: ModelType { item.model }
 
@@ -44,5 +48,18 @@ struct MutationEvent: Sendable {
         if !selectedFields.contains(TableLayout.deletedColumn) { visible.deleted = nil }
         if !selectedFields.contains(TableLayout.lastChangedAtColumn) { visible.lastChangedAt = nil }
         return ResolvedItem(model: item.model, item: visible)
+    }
+}
+
+/// Encoded payloads of one event, by subscription document.
+final class PayloadCache: Sendable {
+    private let texts = Mutex<[String: String]>([:])
+
+    /// The payload text for `key`, made by `make` the first time.
+    func text(for key: String, make: () -> String) -> String {
+        if let known = texts.withLock({ $0[key] }) { return known }
+        let text = make()
+        texts.withLock { $0[key] = text }
+        return text
     }
 }

@@ -224,8 +224,10 @@ struct RealtimeEndpoint: Sendable {
                     try await outbound.writeTextMessage(message.text)
                 case .event(let event, let targets):
                     for (id, request) in targets {
-                        let message: JSON = ["id": .string(id), "type": "data", "payload": request.payload(for: event)]
-                        let text = message.text
+                        let payload = event.payloads.text(for: request.documentKey) {
+                            request.payload(for: event).text
+                        }
+                        let text = #"{"id":"# + JSON.string(id).text + #","type":"data","payload":"# + payload + "}"
                         if text.utf8.count > limits.maxPayloadBytes {
                             let error: JSON = [
                                 "id": .string(id), "type": "error",

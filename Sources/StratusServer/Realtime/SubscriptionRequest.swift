@@ -17,6 +17,9 @@ struct SubscriptionRequest: Sendable {
     var equalityArguments: JSONObject = [:]
     /// The root field's name: `onCreatePost`.
     var fieldName = ""
+    /// The document, operation and variables: subscriptions with the same key get the same
+    /// payload for an event.
+    var documentKey = ""
 
     /// Whether the event is one this subscription hears.
     func matches(_ event: MutationEvent) -> Bool {
@@ -181,7 +184,8 @@ extension StratusServer {
             fragments: fragments,
             schema: api.schema,
             equalityArguments: equalityArguments,
-            fieldName: field.name.value
+            fieldName: field.name.value,
+            documentKey: query + "\u{0}" + (operationName ?? "") + "\u{0}" + JSON.object(variables).text
         )
     }
 
