@@ -2,7 +2,6 @@ import AWSPluginsCore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Synchronization
 
 /// `/rest/<api>/<resource path>`: API Gateway's routing, authorization and Lambda proxy
 /// integration, with its error bodies.
@@ -254,7 +253,19 @@ struct RESTEndpoint: Sendable {
         case .function(let function):
             return try await function(event)
         case .command(let arguments, let timeout):
-            return try await CommandRunner.run(arguments, input: event.data, timeout: timeout)
+            let name = arguments.joined(separator: " ")
+            let output: Data
+            do {
+                output = try await ExternalCommand(arguments: arguments, workingDirectory: nil, timeout: timeout)
+                    .run(input: event.data)
+            } catch {
+                throw ExternalCommand.Failure(problem: "'\(name)' \(error.problem)")
+            }
+            do {
+                return try JSON(parsing: output)
+            } catch {
+                throw ExternalCommand.Failure(problem: "'\(name)' wrote no JSON on its standard output (\(error)).")
+            }
         }
     }
 
@@ -346,86 +357,5 @@ struct RESTResponse: Error, Sendable {
             headers: fields,
             body: ResponseBody(byteBuffer: ByteBuffer(data: body))
         )
-    }
-}
-
-/// Runs an external handler: JSON in on standard input, JSON out on standard output.
-enum CommandRunner {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func run(_ arguments: [String], input: Data, timeout: Duration) async throws -> JSON {
-        guard let executable = arguments.first else { throw Failure(description: "the command is empty") }
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let collected = OutputCollector()
-        stdout.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData, to: \.out) }
-        stderr.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData, to: \.err) }
-        let status: Int32? = try await withThrowingTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                try await withCheckedThrowingContinuation { continuation in
-                    process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                    do {
-                        try process.run()
-                    } catch {
-                        process.terminationHandler = nil
-                        continuation.resume(throwing: Failure(description: "'\(executable)' cannot start: \(error)"))
-                    }
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            try stdin.fileHandleForWriting.write(contentsOf: input)
-            try? stdin.fileHandleForWriting.close()
-            let first = try await group.next() ?? nil
-            if first == nil, process.isRunning { process.terminate() }
-            group.cancelAll()
-            return first
-        }
-        stdout.fileHandleForReading.readabilityHandler = nil
-        stderr.fileHandleForReading.readabilityHandler = nil
-        let remaining = (try? stdout.fileHandleForReading.readToEnd()) ?? nil
-        collected.append(remaining ?? Data(), to: \.out)
-        let (out, err) = collected.contents
-        guard let status else {
-            throw Failure(description: "'\(arguments.joined(separator: " "))' did not answer within \(timeout)")
-        }
-        guard status == 0 else {
-            throw Failure(
-                description: "'\(arguments.joined(separator: " "))' exited with status \(status): "
-                    + String(decoding: err.prefix(2000), as: UTF8.self)
-            )
-        }
-        do {
-            return try JSON(parsing: out)
-        } catch {
-            throw Failure(
-                description: "'\(arguments.joined(separator: " "))' wrote no JSON on its standard output (\(error))"
-            )
-        }
-    }
-
-    final class OutputCollector: Sendable {
-        struct Buffers {
-            var out = Data()
-            var err = Data()
-        }
-        private let buffers = Mutex(Buffers())
-
-        func append(_ data: Data, to path: WritableKeyPath<Buffers, Data> & Sendable) {
-            buffers.withLock { $0[keyPath: path].append(data) }
-        }
-
-        var contents: (Data, Data) { buffers.withLock { ($0.out, $0.err) } }
     }
 }
