@@ -64,9 +64,11 @@ enum Authorization {
         ResolverError(errorType: "Unauthorized", message: "Not Authorized to access \(field) on type \(type)")
     }
 
-    /// The reach of `operation` on `model` for `identity`.
+    /// The reach of `operation` on `model` for `identity`: the model's `@auth` rules when it has
+    /// some, else its `@aws_*` directives (none: every mode the endpoint accepted).
     static func access(_ operation: Operation, on model: ModelType, for identity: Identity) -> Access {
-        access(operation, rules: model.authRules, model: model, identity: identity)
+        guard !model.authRules.isEmpty else { return allows(model.awsAuth, identity) ? .all : .denied }
+        return access(operation, rules: model.authRules, model: model, identity: identity)
     }
 
     static func access(

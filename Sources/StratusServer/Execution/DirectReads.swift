@@ -56,15 +56,10 @@ struct DirectReads: Sendable {
         }
         let operationKind: Authorization.Operation = if case .sync = kind { .sync } else { .list }
         let restriction: ItemPredicate?
-        if model.authRules.isEmpty {
-            guard Authorization.allows(model.awsAuth, identity) else { return nil }
-            restriction = nil
-        } else {
-            switch Authorization.access(operationKind, on: model, for: identity) {
-            case .denied: return nil
-            case .all: restriction = nil
-            case .rows(let rules): restriction = .any(rules.map(\.predicate))
-            }
+        switch Authorization.access(operationKind, on: model, for: identity) {
+        case .denied: return nil
+        case .all: restriction = nil
+        case .rows(let rules): restriction = .any(rules.map(\.predicate))
         }
         let field = root.name.value
         let result: ResolvedConnection

@@ -152,13 +152,7 @@ private struct Wiring {
         field: String,
         type: String
     ) throws(ResolverError) -> Authorization.Access {
-        let identity = identity(context)
-        let access: Authorization.Access
-        if model.authRules.isEmpty {
-            access = Authorization.allows(model.awsAuth, identity) ? .all : .denied
-        } else {
-            access = Authorization.access(operation, on: model, for: identity)
-        }
+        let access = Authorization.access(operation, on: model, for: identity(context))
         if access == .denied { throw Authorization.unauthorized(field: field, type: type) }
         return access
     }

@@ -84,20 +84,25 @@ struct RequestAuthorizer: Sendable {
             throw .notAuthorized
         }
         if let key = parts.headers["x-api-key"] {
-            guard modes.contains(.apiKey),
-                let match = configuration.apiKeys.first(where: { $0.value == key }),
-                match.expires.map({ $0 > clock() }) ?? true
-            else { throw .notAuthorized }
+            guard modes.contains(.apiKey), isValidAPIKey(key) else { throw .notAuthorized }
             return .apiKey
         }
         if modes.contains(.none) { return .anonymous }
         throw .noAuthorization
     }
 
-    private func verifySignature(_ parts: SignedParts) throws(HTTPRejection) -> Identity {
+    /// Whether `key` is one of the configured API keys and has not expired.
+    func isValidAPIKey(_ key: String) -> Bool {
+        guard let match = configuration.apiKeys.first(where: { $0.value == key }) else { return false }
+        return match.expires.map { $0 > clock() } ?? true
+    }
+
+    /// Checks a SigV4 signature of `service` (`appsync` for GraphQL, `execute-api` for REST)
+    /// against the configured credentials.
+    func verifySignature(_ parts: SignedParts, service: String = "appsync") throws(HTTPRejection) -> Identity {
         let credentials = configuration.iamCredentials
         let verifier = SigV4Verifier(
-            service: "appsync",
+            service: service,
             region: configuration.region,
             clockSkew: configuration.clockSkew
         ) { accessKeyId in

@@ -59,7 +59,7 @@ public struct StratusHTTPServer: Sendable {
         if !restAPIs.isEmpty {
             let rest = RESTEndpoint(
                 apis: restAPIs,
-                authorization: authorization,
+                authorizer: authorizer,
                 limits: limits,
                 clock: clock,
                 log: log

@@ -7,26 +7,21 @@ import Hummingbird
 /// integration, with its error bodies.
 struct RESTEndpoint: Sendable {
     let apis: [String: RESTAPI]
-    let authorization: ServerAuthorization
-    let tokens: TokenVerifier
+    /// The GraphQL endpoint's authorizer: the same keys, credentials and token caches.
+    let authorizer: RequestAuthorizer
     let limits: ServerLimits
     let clock: @Sendable () -> Date
     let log: @Sendable (String) -> Void
 
     init(
         apis: [RESTAPI],
-        authorization: ServerAuthorization,
+        authorizer: RequestAuthorizer,
         limits: ServerLimits,
         clock: @escaping @Sendable () -> Date,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.apis = Dictionary(apis.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        self.authorization = authorization
-        self.tokens = TokenVerifier(
-            userPool: authorization.userPool,
-            openIDConnect: authorization.openIDConnect,
-            clock: clock
-        )
+        self.authorizer = authorizer
         self.limits = limits
         self.clock = clock
         self.log = log
@@ -127,40 +122,29 @@ struct RESTEndpoint: Sendable {
         case .none:
             return .success([:])
         case .apiKey:
-            guard let key = headers["x-api-key"],
-                let match = authorization.apiKeys.first(where: { $0.value == key }),
-                match.expires.map({ $0 > clock() }) ?? true
-            else { return .failure(Self.forbidden) }
+            guard let key = headers["x-api-key"], authorizer.isValidAPIKey(key) else { return .failure(Self.forbidden) }
             return .success(["apiKey": .string(key)])
         case .awsIAM:
             guard let header = headers["authorization"], header.hasPrefix("AWS4-HMAC-SHA256") else {
                 return .failure(Self.missingToken)
             }
-            let credentials = authorization.iamCredentials
-            let verifier = SigV4Verifier(
-                service: "execute-api",
-                region: authorization.region,
-                clockSkew: authorization.clockSkew
-            ) { accessKeyId in
-                credentials.first { $0.accessKeyId == accessKeyId }.map { ($0.secretAccessKey, $0.sessionToken) }
-            }
+            let parts = RequestAuthorizer.SignedParts(
+                method: request.method.rawValue,
+                path: request.uri.path,
+                query: request.uri.query,
+                headers: headers,
+                body: body
+            )
             do {
-                let verified = try verifier.verify(
-                    method: request.method.rawValue,
-                    path: request.uri.path,
-                    query: request.uri.query,
-                    headers: headers,
-                    body: body,
-                    now: clock()
-                )
-                return .success(["accessKey": .string(verified.accessKeyId)])
+                let identity = try authorizer.verifySignature(parts, service: "execute-api")
+                return .success(["accessKey": identity.claims["accessKeyId"] ?? .null])
             } catch {
-                return .failure(RESTResponse(status: 403, message: String(describing: error)))
+                return .failure(RESTResponse(status: 403, message: error.message))
             }
         case .userPools, .openIDConnect:
             guard let token = headers["authorization"], !token.isEmpty else { return .failure(Self.unauthorized) }
             do {
-                let identity = try await tokens.identity(for: token, modes: [route.authorization])
+                let identity = try await authorizer.tokens.identity(for: token, modes: [route.authorization])
                 return .success(["claims": .object(identity.claims)])
             } catch {
                 return .failure(Self.unauthorized)

@@ -10,12 +10,7 @@ enum SubscriptionAuthorization {
             errorType: "Unauthorized",
             message: "Not Authorized to access \(request.fieldName) on type Subscription"
         )
-        let model = request.model
-        if model.authRules.isEmpty {
-            guard Authorization.allows(model.awsAuth, identity) else { throw unauthorized }
-            return
-        }
-        switch Authorization.access(.listen, on: model, for: identity) {
+        switch Authorization.access(.listen, on: request.model, for: identity) {
         case .all:
             return
         case .denied:
@@ -31,7 +26,6 @@ enum SubscriptionAuthorization {
     /// Whether `identity` may read `item` of `model`, so that an event about it reaches a
     /// subscription of that identity: owner and dynamic group rules admit only the caller's rows.
     static func mayRead(item: StoredItem, model: ModelType, identity: Identity) -> Bool {
-        if model.authRules.isEmpty { return Authorization.allows(model.awsAuth, identity) }
         switch Authorization.access(.listen, on: model, for: identity) {
         case .all: return true
         case .denied: return false
