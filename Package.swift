@@ -109,7 +109,6 @@ let package = Package(
                 "AWSDataStorePlugin",
                 "AWSAPIPlugin",
                 "AWSPluginsCore",
-                "StratusServer",
                 "StratusTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -28,25 +28,11 @@ struct RequestAuthorizer: Sendable {
     /// - Throws: `APIError` when the mode lacks its key or provider, or the provider fails.
     func authorize(_ request: inout URLRequest) async throws {
         switch mode {
-        case .none:
-            return
-        case .apiKey:
-            guard let apiKey = endpoint.apiKey else {
-                throw APIError.invalidConfiguration(
-                    "The request's authMode is API_KEY, but the API '\(endpoint.name)' has no API key.",
-                    "Set \(endpoint.origin.name(endpoint.origin.apiKey)) in the configuration."
-                )
-            }
-            request.setValue(apiKey, forHTTPHeaderField: "x-api-key")
-        case .awsIAM:
-            guard endpoint.region != nil else {
-                throw APIError.invalidConfiguration(
-                    "The request's authMode is AWS_IAM, but the API '\(endpoint.name)' has no region to sign for.",
-                    "Set \(endpoint.origin.name(endpoint.origin.region)) in the configuration."
-                )
-            }
         case .amazonCognitoUserPools, .openIDConnect, .function:
             request.setValue(try await token(), forHTTPHeaderField: "authorization")
+        case .none, .awsIAM, .apiKey:
+            try checkConfiguration()
+            if mode == .apiKey { request.setValue(endpoint.apiKey, forHTTPHeaderField: "x-api-key") }
         }
     }
 
@@ -55,8 +41,10 @@ struct RequestAuthorizer: Sendable {
     /// - Throws: `APIError.invalidConfiguration` naming what is missing.
     func checkConfiguration() throws {
         switch mode {
-        case .none, .awsIAM:
-            if mode == .awsIAM, endpoint.region == nil {
+        case .none:
+            return
+        case .awsIAM:
+            guard endpoint.region != nil else {
                 throw APIError.invalidConfiguration(
                     "The request's authMode is AWS_IAM, but the API '\(endpoint.name)' has no region to sign for.",
                     "Set \(endpoint.origin.name(endpoint.origin.region)) in the configuration."
