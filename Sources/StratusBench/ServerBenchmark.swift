@@ -20,6 +20,8 @@ struct ServerBenchmark {
     var syncItems = 100_000
     var rounds = 5
     var gets = 2_000
+    /// Only the sync section when `true` (`StratusBench server-sync`), for profiling it alone.
+    var syncOnly = false
 
     private static let schema = """
         type Item @model {
@@ -45,6 +47,15 @@ struct ServerBenchmark {
         print("server: StratusServer.execute against raw GRDB, same data, same run")
         var table = ResultTable()
 
+        if !syncOnly {
+            try await crud(server: server, raw: raw, table: &table)
+        }
+        try await sync(server: server, raw: raw, directory: directory, table: &table)
+        table.print()
+    }
+
+    /// Creates, gets and lists on `items` records.
+    private func crud(server: StratusServer, raw: RawServerStore, table: inout ResultTable) async throws {
         // Creates, in batches so the rate has a median.
         let batch = items / rounds
         var serverCreates: [Double] = []
@@ -142,12 +153,21 @@ struct ServerBenchmark {
         }
         table.add("listItems(filter, limit: 100)", "queries/s", raw: median(rawLists), server: median(serverLists))
 
-        // Sync: a base scan of every item in pages of 1,000.
-        try await raw.insertDirectly(items..<syncItems, into: raw.pool)
+    }
+
+    /// A base scan of every item in pages of 1,000.
+    private func sync(
+        server: StratusServer,
+        raw: RawServerStore,
+        directory: URL,
+        table: inout ResultTable
+    ) async throws {
+        let first = syncOnly ? 0 : items
+        try await raw.insertDirectly(first..<syncItems, into: raw.pool)
         let serverPool = try DatabasePool(
             path: directory.appendingPathComponent("server").appendingPathComponent("stratus.sqlite").path
         )
-        try await raw.insertDirectly(items..<syncItems, into: serverPool)
+        try await raw.insertDirectly(first..<syncItems, into: serverPool)
         try serverPool.close()
         let sync = """
             query Sync($nextToken: String) {
@@ -190,7 +210,6 @@ struct ServerBenchmark {
             raw: median(rawSyncs),
             server: median(serverSyncs)
         )
-        table.print()
     }
 
     // MARK: - Helpers

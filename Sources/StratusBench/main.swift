@@ -30,3 +30,7 @@ if selected.contains("fanout") {
 if selected.contains("server") {
     try await ServerBenchmark().run()
 }
+
+if selected.contains("server-sync") {
+    try await ServerBenchmark(syncOnly: true).run()
+}

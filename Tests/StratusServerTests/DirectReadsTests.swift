@@ -81,6 +81,8 @@ import Testing
         ("{ syncDocs { items { id } } }", [:]),
         ("{ listSamples(nextToken: \"garbage\") { items { id } } }", [:]),
         ("{ listSamples { items { id } } listDocs { items { id } } }", [:]),
+        ("{ listSamples { items { id id text address { street } address { city { name } } } } }", [:]),
+        ("{ listSamples { items { id ... on Sample { text } } } }", [:]),
     ]
 
     static let identities: [Identity] = [
@@ -135,7 +137,7 @@ import Testing
         }
         #expect(compared == Self.queries.count * Self.identities.count)
         // Samples' reads for API key, IAM and users (no rules), Docs' for IAM and the writer;
-        // never the bad token or the two-field query.
+        // never the bad token, the two-field query, a repeated response key or a fragment.
         #expect(answeredDirectly == 7 * 4 + 2 * 2, "answered directly: \(answeredDirectly)")
         let page = await server.run("{ listDocs { items { id } } }", identity: writer)
         #expect(page == #"{"data":{"listDocs":{"items":[{"id":"d1"}]}}}"#)

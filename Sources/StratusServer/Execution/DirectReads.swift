@@ -86,8 +86,8 @@ struct DirectReads: Sendable {
             let key = selected.alias?.value ?? selected.name.value
             switch selected.name.value {
             case "items":
-                let selections = selected.selectionSet?.selections ?? []
-                body[key] = .array(result.items.map { trimmer.trim($0, selections: selections) })
+                let plan = trimmer.plan(for: model, selections: selected.selectionSet?.selections ?? [])
+                body[key] = .array(result.items.map { plan.apply(to: $0.item) })
             case "nextToken":
                 body[key] = result.nextToken.map(JSON.string) ?? .null
             case "startedAt":
@@ -116,11 +116,15 @@ struct DirectReads: Sendable {
         return Authorization.allows(typeLevel, identity)
     }
 
-    /// The fields of `selections` when it holds only fields without directives.
+    /// The fields of `selections` when it holds only fields without directives, each under its
+    /// own response key (the executor merges the selection sets of a repeated key).
     private func plainFields(_ selections: [any Selection]) -> [GraphQL.Field]? {
         var fields: [GraphQL.Field] = []
+        var keys: Set<String> = []
         for selection in selections {
-            guard let field = selection as? GraphQL.Field, field.directives.isEmpty else { return nil }
+            guard let field = selection as? GraphQL.Field, field.directives.isEmpty,
+                keys.insert(field.alias?.value ?? field.name.value).inserted
+            else { return nil }
             fields.append(field)
         }
         return fields

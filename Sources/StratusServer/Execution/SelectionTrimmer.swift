@@ -5,68 +5,122 @@ import StratusCodegen
 /// mutation's selection set asks for, in its order and under its aliases, with `__typename`
 /// and the sync metadata. Relation fields are left out: AppSync returns the stored item, not a
 /// resolved one.
+///
+/// The selection set is read once into a ``Plan``; a page of items is then written from the
+/// plan without walking the document again for each item.
 struct SelectionTrimmer {
     let schema: AnnotatedSchema
     let fragments: [String: FragmentDefinition]
 
+    /// What to write for each selected field of an object, in response order.
+    struct Plan: Sendable {
+        enum Entry: Sendable {
+            case constant(JSON)
+            case version, deleted, lastChangedAt
+            /// A stored value of `type`; `members` is the plan of an embedded type's value.
+            case value(name: String, type: FieldType, members: Plan?)
+        }
+
+        var entries: [(key: String, entry: Entry)]
+
+        /// `item` with the planned fields.
+        func apply(to item: StoredItem) -> JSON {
+            var result = JSONObject(minimumCapacity: entries.count)
+            for (key, entry) in entries {
+                switch entry {
+                case .constant(let value):
+                    result[key] = value
+                case .version:
+                    result[key] = item.version.map(JSON.int) ?? .null
+                case .deleted:
+                    result[key] = item.deleted.map(JSON.bool) ?? .null
+                case .lastChangedAt:
+                    result[key] = item.lastChangedAt.map(JSON.int) ?? .null
+                case .value(let name, let type, let members):
+                    result[key] = Self.output(item.values[name], type: type, members: members)
+                }
+            }
+            return .object(result)
+        }
+
+        /// An embedded object with the planned members.
+        private func apply(toMembers members: JSONObject) -> JSON {
+            var result = JSONObject(minimumCapacity: entries.count)
+            for (key, entry) in entries {
+                switch entry {
+                case .constant(let value):
+                    result[key] = value
+                case .value(let name, let type, let nested):
+                    result[key] = Self.output(members[name], type: type, members: nested)
+                case .version, .deleted, .lastChangedAt:
+                    continue
+                }
+            }
+            return .object(result)
+        }
+
+        /// A stored value in its response form.
+        private static func output(_ value: JSON?, type: FieldType, members: Plan?) -> JSON {
+            guard let value, !value.isNull else { return .null }
+            if type.isList, case .array(let elements) = value {
+                var element = type
+                element.isList = false
+                return .array(elements.map { output($0, type: element, members: members) })
+            }
+            switch type.kind {
+            case .scalar(.awsJSON):
+                return .string(value.text)
+            case .nonModel:
+                guard case .object(let object) = value, let members else { return .null }
+                return members.apply(toMembers: object)
+            default:
+                return value
+            }
+        }
+    }
+
     func trim(_ item: ResolvedItem, selections: [any Selection]) -> JSON {
-        var result = JSONObject()
+        plan(for: item.model, selections: selections).apply(to: item.item)
+    }
+
+    /// The plan of a selection set on `model`'s items.
+    func plan(for model: ModelType, selections: [any Selection]) -> Plan {
+        var entries: [(key: String, entry: Plan.Entry)] = []
         for field in fields(in: selections) {
             let key = field.alias?.value ?? field.name.value
             let name = field.name.value
             switch name {
             case "__typename":
-                result[key] = .string(item.model.name)
+                entries.append((key, .constant(.string(model.name))))
             case TableLayout.versionColumn:
-                result[key] = item.item.version.map(JSON.int) ?? .null
+                entries.append((key, .version))
             case TableLayout.deletedColumn:
-                result[key] = item.item.deleted.map(JSON.bool) ?? .null
+                entries.append((key, .deleted))
             case TableLayout.lastChangedAtColumn:
-                result[key] = item.item.lastChangedAt.map(JSON.int) ?? .null
+                entries.append((key, .lastChangedAt))
             default:
-                guard let modelField = item.model.field(named: name), modelField.type.kind != .model else { continue }
-                result[key] = output(
-                    item.item.values[name],
-                    type: modelField.type,
-                    selections: field.selectionSet?.selections ?? []
-                )
+                guard let modelField = model.field(named: name), modelField.type.kind != .model else { continue }
+                entries.append((key, value(name, type: modelField.type, selections: field.selectionSet?.selections)))
             }
         }
-        return .object(result)
+        return Plan(entries: entries)
     }
 
-    /// A stored value in its response form.
-    private func output(_ value: JSON?, type: FieldType, selections: [any Selection]) -> JSON {
-        guard let value, !value.isNull else { return .null }
-        if type.isList, case .array(let elements) = value {
-            var element = type
-            element.isList = false
-            return .array(elements.map { output($0, type: element, selections: selections) })
+    private func value(_ name: String, type: FieldType, selections: [any Selection]?) -> Plan.Entry {
+        guard case .nonModel = type.kind else { return .value(name: name, type: type, members: nil) }
+        guard let nonModel = schema.nonModel(named: type.name) else {
+            return .value(name: name, type: type, members: nil)
         }
-        switch type.kind {
-        case .scalar(.awsJSON):
-            return .string(value.text)
-        case .nonModel:
-            guard case .object(let members) = value, let nonModel = schema.nonModel(named: type.name) else {
-                return .null
+        var entries: [(key: String, entry: Plan.Entry)] = []
+        for field in fields(in: selections ?? []) {
+            let key = field.alias?.value ?? field.name.value
+            if field.name.value == "__typename" {
+                entries.append((key, .constant(.string(nonModel.name))))
+            } else if let member = nonModel.field(named: field.name.value) {
+                entries.append((key, value(member.name, type: member.type, selections: field.selectionSet?.selections)))
             }
-            var result = JSONObject()
-            for field in fields(in: selections) {
-                let key = field.alias?.value ?? field.name.value
-                if field.name.value == "__typename" {
-                    result[key] = .string(nonModel.name)
-                } else if let member = nonModel.field(named: field.name.value) {
-                    result[key] = output(
-                        members[member.name],
-                        type: member.type,
-                        selections: field.selectionSet?.selections ?? []
-                    )
-                }
-            }
-            return .object(result)
-        default:
-            return value
         }
+        return .value(name: name, type: type, members: Plan(entries: entries))
     }
 
     /// The fields of a selection set, fragments expanded.

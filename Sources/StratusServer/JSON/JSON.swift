@@ -94,6 +94,12 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// An empty object.
     public init() {}
 
+    /// An empty object with room for `minimumCapacity` members.
+    public init(minimumCapacity: Int) {
+        keys.reserveCapacity(minimumCapacity)
+        storage.reserveCapacity(minimumCapacity)
+    }
+
     /// An object with `members` in order; a repeated key keeps its first position and last value.
     public init(_ members: some Sequence<(String, JSON)>) {
         for (key, value) in members {
