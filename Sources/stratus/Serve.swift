@@ -112,7 +112,7 @@ struct Serve: AsyncParsableCommand {
         let defaultMode = settings.defaultMode
         let region = settings.region ?? "us-east-1"
         do {
-            try await http.run(host: host, port: port) { port in
+            try await http.run(host: host, port: port, stopsOnSignals: true) { port in
                 let endpoint = URL(string: "http://\(host):\(port)/graphql")!
                 var files = ClientConfigurationFiles(
                     endpoint: endpoint,
@@ -150,5 +150,7 @@ struct Serve: AsyncParsableCommand {
             }
             throw error
         }
+        try server.close()
+        print("Stopped. The data stays in \(directory.path).")
     }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// The local backend on the network: `POST /graphql` and `GET /graphql` in front of a
 /// ``StratusServer``, and its subscriptions over a WebSocket on `/graphql/realtime`.
@@ -45,9 +46,14 @@ public struct StratusHTTPServer: Sendable {
     /// port (useful with port 0).
     ///
     /// - Throws: when the address cannot be bound, for example a port already in use.
+    ///
+    /// With `stopsOnSignals`, SIGINT and SIGTERM shut it down gracefully too, and `run`
+    /// returns: what a command-line server wants, so that in-flight requests finish and the
+    /// database is closed cleanly.
     public func run(
         host: String = "127.0.0.1",
         port: Int = 20002,
+        stopsOnSignals: Bool = false,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let authorizer = RequestAuthorizer(configuration: authorization, clock: clock)
@@ -91,7 +97,11 @@ public struct StratusHTTPServer: Sendable {
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) },
             logger: logger
         )
-        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
+        let group = ServiceGroup(
+            services: [app],
+            gracefulShutdownSignals: stopsOnSignals ? [.sigint, .sigterm] : [],
+            logger: logger
+        )
         // Cancelling the task shuts the server down gracefully: in-flight requests finish.
         try await withTaskCancellationHandler {
             try await group.run()
