@@ -165,5 +165,7 @@ let package = Package(
             resources: [.copy("Schemas")],
             swiftSettings: strict
         ),
+        // `stratus` itself, run as a process: the dependency builds it next to the tests.
+        .testTarget(name: "StratusCLITests", dependencies: ["stratus"], swiftSettings: strict),
     ]
 )
