@@ -151,6 +151,7 @@ let package = Package(
                 "StratusCodegen",
                 "StratusTesting",
                 "AWSPluginsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
