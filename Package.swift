@@ -152,6 +152,7 @@ let package = Package(
                 "StratusCodegen",
                 "StratusTesting",
                 "AWSPluginsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -166,5 +167,7 @@ let package = Package(
             resources: [.copy("Schemas")],
             swiftSettings: strict
         ),
+        // `stratus` itself, run as a process: the dependency builds it next to the tests.
+        .testTarget(name: "StratusCLITests", dependencies: ["stratus"], swiftSettings: strict),
     ]
 )

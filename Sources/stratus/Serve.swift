@@ -92,14 +92,13 @@ struct Serve: AsyncParsableCommand {
             let refused = error.refusedSchemaChanges
             guard refused.isEmpty else {
                 throw CommandFailure(
-                    message:
-                        "The schema changed in ways the data in '\(directory.path)' cannot follow without losing data:\n"
+                    "The schema changed in ways the data in '\(directory.path)' cannot follow without losing data:\n"
                         + refused.map { "  - \($0)\n" }.joined()
                         + "Its data is kept. Undo these changes, pass --data-dir with another directory, or run with "
                         + "--reset to delete the data directory (every item, tombstone and the sync journal) and start empty."
                 )
             }
-            throw CommandFailure(message: "Cannot open the data directory '\(directory.path)': \(error)")
+            throw CommandFailure("Cannot open the data directory '\(directory.path)': \(error)")
         }
         for change in server.appliedSchemaChanges {
             print("Migrated \(directory.path): \(change)")
@@ -144,8 +143,7 @@ struct Serve: AsyncParsableCommand {
             let text = "\(error)"
             if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
                 throw CommandFailure(
-                    message:
-                        "Port \(port) on \(host) is in use. Stop the other server or pass --port with a free port (0 picks one)."
+                    "Port \(port) on \(host) is in use. Stop the other server or pass --port with a free port (0 picks one)."
                 )
             }
             throw error

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import StratusServer
 
@@ -111,7 +110,7 @@ struct ServeSettings: Decodable {
             init(from decoder: any Decoder) throws {
                 if let name = try? decoder.singleValueContainer().decode(String.self) {
                     guard name == "echo" else {
-                        throw ValidationError(
+                        throw CommandFailure(
                             "Unknown REST handler '\(name)'. Use \"echo\" or {\"command\": [\"program\", \"argument\"]}."
                         )
                     }
@@ -121,7 +120,7 @@ struct ServeSettings: Decodable {
                 let container = try decoder.container(keyedBy: Keys.self)
                 let command = try container.decode([String].self, forKey: .command)
                 guard !command.isEmpty else {
-                    throw ValidationError("A REST handler's command is empty. Give the program and its arguments.")
+                    throw CommandFailure("A REST handler's command is empty. Give the program and its arguments.")
                 }
                 self = .command(
                     command,
@@ -138,7 +137,7 @@ struct ServeSettings: Decodable {
     static func load(path: String?) throws -> ServeSettings {
         guard let path else { return ServeSettings() }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError(
+            throw CommandFailure(
                 "Cannot read the configuration file '\(path)'. Pass --config with the path of a JSON file."
             )
         }
@@ -151,12 +150,49 @@ struct ServeSettings: Decodable {
             _ = try settings.restAPIs()
             _ = try settings.tokenAuthorization(relativeTo: URL(filePath: path).deletingLastPathComponent())
             return settings
-        } catch let error as ValidationError {
+        } catch let error as CommandFailure {
             throw error
+        } catch let error as DecodingError {
+            throw CommandFailure(
+                "The configuration file '\(path)' \(problem(decoding: data, error)). See `stratus serve --help`."
+            )
         } catch {
-            throw ValidationError(
+            throw CommandFailure(
                 "The configuration file '\(path)' is not valid: \(error). See `stratus serve --help`."
             )
+        }
+    }
+
+    /// What is wrong with a configuration file that does not decode, in the file's terms:
+    /// `lacks "value" at authorization.apiKeys[0]`.
+    private static func problem(decoding data: Data, _ error: DecodingError) -> String {
+        func location(_ context: DecodingError.Context) -> String {
+            guard !context.codingPath.isEmpty else { return "" }
+            let path = context.codingPath.enumerated().map { index, key in
+                if let position = key.intValue { return "[\(position)]" }
+                return index == 0 ? key.stringValue : "." + key.stringValue
+            }
+            return " at " + path.joined()
+        }
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            // JSONSerialization says where the text stops being JSON.
+            var detail = ""
+            do {
+                _ = try JSONSerialization.jsonObject(with: data)
+            } catch {
+                if let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+                    detail = ": " + text.trimmingCharacters(in: CharacterSet(charactersIn: "."))
+                }
+            }
+            return "is not valid JSON" + detail
+        case .keyNotFound(let key, let context):
+            return "lacks \"\(key.stringValue)\"\(location(context))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "has an invalid value\(location(context)): "
+                + context.debugDescription.trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        @unknown default:
+            return "is not valid: \(error)"
         }
     }
 
@@ -170,7 +206,7 @@ struct ServeSettings: Decodable {
         return try names.map { name in
             guard let mode = Identity.AuthorizationMode(rawValue: name) else {
                 let known = Identity.AuthorizationMode.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError(
+                throw CommandFailure(
                     "Unknown authorization mode '\(name)' in the configuration file. Use one of: \(known)."
                 )
             }
@@ -184,20 +220,20 @@ struct ServeSettings: Decodable {
         func strategy(_ name: String?, _ handler: Handler?, scope: String) throws -> ConflictResolutionStrategy {
             if let handler {
                 guard name == nil || name == "LAMBDA" else {
-                    throw ValidationError(
+                    throw CommandFailure(
                         "The configuration file sets both conflictResolution '\(name!)' and a conflictHandler\(scope). "
                             + "Remove one, or set conflictResolution to LAMBDA."
                     )
                 }
                 guard !handler.command.isEmpty else {
-                    throw ValidationError(
+                    throw CommandFailure(
                         "The conflictHandler\(scope) in the configuration file has an empty command. "
                             + #"Give the program and its arguments, like "command": ["python3", "resolve.py"]."#
                     )
                 }
                 let seconds = handler.timeoutSeconds ?? 5
                 guard seconds > 0, seconds.isFinite else {
-                    throw ValidationError(
+                    throw CommandFailure(
                         "The conflictHandler\(scope) in the configuration file has timeoutSeconds \(seconds). "
                             + "Give a number of seconds above 0."
                     )
@@ -213,12 +249,12 @@ struct ServeSettings: Decodable {
             case nil, "AUTOMERGE": return .automerge
             case "OPTIMISTIC_CONCURRENCY": return .optimisticConcurrency
             case "LAMBDA":
-                throw ValidationError(
+                throw CommandFailure(
                     "conflictResolution LAMBDA\(scope) in the configuration file needs a conflictHandler "
                         + #"with a command, like "conflictHandler": {"command": ["python3", "resolve.py"]}."#
                 )
             case let other?:
-                throw ValidationError(
+                throw CommandFailure(
                     "Unknown conflictResolution '\(other)' in the configuration file. "
                         + "Use AUTOMERGE, OPTIMISTIC_CONCURRENCY or LAMBDA (with a conflictHandler)."
                 )
@@ -243,14 +279,14 @@ struct ServeSettings: Decodable {
         func source(url: String?, file: String?, key: String) throws -> JWKSSource? {
             if let url {
                 guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else {
-                    throw ValidationError("\(key).jwksUrl '\(url)' is not an http(s) URL.")
+                    throw CommandFailure("\(key).jwksUrl '\(url)' is not an http(s) URL.")
                 }
                 return .url(parsed)
             }
             if let file {
                 let resolved = file.hasPrefix("/") ? URL(filePath: file) : directory.appending(path: file)
                 guard FileManager.default.isReadableFile(atPath: resolved.path) else {
-                    throw ValidationError("\(key).jwksFile '\(resolved.path)' cannot be read.")
+                    throw CommandFailure("\(key).jwksFile '\(resolved.path)' cannot be read.")
                 }
                 return .file(resolved)
             }
@@ -266,7 +302,7 @@ struct ServeSettings: Decodable {
                 jwks: try source(url: pool.jwksUrl, file: pool.jwksFile, key: "authorization.userPool")
             )
         } else if modes.contains(.userPools) {
-            throw ValidationError(
+            throw CommandFailure(
                 "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile "
                     + "when the keys are not at the pool's issuer) in the configuration file."
             )
@@ -281,7 +317,7 @@ struct ServeSettings: Decodable {
                 jwks: try source(url: oidc.jwksUrl, file: oidc.jwksFile, key: "authorization.openIDConnect")
             )
         } else if modes.contains(.openIDConnect) {
-            throw ValidationError(
+            throw CommandFailure(
                 "OPENID_CONNECT needs authorization.openIDConnect with issuer (and clientId, jwksUrl or jwksFile) "
                     + "in the configuration file."
             )
@@ -294,18 +330,18 @@ struct ServeSettings: Decodable {
         try (rest ?? []).map { api in
             guard !api.name.isEmpty, api.name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
             else {
-                throw ValidationError(
+                throw CommandFailure(
                     "The REST API name '\(api.name)' must be letters, digits, '-' or '_': it becomes the path /rest/<name>."
                 )
             }
             let routes = try api.routes.map { route in
                 guard route.path.hasPrefix("/") else {
-                    throw ValidationError("The REST route '\(route.path)' of '\(api.name)' must start with '/'.")
+                    throw CommandFailure("The REST route '\(route.path)' of '\(api.name)' must start with '/'.")
                 }
                 let mode =
                     try route.authorization.map { name in
                         guard let mode = Identity.AuthorizationMode(rawValue: name), mode != .lambda else {
-                            throw ValidationError(
+                            throw CommandFailure(
                                 "Unknown REST authorization '\(name)' on \(route.path). "
                                     + "Use NONE, API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS or OPENID_CONNECT."
                             )

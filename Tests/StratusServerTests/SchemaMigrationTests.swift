@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import StratusServer
 import Testing
 
@@ -146,6 +147,165 @@ import Testing
         )
     }
 
+    // MARK: - Databases written before shapes were recorded
+
+    @Test func anUnrecordedDatabaseOpensWithItsSchemaAndRecordsTheShape() async throws {
+        try await migrate(to: postSchema, expecting: [], from: .beforeRecordedShapes) { server in
+            try server.server.close()
+            let shape = try #require(try await Self.recordedShape(in: server.directory))
+            #expect(shape["models"]?["Post"]?["primaryKey"] == ["id"])
+            #expect(shape["models"]?["Post"]?["fields"]?["rating"] == ["type": "Int!", "hasDefault": false])
+            #expect(shape["enums"]?["PostStatus"] == ["DRAFT", "PUBLISHED"])
+            // With the types recorded, a changed type is seen again.
+            let changed = postSchema.replacingOccurrences(of: "rating: Int!", with: "rating: String!")
+            let error = try #require(throws: ServerError.self) {
+                _ = try TestServer(changed, directory: server.directory)
+            }
+            #expect(
+                error.refusedSchemaChanges.map(\.description)
+                    == ["changed the type of 'Post.rating' from Int! to String!"]
+            )
+        }
+    }
+
+    @Test func anUnrecordedDatabaseKeepsItsTokenSecret() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = TestClock()
+        try await populate(directory, schema: postSchema, clock: clock)
+        let nextPage = "query Q($token: String) { listPosts(limit: 1, nextToken: $token) { items { id } } }"
+        let server = try TestServer(postSchema, directory: directory, clock: clock)
+        let page = await server.json("{ listPosts(limit: 1) { items { id } nextToken } }")
+        let token = try #require(page["data"]?["listPosts"]?["nextToken"]?.stringValue)
+        let expected = await server.run(nextPage, ["token": .string(token)])
+        #expect(expected.hasPrefix(#"{"data":{"listPosts":{"items":[{"id":"#))
+        try server.server.close()
+        try await Self.forgetRecordedShape(in: directory)
+        // A token issued before still reads the next page.
+        let reopened = try TestServer(postSchema, directory: directory, clock: clock)
+        #expect(reopened.server.appliedSchemaChanges.isEmpty)
+        #expect(await reopened.run(nextPage, ["token": .string(token)]) == expected)
+    }
+
+    @Test func anUnrecordedDatabaseGetsANewOptionalField() async throws {
+        try await migrate(
+            to: postSchema.replacingOccurrences(of: "rating: Int!", with: "rating: Int!\n  subtitle: String"),
+            expecting: ["added field 'Post.subtitle' (String)"],
+            from: .beforeRecordedShapes
+        ) { server in
+            #expect(
+                await server.run(#"{ getPost(id: "p1") { id subtitle } }"#)
+                    == #"{"data":{"getPost":{"id":"p1","subtitle":null}}}"#
+            )
+        }
+    }
+
+    @Test func anUnrecordedDatabaseGetsANewModelAndADefaultedField() async throws {
+        try await migrate(
+            to: postSchema.replacingOccurrences(
+                of: "rating: Int!",
+                with: "rating: Int!\n  priority: Int! @default(value: \"3\")"
+            ) + "\ntype Author @model {\n  id: ID!\n  name: String\n}\n",
+            expecting: ["added model 'Author'", "added field 'Post.priority' (Int!)"],
+            from: .beforeRecordedShapes
+        ) { server in
+            #expect(
+                await server.run(#"{ getPost(id: "p1") { id priority } }"#)
+                    == #"{"data":{"getPost":{"id":"p1","priority":3}}}"#
+            )
+            #expect(
+                await server.run(#"mutation { createAuthor(input: {id: "a1", name: "Ann"}) { id name } }"#)
+                    == #"{"data":{"createAuthor":{"id":"a1","name":"Ann"}}}"#
+            )
+        }
+    }
+
+    @Test func anUnrecordedDatabaseRefusesARemovedField() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "  rating: Int!\n", with: ""),
+            written: .beforeRecordedShapes,
+            naming: ["removed field 'Post.rating'"]
+        )
+    }
+
+    @Test func anUnrecordedDatabaseRefusesARemovedModel() async throws {
+        let author = "\ntype Author @model {\n  id: ID!\n  name: String\n}\n"
+        try await refuse(
+            postSchema,
+            from: postSchema + author,
+            written: .beforeRecordedShapes,
+            naming: ["removed model 'Author'"]
+        )
+    }
+
+    @Test func anUnrecordedDatabaseRefusesAChangedPrimaryKey() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "id: ID!", with: #"id: ID! @primaryKey(sortKeyFields: ["title"])"#),
+            written: .beforeRecordedShapes,
+            naming: ["changed the primary key of 'Post' from (id) to (id, title)"]
+        )
+    }
+
+    @Test func anUnrecordedDatabaseWithEveryKindOfValueOpensWithItsSchema() async throws {
+        let schema = """
+            type Thing @model {
+              id: ID!
+              flag: Boolean
+              ratio: Float
+              count: Int!
+              stamp: AWSTimestamp
+              data: AWSJSON
+              tags: [String]
+              place: Place
+              mood: Mood
+              moods: [Mood!]
+            }
+
+            type Place {
+              lat: Float
+            }
+
+            enum Mood {
+              HAPPY
+              SAD
+            }
+            """
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let read = #"{ listThings { items { id flag ratio count stamp data tags place { lat } mood moods } } }"#
+        let server = try TestServer(schema, directory: directory)
+        _ = await server.run(
+            #"mutation { createThing(input: {id: "t1", flag: true, ratio: 0.5, count: 2, stamp: 1700000000, "#
+                + #"data: "{\"a\":[1]}", tags: ["x"], place: {lat: 1.5}, mood: SAD, moods: [HAPPY]}) { id } }"#
+        )
+        _ = await server.run(#"mutation { createThing(input: {id: "t2", count: 0, data: "\"text\""}) { id } }"#)
+        let items = await server.run(read)
+        #expect(items.hasPrefix(#"{"data":{"listThings":{"items":[{"id":"t1","flag":true,"ratio":0.5,"#))
+        #expect(items.contains(#"{"id":"t2","flag":null,"ratio":null,"count":0,"#))
+        try server.server.close()
+        try await Self.forgetRecordedShape(in: directory)
+
+        let reopened = try TestServer(schema, directory: directory)
+        #expect(reopened.server.appliedSchemaChanges.isEmpty)
+        #expect(await reopened.run(read) == items)
+    }
+
+    @Test func anUnrecordedDatabaseRefusesATypeItsValuesDoNotFit() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "title: String!", with: "title: Int!"),
+            written: .beforeRecordedShapes,
+            naming: ["changed the type of 'Post.title' to Int!, which 3 stored values do not fit"]
+        )
+    }
+
+    @Test func anUnrecordedDatabaseRefusesAnEnumItsValuesAreNotIn() async throws {
+        try await refuse(
+            postSchema.replacingOccurrences(of: "  DRAFT\n", with: "  DRAFTED\n"),
+            written: .beforeRecordedShapes,
+            naming: ["changed the type of 'Post.status' to PostStatus!, which 3 stored values do not fit"]
+        )
+    }
+
     // MARK: - Helpers
 
     /// Writes items, a tombstone and journal entries with `postSchema`, opens the directory with
@@ -153,12 +313,13 @@ import Testing
     private func migrate(
         to schema: String,
         expecting changes: [String],
+        from written: Written = .current,
         _ body: (TestServer) async throws -> Void
     ) async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = TestClock()
-        try await populate(directory, schema: postSchema, clock: clock)
+        try await populate(directory, schema: postSchema, clock: clock, written: written)
         let server = try TestServer(schema, directory: directory, clock: clock)
         #expect(server.server.appliedSchemaChanges.map(\.description) == changes)
         #expect(
@@ -179,18 +340,27 @@ import Testing
 
     /// Opens a directory written with `original` with `schema`, expects the refusal to name
     /// `changes`, and the database file to be byte-for-byte what it was.
-    private func refuse(_ schema: String, from original: String = postSchema, naming changes: [String]) async throws {
-        let error = try await refusal(schema, from: original)
+    private func refuse(
+        _ schema: String,
+        from original: String = postSchema,
+        written: Written = .current,
+        naming changes: [String]
+    ) async throws {
+        let error = try await refusal(schema, from: original, written: written)
         #expect(error.refusedSchemaChanges.map(\.description) == changes)
         for change in changes {
             #expect(error.description.contains(change))
         }
     }
 
-    private func refusal(_ schema: String, from original: String = postSchema) async throws -> ServerError {
+    private func refusal(
+        _ schema: String,
+        from original: String = postSchema,
+        written: Written = .current
+    ) async throws -> ServerError {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await populate(directory, schema: original, clock: TestClock())
+        try await populate(directory, schema: original, clock: TestClock(), written: written)
         let file = directory.appending(path: "stratus.sqlite")
         let before = try Data(contentsOf: file)
         let error = try #require(throws: ServerError.self) { _ = try TestServer(schema, directory: directory) }
@@ -201,7 +371,16 @@ import Testing
         return error
     }
 
-    private func populate(_ directory: URL, schema: String, clock: TestClock) async throws {
+    /// Which version of the server wrote a data directory.
+    enum Written {
+        /// This one, which records the stored shape in `_stratus_meta`.
+        case current
+        /// One from before shapes were recorded: `_stratus_meta` holds the token secret only.
+        case beforeRecordedShapes
+    }
+
+    private func populate(_ directory: URL, schema: String, clock: TestClock, written: Written = .current) async throws
+    {
         let server = try TestServer(schema, directory: directory, clock: clock)
         for number in 1...3 {
             _ = await server.run(
@@ -213,5 +392,34 @@ import Testing
         _ = await server.run(#"mutation { updatePost(input: {id: "p1", title: "changed", _version: 1}) { id } }"#)
         _ = await server.run(#"mutation { deletePost(input: {id: "p2", _version: 1}) { id } }"#)
         try server.server.close()
+        if written == .beforeRecordedShapes { try await Self.forgetRecordedShape(in: directory) }
+    }
+
+    /// Deletes the recorded shape, leaving the database as versions before recorded shapes left it.
+    private static func forgetRecordedShape(in directory: URL) async throws {
+        let database = try DatabaseQueue(path: Self.database(in: directory).path)
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM _stratus_meta WHERE key = 'storedShape'")
+        }
+        #expect(
+            try await database.read { db in try String.fetchAll(db, sql: "SELECT key FROM _stratus_meta") } == [
+                "tokenSecret"
+            ]
+        )
+        try database.close()
+    }
+
+    /// The shape recorded in the database in `directory`, if any.
+    private static func recordedShape(in directory: URL) async throws -> JSON? {
+        let database = try DatabaseQueue(path: Self.database(in: directory).path)
+        defer { try? database.close() }
+        let data = try await database.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM _stratus_meta WHERE key = 'storedShape'")
+        }
+        return try data.map { try JSON(parsing: $0) }
+    }
+
+    private static func database(in directory: URL) -> URL {
+        directory.appending(path: "stratus.sqlite")
     }
 }

@@ -43,9 +43,14 @@ final class SQLiteItemStore: ItemStore {
             throw StorageError.database(error)
         }
         let shape = StoredShape(schema: schema)
+        let layouts = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, TableLayout(model: $0)) })
         let changes: [SchemaChange]
         do {
-            changes = try pool.read { db in try Self.recordedShape(db)?.changes(to: shape) ?? [] }
+            changes = try pool.read { db in
+                guard let recorded = try Self.recordedShape(db) else { return [] }
+                return recorded.changes(to: shape)
+                    + (try Self.unreadableValues(db, recorded: recorded, layouts: layouts, schema: schema))
+            }
         } catch {
             try? pool.close()
             throw StorageError.database(error)
@@ -56,7 +61,6 @@ final class SQLiteItemStore: ItemStore {
             throw StorageError.incompatibleSchema(refused)
         }
         appliedChanges = changes
-        let layouts = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, TableLayout(model: $0)) })
         self.layouts = layouts
         do {
             secret = try pool.write { db in
@@ -106,6 +110,64 @@ final class SQLiteItemStore: ItemStore {
         }
         let tables = try StoredShape(tablesIn: db)
         return tables.models.isEmpty ? nil : tables
+    }
+
+    /// The fields of a database from before recorded shapes whose stored values the schema's
+    /// types cannot read: such a database does not tell a field's type, so a changed type shows
+    /// only in the values (text in a field now `Int`, a string where a list is now expected, a
+    /// value outside an enum). Nulls are readable in any field: versions before recorded shapes
+    /// added required fields with `@default` as empty columns. Fields whose type is recorded are
+    /// compared by ``StoredShape`` instead.
+    private static func unreadableValues(
+        _ db: Database,
+        recorded: StoredShape,
+        layouts: [String: TableLayout],
+        schema: AnnotatedSchema
+    ) throws -> [SchemaChange] {
+        var changes: [SchemaChange] = []
+        for (name, layout) in layouts.sorted(by: { $0.key < $1.key }) {
+            guard let stored = recorded.models[name] else { continue }
+            for column in layout.fieldColumns.sorted(by: { $0.name < $1.name }) {
+                guard stored.fields[column.name]?.type.isEmpty == true,
+                    let field = layout.model.field(named: column.name)
+                else { continue }
+                let value = column.quotedName
+                var fits: String
+                switch column.storage {
+                case .text: fits = "typeof(\(value)) = 'text'"
+                case .integer: fits = "typeof(\(value)) = 'integer'"
+                case .boolean: fits = "typeof(\(value)) = 'integer' AND \(value) IN (0, 1)"
+                case .real: fits = "typeof(\(value)) IN ('integer', 'real')"
+                case .json(.list): fits = "(CASE WHEN json_valid(\(value)) THEN json_type(\(value)) END) = 'array'"
+                case .json(.map): fits = "(CASE WHEN json_valid(\(value)) THEN json_type(\(value)) END) = 'object'"
+                case .json(.any): fits = "json_valid(\(value))"
+                }
+                if !field.type.isList, field.type.kind == .enumeration,
+                    let enumeration = schema.enums.first(where: { $0.name == field.type.name })
+                {
+                    let values = enumeration.values.map(\.databaseValue.sqlLiteral).joined(separator: ", ")
+                    fits += " AND \(value) IN (\(values))"
+                }
+                let count =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT COUNT(*) FROM \(layout.table) WHERE \(value) IS NOT NULL AND NOT (\(fits))"
+                    ) ?? 0
+                if count > 0 {
+                    changes.append(
+                        SchemaChange(
+                            kind: .storedValuesUnreadable(
+                                model: name,
+                                field: column.name,
+                                type: field.type.description,
+                                count: count
+                            )
+                        )
+                    )
+                }
+            }
+        }
+        return changes
     }
 
     private static func record(_ shape: StoredShape, _ db: Database) throws {

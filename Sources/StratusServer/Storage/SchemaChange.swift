@@ -7,7 +7,9 @@
 /// new or changed index, new enum values, a new field of an embedded type. Destructive changes
 /// would lose or invalidate stored data, and the server refuses to open the directory: a removed
 /// model or field, a changed field type, a changed primary key, a new required field without
-/// `@default`, a removed enum value.
+/// `@default`, a removed enum value. A database written before the store recorded field types
+/// cannot tell a changed type from an unchanged one; there a field whose stored values its
+/// type cannot read (text in a field now `Int`, a value outside an enum) is refused.
 ///
 /// ```swift
 /// do {
@@ -33,6 +35,8 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         case primaryKeyChanged(model: String, from: [String], to: [String])
         case requiredFieldAdded(model: String, field: String, type: String)
         case enumValueRemoved(enumeration: String, value: String)
+        /// A field of a database without recorded types, whose `count` stored values `type` cannot read.
+        case storedValuesUnreadable(model: String, field: String, type: String, count: Int)
     }
 
     let kind: Kind
@@ -44,7 +48,7 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
             .enumValuesAdded, .embeddedFieldAdded:
             return false
         case .modelRemoved, .fieldRemoved, .fieldTypeChanged, .primaryKeyChanged, .requiredFieldAdded,
-            .enumValueRemoved:
+            .enumValueRemoved, .storedValuesUnreadable:
             return true
         }
     }
@@ -81,6 +85,9 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
             return "added required field '\(model).\(field)' (\(type)) without @default"
         case .enumValueRemoved(let enumeration, let value):
             return "removed value '\(value)' from enum '\(enumeration)'"
+        case .storedValuesUnreadable(let model, let field, let type, let count):
+            return "changed the type of '\(model).\(field)' to \(type), which "
+                + (count == 1 ? "1 stored value does not fit" : "\(count) stored values do not fit")
         }
     }
 }

@@ -1,0 +1,363 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `stratus serve` run as a process: what it prints, the files it writes, the API it answers,
+/// and how it refuses what it cannot do.
+@Suite struct ServeCommandTests {
+    static let todoSchema = URL(filePath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appending(path: "Examples/Todo/schema.graphql")
+
+    static let noteSchema = """
+        type Note @model {
+          id: ID!
+          text: String!
+        }
+        """
+
+    /// A `stratus serve` that printed where it listens.
+    struct Serving {
+        let process: StratusProcess
+        let endpoint: URL
+        let port: Int
+        let apiKey: String
+
+        /// Starts `stratus serve arguments --port 0 …` in `directory` and waits until it listens.
+        init(_ arguments: [String], in directory: TemporaryDirectory) async throws {
+            process = try StratusProcess(["serve", "--port", "0"] + arguments, in: directory.url)
+            let line = try await process.line(startingWith: "GraphQL endpoint: ")
+            endpoint = try #require(URL(string: String(line.dropFirst("GraphQL endpoint: ".count))))
+            port = try #require(endpoint.port)
+            try await process.line(startingWith: "Wrote amplifyconfiguration.json")
+            apiKey = String(try await process.line(startingWith: "API key: ").dropFirst("API key: ".count))
+        }
+
+        /// Runs a GraphQL request with the API key.
+        func graphQL(_ query: String) async throws -> String {
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["query": query]), as: UTF8.self)
+            let exchange = try await HTTPExchange(endpoint, post: body, headers: ["x-api-key": apiKey])
+            #expect(exchange.status == 200)
+            return exchange.body
+        }
+    }
+
+    // MARK: - Serving
+
+    @Test func servePrintsItsEndpointsWritesClientFilesAndKeepsKeyAndData() async throws {
+        let directory = try TemporaryDirectory()
+        let arguments = [
+            "--schema", Self.todoSchema.path, "--data-dir", directory.path("data"), "--config-output",
+            directory.url.path,
+        ]
+        let first = try await Serving(arguments, in: directory)
+        defer { first.process.stop() }
+        let port = first.port
+        #expect(first.apiKey.wholeMatch(of: /da2-[a-z0-9]{26}/) != nil)
+        #expect(
+            first.process.outputLines == [
+                "GraphQL endpoint: http://127.0.0.1:\(port)/graphql",
+                "Real-time endpoint: ws://127.0.0.1:\(port)/graphql/realtime",
+                "API key: \(first.apiKey)",
+                "Data: \(directory.path("data"))",
+                "Wrote amplifyconfiguration.json and awsconfiguration.json to \(directory.url.path)",
+            ]
+        )
+        #expect(first.process.standardError == "")
+
+        let amplify = try String(
+            contentsOf: directory.url.appending(path: "amplifyconfiguration.json"),
+            encoding: .utf8
+        )
+        #expect(
+            amplify
+                == #"{"UserAgent":"stratus/1.0","Version":"1.0","api":{"plugins":{"awsAPIPlugin":{"stratus":{"#
+                + #""endpointType":"GraphQL","endpoint":"http://127.0.0.1:\#(port)/graphql","region":"us-east-1","#
+                + #""authorizationType":"API_KEY","apiKey":"\#(first.apiKey)"}}}}}"#
+        )
+        let aws = try String(contentsOf: directory.url.appending(path: "awsconfiguration.json"), encoding: .utf8)
+        #expect(
+            aws
+                == #"{"Version":"1.0","AppSync":{"Default":{"ApiUrl":"http://127.0.0.1:\#(port)/graphql","#
+                + #""Region":"us-east-1","AuthMode":"API_KEY","ApiKey":"\#(first.apiKey)","#
+                + #""ClientDatabasePrefix":"stratus_API_KEY"}}}"#
+        )
+
+        #expect(
+            try await first.graphQL(
+                #"mutation { createTodo(input: {id: "t1", name: "Milk"}) { id name description } }"#
+            )
+                == #"{"data":{"createTodo":{"id":"t1","name":"Milk","description":null}}}"#
+        )
+        let unauthorized = try await HTTPExchange(first.endpoint, post: #"{"query":"{ listTodos { items { id } } }"}"#)
+        #expect(unauthorized.status == 401)
+        #expect(
+            unauthorized.body
+                == #"{"errors":[{"errorType":"UnauthorizedException","message":"Valid authorization header not provided."}]}"#
+        )
+        let wrongKey = try await HTTPExchange(
+            first.endpoint,
+            post: #"{"query":"{ listTodos { items { id } } }"}"#,
+            headers: ["x-api-key": "da2-wrong"]
+        )
+        #expect(wrongKey.status == 401)
+        #expect(
+            wrongKey.body
+                == #"{"errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call."}]}"#
+        )
+        first.process.stop()
+
+        // The same data directory again: the same key and the same item.
+        let second = try await Serving(arguments, in: directory)
+        defer { second.process.stop() }
+        #expect(second.apiKey == first.apiKey)
+        #expect(
+            try await second.graphQL(#"{ getTodo(id: "t1") { id name _version } }"#)
+                == #"{"data":{"getTodo":{"id":"t1","name":"Milk","_version":1}}}"#
+        )
+        second.process.stop()
+    }
+
+    @Test func aRESTAPIFromTheConfigurationIsServed() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write(
+            #"{"rest": [{"name": "items", "routes": [{"path": "/items/{proxy+}", "methods": ["ANY"], "handler": "echo"}]}]}"#,
+            to: "stratus.json"
+        )
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let serving = try await Serving(["--schema", schema.path, "--config", config.path], in: directory)
+        defer { serving.process.stop() }
+        let port = serving.port
+        #expect(serving.process.outputLines.contains("REST API items: http://127.0.0.1:\(port)/rest/items"))
+        let get = try await HTTPExchange(URL(string: "http://127.0.0.1:\(port)/rest/items/items/42?limit=5")!)
+        #expect(get.status == 200)
+        #expect(get.body == #"{"success":"get call succeed!","url":"/items/42?limit=5"}"#)
+        // Relative paths are the working directory's: the data and the client files land there.
+        #expect(serving.process.outputLines.contains("Data: \(directory.path(".stratus"))"))
+        let amplify = try String(
+            contentsOf: directory.url.appending(path: "amplifyconfiguration.json"),
+            encoding: .utf8
+        )
+        #expect(amplify.contains(#""items":{"endpointType":"REST","endpoint":"http://127.0.0.1:\#(port)/rest/items""#))
+        serving.process.stop()
+    }
+
+    @Test func aConflictHandlerCommandDecidesConflicts() async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write(
+            """
+            import json, sys
+            payload = json.load(sys.stdin)
+            item = payload["existingItem"]
+            item["text"] = payload["newItem"]["text"] + "+" + item["text"]
+            print(json.dumps({"action": "RESOLVE", "resolvedItem": item}))
+            """,
+            to: "resolve.py"
+        )
+        let config = try directory.write(
+            #"{"conflictHandler": {"command": ["python3", "resolve.py"]}}"#,
+            to: "stratus.json"
+        )
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let serving = try await Serving(["--schema", schema.path, "--config", config.path], in: directory)
+        defer { serving.process.stop() }
+        _ = try await serving.graphQL(#"mutation { createNote(input: {id: "n1", text: "A"}) { id } }"#)
+        _ = try await serving.graphQL(#"mutation { updateNote(input: {id: "n1", text: "B", _version: 1}) { id } }"#)
+        #expect(
+            try await serving.graphQL(
+                #"mutation { updateNote(input: {id: "n1", text: "C", _version: 1}) { id text _version } }"#
+            ) == #"{"data":{"updateNote":{"id":"n1","text":"C+B","_version":3}}}"#
+        )
+        serving.process.stop()
+    }
+
+    // MARK: - Schema changes
+
+    @Test func schemaChangesMigrateOrAreRefusedKeepingTheData() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let data = directory.path("data")
+        let arguments = ["--schema", schema.path, "--data-dir", data]
+
+        let original = try await Serving(arguments, in: directory)
+        defer { original.process.stop() }
+        _ = try await original.graphQL(#"mutation { createNote(input: {id: "n1", text: "kept"}) { id } }"#)
+        original.process.stop()
+
+        // An optional field is added in place.
+        try directory.write(
+            Self.noteSchema.replacingOccurrences(of: "text: String!", with: "text: String!\n  tag: String"),
+            to: "schema.graphql"
+        )
+        let migrated = try await Serving(arguments, in: directory)
+        defer { migrated.process.stop() }
+        #expect(migrated.process.outputLines.first == "Migrated \(data): added field 'Note.tag' (String)")
+        #expect(
+            try await migrated.graphQL(#"{ getNote(id: "n1") { id text tag } }"#)
+                == #"{"data":{"getNote":{"id":"n1","text":"kept","tag":null}}}"#
+        )
+        migrated.process.stop()
+
+        // A removed field is refused, and the database file is left as it was.
+        let before = try Self.databaseFiles(in: data)
+        #expect(before["stratus.sqlite"] != nil)
+        try directory.write("type Note @model {\n  id: ID!\n  tag: String\n}\n", to: "schema.graphql")
+        let refused = try StratusProcess(["serve", "--port", "0"] + arguments, in: directory.url)
+        #expect(try await refused.exitStatus() == 1)
+        #expect(refused.standardOutput == "")
+        #expect(
+            refused.standardError
+                == "Error: The schema changed in ways the data in '\(data)' cannot follow without losing data:\n"
+                + "  - removed field 'Note.text'\n"
+                + "Its data is kept. Undo these changes, pass --data-dir with another directory, or run with --reset "
+                + "to delete the data directory (every item, tombstone and the sync journal) and start empty.\n"
+        )
+        #expect(try Self.databaseFiles(in: data) == before)
+
+        // --reset starts empty, with a new key.
+        let reset = try await Serving(arguments + ["--reset"], in: directory)
+        defer { reset.process.stop() }
+        #expect(reset.apiKey != original.apiKey)
+        #expect(
+            try await reset.graphQL("{ listNotes { items { id tag } } }")
+                == #"{"data":{"listNotes":{"items":[]}}}"#
+        )
+        reset.process.stop()
+    }
+
+    /// The database file and its write-ahead log in a data directory, by name.
+    static func databaseFiles(in directory: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in ["stratus.sqlite", "stratus.sqlite-wal"] {
+            let url = URL(filePath: directory).appending(path: name)
+            if FileManager.default.fileExists(atPath: url.path) { files[name] = try Data(contentsOf: url) }
+        }
+        return files
+    }
+
+    // MARK: - Failures
+
+    @Test(
+        arguments: [
+            (
+                "type Note @model {\n  id: ID!\n  text: String!\n",
+                "Error: schema.graphql:4:1: Expected Name, found <EOF>. Fix the GraphQL syntax at this position.\n"
+            ),
+            (
+                "type Note @model {\n  id: ID!\n  author: Person\n}\n",
+                "Error: schema.graphql:3:11: Note.author: the type 'Person' is not declared. Declare it, or use a "
+                    + "GraphQL or AWS scalar.\n"
+            ),
+        ]
+    )
+    func aBadSchemaIsNamedAndNothingIsCreated(source: String, message: String) async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(source, to: "schema.graphql")
+        let process = try StratusProcess(
+            ["serve", "--port", "0", "--schema", schema.path, "--data-dir", directory.path("data")],
+            in: directory.url
+        )
+        #expect(try await process.exitStatus() == 1)
+        #expect(process.standardError == message)
+        #expect(process.standardOutput == "")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("data")))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("amplifyconfiguration.json")))
+    }
+
+    @Test func aMissingConfigurationFileIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let process = try StratusProcess(
+            ["serve", "--port", "0", "--schema", schema.path, "--config", "missing.json"],
+            in: directory.url
+        )
+        #expect(try await process.exitStatus() == 1)
+        #expect(
+            process.standardError
+                == "Error: Cannot read the configuration file 'missing.json'. Pass --config with the path of a JSON file.\n"
+        )
+    }
+
+    @Test func aMissingSchemaIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let process = try StratusProcess(["serve", "--port", "0"], in: directory.url)
+        #expect(try await process.exitStatus() == 1)
+        #expect(
+            process.standardError
+                == "Error: Cannot read the schema at 'schema.graphql'. Pass --schema with the path of a .graphql file.\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
+    }
+
+    @Test func aPortInUseIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let first = try await Serving(["--schema", schema.path, "--data-dir", directory.path("first")], in: directory)
+        defer { first.process.stop() }
+        let second = try StratusProcess(
+            ["serve", "--schema", schema.path, "--data-dir", directory.path("second"), "--port", "\(first.port)"],
+            in: directory.url
+        )
+        #expect(try await second.exitStatus() == 1)
+        #expect(
+            second.standardError
+                == "Error: Port \(first.port) on 127.0.0.1 is in use. Stop the other server or pass --port with a "
+                + "free port (0 picks one).\n"
+        )
+        first.process.stop()
+    }
+
+    @Test(
+        arguments: [
+            (
+                #"{"authorization": {"defaultMode": "PASSWORD"}}"#,
+                "Unknown authorization mode 'PASSWORD' in the configuration file. Use one of: "
+                    + "API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA, NONE."
+            ),
+            (
+                #"{"models": {"Note": {"conflictResolution": "LATEST_WINS"}}}"#,
+                "Unknown conflictResolution 'LATEST_WINS' in the configuration file. "
+                    + "Use AUTOMERGE, OPTIMISTIC_CONCURRENCY or LAMBDA (with a conflictHandler)."
+            ),
+            (
+                #"{"authorization": {"apiKeys": [{"expires": "2030-01-01T00:00:00Z"}]}}"#,
+                #"The configuration file 'stratus.json' lacks "value" at authorization.apiKeys[0]. "#
+                    + "See `stratus serve --help`."
+            ),
+            (
+                #"{"maxRequestBytes": "1MB"}"#,
+                "The configuration file 'stratus.json' has an invalid value at maxRequestBytes: Expected to decode Int "
+                    + "but found a string instead. See `stratus serve --help`."
+            ),
+        ]
+    )
+    func aBadConfigurationIsNamed(config: String, message: String) async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write(config, to: "stratus.json")
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let process = try StratusProcess(
+            ["serve", "--port", "0", "--schema", schema.path, "--config", "stratus.json"],
+            in: directory.url
+        )
+        #expect(try await process.exitStatus() == 1)
+        #expect(process.standardError == "Error: \(message)\n")
+        #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
+    }
+
+    @Test func aConfigurationThatIsNotJSONIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write(#"{"conflictResolution": "AUTOMERGE""#, to: "stratus.json")
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let process = try StratusProcess(
+            ["serve", "--port", "0", "--schema", schema.path, "--config", "stratus.json"],
+            in: directory.url
+        )
+        #expect(try await process.exitStatus() == 1)
+        // The parser's own words follow, such as "Unexpected end of file during JSON parse".
+        #expect(process.standardError.hasPrefix("Error: The configuration file 'stratus.json' is not valid JSON: "))
+        #expect(process.standardError.hasSuffix(". See `stratus serve --help`.\n"))
+    }
+}

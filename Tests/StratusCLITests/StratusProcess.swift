@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The `stratus` executable, run as users run it: in a directory of its own, with its standard
+/// output and error written to files there and read as they grow.
+final class StratusProcess {
+    /// Why a run did not go as a test expected, with what the process wrote.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let directory: URL
+    let arguments: [String]
+    private let process = Process()
+    private let standardOutputFile: URL
+    private let standardErrorFile: URL
+
+    /// Starts `stratus arguments` in `directory`.
+    init(_ arguments: [String], in directory: URL) throws {
+        self.directory = directory
+        self.arguments = arguments
+        let name = UUID().uuidString
+        standardOutputFile = directory.appending(path: "stdout-\(name).txt")
+        standardErrorFile = directory.appending(path: "stderr-\(name).txt")
+        try Data().write(to: standardOutputFile)
+        try Data().write(to: standardErrorFile)
+        let output = try FileHandle(forWritingTo: standardOutputFile)
+        let error = try FileHandle(forWritingTo: standardErrorFile)
+        defer {
+            try? output.close()
+            try? error.close()
+        }
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// What the process wrote on its standard output so far.
+    var standardOutput: String {
+        (try? String(contentsOf: standardOutputFile, encoding: .utf8)) ?? ""
+    }
+
+    /// What the process wrote on its standard error so far.
+    var standardError: String {
+        (try? String(contentsOf: standardErrorFile, encoding: .utf8)) ?? ""
+    }
+
+    /// The complete lines of standard output so far.
+    var outputLines: [String] {
+        Array(standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init))
+    }
+
+    /// Waits for a line of standard output starting with `prefix` and returns it; fails when the
+    /// process exits first or nothing comes within `timeout`.
+    @discardableResult
+    func line(startingWith prefix: String, timeout: Duration = .seconds(30)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
+            if !process.isRunning {
+                throw failure("exited with status \(process.terminationStatus) before printing '\(prefix)…'")
+            }
+            guard ContinuousClock.now < deadline else {
+                throw failure("printed no line starting with '\(prefix)' within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits for the process to end by itself and returns its exit status; a process still
+    /// running after `timeout` is stopped and fails the test.
+    func exitStatus(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                stop()
+                throw failure("did not exit within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    /// Sends SIGTERM and waits for the process to end; SIGKILL after five seconds.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    private func failure(_ problem: String) -> Failure {
+        Failure(
+            description: "stratus \(arguments.joined(separator: " ")) \(problem).\n"
+                + "Standard output:\n\(standardOutput)\nStandard error:\n\(standardError)"
+        )
+    }
+
+    /// The `stratus` executable next to the running test bundle in the build products directory.
+    static func executable() throws -> URL {
+        let starts = [
+            Bundle.main.bundleURL,
+            URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent(),
+        ]
+        for start in starts {
+            var directory = start.standardizedFileURL
+            // From .build/debug, or from the bundle's Contents/MacOS on macOS.
+            for _ in 0..<4 {
+                let candidate = directory.appending(path: "stratus")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
+                {
+                    return candidate
+                }
+                directory.deleteLastPathComponent()
+            }
+        }
+        throw Failure(
+            description: "No `stratus` executable next to the test bundle (looked up from "
+                + "\(starts.map(\.path).joined(separator: " and "))). Build it with `swift build --build-tests`."
+        )
+    }
+}
+
+/// A directory of its own for a test, removed when the test ends.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "stratus-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// Writes `text` into the file `name` and returns its URL.
+    @discardableResult
+    func write(_ text: String, to name: String) throws -> URL {
+        let file = url.appending(path: name)
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    func path(_ name: String) -> String {
+        url.appending(path: name).path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// One HTTP exchange with a running server.
+struct HTTPExchange {
+    let status: Int
+    let body: String
+
+    /// Sends `body` (a POST) or nothing (a GET) to `url` with the headers given.
+    init(_ url: URL, post body: String? = nil, headers: [String: String] = [:]) async throws {
+        var request = URLRequest(url: url)
+        request.httpMethod = body == nil ? "GET" : "POST"
+        request.httpBody = body.map { Data($0.utf8) }
+        request.setValue("application/json", forHTTPHeaderField: "content-type")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        self.body = String(decoding: data, as: UTF8.self)
+    }
+}
