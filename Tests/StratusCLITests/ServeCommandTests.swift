@@ -108,7 +108,11 @@ import Testing
             wrongKey.body
                 == #"{"errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call."}]}"#
         )
+        // SIGTERM stops it gracefully: it closes the store and says where the data stays.
         first.process.stop()
+        #expect(try await first.process.exitStatus() == 0)
+        #expect(first.process.outputLines.last == "Stopped. The data stays in \(directory.path("data")).")
+        #expect(first.process.standardError == "")
 
         // The same data directory again: the same key and the same item.
         let second = try await Serving(arguments, in: directory)

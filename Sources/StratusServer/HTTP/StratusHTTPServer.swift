@@ -42,8 +42,9 @@ public struct StratusHTTPServer: Sendable {
         self.log = log
     }
 
-    /// Serves until the task is cancelled, then shuts down gracefully; `onReady` receives the bound
-    /// port (useful with port 0).
+    /// Serves until the task is cancelled; `onReady` receives the bound port (useful with port 0).
+    /// Cancellation cancels the service group, which cuts open connections and in-flight
+    /// requests, as a crash would: tests rely on it to simulate one.
     ///
     /// - Throws: when the address cannot be bound, for example a port already in use.
     ///
@@ -102,7 +103,7 @@ public struct StratusHTTPServer: Sendable {
             gracefulShutdownSignals: stopsOnSignals ? [.sigint, .sigterm] : [],
             logger: logger
         )
-        // Cancelling the task shuts the server down gracefully: in-flight requests finish.
+        // Cancelling the task cancels the group's run, and asks for a graceful shutdown as well.
         try await withTaskCancellationHandler {
             try await group.run()
         } onCancel: {
