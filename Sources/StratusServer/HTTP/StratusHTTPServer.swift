@@ -46,11 +46,11 @@ public struct StratusHTTPServer: Sendable {
     /// Cancellation cancels the service group, which cuts open connections and in-flight
     /// requests, as a crash would: tests rely on it to simulate one.
     ///
-    /// - Throws: when the address cannot be bound, for example a port already in use.
+    /// With `stopsOnSignals`, SIGINT and SIGTERM shut it down gracefully: in-flight requests
+    /// finish, subscribers get a normal close, and `run` returns, so that a command-line server
+    /// can close its database cleanly.
     ///
-    /// With `stopsOnSignals`, SIGINT and SIGTERM shut it down gracefully too, and `run`
-    /// returns: what a command-line server wants, so that in-flight requests finish and the
-    /// database is closed cleanly.
+    /// - Throws: when the address cannot be bound, for example a port already in use.
     public func run(
         host: String = "127.0.0.1",
         port: Int = 20002,
