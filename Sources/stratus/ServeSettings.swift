@@ -141,6 +141,19 @@ struct ServeSettings: Decodable {
                 "Cannot read the configuration file '\(path)'. Pass --config with the path of a JSON file."
             )
         }
+        // Foundation's decoder lets some non-JSON through (a trailing comma, on Linux): the
+        // strict reader says where the text stops being JSON.
+        do {
+            _ = try JSON(parsing: data)
+        } catch {
+            let before = data.prefix(error.offset)
+            let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+            let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            throw CommandFailure(
+                "The configuration file '\(path)' is not valid JSON at line \(line), column \(column): "
+                    + "\(error.reason). See `stratus serve --help`."
+            )
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {

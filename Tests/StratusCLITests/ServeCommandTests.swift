@@ -360,8 +360,27 @@ import Testing
             in: directory.url
         )
         #expect(try await process.exitStatus() == 1)
-        // The parser's own words follow, such as "Unexpected end of file during JSON parse".
-        #expect(process.standardError.hasPrefix("Error: The configuration file 'stratus.json' is not valid JSON: "))
-        #expect(process.standardError.hasSuffix(". See `stratus serve --help`.\n"))
+        #expect(
+            process.standardError
+                == "Error: The configuration file 'stratus.json' is not valid JSON at line 1, column 35: "
+                + "unexpected end of input. See `stratus serve --help`.\n"
+        )
+    }
+
+    @Test func aTrailingCommaInTheConfigurationIsRefusedWithItsPlace() async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("{\n  \"conflictResolution\": \"AUTOMERGE\",\n}\n", to: "stratus.json")
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let process = try StratusProcess(
+            ["serve", "--port", "0", "--schema", schema.path, "--config", "stratus.json"],
+            in: directory.url
+        )
+        #expect(try await process.exitStatus() == 1)
+        #expect(
+            process.standardError.hasPrefix(
+                "Error: The configuration file 'stratus.json' is not valid JSON at line 3, column 1: "
+            )
+        )
+        #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
     }
 }

@@ -76,8 +76,13 @@ extension JSON {
 
 /// JSON text that could not be read.
 public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The byte offset where reading stopped.
+    public var offset: Int
+    /// What was wrong there: `unexpected end of input`.
+    public var reason: String
+
     /// What was wrong, with the byte offset where reading stopped.
-    public var description: String
+    public var description: String { "Invalid JSON at offset \(offset): \(reason)." }
 }
 
 extension JSON {
@@ -118,7 +123,7 @@ private struct JSONReader {
     }
 
     private func failure(_ message: String) -> JSONParseError {
-        JSONParseError(description: "Invalid JSON at offset \(offset): \(message).")
+        JSONParseError(offset: offset, reason: message)
     }
 
     private mutating func skipWhitespace() {
