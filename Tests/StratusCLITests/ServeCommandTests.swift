@@ -336,6 +336,17 @@ import Testing
                 "The configuration file 'stratus.json' has an invalid value at maxRequestBytes: Expected to decode Int "
                     + "but found a string instead. See `stratus serve --help`."
             ),
+            (
+                #"{"conflictResolution": "AUTOMERGE""#,
+                "The configuration file 'stratus.json' is not valid JSON at line 1, column 35: "
+                    + "unexpected end of input. See `stratus serve --help`."
+            ),
+            (
+                // Foundation's decoder on Linux would take the trailing comma.
+                "{\n  \"conflictResolution\": \"AUTOMERGE\",\n}\n",
+                "The configuration file 'stratus.json' is not valid JSON at line 3, column 1: "
+                    + "expected a key. See `stratus serve --help`."
+            ),
         ]
     )
     func aBadConfigurationIsNamed(config: String, message: String) async throws {
@@ -348,39 +359,6 @@ import Testing
         )
         #expect(try await process.exitStatus() == 1)
         #expect(process.standardError == "Error: \(message)\n")
-        #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
-    }
-
-    @Test func aConfigurationThatIsNotJSONIsNamed() async throws {
-        let directory = try TemporaryDirectory()
-        try directory.write(#"{"conflictResolution": "AUTOMERGE""#, to: "stratus.json")
-        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
-        let process = try StratusProcess(
-            ["serve", "--port", "0", "--schema", schema.path, "--config", "stratus.json"],
-            in: directory.url
-        )
-        #expect(try await process.exitStatus() == 1)
-        #expect(
-            process.standardError
-                == "Error: The configuration file 'stratus.json' is not valid JSON at line 1, column 35: "
-                + "unexpected end of input. See `stratus serve --help`.\n"
-        )
-    }
-
-    @Test func aTrailingCommaInTheConfigurationIsRefusedWithItsPlace() async throws {
-        let directory = try TemporaryDirectory()
-        try directory.write("{\n  \"conflictResolution\": \"AUTOMERGE\",\n}\n", to: "stratus.json")
-        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
-        let process = try StratusProcess(
-            ["serve", "--port", "0", "--schema", schema.path, "--config", "stratus.json"],
-            in: directory.url
-        )
-        #expect(try await process.exitStatus() == 1)
-        #expect(
-            process.standardError.hasPrefix(
-                "Error: The configuration file 'stratus.json' is not valid JSON at line 3, column 1: "
-            )
-        )
         #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
     }
 }
