@@ -28,18 +28,25 @@ struct MutationEvent: Sendable {
     let kind: Kind
     /// The model and the item after the write; for a delete, a tombstone or the last values.
     let item: ResolvedItem
-    /// The fields the mutation selected; `nil` for all. Subscribers see the others as `null`,
-    /// and filters are evaluated on the mutation's result, as AppSync does.
-    var selectedFields: Set<String>? = nil
+    /// The item as the mutation's result has it: the fields it did not select removed.
+    /// Subscribers see those as `null`, and filters are evaluated on this, as AppSync does. It
+    /// is made once here, not for each subscription the event is matched against.
+    let result: ResolvedItem
     /// The `data` payloads already written for this event, by subscription document: many
     /// subscribers of the same document share one encoding.
     let payloads = PayloadCache()
 
     var model: ModelType { item.model }
 
-    /// The item as the mutation's result has it: fields it did not select removed.
-    var result: ResolvedItem {
-        guard let selectedFields else { return item }
+    /// An event for `item`; `selectedFields` are the fields the mutation selected, `nil` for all.
+    init(sequence: UInt64, kind: Kind, item: ResolvedItem, selectedFields: Set<String>? = nil) {
+        self.sequence = sequence
+        self.kind = kind
+        self.item = item
+        guard let selectedFields else {
+            result = item
+            return
+        }
         var visible = item.item
         visible.values = JSONObject(
             item.item.values.filter { selectedFields.contains($0.key) }.map { ($0.key, $0.value) }
@@ -47,7 +54,7 @@ struct MutationEvent: Sendable {
         if !selectedFields.contains(TableLayout.versionColumn) { visible.version = nil }
         if !selectedFields.contains(TableLayout.deletedColumn) { visible.deleted = nil }
         if !selectedFields.contains(TableLayout.lastChangedAtColumn) { visible.lastChangedAt = nil }
-        return ResolvedItem(model: item.model, item: visible)
+        result = ResolvedItem(model: item.model, item: visible)
     }
 }
 
