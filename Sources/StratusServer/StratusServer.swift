@@ -108,18 +108,19 @@ public final class StratusServer: Sendable {
             operationName: operationName,
             identity: identity,
             direct: true
-        )
+        ).response
     }
 
     /// Runs a request; `direct` lets single list, sync and index queries skip the executor
-    /// (``DirectReads``), which tests turn off to compare both paths.
+    /// (``DirectReads``), which tests turn off to compare both paths. `answeredDirectly` tells
+    /// which path answered.
     func execute(
         query: String,
         variables: JSONObject,
         operationName: String?,
         identity: Identity,
         direct: Bool
-    ) async -> GraphQLResponse {
+    ) async -> (response: GraphQLResponse, answeredDirectly: Bool) {
         let schema = executable.schema
         let document: Document
         if let known = documents[query] {
@@ -128,11 +129,13 @@ public final class StratusServer: Sendable {
             do {
                 document = try parse(source: Source(body: query, name: "GraphQL request"))
             } catch let error as GraphQLError {
-                return GraphQLResponse(
-                    body: ResponseFormatter.requestFailure([(Self.syntaxMessage(error), error.locations)])
+                return (
+                    GraphQLResponse(
+                        body: ResponseFormatter.requestFailure([(Self.syntaxMessage(error), error.locations)])
+                    ), false
                 )
             } catch {
-                return GraphQLResponse(body: ResponseFormatter.requestFailure([("Invalid Syntax", [])]))
+                return (GraphQLResponse(body: ResponseFormatter.requestFailure([("Invalid Syntax", [])])), false)
             }
             let problems = validate(
                 schema: schema,
@@ -140,8 +143,10 @@ public final class StratusServer: Sendable {
                 rules: specifiedRules + [RequestValidation.literalRule]
             )
             guard problems.isEmpty else {
-                return GraphQLResponse(
-                    body: ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
+                return (
+                    GraphQLResponse(
+                        body: ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
+                    ), false
                 )
             }
             documents.insert(document, for: query)
@@ -152,8 +157,10 @@ public final class StratusServer: Sendable {
         if let operation,
             let problem = RequestValidation.checkVariables(of: operation, values: variables, schema: schema)
         {
-            return GraphQLResponse(
-                body: ResponseFormatter.requestFailure([(problem.message, problem.location.map { [$0] } ?? [])])
+            return (
+                GraphQLResponse(
+                    body: ResponseFormatter.requestFailure([(problem.message, problem.location.map { [$0] } ?? [])])
+                ), false
             )
         }
 
@@ -168,7 +175,7 @@ public final class StratusServer: Sendable {
                 variables: variables,
                 identity: identity
             ) {
-                return GraphQLResponse(body: body)
+                return (GraphQLResponse(body: body), true)
             }
         }
 
@@ -191,19 +198,9 @@ public final class StratusServer: Sendable {
         } catch {
             result = GraphQLResult(errors: [GraphQLError(message: String(describing: error))])
         }
-        return GraphQLResponse(body: ResponseFormatter.body(result, document: document))
+        return (GraphQLResponse(body: ResponseFormatter.body(result, document: document)), false)
     }
 
-    /// Whether ``DirectReads`` answers `query` itself, without the executor.
-    func answersDirectly(query: String, variables: JSONObject, identity: Identity) async -> Bool {
-        guard let document = try? parse(source: Source(body: query, name: "GraphQL request")),
-            let operation = document.definitions.compactMap({ $0 as? OperationDefinition }).first
-        else { return false }
-        return await directReads.answer(operation: operation, fragments: [:], variables: variables, identity: identity)
-            != nil
-    }
-
-    /// graphql-java's wording of a syntax error, which AppSync uses.
     static func syntaxMessage(_ error: GraphQLError) -> String {
         var message = String(error.message.prefix { $0 != "\n" })
         if let range = message.range(of: #"^Syntax Error .*?\(\d+:\d+\) "#, options: .regularExpression) {

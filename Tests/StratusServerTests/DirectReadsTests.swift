@@ -114,17 +114,15 @@ import Testing
         var answeredDirectly = 0
         for (query, variables) in Self.queries {
             for identity in Self.identities {
-                if await server.server.answersDirectly(query: query, variables: variables, identity: identity) {
-                    answeredDirectly += 1
-                }
-                let direct = await server.server.execute(
+                let (direct, answered) = await server.server.execute(
                     query: query,
                     variables: variables,
                     operationName: nil,
                     identity: identity,
                     direct: true
                 )
-                let executed = await server.server.execute(
+                if answered { answeredDirectly += 1 }
+                let (executed, _) = await server.server.execute(
                     query: query,
                     variables: variables,
                     operationName: nil,

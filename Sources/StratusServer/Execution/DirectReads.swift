@@ -12,10 +12,26 @@ import StratusCodegen
 struct DirectReads: Sendable {
     let api: ServerAPI
     let resolver: ModelResolver
+    /// The model and kind of read of each root query field it may answer.
+    private let targets: [String: (model: ModelType, kind: Kind)]
 
     private enum Kind {
         case list, sync
         case index(Index)
+    }
+
+    init(api: ServerAPI, resolver: ModelResolver) {
+        self.api = api
+        self.resolver = resolver
+        var targets: [String: (model: ModelType, kind: Kind)] = [:]
+        for model in api.schema.models {
+            if let list = model.operations.list { targets[list] = (model, .list) }
+            if api.configuration.conflictDetection, let sync = model.operations.sync { targets[sync] = (model, .sync) }
+            for index in model.indexes {
+                if let field = index.queryField { targets[field] = (model, .index(index)) }
+            }
+        }
+        self.targets = targets
     }
 
     func answer(
@@ -27,7 +43,7 @@ struct DirectReads: Sendable {
         guard operation.operation == .query, operation.directives.isEmpty,
             operation.selectionSet.selections.count == 1,
             let root = operation.selectionSet.selections.first as? GraphQL.Field, root.directives.isEmpty,
-            let (model, kind) = target(of: root.name.value),
+            let (model, kind) = targets[root.name.value],
             eligible(model, identity: identity),
             let connection = root.selectionSet?.selections, let connectionFields = plainFields(connection)
         else { return nil }
@@ -97,16 +113,6 @@ struct DirectReads: Sendable {
             }
         }
         return ["data": .object(JSONObject([(root.alias?.value ?? field, .object(body))]))]
-    }
-
-    /// The model and kind of read a root query field is.
-    private func target(of field: String) -> (ModelType, Kind)? {
-        for model in api.schema.models {
-            if model.operations.list == field { return (model, .list) }
-            if api.configuration.conflictDetection, model.operations.sync == field { return (model, .sync) }
-            if let index = model.indexes.first(where: { $0.queryField == field }) { return (model, .index(index)) }
-        }
-        return nil
     }
 
     /// No field of the model is guarded on its own, and the caller may reach the type.
