@@ -421,8 +421,9 @@ import Testing
                     == #"{"id":"u","type":"data","payload":{"data":{"onUpdatePost":{"id":"p","title":"Before","rating":2,"_version":2}}}}"#
             )
             // The delete does not select the title: subscribers get it as null, as from AppSync.
+            // Aliases in the mutation's selection name the same fields.
             _ = await endpoint.server.execute(
-                query: #"mutation { deletePost(input: {id: "p", _version: 2}) { id _deleted _version } }"#,
+                query: #"mutation { deletePost(input: {id: "p", _version: 2}) { id gone: _deleted v: _version } }"#,
                 identity: .apiKey
             )
             #expect(

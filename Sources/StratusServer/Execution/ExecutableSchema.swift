@@ -191,10 +191,10 @@ private struct Wiring {
                     arguments: arguments.object,
                     identity: Self.identity(context),
                     access: try Self.access(operation, model, context, field: field, type: "Mutation"),
-                    trim: { item in
-                        SelectionTrimmer(schema: schema, fragments: info.fragments)
-                            .trim(item, selections: info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] })
-                    }
+                    selection: SelectionTrimmer(schema: schema, fragments: info.fragments).plan(
+                        for: model,
+                        selections: info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] }
+                    )
                 )
                 return try await guarded(field) { try await write(resolver, request) }
             }

@@ -10,8 +10,14 @@ struct MutationRequest: Sendable {
     let identity: Identity
     /// What the caller may write, from the model's `@auth` rules.
     var access: Authorization.Access = .all
+    /// The mutation's selection set, read once: how a `ConflictUnhandled` error shows the
+    /// server's item, and which fields subscribers of the mutation see.
+    let selection: SelectionTrimmer.Plan
+
     /// The server's item as a `ConflictUnhandled` error shows it: trimmed to the selection set.
-    let trim: @Sendable (ResolvedItem) -> JSON
+    func trim(_ item: ResolvedItem) -> JSON {
+        selection.apply(to: item.item)
+    }
 
     /// Refuses the write when the caller's owner and group rules admit none of `values`.
     func authorize(_ values: JSONObject) throws(ResolverError) {
@@ -243,8 +249,7 @@ extension ModelResolver {
     private func commit(_ request: MutationRequest, item: StoredItem, _ write: ItemWrite) async throws -> WriteOutcome {
         let outcome = try await store.write(write)
         if outcome == .written, let kind = MutationEvent.Kind(field: request.field, of: request.model) {
-            let selected = request.trim(ResolvedItem(model: request.model, item: item)).objectValue.map { Set($0.keys) }
-            events.publish(model: request.model, kind: kind, item: item, selectedFields: selected)
+            events.publish(model: request.model, kind: kind, item: item, selectedFields: request.selection.fieldNames)
         }
         return outcome
     }

@@ -23,37 +23,43 @@ struct SelectionTrimmer {
 
         var entries: [(key: String, entry: Entry)]
 
+        /// The stored fields and sync metadata the plan writes, by field name (not by the
+        /// response key an alias gives them).
+        var fieldNames: Set<String> {
+            Set(
+                entries.compactMap { _, entry in
+                    switch entry {
+                    case .constant: nil
+                    case .version: TableLayout.versionColumn
+                    case .deleted: TableLayout.deletedColumn
+                    case .lastChangedAt: TableLayout.lastChangedAtColumn
+                    case .value(let name, _, _): name
+                    }
+                }
+            )
+        }
+
         /// `item` with the planned fields.
         func apply(to item: StoredItem) -> JSON {
+            object(item.values, metadata: item)
+        }
+
+        /// An object of stored `values` with the planned fields; the sync metadata comes from
+        /// `metadata`, the item itself (embedded objects have none).
+        private func object(_ values: JSONObject, metadata: StoredItem?) -> JSON {
             var result = JSONObject(minimumCapacity: entries.count)
             for (key, entry) in entries {
                 switch entry {
                 case .constant(let value):
                     result[key] = value
                 case .version:
-                    result[key] = item.version.map(JSON.int) ?? .null
+                    result[key] = metadata?.version.map(JSON.int) ?? .null
                 case .deleted:
-                    result[key] = item.deleted.map(JSON.bool) ?? .null
+                    result[key] = metadata?.deleted.map(JSON.bool) ?? .null
                 case .lastChangedAt:
-                    result[key] = item.lastChangedAt.map(JSON.int) ?? .null
+                    result[key] = metadata?.lastChangedAt.map(JSON.int) ?? .null
                 case .value(let name, let type, let members):
-                    result[key] = Self.output(item.values[name], type: type, members: members)
-                }
-            }
-            return .object(result)
-        }
-
-        /// An embedded object with the planned members.
-        private func apply(toMembers members: JSONObject) -> JSON {
-            var result = JSONObject(minimumCapacity: entries.count)
-            for (key, entry) in entries {
-                switch entry {
-                case .constant(let value):
-                    result[key] = value
-                case .value(let name, let type, let nested):
-                    result[key] = Self.output(members[name], type: type, members: nested)
-                case .version, .deleted, .lastChangedAt:
-                    continue
+                    result[key] = Self.output(values[name], type: type, members: members)
                 }
             }
             return .object(result)
@@ -72,7 +78,7 @@ struct SelectionTrimmer {
                 return .string(value.text)
             case .nonModel:
                 guard case .object(let object) = value, let members else { return .null }
-                return members.apply(toMembers: object)
+                return members.object(object, metadata: nil)
             default:
                 return value
             }

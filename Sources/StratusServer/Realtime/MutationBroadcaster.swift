@@ -34,8 +34,14 @@ final class MutationBroadcaster: Sendable {
         _ = state.withLock { $0.listeners.removeValue(forKey: token) }
     }
 
-    /// Announces a committed write of `item` to every listener.
-    func publish(model: ModelType, kind: MutationEvent.Kind, item: StoredItem, selectedFields: Set<String>? = nil) {
+    /// Announces a committed write of `item` to every listener; `selectedFields` is evaluated
+    /// only when there is one.
+    func publish(
+        model: ModelType,
+        kind: MutationEvent.Kind,
+        item: StoredItem,
+        selectedFields: @autoclosure () -> Set<String>? = nil
+    ) {
         state.withLock { state in
             guard !state.listeners.isEmpty else { return }
             state.sequence += 1
@@ -43,7 +49,7 @@ final class MutationBroadcaster: Sendable {
                 sequence: state.sequence,
                 kind: kind,
                 item: ResolvedItem(model: model, item: item),
-                selectedFields: selectedFields
+                selectedFields: selectedFields()
             )
             for listener in state.listeners.values {
                 listener(event)
