@@ -288,6 +288,20 @@ import Testing
         }
     }
 
+    /// Variables that cannot be read would, read as none, widen the filter: the start is refused.
+    @Test func unreadableVariablesRefuseTheStart() async throws {
+        try await Self.withEndpoint { endpoint async throws in
+            let socket = try await endpoint.connect()
+            let query = "subscription S($f: ModelSubscriptionPostFilterInput) { onCreatePost(filter: $f) { id } }"
+            socket.send(Self.start("1", query, variables: "{not json"))
+            #expect(
+                try await socket.next()
+                    == #"{"id":"1","type":"error","payload":{"errors":[{"errorType":"MalformedHttpRequestException","message":"Unable to parse GraphQL query."}]}}"#
+            )
+            await socket.close()
+        }
+    }
+
     @Test func aStartBeforeConnectionInitIsRefused() async throws {
         try await Self.withEndpoint { endpoint async throws in
             let socket = RealtimeSocket(

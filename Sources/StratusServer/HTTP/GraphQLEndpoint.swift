@@ -15,6 +15,22 @@ struct GraphQLEndpoint: Sendable {
         var query: String
         var variables: JSONObject
         var operationName: String?
+
+        /// The operation of a request body (`{query, variables, operationName}`; `variables`
+        /// may also be JSON text), or `nil` when it has no query or unreadable variables.
+        init?(_ object: JSONObject) {
+            guard let query = object["query"]?.stringValue, !query.isEmpty else { return nil }
+            switch object["variables"] {
+            case .object(let value)?: variables = value
+            case .null?, nil: variables = [:]
+            case .string(let text)?:
+                guard let parsed = try? JSON(parsing: text), let value = parsed.objectValue else { return nil }
+                variables = value
+            default: return nil
+            }
+            self.query = query
+            operationName = object["operationName"]?.stringValue
+        }
     }
 
     func respond(to request: Request) async -> Response {
@@ -76,17 +92,8 @@ struct GraphQLEndpoint: Sendable {
             guard let json = try? JSON(parsing: body), let parsed = json.objectValue else { throw .unparsable }
             object = parsed
         }
-        guard let query = object["query"]?.stringValue, !query.isEmpty else { throw .unparsable }
-        var variables = JSONObject()
-        switch object["variables"] {
-        case .object(let value)?: variables = value
-        case .null?, nil: break
-        case .string(let text)?:
-            guard let parsed = try? JSON(parsing: text), let value = parsed.objectValue else { throw .unparsable }
-            variables = value
-        default: throw .unparsable
-        }
-        return Operation(query: query, variables: variables, operationName: object["operationName"]?.stringValue)
+        guard let operation = Operation(object) else { throw .unparsable }
+        return operation
     }
 
     private func signedParts(of request: Request, body: Data) -> RequestAuthorizer.SignedParts {

@@ -161,19 +161,14 @@ struct RealtimeEndpoint: Sendable {
         } else {
             identity = connectionIdentity
         }
-        guard let parsed = try? JSON(parsing: data), let query = parsed["query"]?.stringValue, !query.isEmpty else {
-            throw .malformed
-        }
-        var variables = JSONObject()
-        switch parsed["variables"] {
-        case .object(let value)?: variables = value
-        case .string(let text)?: variables = (try? JSON(parsing: text))?.objectValue ?? [:]
-        default: break
-        }
+        // Variables that cannot be read refuse the start, as they refuse an HTTP request: read
+        // as none, they would widen the subscription's filter.
+        guard let object = (try? JSON(parsing: data))?.objectValue, let operation = GraphQLEndpoint.Operation(object)
+        else { throw .malformed }
         let request = try server.subscriptionRequest(
-            query: query,
-            variables: variables,
-            operationName: parsed["operationName"]?.stringValue
+            query: operation.query,
+            variables: operation.variables,
+            operationName: operation.operationName
         )
         try SubscriptionAuthorization.authorize(request, identity: identity)
         try connection.start(id: id, request: request, identity: identity)
