@@ -87,12 +87,11 @@ public struct StratusHTTPServer: Sendable {
         }
         var logger = Logger(label: "stratus.http")
         logger.logLevel = .warning
-        let frameSize = max(realtimeLimits.maxPayloadBytes * 4, 1 << 20)
         let app = Application(
             router: router,
             server: .http1WebSocketUpgrade(
                 webSocketRouter: webSocketRouter,
-                configuration: .init(ws: WebSocketServerConfiguration(maxFrameSize: frameSize))
+                configuration: .init(ws: WebSocketServerConfiguration(maxFrameSize: realtimeLimits.maxMessageBytes))
             ),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) },

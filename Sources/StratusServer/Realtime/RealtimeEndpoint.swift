@@ -66,7 +66,7 @@ struct RealtimeEndpoint: Sendable {
             }
             group.addTask {
                 do {
-                    for try await message in inbound.messages(maxSize: max(limits.maxPayloadBytes * 4, 1 << 20)) {
+                    for try await message in inbound.messages(maxSize: limits.maxMessageBytes) {
                         connection.noteTraffic()
                         guard case .text(let text) = message else { continue }
                         await handle(
@@ -197,10 +197,7 @@ struct RealtimeEndpoint: Sendable {
 
     /// The GraphQL endpoint's path for a real-time path: `/graphql` for `/graphql/realtime`.
     static func graphQLPath(of path: String) -> String {
-        for suffix in ["/realtime", "/connect"] where path.hasSuffix(suffix) {
-            return String(path.dropLast(suffix.count))
-        }
-        return path
+        path.hasSuffix("/realtime") ? String(path.dropLast("/realtime".count)) : path
     }
 
     // MARK: - Writing and watching

@@ -29,6 +29,10 @@ public struct RealtimeLimits: Sendable, Hashable {
         self.maxQueuedMessages = maxQueuedMessages
     }
 
+    /// The largest WebSocket message read from a client: room for a `start` whose payload is at
+    /// the limit, escaped inside its `data` string.
+    var maxMessageBytes: Int { max(maxPayloadBytes * 4, 1 << 20) }
+
     /// `connectionTimeout` in milliseconds, as `connection_ack` announces it.
     var connectionTimeoutMilliseconds: Int {
         let (seconds, attoseconds) = connectionTimeout.components

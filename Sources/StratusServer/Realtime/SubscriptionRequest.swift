@@ -10,9 +10,8 @@ struct SubscriptionRequest: Sendable {
     let responseKey: String
     /// The argument equality filters and the `filter` argument, all of which must hold.
     let predicate: ItemPredicate
-    let selections: [any Selection]
-    let fragments: [String: FragmentDefinition]
-    let schema: AnnotatedSchema
+    /// The root field's selection set, read once.
+    let selection: SelectionTrimmer.Plan
     /// The arguments other than `filter`, such as an owner rule's `owner`.
     var equalityArguments: JSONObject = [:]
     /// The root field's name: `onCreatePost`.
@@ -29,7 +28,7 @@ struct SubscriptionRequest: Sendable {
     /// The `payload` of the `data` message for `event`: the selection set over the mutation's
     /// result, fields the mutation did not select being `null`.
     func payload(for event: MutationEvent) -> JSON {
-        let item = SelectionTrimmer(schema: schema, fragments: fragments).trim(event.result, selections: selections)
+        let item = selection.apply(to: event.result.item)
         return ["data": .object(JSONObject([(responseKey, item)]))]
     }
 }
@@ -180,9 +179,10 @@ extension StratusServer {
             kind: match.kind,
             responseKey: field.alias?.value ?? field.name.value,
             predicate: predicates.count == 1 ? predicates[0] : .all(predicates),
-            selections: field.selectionSet?.selections ?? [],
-            fragments: fragments,
-            schema: api.schema,
+            selection: SelectionTrimmer(schema: api.schema, fragments: fragments).plan(
+                for: model,
+                selections: field.selectionSet?.selections ?? []
+            ),
             equalityArguments: equalityArguments,
             fieldName: field.name.value,
             documentKey: query + "\u{0}" + (operationName ?? "") + "\u{0}" + JSON.object(variables).text
