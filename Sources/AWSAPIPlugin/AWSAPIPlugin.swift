@@ -143,6 +143,9 @@ public final class AWSAPIPlugin: APICategoryPlugin {
                 )
             }
             state.configuration = configuration
+            // Connections made for the previous configuration serve the subscriptions already
+            // running on them, and end with them; new subscriptions connect anew.
+            state.realTimeClients = [:]
         }
     }
 

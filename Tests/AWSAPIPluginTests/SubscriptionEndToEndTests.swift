@@ -152,6 +152,41 @@ import Testing
         await backend.stop()
     }
 
+    /// Subscriptions after `configure` use the new configuration, not a connection made for the
+    /// previous one.
+    @Test func aReconfiguredPluginSubscribesWithItsNewConfiguration() async throws {
+        let backend = try await LocalBackend.start(schema: LocalBackendEndToEndTests.schema)
+        do {
+            func configuration(key: String) -> AWSAPIPluginConfiguration {
+                AWSAPIPluginConfiguration(endpoints: [
+                    .init(
+                        name: "stratus",
+                        endpointType: .graphQL,
+                        endpoint: backend.endpoint,
+                        region: "us-east-1",
+                        authorizationType: .apiKey,
+                        apiKey: key
+                    )
+                ])
+            }
+            let api = AWSAPIPlugin()
+            try api.configure(configuration(key: "da2-not-a-key"))
+            let refused = Recorder(api.subscribe(request: .subscription(of: Album.self, type: .onCreate)))
+            try await refused.wait("the refusal") { $0.ended != nil }
+            try api.configure(configuration(key: backend.apiKey))
+            let subscription = api.subscribe(request: .subscription(of: Album.self, type: .onCreate))
+            let recorder = Recorder(subscription)
+            try await recorder.wait("connected") { $0.states.contains(.connected) || $0.ended != nil }
+            #expect(recorder.states.contains(.connected), "ended: \(String(describing: recorder.ended))")
+            subscription.cancel()
+            _ = await recorder.task.value
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+
     /// The server dies and comes back on the same port and data directory while three
     /// subscriptions are live: each reports the drop, reconnects, and receives the next event;
     /// none ends.
