@@ -76,8 +76,9 @@ public actor AppSyncRealTimeClient {
         if acknowledged {
             Task { await self.start(id) }
         }
+        // A connection that was to close after its last subscription serves this one instead.
+        closeRequested = false
         if loop == nil {
-            closeRequested = false
             loop = Task { await self.run() }
         }
         return stream
