@@ -204,14 +204,13 @@ public final class LocalBackend: Sendable {
             )
         ]
         for api in restAPIs {
-            let mode = api.routes.first?.authorization ?? .none
             endpoints.append(
                 .init(
                     name: api.name,
                     endpointType: .rest,
-                    endpoint: restEndpoint(of: api.name),
+                    endpoint: api.endpoint(besides: endpoint),
                     region: "us-east-1",
-                    authorizationType: AWSAuthorizationType(rawValue: mode.rawValue) ?? .none,
+                    authorizationType: AWSAuthorizationType(rawValue: api.authorizationMode.rawValue) ?? .none,
                     apiKey: apiKey,
                     additionalAuthorizationTypes: AWSAuthorizationType.allCases
                 )
@@ -228,7 +227,7 @@ public final class LocalBackend: Sendable {
 
     /// The base URL of a REST API: `http://127.0.0.1:<port>/rest/<name>`.
     public func restEndpoint(of name: String) -> URL {
-        endpoint.deletingLastPathComponent().appending(path: "rest/\(name)")
+        RESTAPI(name: name, routes: []).endpoint(besides: endpoint)
     }
 
     /// Stops the endpoint, closes the store and removes the data directory.

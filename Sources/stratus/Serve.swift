@@ -119,13 +119,7 @@ struct Serve: AsyncParsableCommand {
                     authorizationMode: defaultMode,
                     apiKey: defaultMode == .apiKey ? apiKeys.first?.value : nil
                 )
-                files.restAPIs = restAPIs.map { api in
-                    ClientConfigurationFiles.RESTAPIEntry(
-                        name: api.name,
-                        endpoint: URL(string: "http://\(host):\(port)/rest/\(api.name)")!,
-                        authorizationMode: api.routes.first?.authorization ?? .none
-                    )
-                }
+                files.restAPIs = restAPIs.map { ClientConfigurationFiles.RESTAPIEntry($0, graphQLEndpoint: endpoint) }
                 do {
                     try files.write(to: outputDirectory)
                 } catch {
@@ -133,7 +127,7 @@ struct Serve: AsyncParsableCommand {
                 }
                 print("GraphQL endpoint: \(endpoint.absoluteString)")
                 print("Real-time endpoint: ws://\(host):\(port)/graphql/realtime")
-                for api in restAPIs { print("REST API \(api.name): http://\(host):\(port)/rest/\(api.name)") }
+                for api in restAPIs { print("REST API \(api.name): \(api.endpoint(besides: endpoint).absoluteString)") }
                 if let key = apiKeys.first { print("API key: \(key.value)") }
                 print("Data: \(directory.path)")
                 print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")

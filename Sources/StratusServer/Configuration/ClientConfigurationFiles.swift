@@ -28,6 +28,15 @@ public struct ClientConfigurationFiles: Sendable {
             self.endpoint = endpoint
             self.authorizationMode = authorizationMode
         }
+
+        /// The entry of `api`, served beside the GraphQL endpoint `graphQLEndpoint`.
+        public init(_ api: RESTAPI, graphQLEndpoint: URL) {
+            self.init(
+                name: api.name,
+                endpoint: api.endpoint(besides: graphQLEndpoint),
+                authorizationMode: api.authorizationMode
+            )
+        }
     }
 
     public init(

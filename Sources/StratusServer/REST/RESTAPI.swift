@@ -24,6 +24,15 @@ public struct RESTAPI: Sendable {
         self.routes = routes
         self.cors = cors
     }
+
+    /// The mode clients configure for the API: its routes' (the first route's, when they differ).
+    public var authorizationMode: Identity.AuthorizationMode { routes.first?.authorization ?? .none }
+
+    /// Where a backend whose GraphQL endpoint is `graphQLEndpoint` serves the API:
+    /// `http://127.0.0.1:20002/rest/<name>` for `http://127.0.0.1:20002/graphql`.
+    public func endpoint(besides graphQLEndpoint: URL) -> URL {
+        graphQLEndpoint.deletingLastPathComponent().appending(path: "rest/\(name)")
+    }
 }
 
 /// A resource path and the methods a handler serves there.
