@@ -25,14 +25,14 @@ struct PageToken: Sendable, Hashable {
         object["s"] = startedAt.map(JSON.int)
         let payload = Data(JSON.object(object).text.utf8)
         let signature = HMAC<SHA256>.authenticationCode(for: payload, using: SymmetricKey(data: secret))
-        return Self.base64URL(payload) + "." + Self.base64URL(Data(signature))
+        return Base64URL.encode(payload) + "." + Base64URL.encode(Data(signature))
     }
 
     /// Reads a token, `nil` unless it is well formed, signed with `secret`, and made for `query`.
     init?(decoding token: String, secret: [UInt8], query: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Self.data(base64URL: parts[0]),
-            let signature = Self.data(base64URL: parts[1]),
+        guard parts.count == 2, let payload = Base64URL.decode(parts[0]),
+            let signature = Base64URL.decode(parts[1]),
             HMAC<SHA256>.isValidAuthenticationCode(
                 signature,
                 authenticating: payload,
@@ -58,18 +58,5 @@ struct PageToken: Sendable, Hashable {
     static func digest(field: String, arguments: JSON) -> String {
         let text = field + "\n" + arguments.text
         return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    private static func data(base64URL text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

@@ -308,19 +308,16 @@ enum ConnectionCredentials {
     /// Decodes base64 or base64url JSON leniently: line breaks ignored, padding optional, and a
     /// `+` a query decoder turned into a space restored.
     static func decode(_ text: String) -> JSONObject? {
-        var cleaned = String(
+        let cleaned = String(
             text.compactMap { character -> Character? in
                 switch character {
                 case "\n", "\r", "\t": return nil
                 case " ": return "+"
-                case "-": return "+"
-                case "_": return "/"
                 default: return character
                 }
             }
         )
-        while cleaned.count % 4 != 0 { cleaned += "=" }
-        guard let data = Data(base64Encoded: cleaned), let json = try? JSON(parsing: data) else { return nil }
+        guard let data = Base64URL.decode(cleaned), let json = try? JSON(parsing: data) else { return nil }
         return json.objectValue
     }
 }
