@@ -14,7 +14,7 @@ import Testing
             variables: [:],
             operationName: nil
         )
-        try connection.start(id: "1", request: request, identity: .apiKey)
+        try connection.start(id: "1", request: request, access: .all)
         let model = try #require(test.server.api.schema.models.first)
         for index in 0..<10 {
             let item = StoredItem(values: ["id": .string("p\(index)")], version: 1, deleted: nil, lastChangedAt: 0)

@@ -21,7 +21,8 @@ final class RealtimeConnection: Sendable {
 
     private struct ActiveSubscription {
         let request: SubscriptionRequest
-        let identity: Identity
+        /// What its caller may read, decided when it started.
+        let access: Authorization.Access
         /// When it started among the connection's subscriptions: `data` messages of one event
         /// follow this order.
         let order: Int
@@ -97,14 +98,14 @@ final class RealtimeConnection: Sendable {
     ///
     /// - Throws: ``RealtimeError`` when the connection holds the most subscriptions it may or
     ///   `id` is already running.
-    func start(id: String, request: SubscriptionRequest, identity: Identity) throws(RealtimeError) {
+    func start(id: String, request: SubscriptionRequest, access: Authorization.Access) throws(RealtimeError) {
         try state.withLock { state throws(RealtimeError) in
             guard state.subscriptions[id] == nil else { throw .duplicateID(id) }
             guard state.subscriptions.count < limits.maxSubscriptionsPerConnection else {
                 throw .maxSubscriptionsReached(limits.maxSubscriptionsPerConnection)
             }
             state.started += 1
-            state.subscriptions[id] = ActiveSubscription(request: request, identity: identity, order: state.started)
+            state.subscriptions[id] = ActiveSubscription(request: request, access: access, order: state.started)
             enqueue(.message(["id": .string(id), "type": "start_ack"]), in: &state)
         }
     }
@@ -124,11 +125,7 @@ final class RealtimeConnection: Sendable {
             var targets: [(order: Int, id: String, request: SubscriptionRequest)] = []
             for (id, subscription) in state.subscriptions
             where subscription.request.matches(event)
-                && SubscriptionAuthorization.mayRead(
-                    item: event.item.item,
-                    model: event.model,
-                    identity: subscription.identity
-                )
+                && SubscriptionAuthorization.mayRead(item: event.item.item, access: subscription.access)
             {
                 targets.append((subscription.order, id, subscription.request))
             }

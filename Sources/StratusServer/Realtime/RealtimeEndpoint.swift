@@ -170,8 +170,8 @@ struct RealtimeEndpoint: Sendable {
             variables: operation.variables,
             operationName: operation.operationName
         )
-        try SubscriptionAuthorization.authorize(request, identity: identity)
-        try connection.start(id: id, request: request, identity: identity)
+        let access = try SubscriptionAuthorization.authorize(request, identity: identity)
+        try connection.start(id: id, request: request, access: access)
     }
 
     // MARK: - Connection authorization

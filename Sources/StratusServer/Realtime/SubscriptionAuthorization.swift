@@ -5,14 +5,22 @@ import StratusCodegen
 enum SubscriptionAuthorization {
     /// Refuses a `start` the caller's rules do not allow, or whose owner argument names another
     /// user: `Unauthorized`, `Not Authorized to access onCreatePost on type Subscription`.
-    static func authorize(_ request: SubscriptionRequest, identity: Identity) throws(RealtimeError) {
+    ///
+    /// - Returns: what the subscription may read: every event, or those of the rows its rules
+    ///   admit. The model and the caller do not change while it runs, so this holds for each of
+    ///   its events.
+    static func authorize(
+        _ request: SubscriptionRequest,
+        identity: Identity
+    ) throws(RealtimeError) -> Authorization.Access {
         let unauthorized = RealtimeError(
             errorType: "Unauthorized",
             message: "Not Authorized to access \(request.fieldName) on type Subscription"
         )
-        switch Authorization.access(.listen, on: request.model, for: identity) {
+        let access = Authorization.access(.listen, on: request.model, for: identity)
+        switch access {
         case .all:
-            return
+            break
         case .denied:
             throw unauthorized
         case .rows(let rules):
@@ -21,12 +29,13 @@ enum SubscriptionAuthorization {
                 guard rule.values.contains(argument) else { throw unauthorized }
             }
         }
+        return access
     }
 
-    /// Whether `identity` may read `item` of `model`, so that an event about it reaches a
-    /// subscription of that identity: owner and dynamic group rules admit only the caller's rows.
-    static func mayRead(item: StoredItem, model: ModelType, identity: Identity) -> Bool {
-        switch Authorization.access(.listen, on: model, for: identity) {
+    /// Whether a subscription granted `access` may read `item`, so that an event about it
+    /// reaches the subscription: owner and dynamic group rules admit only the caller's rows.
+    static func mayRead(item: StoredItem, access: Authorization.Access) -> Bool {
+        switch access {
         case .all: return true
         case .denied: return false
         case .rows(let rules): return rules.contains { $0.admits(item.values) }
