@@ -123,33 +123,9 @@ public final class StratusServer: Sendable {
     ) async -> (response: GraphQLResponse, answeredDirectly: Bool) {
         let schema = executable.schema
         let document: Document
-        if let known = documents[query] {
-            document = known
-        } else {
-            do {
-                document = try parse(source: Source(body: query, name: "GraphQL request"))
-            } catch let error as GraphQLError {
-                return (
-                    GraphQLResponse(
-                        body: ResponseFormatter.requestFailure([(Self.syntaxMessage(error), error.locations)])
-                    ), false
-                )
-            } catch {
-                return (GraphQLResponse(body: ResponseFormatter.requestFailure([("Invalid Syntax", [])])), false)
-            }
-            let problems = validate(
-                schema: schema,
-                ast: document,
-                rules: specifiedRules + [RequestValidation.literalRule]
-            )
-            guard problems.isEmpty else {
-                return (
-                    GraphQLResponse(
-                        body: ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
-                    ), false
-                )
-            }
-            documents.insert(document, for: query)
+        switch self.document(of: query) {
+        case .success(let valid): document = valid
+        case .failure(let failure): return (GraphQLResponse(body: failure.body), false)
         }
 
         let operations = document.definitions.compactMap { $0 as? OperationDefinition }
@@ -201,7 +177,45 @@ public final class StratusServer: Sendable {
         return (GraphQLResponse(body: ResponseFormatter.body(result, document: document)), false)
     }
 
-    static func syntaxMessage(_ error: GraphQLError) -> String {
+    /// Why a request's document cannot run: the response body of its errors.
+    struct DocumentFailure: Error {
+        /// `{"data": null, "errors": [...]}` as the HTTP endpoint answers it.
+        let body: JSON
+        /// Whether the document does not parse (else it does not validate).
+        let isSyntaxError: Bool
+
+        /// The first error's message.
+        var message: String { body["errors"]?.arrayValue?.first?["message"]?.stringValue ?? "Invalid Syntax" }
+    }
+
+    /// The parsed and validated document of `query`, from ``DocumentCache`` when it was seen.
+    func document(of query: String) -> Result<Document, DocumentFailure> {
+        if let known = documents[query] { return .success(known) }
+        let document: Document
+        do {
+            document = try parse(source: Source(body: query, name: "GraphQL request"))
+        } catch let error as GraphQLError {
+            let body = ResponseFormatter.requestFailure([(Self.syntaxMessage(error), error.locations)])
+            return .failure(DocumentFailure(body: body, isSyntaxError: true))
+        } catch {
+            return .failure(
+                DocumentFailure(body: ResponseFormatter.requestFailure([("Invalid Syntax", [])]), isSyntaxError: true)
+            )
+        }
+        let problems = validate(
+            schema: executable.schema,
+            ast: document,
+            rules: specifiedRules + [RequestValidation.literalRule]
+        )
+        guard problems.isEmpty else {
+            let body = ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
+            return .failure(DocumentFailure(body: body, isSyntaxError: false))
+        }
+        documents.insert(document, for: query)
+        return .success(document)
+    }
+
+    private static func syntaxMessage(_ error: GraphQLError) -> String {
         var message = String(error.message.prefix { $0 != "\n" })
         if let range = message.range(of: #"^Syntax Error .*?\(\d+:\d+\) "#, options: .regularExpression) {
             message.removeSubrange(range)

@@ -16,8 +16,8 @@ struct SubscriptionRequest: Sendable {
     var equalityArguments: JSONObject = [:]
     /// The root field's name: `onCreatePost`.
     var fieldName = ""
-    /// The document, operation and variables: subscriptions with the same key get the same
-    /// payload for an event.
+    /// The document and operation: subscriptions with the same key select the same fields, so
+    /// they get the same payload for an event (variables only change which events match).
     var documentKey = ""
 
     /// Whether the event is one this subscription hears.
@@ -96,21 +96,14 @@ extension StratusServer {
     ) throws(RealtimeError) -> SubscriptionRequest {
         let graphQLSchema = executable.schema
         let document: Document
-        do {
-            document = try parse(source: Source(body: query, name: "GraphQL request"))
-        } catch {
-            let body = Self.syntaxFailureMessage(error)
-            throw RealtimeError(errorType: "InvalidSyntaxError", message: body)
-        }
-        let problems = validate(
-            schema: graphQLSchema,
-            ast: document,
-            rules: specifiedRules + [RequestValidation.literalRule]
-        )
-        if !problems.isEmpty {
-            let body = ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
-            let message = body["errors"]?.arrayValue?.first?["message"]?.stringValue ?? problems[0].message
-            throw RealtimeError(errorType: "ValidationError", message: message)
+        switch self.document(of: query) {
+        case .success(let valid):
+            document = valid
+        case .failure(let failure):
+            throw RealtimeError(
+                errorType: failure.isSyntaxError ? "InvalidSyntaxError" : "ValidationError",
+                message: failure.message
+            )
         }
         let operations = document.definitions.compactMap { $0 as? OperationDefinition }
         guard let operation = operations.first(where: { operationName == nil || $0.name?.value == operationName })
@@ -185,14 +178,8 @@ extension StratusServer {
             ),
             equalityArguments: equalityArguments,
             fieldName: field.name.value,
-            documentKey: query + "\u{0}" + (operationName ?? "") + "\u{0}" + JSON.object(variables).text
+            documentKey: query + "\u{0}" + (operationName ?? "")
         )
-    }
-
-    /// The message of a syntax error, worded as the HTTP endpoint words it.
-    private static func syntaxFailureMessage(_ error: any Error) -> String {
-        guard let error = error as? GraphQLError else { return "Invalid Syntax" }
-        return Self.syntaxMessage(error)
     }
 
     /// AppSync refuses `in` and `notIn` with more than five values in subscription filters.
