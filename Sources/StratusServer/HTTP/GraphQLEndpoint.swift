@@ -52,7 +52,9 @@ struct GraphQLEndpoint: Sendable {
                 }
             }
             let operation = try parse(request: request, body: body)
-            let identity = try await authorizer.identity(for: signedParts(of: request, body: body))
+            let identity = try await authorizer.identity(
+                for: RequestAuthorizer.SignedParts(request: request, body: body)
+            )
             let result = await execute(operation, identity: identity)
             return Self.response(status: 200, body: result)
         } catch let rejection as HTTPRejection {
@@ -94,19 +96,6 @@ struct GraphQLEndpoint: Sendable {
         }
         guard let operation = Operation(object) else { throw .unparsable }
         return operation
-    }
-
-    private func signedParts(of request: Request, body: Data) -> RequestAuthorizer.SignedParts {
-        var headers = SigV4Request.Headers()
-        if let authority = request.head.authority { headers.add(name: "host", value: authority) }
-        for field in request.headers { headers.add(name: field.name.canonicalName, value: field.value) }
-        return RequestAuthorizer.SignedParts(
-            method: request.method.rawValue,
-            path: request.uri.path,
-            query: request.uri.query,
-            headers: headers,
-            body: body
-        )
     }
 
     private func execute(_ operation: Operation, identity: Identity) async -> JSON {

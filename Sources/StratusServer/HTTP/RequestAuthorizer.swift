@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Foundation
+import Hummingbird
 
 /// Decides who sent a request, from its headers, as AppSync does.
 ///
@@ -36,6 +37,20 @@ struct RequestAuthorizer: Sendable {
             self.query = query
             self.headers = headers
             self.body = body
+        }
+
+        /// A request as it arrived: its headers, with `host` from its authority, and `body`.
+        init(request: Request, body: Data) {
+            var headers = SigV4Request.Headers()
+            if let authority = request.head.authority { headers.add(name: "host", value: authority) }
+            for field in request.headers { headers.add(name: field.name.canonicalName, value: field.value) }
+            self.init(
+                method: request.method.rawValue,
+                path: request.uri.path,
+                query: request.uri.query,
+                headers: headers,
+                body: body
+            )
         }
 
         /// A request described by a header object, as the real-time protocol sends one:

@@ -59,9 +59,10 @@ struct RESTEndpoint: Sendable {
         } catch {
             return RESTResponse(status: 413, message: "Request Too Long").response(cors: api.cors)
         }
-        let headers = Self.headers(of: request)
+        let signed = RequestAuthorizer.SignedParts(request: request, body: body)
+        let headers = signed.headers
         let identity: JSONObject
-        switch await authorize(route, request: request, headers: headers, body: body) {
+        switch await authorize(route, signed) {
         case .success(let value): identity = value
         case .failure(let refusal): return refusal.response(cors: api.cors)
         }
@@ -114,10 +115,9 @@ struct RESTEndpoint: Sendable {
 
     private func authorize(
         _ route: RESTRoute,
-        request: Request,
-        headers: SigV4Request.Headers,
-        body: Data
+        _ parts: RequestAuthorizer.SignedParts
     ) async -> Result<JSONObject, RESTResponse> {
+        let headers = parts.headers
         switch route.authorization {
         case .none:
             return .success([:])
@@ -128,13 +128,6 @@ struct RESTEndpoint: Sendable {
             guard let header = headers["authorization"], header.hasPrefix("AWS4-HMAC-SHA256") else {
                 return .failure(Self.missingToken)
             }
-            let parts = RequestAuthorizer.SignedParts(
-                method: request.method.rawValue,
-                path: request.uri.path,
-                query: request.uri.query,
-                headers: headers,
-                body: body
-            )
             do {
                 let identity = try authorizer.verifySignature(parts, service: "execute-api")
                 return .success(["accessKey": identity.claims["accessKeyId"] ?? .null])
@@ -152,13 +145,6 @@ struct RESTEndpoint: Sendable {
         case .lambda:
             return .failure(Self.unauthorized)
         }
-    }
-
-    private static func headers(of request: Request) -> SigV4Request.Headers {
-        var headers = SigV4Request.Headers()
-        if let authority = request.head.authority { headers.add(name: "host", value: authority) }
-        for field in request.headers { headers.add(name: field.name.canonicalName, value: field.value) }
-        return headers
     }
 
     // MARK: - The proxy integration
