@@ -60,30 +60,29 @@ struct PluginRealTimeAuthorizer: AppSyncRealTimeAuthorizer {
     let authorizer: RequestAuthorizer
 
     func connectionAuthorization(graphQLURL: URL) async throws -> [String: String] {
-        try await authorization(url: graphQLURL.appending(path: "connect"), body: "{}", host: Self.host(of: graphQLURL))
+        try await authorization(url: graphQLURL.appending(path: "connect"), body: "{}")
     }
 
     func startAuthorization(graphQLURL: URL, data: String) async throws -> [String: String] {
-        try await authorization(url: graphQLURL, body: data, host: Self.host(of: graphQLURL))
+        try await authorization(url: graphQLURL, body: data)
     }
 
-    private func authorization(url: URL, body: String, host: String) async throws -> [String: String] {
+    private func authorization(url: URL, body: String) async throws -> [String: String] {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = Data(body.utf8)
-        var object = ["host": host]
+        // The host SigV4 signs, so that the object's `host` and its signature agree.
+        var object = ["host": SigV4Request.hostHeaderValue(for: url)]
         switch authorizer.mode {
         case .awsIAM:
             request.setValue("application/json, text/javascript", forHTTPHeaderField: "accept")
             request.setValue("amz-1.0", forHTTPHeaderField: "content-encoding")
             request.setValue("application/json; charset=UTF-8", forHTTPHeaderField: "content-type")
-            request.setValue(host, forHTTPHeaderField: "host")
             let signed = try await authorizer.sign(request)
             for (name, value) in signed.allHTTPHeaderFields ?? [:] {
                 switch name.lowercased() {
                 case "authorization": object["Authorization"] = value
                 case "x-amz-security-token": object["X-Amz-Security-Token"] = value
-                case "host": object["host"] = value
                 default: object[name.lowercased()] = value
                 }
             }
@@ -98,11 +97,5 @@ struct PluginRealTimeAuthorizer: AppSyncRealTimeAuthorizer {
             break
         }
         return object
-    }
-
-    /// `host[:port]` of the GraphQL URL, as the auth objects name it.
-    static func host(of url: URL) -> String {
-        guard let host = url.host else { return "" }
-        return url.port.map { "\(host):\($0)" } ?? host
     }
 }

@@ -48,8 +48,12 @@ extension SigV4Request {
         )
     }
 
-    /// The `Host` value a client sends for `components`: lowercased, without user info, and
-    /// with the port only when it is not the scheme's default.
+    /// The `Host` value a client sends for `url`, as SigV4 signs it: lowercased, without user
+    /// info, and with the port only when it is not the scheme's default.
+    public static func hostHeaderValue(for url: URL) -> String {
+        URLComponents(url: url, resolvingAgainstBaseURL: false).map(hostHeaderValue) ?? ""
+    }
+
     private static func hostHeaderValue(_ components: URLComponents) -> String {
         var host = (components.percentEncodedHost ?? "").lowercased()
         if host.hasPrefix("["), host.hasSuffix("]") {
