@@ -40,8 +40,7 @@ extension AWSAPIPlugin {
                     case .connection(let state):
                         sequence.send(.connection(state))
                     case .data(let payload):
-                        let body = (try? Self.encode(payload)) ?? Data()
-                        sequence.send(.data(GraphQLResponseDecoder().decode(body, for: request)))
+                        sequence.send(.data(GraphQLResponseDecoder().decode(payload, for: request)))
                     }
                 }
                 sequence.finish()

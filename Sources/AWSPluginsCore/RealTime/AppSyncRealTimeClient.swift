@@ -350,7 +350,7 @@ public actor AppSyncRealTimeClient {
             ]
         }
         return errors.map { error in
-            (try? error.decode(as: GraphQLError.self))
+            (try? GraphQLResponseDecoder.errors(from: .array([error])).first)
                 ?? GraphQLError(message: error["message"]?.stringValue ?? "\(error)")
         }
     }

@@ -10,8 +10,26 @@ public struct GraphQLResponseDecoder: Sendable {
 
     /// Decodes `body` for `request`.
     public func decode<R: Decodable>(_ body: Data, for request: GraphQLRequest<R>) -> GraphQLResponse<R> {
-        let raw = String(decoding: body, as: UTF8.self)
-        guard let json = try? JSONDecoder().decode(JSONValue.self, from: body), case .object(let object) = json else {
+        guard let json = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+            return .failure(
+                .transformationError(
+                    String(decoding: body, as: UTF8.self),
+                    .operationError("The response is not a JSON object.", "Check that the endpoint is a GraphQL API.")
+                )
+            )
+        }
+        return decode(json, for: request)
+    }
+
+    /// Decodes a body already read as JSON, such as a real-time `data` message's payload.
+    public func decode<R: Decodable>(_ json: JSONValue, for request: GraphQLRequest<R>) -> GraphQLResponse<R> {
+        // The body as text, for the errors that carry it.
+        var raw: String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return String(decoding: (try? encoder.encode(json)) ?? Data(), as: UTF8.self)
+        }
+        guard case .object(let object) = json else {
             return .failure(
                 .transformationError(
                     raw,
@@ -70,7 +88,9 @@ public struct GraphQLResponseDecoder: Sendable {
         return try selected.decode(as: R.self)
     }
 
-    static func errors(from value: JSONValue?) throws -> [GraphQLError] {
+    /// The `errors` of a response: AppSync's top-level `errorType`, `errorInfo`, `data` and any
+    /// other unknown members moved into `extensions`.
+    public static func errors(from value: JSONValue?) throws -> [GraphQLError] {
         guard let value, case .array(let entries) = value else { return [] }
         return try entries.map { entry in
             var error = try entry.decode(as: GraphQLError.self)
