@@ -102,14 +102,13 @@ public actor AppSyncRealTimeClient {
         var failures = 0
         while !subscriptions.isEmpty, !Task.isCancelled {
             let wasAcknowledged = await connectOnce()
-            let hadSubscriptions = !subscriptions.isEmpty
             markDisconnected()
             if let fatalError {
                 finishAll(throwing: fatalError)
                 self.fatalError = nil
                 break
             }
-            guard hadSubscriptions, !subscriptions.isEmpty, !closeRequested else { break }
+            guard !subscriptions.isEmpty, !closeRequested else { break }
             failures = wasAcknowledged ? 1 : failures + 1
             let delay = configuration.delay(beforeAttempt: failures, random: Double.random(in: 0...1))
             logger.debug("reconnecting in \(delay)")
