@@ -177,6 +177,15 @@ public final class StratusServer: Sendable {
         return (GraphQLResponse(body: ResponseFormatter.body(result, document: document)), false)
     }
 
+    /// The kind of the operation a request runs: the one named `operationName`, or the first;
+    /// `nil` when the document does not parse or validate, or has no such operation (running it
+    /// then answers the error).
+    func operationType(of query: String, operationName: String?) -> OperationType? {
+        guard case .success(let document) = document(of: query) else { return nil }
+        return document.definitions.lazy.compactMap { $0 as? OperationDefinition }
+            .first { operationName == nil || $0.name?.value == operationName }?.operation
+    }
+
     /// Why a request's document cannot run: the response body of its errors.
     struct DocumentFailure: Error {
         /// `{"data": null, "errors": [...]}` as the HTTP endpoint answers it.

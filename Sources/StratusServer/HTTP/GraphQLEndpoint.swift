@@ -52,13 +52,20 @@ struct GraphQLEndpoint: Sendable {
                 }
             }
             let operation = try parse(request: request, body: body)
+            if request.method == .get,
+                server.operationType(of: operation.query, operationName: operation.operationName) == .mutation
+            {
+                throw HTTPRejection.mutationOverGET
+            }
             let identity = try await authorizer.identity(
                 for: RequestAuthorizer.SignedParts(request: request, body: body)
             )
             let result = await execute(operation, identity: identity)
             return Self.response(status: 200, body: result)
         } catch let rejection as HTTPRejection {
-            return Self.response(status: rejection.status, body: rejection.body)
+            var response = Self.response(status: rejection.status, body: rejection.body)
+            if rejection == .mutationOverGET { response.headers[.allow] = "POST" }
+            return response
         } catch {
             log("Internal failure answering \(request.method) \(request.uri.path): \(error)")
             return Self.response(
@@ -78,14 +85,15 @@ struct GraphQLEndpoint: Sendable {
     private func parse(request: Request, body: Data) throws(HTTPRejection) -> Operation {
         let object: JSONObject
         if request.method == .get {
-            let parameters = request.uri.queryParameters
-            guard let query = parameters["query"].map(String.init), !query.isEmpty else { throw .unparsable }
+            guard let parameters = FormEncoding.parameters(request.uri.query ?? ""),
+                let query = parameters["query"], !query.isEmpty
+            else { throw .unparsable }
             var members: [(String, JSON)] = [("query", .string(query))]
-            if let text = parameters["variables"].map(String.init) {
+            if let text = parameters["variables"] {
                 guard let variables = try? JSON(parsing: text), variables.objectValue != nil else { throw .unparsable }
                 members.append(("variables", variables))
             }
-            if let name = parameters["operationName"].map(String.init) {
+            if let name = parameters["operationName"] {
                 members.append(("operationName", .string(name)))
             }
             object = JSONObject(members)
@@ -138,10 +146,33 @@ struct GraphQLEndpoint: Sendable {
     }
 
     static func response(status: Int, body: JSON) -> Response {
-        Response(
+        var headers = corsHeaders
+        headers[.contentType] = "application/json"
+        return Response(
             status: HTTPResponse.Status(code: status),
-            headers: [.contentType: "application/json"],
+            headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(data: body.data))
         )
+    }
+
+    // MARK: - CORS
+
+    /// The CORS headers of every answer, as AppSync sends them: any origin may read it.
+    static let corsHeaders: HTTPFields = [
+        .accessControlAllowOrigin: "*",
+        .accessControlExposeHeaders:
+            "x-amzn-RequestId,x-amzn-ErrorType,x-amz-user-agent,x-amzn-ErrorMessage,Date,x-amz-schema-version",
+    ]
+
+    /// The answer to a CORS preflight (`OPTIONS /graphql`): `200`, no body, the methods and the
+    /// headers AppSync's clients send (API key, SigV4, JWT), cacheable for two days as AppSync
+    /// answers it.
+    static func preflight() -> Response {
+        var headers = corsHeaders
+        headers[.accessControlAllowMethods] = "GET,POST,OPTIONS"
+        headers[.accessControlAllowHeaders] =
+            "Content-Type,X-Amz-Date,Authorization,X-Api-Key,X-Amz-Security-Token,X-Amz-Content-Sha256,X-Amz-User-Agent"
+        headers[.accessControlMaxAge] = "172800"
+        return Response(status: .ok, headers: headers)
     }
 }

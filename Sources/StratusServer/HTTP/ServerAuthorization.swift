@@ -110,6 +110,12 @@ struct HTTPRejection: Error, Sendable, Hashable {
         errorType: "MalformedHttpRequestException",
         message: "Unable to parse GraphQL query."
     )
+    /// A mutation in a `GET` request: a link or a prefetch must not write.
+    static let mutationOverGET = HTTPRejection(
+        status: 405,
+        errorType: "MalformedHttpRequestException",
+        message: "Mutations cannot be sent with GET, which must not change data. Send the mutation with POST."
+    )
     static let noAuthorization = HTTPRejection(
         status: 401,
         errorType: "UnauthorizedException",

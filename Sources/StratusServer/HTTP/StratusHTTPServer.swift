@@ -63,6 +63,7 @@ public struct StratusHTTPServer: Sendable {
         let router = Router()
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }
+        router.on("graphql", method: .options) { _, _ in GraphQLEndpoint.preflight() }
         if !restAPIs.isEmpty {
             let rest = RESTEndpoint(
                 apis: restAPIs,
