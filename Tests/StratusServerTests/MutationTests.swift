@@ -46,6 +46,24 @@ import Testing
         )
     }
 
+    @Test func anEmptyIdIsRefusedAsDynamoDBRefusesAnEmptyKey() async throws {
+        let server = try TestServer(postSchema)
+        let refused =
+            #""errorType":"DynamoDB:DynamoDbException","errorInfo":null,"#
+            + #""locations":[{"line":1,"column":12,"sourceName":null}],"#
+            + #""message":"One or more parameter values are not valid. The AttributeValue for a key attribute "#
+            + #"cannot contain an empty string value. Key: id (Service: DynamoDb, Status Code: 400)"}]}"#
+        #expect(
+            await server.run(#"mutation { createPost(input: {id: "", title: "T", rating: 1, status: DRAFT}) { id } }"#)
+                == #"{"data":{"createPost":null},"errors":[{"path":["createPost"],"data":null,"# + refused
+        )
+        #expect(
+            await server.run(#"mutation { updatePost(input: {id: "", title: "T"}) { id } }"#)
+                == #"{"data":{"updatePost":null},"errors":[{"path":["updatePost"],"data":null,"# + refused
+        )
+        #expect(await server.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[]}}}"#)
+    }
+
     @Test func getOfAnUnknownIdIsNullWithoutError() async throws {
         let server = try TestServer(postSchema)
         #expect(await server.run(#"{ getPost(id: "nope") { id } }"#) == #"{"data":{"getPost":null}}"#)

@@ -109,6 +109,36 @@ import Testing
         )
     }
 
+    @Test(arguments: [0, -1])
+    func aLimitBelowOneIsRefusedAsDynamoDBRefusesIt(limit: Int) async throws {
+        let server = try await Self.blog()
+        let message =
+            "1 validation error detected: Value '\(limit)' at 'limit' failed to satisfy constraint: "
+            + "Member must have value greater than or equal to 1 (Service: DynamoDb, Status Code: 400)"
+        let queries = [
+            ("listPosts", "{ listPosts(limit: \(limit)) { items { id } } }", 3),
+            ("syncPosts", "{ syncPosts(limit: \(limit)) { items { id } } }", 3),
+            ("postsByBlog", #"{ postsByBlog(blogID: "b1", limit: \#(limit)) { items { id } } }"#, 3),
+            ("getBlog", #"{ getBlog(id: "b1") { posts(limit: \#(limit)) { items { id } } } }"#, 23),
+        ]
+        for (field, query, column) in queries {
+            let path = field == "getBlog" ? #"["getBlog","posts"]"# : #"["\#(field)"]"#
+            let data = field == "getBlog" ? #"{"getBlog":{"posts":null}}"# : #"{"\#(field)":null}"#
+            #expect(
+                await server.run(query)
+                    == #"{"data":\#(data),"errors":[{"path":\#(path),"data":null,"#
+                    + #""errorType":"DynamoDB:DynamoDbException","errorInfo":null,"#
+                    + #""locations":[{"line":1,"column":\#(column),"sourceName":null}],"message":"\#(message)"}]}"#,
+                "\(query)"
+            )
+        }
+        // The same limit in a variable.
+        #expect(
+            await server.json(Self.listQuery, ["limit": .int(limit)])["errors"]?[0]?["message"]
+                == .string(message)
+        )
+    }
+
     @Test func aHundredAndOneItemsMakeTwoDefaultPages() async throws {
         let server = try await Self.posts(101)
         let first = try Self.page(await server.json("{ listPosts { items { id } nextToken } }"), "listPosts")

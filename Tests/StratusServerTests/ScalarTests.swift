@@ -109,6 +109,25 @@ import Testing
         )
     }
 
+    @Test func aWSJSONGivenAsAnObjectSaysToSendJSONText() async throws {
+        let server = try TestServer(Self.schema)
+        let hint =
+            #"Unable to parse `{\"a\":[1]}` as valid JSON. AWSJSON takes a JSON-encoded string: "#
+            + #"send \"{\\\"a\\\":[1]}\" instead."#
+        #expect(
+            await server.run(Self.create, ["input": ["id": "e1", "data": ["a": [1]]]])
+                == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":12,"sourceName":null}],"#
+                + #""message":"Variable 'data' has an invalid value. \#(hint)"}]}"#
+        )
+        #expect(
+            await server.run(#"mutation { createEvent(input: {id: "e1", data: {a: [1]}}) { id } }"#)
+                == #"{"data":{"createEvent":null},"errors":[{"path":["createEvent"],"data":null,"#
+                + #""errorType":"ValidationException","errorInfo":null,"#
+                + #""locations":[{"line":1,"column":12,"sourceName":null}],"message":"\#(hint)"}]}"#
+        )
+        #expect(await server.run("{ listEvents { items { id } } }") == #"{"data":{"listEvents":{"items":[]}}}"#)
+    }
+
     @Test func aWSJSONIsReturnedAsCompactJSONText() async throws {
         let server = try TestServer(Self.schema)
         _ = await server.run(Self.create, ["input": ["id": "e1", "data": #"{ "b" : [1, 2.5, "x"] , "a": null }"#]])

@@ -24,7 +24,12 @@ enum AWSScalarValidation {
         case .awsEmail:
             return text.map(isEmail) == true ? nil : "Unable to parse `\(shown)` as a valid email address."
         case .awsJSON:
-            if let text, (try? JSON(parsing: text)) != nil { return nil }
+            guard let text else {
+                // An object, list, number or Boolean given as itself rather than as JSON text.
+                return "Unable to parse `\(shown)` as valid JSON. AWSJSON takes a JSON-encoded string: "
+                    + "send \(JSON.string(shown).text) instead."
+            }
+            if (try? JSON(parsing: text)) != nil { return nil }
             return "Unable to parse `\(shown)` as valid JSON."
         case .awsPhone:
             return text.map(isPhone) == true ? nil : "Unable to parse `\(shown)` as a valid phone number."

@@ -30,7 +30,7 @@ extension ModelResolver {
             try PredicateParser(model: model, schema: schema).parse(arguments["filter"]),
             restriction
         )
-        let limit = pageSize(arguments["limit"])
+        let limit = try pageSize(arguments["limit"])
         let lastSync = arguments["lastSync"]?.intValue
         let readsJournal: Bool
         if let token {

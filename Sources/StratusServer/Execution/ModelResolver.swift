@@ -23,9 +23,19 @@ struct ModelResolver: Sendable {
         Timestamp.milliseconds(clock())
     }
 
-    /// The page size for a `limit` argument.
-    func pageSize(_ limit: JSON?) -> Int {
-        min(max(limit?.intValue ?? configuration.defaultPageSize, 1), max(configuration.maximumPageSize, 1))
+    /// The page size for a `limit` argument: the default page size without one, at most the
+    /// maximum page size.
+    ///
+    /// - Throws: ``ResolverError`` for a limit below 1, with DynamoDB's message.
+    func pageSize(_ limit: JSON?) throws(ResolverError) -> Int {
+        guard let limit = limit?.intValue else { return max(configuration.defaultPageSize, 1) }
+        guard limit >= 1 else {
+            throw ResolverError.dynamoDBValidation(
+                "1 validation error detected: Value '\(limit)' at 'limit' failed to satisfy constraint: "
+                    + "Member must have value greater than or equal to 1"
+            )
+        }
+        return min(limit, max(configuration.maximumPageSize, 1))
     }
 
     func milliseconds(_ duration: Duration) -> Int {
@@ -39,6 +49,13 @@ struct ModelResolver: Sendable {
         for name in model.primaryKey {
             guard let value = arguments[name], !value.isNull, let field = model.field(named: name) else {
                 throw ResolverError.invalidInput("The key field '\(name)' of \(model.name) is missing.")
+            }
+            // DynamoDB refuses an empty string in its partition and sort key attributes.
+            if value.stringValue?.isEmpty == true, model.primaryKey.count <= 2 || name == model.primaryKey[0] {
+                throw ResolverError.dynamoDBValidation(
+                    "One or more parameter values are not valid. The AttributeValue for a key attribute cannot "
+                        + "contain an empty string value. Key: \(name)"
+                )
             }
             key.append(try storedValue(value, type: field.type, in: schema))
         }
@@ -135,7 +152,7 @@ struct ModelResolver: Sendable {
             order: order,
             descending: arguments["sortDirection"]?.stringValue == "DESC",
             after: after,
-            limit: pageSize(arguments["limit"]),
+            limit: try pageSize(arguments["limit"]),
             now: now()
         )
         let page = try await store.fetchPage(query)

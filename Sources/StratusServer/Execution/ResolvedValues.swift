@@ -66,7 +66,9 @@ func storedValue(_ value: JSON, type: FieldType, in schema: AnnotatedSchema) thr
     switch type.kind {
     case .scalar(.awsJSON):
         guard let text = value.stringValue, let parsed = try? JSON(parsing: text) else {
-            throw ResolverError.invalidInput("Unable to parse \(value.text) as valid JSON.")
+            throw ResolverError.invalidInput(
+                AWSScalarValidation.problem(with: value, as: .awsJSON) ?? "Unable to parse \(value.text) as valid JSON."
+            )
         }
         return parsed
     case .scalar(.float):

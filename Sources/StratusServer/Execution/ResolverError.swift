@@ -34,6 +34,15 @@ struct ResolverError: Error, Sendable, CustomStringConvertible {
         ResolverError(errorType: "ValidationException", message: message)
     }
 
+    /// A request DynamoDB refuses as invalid, in its words: an empty key value, a `limit` out of
+    /// range.
+    static func dynamoDBValidation(_ message: String) -> ResolverError {
+        ResolverError(
+            errorType: "DynamoDB:DynamoDbException",
+            message: message + " (Service: DynamoDb, Status Code: 400)"
+        )
+    }
+
     /// A failure of the server itself, reported without its internals.
     static let internalFailure = ResolverError(
         errorType: "InternalFailure",
