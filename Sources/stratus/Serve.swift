@@ -65,7 +65,15 @@ struct Serve: AsyncParsableCommand {
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
-        if reset { try? FileManager.default.removeItem(at: directory) }
+        // Checked first, so that a server that cannot listen leaves nothing behind.
+        if PortCheck.isInUse(host: host, port: port) { throw Self.portInUse(host: host, port: port) }
+        if reset {
+            do {
+                try StratusServer.deleteData(in: directory)
+            } catch {
+                throw CommandFailure("Cannot reset the data directory '\(directory.path)': \(error)")
+            }
+        }
 
         let apiKeys = try settings.apiKeys(defaultIn: directory)
         let configDirectory = config.map { URL(filePath: $0).deletingLastPathComponent() } ?? URL(filePath: ".")
@@ -136,13 +144,17 @@ struct Serve: AsyncParsableCommand {
         } catch {
             let text = "\(error)"
             if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
-                throw CommandFailure(
-                    "Port \(port) on \(host) is in use. Stop the other server or pass --port with a free port (0 picks one)."
-                )
+                throw Self.portInUse(host: host, port: port)
             }
             throw error
         }
         try server.close()
         print("Stopped. The data stays in \(directory.path).")
+    }
+
+    private static func portInUse(host: String, port: Int) -> CommandFailure {
+        CommandFailure(
+            "Port \(port) on \(host) is in use. Stop the other server or pass --port with a free port (0 picks one)."
+        )
     }
 }

@@ -311,6 +311,8 @@ import Testing
                 == "Error: Port \(first.port) on 127.0.0.1 is in use. Stop the other server or pass --port with a "
                 + "free port (0 picks one).\n"
         )
+        // Nothing was created for a server that could not listen.
+        #expect(!FileManager.default.fileExists(atPath: directory.path("second")))
         first.process.stop()
     }
 

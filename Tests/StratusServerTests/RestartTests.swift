@@ -56,6 +56,41 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: directory.appending(path: "stratus.sqlite").path))
     }
 
+    @Test func aSecondServerOnADirectoryInUseIsRefusedUntilTheFirstCloses() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try TestServer(postSchema, directory: directory)
+        _ = await first.run(#"mutation { createPost(input: {id: "p1", title: "T", rating: 1, status: DRAFT}) { id } }"#)
+        let inUse =
+            "The data directory '\(directory.path)' is in use by another server (process \(getpid())). "
+            + "Stop that server, or use another data directory."
+        let error = try #require(throws: ServerError.self) { _ = try TestServer(postSchema, directory: directory) }
+        #expect(error.description == inUse)
+        let deletion = try #require(throws: ServerError.self) { try StratusServer.deleteData(in: directory) }
+        #expect(deletion.description == inUse)
+        #expect(await first.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[{"id":"p1"}]}}}"#)
+        try first.server.close()
+        let second = try TestServer(postSchema, directory: directory)
+        #expect(
+            await second.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[{"id":"p1"}]}}}"#
+        )
+        try second.server.close()
+        try StratusServer.deleteData(in: directory)
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+
+    @Test func theLockFileOfAServerThatDiedDoesNotBlock() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lockFile = directory.appending(path: "stratus.lock")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // What a server that crashed leaves: its process id, and no lock, which died with it.
+        try Data("2147483646\n".utf8).write(to: lockFile)
+        let server = try TestServer(postSchema, directory: directory)
+        #expect(try String(contentsOf: lockFile, encoding: .utf8) == "\(getpid())\n")
+        #expect(await server.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[]}}}"#)
+    }
+
     @Test func aFieldAddedToTheSchemaGetsAColumn() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -17,6 +17,8 @@ final class SQLiteItemStore: ItemStore {
     static let metaTable = "_stratus_meta"
 
     private let pool: DatabasePool
+    /// Held while the store is open, so that a second server cannot open the same directory.
+    private let lock: DataDirectoryLock
     private let layouts: [String: TableLayout]
     private let secret: [UInt8]
     /// When expired tombstones and journal entries were last removed, in epoch milliseconds.
@@ -28,11 +30,17 @@ final class SQLiteItemStore: ItemStore {
     /// Opens (creating if needed) the database in `directory` for `schema`, migrating it in place
     /// when the schema changed additively since it was last opened.
     ///
-    /// - Throws: ``StorageError`` when the directory or the database cannot be opened, or when the
-    ///   schema changed in ways that would lose stored data (then the database is left as it was).
+    /// - Throws: ``StorageError`` when the directory or the database cannot be opened, when
+    ///   another server has the directory open, or when the schema changed in ways that would lose
+    ///   stored data (then the database is left as it was).
     init(directory: URL, schema: AnnotatedSchema) throws(StorageError) {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StorageError.database(error)
+        }
+        lock = try DataDirectoryLock(directory: directory)
+        do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             pool = try DatabasePool(
@@ -84,6 +92,7 @@ final class SQLiteItemStore: ItemStore {
 
     /// Closes the database; the store answers nothing afterwards.
     func close() throws(StorageError) {
+        defer { lock.release() }
         do {
             try pool.close()
         } catch {

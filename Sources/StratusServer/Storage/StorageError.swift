@@ -8,6 +8,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         case corrupt(String)
         case database(String)
         case incompatibleSchema([SchemaChange])
+        case inUse(directory: String, processID: Int32?)
     }
 
     let reason: Reason
@@ -35,6 +36,10 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
             return "The data directory holds data that the schema's changes would lose or invalidate:\n"
                 + changes.map { "  - \($0)\n" }.joined()
                 + "Undo these changes, or start with an empty data directory (which deletes the stored data)."
+        case .inUse(let directory, let processID):
+            let holder = processID.map { "process \($0)" } ?? "another process"
+            return "The data directory '\(directory)' is in use by another server (\(holder)). "
+                + "Stop that server, or use another data directory."
         }
     }
 
@@ -45,6 +50,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     static func corrupt(_ detail: String) -> StorageError { StorageError(reason: .corrupt(detail)) }
     static func incompatibleSchema(_ changes: [SchemaChange]) -> StorageError {
         StorageError(reason: .incompatibleSchema(changes))
+    }
+    static func inUse(directory: String, processID: Int32?) -> StorageError {
+        StorageError(reason: .inUse(directory: directory, processID: processID))
     }
     static func database(_ error: any Error) -> StorageError {
         if let error = error as? StorageError { return error }
