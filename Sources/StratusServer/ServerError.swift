@@ -2,6 +2,7 @@
 public struct ServerError: Error, Sendable, CustomStringConvertible {
     enum Reason: Sendable {
         case invalidAPI(String)
+        case invalidDefault(String)
         case storage(StorageError)
     }
 
@@ -20,11 +21,14 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case .invalidAPI(let detail):
             return "The API derived from the schema is not valid GraphQL (\(detail)). "
                 + "Check that the schema declares at least one query, and report the schema if it does."
+        case .invalidDefault(let detail):
+            return detail
         case .storage(let error):
             return error.description
         }
     }
 
     static func invalidAPI(_ detail: String) -> ServerError { ServerError(reason: .invalidAPI(detail)) }
+    static func invalidDefault(_ detail: String) -> ServerError { ServerError(reason: .invalidDefault(detail)) }
     static func storage(_ error: StorageError) -> ServerError { ServerError(reason: .storage(error)) }
 }

@@ -45,9 +45,10 @@ public final class StratusServer: Sendable {
     /// A directory written for an earlier version of the schema migrates in place when the
     /// changes are additive (see ``SchemaChange``), keeping its items, tombstones and journal.
     ///
-    /// - Throws: ``ServerError`` when the directory cannot be opened, when the schema changed in
-    ///   ways that would lose stored data (``ServerError/refusedSchemaChanges`` lists them; the
-    ///   directory is left untouched), or when the API is not valid.
+    /// - Throws: ``ServerError`` when the directory cannot be opened or another server has it
+    ///   open, when the schema changed in ways that would lose stored data
+    ///   (``ServerError/refusedSchemaChanges`` lists them; the directory is left untouched), when
+    ///   a `@default` value is not a value of its field's type, or when the API is not valid.
     public init(
         schema: AnnotatedSchema,
         configuration: ServerConfiguration = ServerConfiguration(),
@@ -57,6 +58,11 @@ public final class StratusServer: Sendable {
     ) throws(ServerError) {
         api = ServerAPI(schema: schema, configuration: configuration)
         self.dataDirectory = dataDirectory
+        do throws(DefaultValue.Invalid) {
+            try DefaultValue.check(schema)
+        } catch {
+            throw ServerError.invalidDefault(error.description)
+        }
         do {
             store = try SQLiteItemStore(directory: dataDirectory, schema: schema)
         } catch {

@@ -41,4 +41,27 @@ import Testing
             String(describing: error).contains("Check that the schema declares at least one query")
         }
     }
+
+    @Test(
+        arguments: [
+            (#"rating: Int @default(value: "three")"#, "'three' of 'Post.rating' is not a valid Int"),
+            (#"ready: Boolean @default(value: "yes")"#, "'yes' of 'Post.ready' is not a valid Boolean"),
+            (#"data: AWSJSON @default(value: "{a")"#, "'{a' of 'Post.data' is not a valid AWSJSON"),
+            (#"status: Status @default(value: "GONE")"#, "'GONE' of 'Post.status' is not a valid Status"),
+            (#"site: AWSURL @default(value: "home")"#, "'home' of 'Post.site' is not a valid AWSURL"),
+        ]
+    )
+    func aDefaultThatIsNotAValueOfItsTypeCannotStart(field: String, problem: String) throws {
+        let schema = try SchemaParser().parse("type Post @model { id: ID! \(field) } enum Status { DRAFT }")
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let error = try #require(throws: ServerError.self) {
+            try StratusServer(schema: schema, dataDirectory: directory)
+        }
+        #expect(
+            error.description
+                == "The @default value \(problem). Give @default a value of the field's type, or remove it."
+        )
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
 }

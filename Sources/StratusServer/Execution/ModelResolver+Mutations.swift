@@ -47,8 +47,8 @@ extension ModelResolver {
             if let value = input[field.name] {
                 let stored = try storedValue(value, type: field.type, in: schema)
                 if !stored.isNull { values[field.name] = stored }
-            } else if let text = field.defaultValue {
-                values[field.name] = Self.defaultValue(text, type: field.type)
+            } else if let value = try DefaultValue.of(field, in: model.name, schema: schema) {
+                values[field.name] = value
             }
         }
         if case .rows(let rules) = request.access {
@@ -276,16 +276,5 @@ extension ModelResolver {
             result[name] = value.isNull ? nil : value
         }
         return result
-    }
-
-    /// The value of `@default(value:)` for a field of `type`.
-    static func defaultValue(_ text: String, type: FieldType) -> JSON {
-        switch type.kind {
-        case .scalar(.int), .scalar(.awsTimestamp): return Int(text).map(JSON.int) ?? .string(text)
-        case .scalar(.float): return Double(text).map(JSON.double) ?? .string(text)
-        case .scalar(.boolean): return .bool(text == "true")
-        case .scalar(.awsJSON): return (try? JSON(parsing: text)) ?? .string(text)
-        default: return .string(text)
-        }
     }
 }

@@ -220,8 +220,9 @@ final class SQLiteItemStore: ItemStore {
                         }
                     // Existing items take the field's @default, if it has one.
                     var defaultClause = ""
-                    if let field = layout.model.field(named: column.name), let text = field.defaultValue {
-                        let value = ModelResolver.defaultValue(text, type: field.type)
+                    if let field = layout.model.field(named: column.name),
+                        let value = try DefaultValue.of(field, in: layout.model.name, schema: schema)
+                    {
                         defaultClause =
                             " DEFAULT " + TableLayout.databaseValue(value, storage: column.storage).sqlLiteral
                     }
