@@ -13,9 +13,8 @@ struct SQLFragment: Sendable {
 
 /// Compiles an ``ItemPredicate`` into SQL over a model's columns, every value a bound argument.
 ///
-/// The same predicate compiles over a table (`columnExpression` quotes the column name) or over
-/// the delta journal (`json_extract` of the stored item), which hold values alike: booleans as 0
-/// or 1, lists and embedded values as JSON text.
+/// Columns hold booleans as 0 or 1, lists and embedded values as JSON text. The delta journal is
+/// filtered in memory instead (``ItemPredicate/evaluate(_:)``), with the same semantics.
 struct SQLPredicateCompiler {
     let layout: TableLayout
     /// The SQL expression of a column's value.
@@ -26,17 +25,6 @@ struct SQLPredicateCompiler {
     /// A compiler over the layout's own table.
     static func table(_ layout: TableLayout) -> SQLPredicateCompiler {
         SQLPredicateCompiler(layout: layout, columnExpression: { $0.quotedName }, jsonExpression: { $0.quotedName })
-    }
-
-    /// A compiler over JSON items in the column `itemColumn`.
-    static func journal(_ layout: TableLayout, itemColumn: String) -> SQLPredicateCompiler {
-        let item = itemColumn.quotedSQLIdentifier
-        return SQLPredicateCompiler(
-            layout: layout,
-            columnExpression: { "json_extract(\(item), '$.\"\($0.name)\"')" },
-            // Absent values are SQL NULL, as in tables: the journal stores no JSON null.
-            jsonExpression: { "NULLIF(json_quote(json_extract(\(item), '$.\"\($0.name)\"')), 'null')" }
-        )
     }
 
     func compile(_ predicate: ItemPredicate) throws(StorageError) -> SQLFragment {
@@ -91,8 +79,9 @@ struct SQLPredicateCompiler {
         case .between(let low, let high):
             return SQLFragment("\(expression) BETWEEN ? AND ?", [bind(low), bind(high)])
         case .beginsWith(let prefix):
+            // Compared as bytes: SQLite's `length` of text stops at a NUL character.
             return SQLFragment(
-                "substr(\(expression), 1, length(?)) = ?",
+                "substr(CAST(\(expression) AS BLOB), 1, length(CAST(? AS BLOB))) = CAST(? AS BLOB)",
                 [prefix.databaseValue, prefix.databaseValue]
             )
         case .contains(let value):

@@ -275,7 +275,7 @@ final class SQLiteItemStore: ItemStore {
         let layout = try layout(model)
         let (sql, arguments) = Self.selectByKey(layout, key: key, now: now)
         return try await read { db in
-            try Row.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)).map(layout.item(from:))
+            try db.exactRows(sql, arguments).first.map(layout.item(from:))
         }
     }
 
@@ -318,16 +318,16 @@ final class SQLiteItemStore: ItemStore {
         sql += " ORDER BY " + orderColumns.map { "\($0) \(direction)" }.joined(separator: ", ") + " LIMIT ?"
         arguments.append((query.limit + 1).databaseValue)
         let statement = sql
-        let statementArguments = StatementArguments(arguments)
+        let statementArguments = arguments
         let matchIndex = layout.columns.count
         return try await read { db in
-            let rows = try Row.fetchAll(db, sql: statement, arguments: statementArguments)
+            let rows = try db.exactRows(statement, statementArguments)
             var items: [StoredItem] = []
             var lastItem: StoredItem?
             for row in rows.prefix(query.limit) {
                 let item = try layout.item(from: row)
                 lastItem = item
-                if row[matchIndex] as Int == 1 { items.append(item) }
+                if row[matchIndex] == 1.databaseValue { items.append(item) }
             }
             let lastKey =
                 rows.count > query.limit ? lastItem.map { item in query.order.map { item.values[$0] ?? .null } } : nil
@@ -335,14 +335,19 @@ final class SQLiteItemStore: ItemStore {
         }
     }
 
+    /// The changes since `query.since`, filtered in memory: SQLite's JSON functions read a
+    /// string of a journal entry only up to a `\u0000`, so in SQL a filter on such a string
+    /// would compare a shortened value.
     func fetchChanges(_ query: ChangeQuery) async throws -> ChangePage {
         let layout = try layout(query.model)
-        let filter = try SQLPredicateCompiler.journal(layout, itemColumn: "item").compile(query.filter ?? .always)
+        if let filter = query.filter {
+            // Refuses fields the model does not store, as a filter on the table does.
+            _ = try SQLPredicateCompiler.table(layout).compile(filter)
+        }
         var sql =
-            "SELECT \"position\", \"item\", COALESCE(\(filter.sql), 0) FROM \(Self.journalTable.quotedSQLIdentifier) "
+            "SELECT \"position\", \"item\" FROM \(Self.journalTable.quotedSQLIdentifier) "
             + "WHERE \"model\" = ? AND \"changedAt\" >= ? AND \"expiresAt\" > ?"
-        var arguments =
-            filter.arguments + [query.model.databaseValue, query.since.databaseValue, query.now.databaseValue]
+        var arguments = [query.model.databaseValue, query.since.databaseValue, query.now.databaseValue]
         if let after = query.afterPosition {
             sql += " AND \"position\" > ?"
             arguments.append(after.databaseValue)
@@ -350,19 +355,19 @@ final class SQLiteItemStore: ItemStore {
         sql += " ORDER BY \"position\" LIMIT ?"
         arguments.append((query.limit + 1).databaseValue)
         let statement = sql
-        let statementArguments = StatementArguments(arguments)
-        return try await read { db in
-            let rows = try Row.fetchAll(db, sql: statement, arguments: statementArguments)
-            var items: [StoredItem] = []
-            var lastPosition: Int?
-            for row in rows.prefix(query.limit) {
-                lastPosition = row[0]
-                if row[2] as Int == 1 {
-                    items.append(try Self.journalItem(row[1], layout: layout))
-                }
+        let statementArguments = arguments
+        let rows = try await read { db in try db.exactRows(statement, statementArguments) }
+        var items: [StoredItem] = []
+        var lastPosition: Int?
+        for row in rows.prefix(query.limit) {
+            guard case .int64(let position) = row[0].storage, case .string(let text) = row[1].storage else {
+                throw StorageError.corrupt("a journal entry of \(layout.model.name) that is not a position and a text")
             }
-            return ChangePage(items: items, lastPosition: rows.count > query.limit ? lastPosition : nil)
+            lastPosition = Int(position)
+            let item = try Self.journalItem(text, layout: layout, position: lastPosition!)
+            if query.filter?.evaluate(item) ?? true { items.append(item) }
         }
+        return ChangePage(items: items, lastPosition: rows.count > query.limit ? lastPosition : nil)
     }
 
     /// An item as the journal records it: its values and metadata in one JSON object.
@@ -374,13 +379,25 @@ final class SQLiteItemStore: ItemStore {
         return JSON.object(object).text
     }
 
-    private static func journalItem(_ text: String, layout: TableLayout) throws -> StoredItem {
-        guard case .object(var object) = try JSON(parsing: text) else {
-            throw StorageError.corrupt("a journal entry that is not an object")
+    private static func journalItem(_ text: String, layout: TableLayout, position: Int) throws -> StoredItem {
+        let entry = "the journal entry \(position) of \(layout.model.name)"
+        let parsed: JSON
+        do {
+            parsed = try JSON(parsing: text)
+        } catch {
+            throw StorageError.corrupt("\(entry) cannot be read: \(error)")
         }
-        let version = object[TableLayout.versionColumn]?.intValue
-        let deleted = object[TableLayout.deletedColumn]?.boolValue
-        let lastChangedAt = object[TableLayout.lastChangedAtColumn]?.intValue
+        guard case .object(var object) = parsed else { throw StorageError.corrupt("\(entry) is not an object") }
+        func metadata<T>(_ name: String, _ read: (JSON) -> T?) throws(StorageError) -> T? {
+            guard let value = object[name], !value.isNull else { return nil }
+            guard let result = read(value) else {
+                throw StorageError.corrupt("\(entry) has \(value.text) as its \(name)")
+            }
+            return result
+        }
+        let version = try metadata(TableLayout.versionColumn, \.intValue)
+        let deleted = try metadata(TableLayout.deletedColumn, \.boolValue)
+        let lastChangedAt = try metadata(TableLayout.lastChangedAtColumn, \.intValue)
         for name in [TableLayout.versionColumn, TableLayout.deletedColumn, TableLayout.lastChangedAtColumn] {
             object[name] = nil
         }
@@ -400,15 +417,15 @@ final class SQLiteItemStore: ItemStore {
         let layouts = purge ? Array(layouts.values) : []
         return try await pool.write { db in
             for layout in layouts {
-                try db.execute(
-                    sql: "DELETE FROM \(layout.table) WHERE \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
-                    arguments: [write.now]
+                try db.exactExecute(
+                    "DELETE FROM \(layout.table) WHERE \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
+                    [write.now.databaseValue]
                 )
             }
             if !layouts.isEmpty {
-                try db.execute(
-                    sql: "DELETE FROM \(Self.journalTable.quotedSQLIdentifier) WHERE \"expiresAt\" <= ?",
-                    arguments: [write.now]
+                try db.exactExecute(
+                    "DELETE FROM \(Self.journalTable.quotedSQLIdentifier) WHERE \"expiresAt\" <= ?",
+                    [write.now.databaseValue]
                 )
             }
             return try Self.perform(write, layout: layout, condition: condition, in: db)
@@ -426,14 +443,12 @@ final class SQLiteItemStore: ItemStore {
             TableLayout.databaseValue(value, storage: layout.column(named: name)?.storage ?? .text)
         }
         // An expired tombstone no longer exists.
-        try db.execute(
-            sql:
-                "DELETE FROM \(layout.table) WHERE \(keyConditions) AND \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
-            arguments: StatementArguments(keyArguments + [write.now.databaseValue])
+        try db.exactExecute(
+            "DELETE FROM \(layout.table) WHERE \(keyConditions) AND \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
+            keyArguments + [write.now.databaseValue]
         )
         let (select, selectArguments) = selectByKey(layout, key: write.key, now: write.now)
-        let current = try Row.fetchOne(db, sql: select, arguments: StatementArguments(selectArguments))
-            .map(layout.item(from:))
+        let current = try db.exactRows(select, selectArguments).first.map(layout.item(from:))
 
         switch (write.expectation, current) {
         case (.absent, .some): return .exists
@@ -444,19 +459,17 @@ final class SQLiteItemStore: ItemStore {
             let holds: Bool
             if current != nil {
                 holds =
-                    try Bool.fetchOne(
-                        db,
-                        sql: "SELECT COALESCE(\(condition.sql), 0) FROM \(layout.table) WHERE \(keyConditions)",
-                        arguments: StatementArguments(condition.arguments + keyArguments)
-                    ) ?? false
+                    try db.exactRows(
+                        "SELECT COALESCE(\(condition.sql), 0) FROM \(layout.table) WHERE \(keyConditions)",
+                        condition.arguments + keyArguments
+                    ).first?.first == 1.databaseValue
             } else {
                 let nulls = layout.columns.map { "NULL AS \($0.quotedName)" }.joined(separator: ", ")
                 holds =
-                    try Bool.fetchOne(
-                        db,
-                        sql: "SELECT COALESCE(\(condition.sql), 0) FROM (SELECT \(nulls))",
-                        arguments: StatementArguments(condition.arguments)
-                    ) ?? false
+                    try db.exactRows(
+                        "SELECT COALESCE(\(condition.sql), 0) FROM (SELECT \(nulls))",
+                        condition.arguments
+                    ).first?.first == 1.databaseValue
             }
             if !holds { return .conditionFailed }
         }
@@ -468,25 +481,22 @@ final class SQLiteItemStore: ItemStore {
         case .put(let item):
             let columns = layout.columns.map(\.quotedName).joined(separator: ", ")
             let marks = Array(repeating: "?", count: layout.columns.count).joined(separator: ", ")
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO \(layout.table) (\(columns)) VALUES (\(marks))",
-                arguments: StatementArguments(layout.databaseValues(of: item, expiresAt: write.expiresAt))
+            try db.exactExecute(
+                "INSERT OR REPLACE INTO \(layout.table) (\(columns)) VALUES (\(marks))",
+                layout.databaseValues(of: item, expiresAt: write.expiresAt)
             )
             if let journalExpiresAt = write.journalExpiresAt {
-                try db.execute(
-                    sql:
-                        "INSERT INTO \(journalTable.quotedSQLIdentifier) (\"model\", \"changedAt\", \"expiresAt\", \"item\") "
+                try db.exactExecute(
+                    "INSERT INTO \(journalTable.quotedSQLIdentifier) (\"model\", \"changedAt\", \"expiresAt\", \"item\") "
                         + "VALUES (?, ?, ?, ?)",
-                    arguments: [
-                        layout.model.name, item.lastChangedAt ?? write.now, journalExpiresAt, journalText(item),
+                    [
+                        layout.model.name.databaseValue, (item.lastChangedAt ?? write.now).databaseValue,
+                        journalExpiresAt.databaseValue, journalText(item).databaseValue,
                     ]
                 )
             }
         case .remove:
-            try db.execute(
-                sql: "DELETE FROM \(layout.table) WHERE \(keyConditions)",
-                arguments: StatementArguments(keyArguments)
-            )
+            try db.exactExecute("DELETE FROM \(layout.table) WHERE \(keyConditions)", keyArguments)
         }
         return .written
     }

@@ -130,17 +130,59 @@ struct TableLayout: Sendable {
     }
 
     /// The item of a row selected with ``selection``.
-    func item(from row: Row) throws -> StoredItem {
+    ///
+    /// - Throws: ``StorageError`` naming the model, the field and the item's key when a stored
+    ///   value cannot be read as its field's type.
+    func item(from row: [DatabaseValue]) throws(StorageError) -> StoredItem {
         var values = JSONObject()
         for (index, column) in fieldColumns.enumerated() {
-            let value = try Self.json(from: row[index], storage: column.storage)
+            let value: JSON
+            do {
+                value = try Self.json(from: row[index], storage: column.storage)
+            } catch {
+                throw unreadable(column.name, in: row, error)
+            }
             if !value.isNull { values[column.name] = value }
         }
         let base = fieldColumns.count
-        let version: Int? = row[base]
-        let deleted: Bool? = row[base + 1]
-        let lastChangedAt: Int? = row[base + 2]
-        return StoredItem(values: values, version: version, deleted: deleted, lastChangedAt: lastChangedAt)
+        func integer(_ offset: Int) throws(StorageError) -> Int? {
+            switch row[base + offset].storage {
+            case .null: return nil
+            case .int64(let value): return Int(value)
+            default: throw unreadable(columns[base + offset].name, in: row, StoredValueError(row[base + offset]))
+            }
+        }
+        let deleted = try integer(1)
+        guard deleted == nil || deleted == 0 || deleted == 1 else {
+            throw unreadable(Self.deletedColumn, in: row, StoredValueError(row[base + 1]))
+        }
+        return StoredItem(
+            values: values,
+            version: try integer(0),
+            deleted: deleted.map { $0 == 1 },
+            lastChangedAt: try integer(2)
+        )
+    }
+
+    /// A stored value that its column's type cannot hold.
+    struct StoredValueError: Error, CustomStringConvertible {
+        var value: DatabaseValue
+
+        init(_ value: DatabaseValue) {
+            self.value = value
+        }
+
+        var description: String { "the stored value \(value) does not fit the column's type" }
+    }
+
+    /// The error of a row whose `column` cannot be read, naming the model and the item's key.
+    private func unreadable(_ column: String, in row: [DatabaseValue], _ error: any Error) -> StorageError {
+        let key = model.primaryKey.compactMap { name in
+            fieldColumns.firstIndex { $0.name == name }.map { "\(name): \(row[$0])" }
+        }
+        return StorageError.corrupt(
+            "the value of '\(model.name).\(column)' in the item {\(key.joined(separator: ", "))} cannot be read: \(error)"
+        )
     }
 
     /// The column values of an item, in ``columns`` order.
@@ -163,23 +205,46 @@ struct TableLayout: Sendable {
     }
 
     /// A column value as JSON.
+    ///
+    /// - Throws: when the value does not fit `storage`: text in a numeric or Boolean column, a
+    ///   fraction in an integer column, a Boolean other than 0 or 1, JSON text that does not
+    ///   parse, bytes that are not UTF-8.
     static func json(from value: DatabaseValue, storage: Storage) throws -> JSON {
         switch value.storage {
         case .null:
             return .null
         case .int64(let integer):
             switch storage {
-            case .boolean: return .bool(integer != 0)
+            case .boolean:
+                guard integer == 0 || integer == 1 else { throw StoredValueError(value) }
+                return .bool(integer == 1)
             case .real: return .double(Double(integer))
             default: return .int(Int(integer))
             }
         case .double(let double):
-            return storage == .integer ? .int(Int(double)) : .double(double)
+            switch storage {
+            case .integer:
+                guard let integer = Int(exactly: double) else { throw StoredValueError(value) }
+                return .int(integer)
+            case .boolean:
+                guard double == 0 || double == 1 else { throw StoredValueError(value) }
+                return .bool(double == 1)
+            default:
+                return .double(double)
+            }
         case .string(let text):
-            if case .json = storage { return try JSON(parsing: text) }
-            return .string(text)
+            return try json(fromText: text, value, storage: storage)
         case .blob(let data):
-            return .string(String(decoding: data, as: UTF8.self))
+            guard let text = String(validating: data, as: UTF8.self) else { throw StoredValueError(value) }
+            return try json(fromText: text, value, storage: storage)
+        }
+    }
+
+    private static func json(fromText text: String, _ value: DatabaseValue, storage: Storage) throws -> JSON {
+        switch storage {
+        case .json: return try JSON(parsing: text)
+        case .text: return .string(text)
+        case .integer, .real, .boolean: throw StoredValueError(value)
         }
     }
 }
