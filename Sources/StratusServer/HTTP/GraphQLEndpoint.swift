@@ -52,14 +52,15 @@ struct GraphQLEndpoint: Sendable {
                 }
             }
             let operation = try parse(request: request, body: body)
+            let identity = try await authorizer.identity(
+                for: RequestAuthorizer.SignedParts(request: request, body: body)
+            )
+            // After authorization: only known callers get their document parsed.
             if request.method == .get,
                 server.operationType(of: operation.query, operationName: operation.operationName) == .mutation
             {
                 throw HTTPRejection.mutationOverGET
             }
-            let identity = try await authorizer.identity(
-                for: RequestAuthorizer.SignedParts(request: request, body: body)
-            )
             let result = await execute(operation, identity: identity)
             return Self.response(status: 200, body: result)
         } catch let rejection as HTTPRejection {
