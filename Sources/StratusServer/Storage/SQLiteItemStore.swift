@@ -364,7 +364,7 @@ final class SQLiteItemStore: ItemStore {
                 throw StorageError.corrupt("a journal entry of \(layout.model.name) that is not a position and a text")
             }
             lastPosition = Int(position)
-            let item = try Self.journalItem(text, layout: layout, position: lastPosition!)
+            let item = try Self.journalItem(text, layout: layout, position: Int(position))
             if query.filter?.evaluate(item) ?? true { items.append(item) }
         }
         return ChangePage(items: items, lastPosition: rows.count > query.limit ? lastPosition : nil)
