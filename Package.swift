@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // The model runtime shared by generated code, the API category and DataStore.
@@ -72,13 +74,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         // Test vocabulary: the local backend in process on a free port, with configured clients.
         .target(
             name: "StratusTesting",
-            dependencies: ["StratusServer", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify"],
+            dependencies: [
+                "StratusServer", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strict
         ),
         // Schema parsing and code generation from an annotated GraphQL schema.
@@ -131,7 +139,7 @@ let package = Package(
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "BlogModels"], swiftSettings: strict),
         .testTarget(
             name: "AWSPluginsCoreTests",
-            dependencies: ["AWSPluginsCore", "BlogModels"],
+            dependencies: ["AWSPluginsCore", "BlogModels", "StratusTesting"],
             exclude: ["Reference"],
             swiftSettings: strict
         ),
@@ -142,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AWSDataStorePluginTests",
-            dependencies: ["AWSDataStorePlugin", "BlogModels"],
+            dependencies: ["AWSDataStorePlugin", "BlogModels", "StratusTesting"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -168,6 +176,6 @@ let package = Package(
             swiftSettings: strict
         ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
-        .testTarget(name: "StratusCLITests", dependencies: ["stratus"], swiftSettings: strict),
+        .testTarget(name: "StratusCLITests", dependencies: ["stratus", "StratusTesting"], swiftSettings: strict),
     ]
 )
