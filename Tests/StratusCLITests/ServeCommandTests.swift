@@ -334,6 +334,11 @@ import Testing
                     + "unexpected end of input. See `stratus serve --help`."
             ),
             (
+                #"{"authorization": {"defaultMode": "OPENID_CONNECT", "openIDConnect": {"issuer": "my issuer"}}}"#,
+                "authorization.openIDConnect.issuer 'my issuer' is not an http(s) URL, so its keys cannot be "
+                    + "fetched from <issuer>/.well-known/jwks.json. Give an https:// issuer, or jwksUrl or jwksFile."
+            ),
+            (
                 // Foundation's decoder on Linux would take the trailing comma.
                 "{\n  \"conflictResolution\": \"AUTOMERGE\",\n}\n",
                 "The configuration file 'stratus.json' is not valid JSON at line 3, column 1: "
