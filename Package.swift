@@ -129,6 +129,19 @@ let package = Package(
             ],
             swiftSettings: strict + [.define("STRATUS_BENCH_DATASTORE")]
         ),
+        // The fuzzing target over the server's HTTP and real-time paths (`scripts/fuzz`); built
+        // normally, it replays a corpus.
+        .executableTarget(
+            name: "StratusFuzz",
+            dependencies: [
+                "StratusCodegen",
+                "StratusServer",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Models generated from Tests/Fixtures/blog.graphql, compiled by `swift build`.
         .target(
             name: "BlogModels",
