@@ -391,9 +391,18 @@ struct ServeSettings: Decodable {
                 case .command(let command, let seconds):
                     handler = .command(command, timeout: .milliseconds(Int((seconds ?? 29) * 1000)))
                 }
+                let methods = try (route.methods ?? ["ANY"]).map { name in
+                    guard let method = RESTMethod(named: name) else {
+                        throw CommandFailure(
+                            "Unknown method '\(name)' on the REST route \(route.path) of '\(api.name)'. Use "
+                                + RESTMethod.allCases.map(\.rawValue).joined(separator: ", ") + "."
+                        )
+                    }
+                    return method
+                }
                 return RESTRoute(
                     path: route.path,
-                    methods: route.methods ?? ["ANY"],
+                    methods: methods,
                     authorization: mode,
                     handler: handler
                 )

@@ -339,6 +339,11 @@ import Testing
                     + "fetched from <issuer>/.well-known/jwks.json. Give an https:// issuer, or jwksUrl or jwksFile."
             ),
             (
+                #"{"rest": [{"name": "items", "routes": [{"path": "/items", "methods": ["FETCH"]}]}]}"#,
+                "Unknown method 'FETCH' on the REST route /items of 'items'. "
+                    + "Use ANY, GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS."
+            ),
+            (
                 // Foundation's decoder on Linux would take the trailing comma.
                 "{\n  \"conflictResolution\": \"AUTOMERGE\",\n}\n",
                 "The configuration file 'stratus.json' is not valid JSON at line 3, column 1: "
