@@ -128,7 +128,7 @@ extension StorageEngine {
                 version: version,
                 graphQLFilterJSON: isRoot ? filter : nil
             )
-            try SystemTables.enqueue(event, db)
+            try Outbox.enqueue(event, db)
             events.append(event)
         }
         publishOnCommit(events, db)

@@ -59,7 +59,7 @@ extension StorageEngine {
                 version: version,
                 graphQLFilterJSON: filter
             )
-            try SystemTables.enqueue(event, db)
+            try Outbox.enqueue(event, db)
             self.publishOnCommit([event], db)
         }
         return model
