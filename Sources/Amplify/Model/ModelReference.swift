@@ -59,9 +59,7 @@ public struct ModelReference<Related: Model>: Sendable {
             (storage.isLoaded, storage.model, storage.storedIdentifiers)
         }
         guard loaded, stored.isEmpty else { return stored }
-        guard let model else { return [] }
-        let json = (try? model.jsonValue()) ?? .null
-        return Related.schema.primaryKey.fields.map { json[$0.name] ?? .null }
+        return model?.primaryKeyValues ?? []
     }
 
     /// Decodes the reference stored under `field`, or, when the related object is absent or
