@@ -48,10 +48,10 @@ import Testing
             (p.keywords.notContains("swift"), #"NOT EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?)"#),
             (p.published == true, #""published" IS ?"#),
             (p.blog == "b1", #""blogID" IS ?"#),
-            (p.publishedAt > Temporal.DateTime.now(), #"stratus_matches(?, "publishedAt") = 1"#),
+            (p.publishedAt > Temporal.DateTime.now(), #"stratus_matches(?, "publishedAt", "id") = 1"#),
             (
                 QueryPredicateOperation(field: "locations", operator: .contains(["latitude": 0, "longitude": 0])),
-                #"stratus_matches(?, "locations") = 1"#
+                #"stratus_matches(?, "locations", "id") = 1"#
             ),
             (not(p.rating > 4), #"NOT (("rating" IS NOT NULL AND "rating" > ?))"#),
             (QueryPredicateConstant.all, "1"),

@@ -227,7 +227,12 @@ struct SchemaMigrator {
             }
         case .blob: return nil
         }
-        return ModelTable.databaseValue(json, kind: kind)
+        do {
+            return try ModelTable.databaseValue(json, kind: kind)
+        } catch {
+            // A number JSON cannot write does not convert; the caller logs what it clears.
+            return nil
+        }
     }
 
     private func info(_ message: String) {

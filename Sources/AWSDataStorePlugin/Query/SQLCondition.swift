@@ -240,11 +240,11 @@ private struct Translator {
     /// Leaves `operation` to the in-memory evaluator, through `stratus_matches`.
     private mutating func inMemory(_ operation: QueryPredicateOperation, _ target: FieldTarget) -> String {
         let token = conditions.register(
-            InMemoryConditions.Entry(operation: operation, schema: table.schema, columns: target.columns)
+            InMemoryConditions.Entry(operation: operation, schema: table.schema, columns: target.columns, table: table)
         )
         tokens.append(token)
         arguments.append(token.databaseValue)
-        let columns = target.columns.map { ", " + $0.name.quotedIdentifier }.joined()
+        let columns = (target.columns.map(\.name) + table.primaryKey).map { ", " + $0.quotedIdentifier }.joined()
         return "\(InMemoryConditions.functionName)(?\(columns)) = 1"
     }
 

@@ -72,7 +72,7 @@ extension StorageEngine {
             try SQLCondition(predicate, table: table, conditions: conditions)
         }
         defer { conditions.release(sqlCondition?.tokens ?? []) }
-        let filter = condition?.graphQLFilter(for: table.schema).map(CanonicalJSON.text(of:))
+        let filter = try Self.filterText(of: condition, table: table, identifier: identifier, action: "delete")
         let key = table.identifierCondition(identifier)
         let sql = "SELECT rowid, \(table.statements.columnList) FROM \(table.name.quotedIdentifier) WHERE \(key.sql)"
         try await write { db in

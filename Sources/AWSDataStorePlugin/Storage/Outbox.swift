@@ -26,6 +26,10 @@ enum Outbox {
     }
 
     /// The pending events, oldest first.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidDatabase`` naming the event
+    ///   and its record when a stored event cannot be read (a `createdAt` that is not an
+    ///   `AWSDateTime`, an unknown mutation type): the table was changed outside DataStore.
     static func events(_ db: Database) throws -> [MutationEvent] {
         try Row.fetchAll(
             db,
@@ -33,17 +37,41 @@ enum Outbox {
                 SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
                 FROM "\(table)" ORDER BY "sequence"
                 """
-        ).map { row in
-            MutationEvent(
-                id: row[0],
-                modelId: row[2],
-                modelName: row[1],
-                json: row[4],
-                mutationType: MutationEvent.MutationType(rawValue: row[3]) ?? .update,
-                createdAt: (try? Temporal.DateTime(iso8601String: row[5])) ?? .now(),
-                version: row[6],
-                graphQLFilterJSON: row[7]
+        ).map(event(from:))
+    }
+
+    private static func event(from row: Row) throws(DataStoreError) -> MutationEvent {
+        let id: String = row[0]
+        let modelName: String = row[1]
+        let modelId: String = row[2]
+        let mutationText: String = row[3]
+        let createdAtText: String = row[5]
+        func unreadable(_ problem: String) -> DataStoreError {
+            DataStoreError(
+                .invalidDatabase,
+                "The outbox event '\(id)' for \(modelName) '\(modelId)' cannot be read: \(problem) The table "
+                    + "\(table) was changed outside DataStore. Correct or delete that row, or call "
+                    + "DataStore.clear() to start over without the pending changes."
             )
         }
+        guard let mutationType = MutationEvent.MutationType(rawValue: mutationText) else {
+            throw unreadable("its mutationType '\(mutationText)' is not create, update or delete.")
+        }
+        let createdAt: Temporal.DateTime
+        do {
+            createdAt = try Temporal.DateTime(iso8601String: createdAtText)
+        } catch {
+            throw unreadable("its createdAt \(error)")
+        }
+        return MutationEvent(
+            id: id,
+            modelId: modelId,
+            modelName: modelName,
+            json: row[4],
+            mutationType: mutationType,
+            createdAt: createdAt,
+            version: row[6],
+            graphQLFilterJSON: row[7]
+        )
     }
 }

@@ -63,7 +63,7 @@ extension StorageEngine {
             let columns =
                 table.column(named: name).map { [$0] } ?? table.associations[name]?.compactMap(table.column(named:))
             guard let columns, columns.count == 1, !value.isNull,
-                let stored = ModelTable.databaseValue(value, kind: columns[0].kind)
+                let stored = try ModelTable.databaseValue(value, kind: columns[0].kind)
             else { return [] }
             terms.append("\(columns[0].name.quotedIdentifier) = ?")
             arguments.append(stored)

@@ -20,7 +20,7 @@ extension StorageEngine {
             try SQLCondition(predicate, table: table, conditions: conditions)
         }
         defer { conditions.release(sqlCondition?.tokens ?? []) }
-        let filter = condition?.graphQLFilter(for: table.schema).map(CanonicalJSON.text(of:))
+        let filter = try Self.filterText(of: condition, table: table, identifier: record.identifier, action: "save")
         try await write { db in
             let rowid = try Int64.fetchOne(
                 db.cachedStatement(sql: table.statements.rowidByKey),
@@ -77,6 +77,29 @@ extension StorageEngine {
                 .invalidModel,
                 "The \(M.modelName) cannot be encoded as JSON: \(error). Check the values of its fields; a Double "
                     + "cannot be infinite or NaN."
+            )
+        }
+    }
+
+    /// The GraphQL filter of `condition`, as the outbox stores it for the backend.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidCondition`` naming the
+    ///   record when the filter compares with a number JSON cannot write (infinite or NaN).
+    static func filterText(
+        of condition: (any QueryPredicate)?,
+        table: ModelTable,
+        identifier: String,
+        action: String
+    ) throws(DataStoreError) -> String? {
+        guard let filter = condition?.graphQLFilter(for: table.schema) else { return nil }
+        do {
+            return try CanonicalJSON.text(of: filter)
+        } catch {
+            throw DataStoreError(
+                .invalidCondition,
+                "The condition of the \(action) of \(table.name) '\(identifier)' cannot be sent to the backend: it "
+                    + "compares with an infinite or NaN number, which a GraphQL filter cannot hold. Compare with "
+                    + "finite numbers."
             )
         }
     }
