@@ -5,12 +5,12 @@ import GRDB
 extension ModelTable {
     /// The record in `row` as a JSON object with sorted keys: what models decode from and what
     /// the outbox stores. The table's columns start at `offset`; null columns are left out.
-    func jsonData(of row: Row, offset: Int = 0) -> Data {
+    func jsonData(of row: [DatabaseValue], offset: Int = 0) -> Data {
         var writer = JSONTextWriter()
         writer.bytes.append(UInt8(ascii: "{"))
         var first = true
         for index in jsonOrder {
-            let value: DatabaseValue = row[offset + index]
+            let value = row[offset + index]
             if value.isNull { continue }
             if !first { writer.bytes.append(UInt8(ascii: ",")) }
             first = false
@@ -42,7 +42,7 @@ extension ModelTable {
     /// - Throws: ``DataStoreError`` when the stored record does not decode as `M`.
     func decode<M: Model>(
         _ type: M.Type,
-        from row: Row,
+        from row: [DatabaseValue],
         offset: Int = 0,
         decoder: JSONDecoder
     ) throws(DataStoreError)
@@ -54,7 +54,7 @@ extension ModelTable {
             throw error
         } catch {
             let data = jsonData(of: row, offset: offset)
-            let identifier = Self.identifier(of: primaryKey.map { row[offset + columnIndex[$0]!] as DatabaseValue })
+            let identifier = Self.identifier(of: primaryKey.map { row[offset + columnIndex[$0]!] })
             throw DataStoreError(
                 .storage,
                 "The stored \(name) '\(identifier)' does not decode as the \(name) model: \(error). The stored record is "

@@ -18,10 +18,10 @@ enum Outbox {
 
     /// Appends `event`.
     static func enqueue(_ event: MutationEvent, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: insertEvent)
-        try statement.execute(arguments: [
-            event.id, event.modelName, event.modelId, event.mutationType, event.json,
-            event.createdAt.iso8601String, event.version, event.graphQLFilterJSON,
+        try db.cachedStatement(sql: insertEvent).executeExactly([
+            event.id.databaseValue, event.modelName.databaseValue, event.modelId.databaseValue,
+            event.mutationType.databaseValue, event.json.databaseValue, event.createdAt.iso8601String.databaseValue,
+            event.version.databaseValue, event.graphQLFilterJSON.databaseValue,
         ])
     }
 
@@ -31,21 +31,24 @@ enum Outbox {
     ///   and its record when a stored event cannot be read (a `createdAt` that is not an
     ///   `AWSDateTime`, an unknown mutation type): the table was changed outside DataStore.
     static func events(_ db: Database) throws -> [MutationEvent] {
-        try Row.fetchAll(
-            db,
+        try db.makeStatement(
             sql: """
                 SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
                 FROM "\(table)" ORDER BY "sequence"
                 """
-        ).map(event(from:))
+        )
+        .fetchExactRows([])
+        .map(event(from:))
     }
 
-    private static func event(from row: Row) throws(DataStoreError) -> MutationEvent {
-        let id: String = row[0]
-        let modelName: String = row[1]
-        let modelId: String = row[2]
-        let mutationText: String = row[3]
-        let createdAtText: String = row[5]
+    private static func event(from row: [DatabaseValue]) throws(DataStoreError) -> MutationEvent {
+        // These columns are `TEXT NOT NULL` in a STRICT table: SQLite holds text there and nothing else.
+        let text = { (index: Int) in String.fromDatabaseValue(row[index]) ?? "" }
+        let id = text(0)
+        let modelName = text(1)
+        let modelId = text(2)
+        let mutationText = text(3)
+        let createdAtText = text(5)
         func unreadable(_ problem: String) -> DataStoreError {
             DataStoreError(
                 .invalidDatabase,
@@ -67,11 +70,11 @@ enum Outbox {
             id: id,
             modelId: modelId,
             modelName: modelName,
-            json: row[4],
+            json: text(4),
             mutationType: mutationType,
             createdAt: createdAt,
-            version: row[6],
-            graphQLFilterJSON: row[7]
+            version: Int.fromDatabaseValue(row[6]),
+            graphQLFilterJSON: String.fromDatabaseValue(row[7])
         )
     }
 }

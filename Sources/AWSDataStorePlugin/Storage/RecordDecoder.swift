@@ -17,11 +17,11 @@ struct RecordDecoder: Decoder {
     private let values: [DatabaseValue]
 
     /// A decoder of the record in `row`, whose columns start at `offset`.
-    init(row: Row, offset: Int, table: ModelTable, json: JSONDecoder) {
+    init(row: [DatabaseValue], offset: Int, table: ModelTable, json: JSONDecoder) {
         self.table = table
         self.json = json
         self.userInfo = json.userInfo
-        self.values = table.columns.indices.map { row[offset + $0] }
+        self.values = Array(row[offset..<(offset + table.columns.count)])
     }
 
     var codingPath: [any CodingKey] { [] }

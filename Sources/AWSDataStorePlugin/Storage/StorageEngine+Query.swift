@@ -44,9 +44,8 @@ extension StorageEngine {
         _ db: Database
     ) throws -> [M] {
         let decoder = makeDecoder()
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
         var models: [M] = []
-        while let row = try rows.next() {
+        try db.cachedStatement(sql: sql).forEachExactRow(arguments) { row in
             models.append(try table.decode(M.self, from: row, decoder: decoder))
         }
         return models

@@ -88,6 +88,9 @@ enum SystemTables {
                 RETURNING "version"
                 """
         )
-        return try Int.fetchOne(statement, arguments: ["\(modelName)|\(identifier)", deleted ? 1 : 0])
+        let rows = try statement.fetchExactRows([
+            "\(modelName)|\(identifier)".databaseValue, (deleted ? 1 : 0).databaseValue,
+        ])
+        return rows.first.flatMap { Int.fromDatabaseValue($0[0]) }
     }
 }
