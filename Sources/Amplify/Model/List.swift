@@ -21,7 +21,7 @@ public final class List<Element: Model>: Collection, Codable, @unchecked Sendabl
     public typealias Iterator = IndexingIterator<[Element]>
 
     /// Whether a list holds its elements.
-    public enum LoadedState {
+    public enum LoadedState: Sendable {
         /// Not loaded yet: the children's fields that point at the parent, with the parent's
         /// values (`["postCommentsId": "p1"]`), as the provider knows them.
         case notLoaded(associatedValues: [String: JSONValue])

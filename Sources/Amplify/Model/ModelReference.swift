@@ -12,7 +12,7 @@ import Foundation
 /// the next read or ``get()`` tries again.
 public struct ModelReference<Related: Model>: Sendable {
     /// Whether a reference holds its model.
-    public enum LoadedState {
+    public enum LoadedState: Sendable {
         /// Not loaded yet: the related model's primary-key values, in key order.
         case notLoaded(identifiers: [JSONValue])
         /// Loaded: the related model, or `nil` when there is none.
