@@ -103,4 +103,19 @@ import Testing
         )
         #expect(store.logs.messages.last == "Rebuilt the table of Note: kept 2 record(s), discarded 0.")
     }
+
+    @Test func listElementsHoldingNULMatchExactly() async throws {
+        let store = try await store()
+        var first = try #require(try await store.plugin.query(BlogPost.self, byId: Self.one))
+        first.keywords = [Self.one, "b"]
+        try await store.plugin.save(first)
+        var second = try #require(try await store.plugin.query(BlogPost.self, byId: Self.two))
+        second.keywords = ["a"]
+        try await store.plugin.save(second)
+        #expect(try await store.plugin.query(BlogPost.self, byId: Self.one)?.keywords == [Self.one, "b"])
+        let containing = try await store.plugin.query(BlogPost.self, where: BlogPost.keys.keywords.contains(Self.one))
+        #expect(containing.map(\.id) == [Self.one])
+        let withA = try await store.plugin.query(BlogPost.self, where: BlogPost.keys.keywords.contains("a"))
+        #expect(withA.map(\.id) == [Self.two])
+    }
 }

@@ -44,8 +44,14 @@ import Testing
             (p.status == nil, #""status" IS NULL"#),
             (p.status != nil, #""status" IS NOT NULL"#),
             (p.score.attributeExists(true), #""score" IS NOT NULL"#),
-            (p.keywords.contains("swift"), #"EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?)"#),
-            (p.keywords.notContains("swift"), #"NOT EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?)"#),
+            (
+                p.keywords.contains("swift"),
+                #"(EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?) AND stratus_matches(?, "keywords", "id") = 1)"#
+            ),
+            (
+                p.keywords.notContains("swift"),
+                #"NOT (EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?) AND stratus_matches(?, "keywords", "id") = 1)"#
+            ),
             (p.published == true, #""published" IS ?"#),
             (p.blog == "b1", #""blogID" IS ?"#),
             (p.publishedAt > Temporal.DateTime.now(), #"stratus_matches(?, "publishedAt", "id") = 1"#),
