@@ -55,6 +55,7 @@ let package = Package(
             dependencies: [
                 "Amplify",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: strict
