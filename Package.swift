@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // The model runtime shared by generated code, the API category and DataStore.
@@ -53,6 +55,7 @@ let package = Package(
             dependencies: [
                 "Amplify",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: strict
@@ -73,13 +76,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         // Test vocabulary: the local backend in process on a free port, with configured clients.
         .target(
             name: "StratusTesting",
-            dependencies: ["StratusServer", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify"],
+            dependencies: [
+                "StratusServer", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strict
         ),
         // Schema parsing and code generation from an annotated GraphQL schema.
@@ -122,6 +131,19 @@ let package = Package(
             ],
             swiftSettings: strict + [.define("STRATUS_BENCH_DATASTORE")]
         ),
+        // The fuzzing target over the server's HTTP and real-time paths (`scripts/fuzz`); built
+        // normally, it replays a corpus.
+        .executableTarget(
+            name: "StratusFuzz",
+            dependencies: [
+                "StratusCodegen",
+                "StratusServer",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Models generated from Tests/Fixtures/blog.graphql, compiled by `swift build`.
         .target(
             name: "BlogModels",
@@ -132,7 +154,7 @@ let package = Package(
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "BlogModels"], swiftSettings: strict),
         .testTarget(
             name: "AWSPluginsCoreTests",
-            dependencies: ["AWSPluginsCore", "BlogModels"],
+            dependencies: ["AWSPluginsCore", "BlogModels", "StratusTesting"],
             exclude: ["Reference"],
             swiftSettings: strict
         ),
@@ -143,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AWSDataStorePluginTests",
-            dependencies: ["AWSDataStorePlugin", "BlogModels"],
+            dependencies: ["AWSDataStorePlugin", "BlogModels", "StratusTesting"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -169,6 +191,6 @@ let package = Package(
             swiftSettings: strict
         ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
-        .testTarget(name: "StratusCLITests", dependencies: ["stratus"], swiftSettings: strict),
+        .testTarget(name: "StratusCLITests", dependencies: ["stratus", "StratusTesting"], swiftSettings: strict),
     ]
 )

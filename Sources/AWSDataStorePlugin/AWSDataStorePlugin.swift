@@ -162,7 +162,7 @@ extension ModelTable {
         var keyValues: [DatabaseValue] = []
         for name in primaryKey {
             guard let value = json[name], !value.isNull,
-                let stored = ModelTable.databaseValue(value, kind: column(named: name)!.kind)
+                let stored = try ModelTable.databaseValue(value, kind: column(named: name)!.kind)
             else {
                 throw DataStoreError(
                     .invalidModel,

@@ -31,6 +31,9 @@ public final class StratusServer: Sendable {
     /// The committed writes, as subscriptions hear them.
     let events = MutationBroadcaster()
     private let documents = DocumentCache()
+
+    /// The parsed documents' cache, for tests to observe.
+    package var documentCache: DocumentCache { documents }
     private let directReads: DirectReads
 
     /// Opens the data directory (creating it if needed) and derives the API of `schema`.

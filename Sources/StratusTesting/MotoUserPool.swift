@@ -54,53 +54,35 @@ public struct MotoUserPool: Sendable, Decodable {
     }
 
     private static func start() async throws -> MotoUserPool {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = FileManager.default.temporaryDirectory.appending(path: "stratus-moto-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errors)
-        let line: String? = try await withCheckedThrowingContinuation { continuation in
-            let buffer = Mutex<(data: Data, resumed: Bool)>((Data(), false))
-            output.fileHandleForReading.readabilityHandler = { handle in
-                let chunk = handle.availableData
-                let result: String?? = buffer.withLock { state in
-                    guard !state.resumed else { return .none }
-                    if chunk.isEmpty {
-                        state.resumed = true
-                        return .some(nil)
-                    }
-                    state.data.append(chunk)
-                    guard let newline = state.data.firstIndex(of: UInt8(ascii: "\n")) else { return .none }
-                    state.resumed = true
-                    return .some(String(decoding: state.data[..<newline], as: UTF8.self))
-                }
-                if let result {
-                    handle.readabilityHandler = nil
-                    continuation.resume(returning: result)
-                }
-            }
-            do {
-                try process.run()
-            } catch {
-                output.fileHandleForReading.readabilityHandler = nil
-                continuation.resume(throwing: error)
+        let name = "stratus-moto-\(UUID().uuidString)"
+        let output = FileManager.default.temporaryDirectory.appending(path: "\(name).out")
+        let errors = FileManager.default.temporaryDirectory.appending(path: "\(name).err")
+        // Its standard input is the test process's lifeline: moto stops when this process ends.
+        let process = try await ChildProcess.start(
+            ["python3", script.path(percentEncoded: false)],
+            output: output,
+            errorOutput: errors,
+            tie: .standardInput
+        )
+        let deadline = ContinuousClock.now + .seconds(120)
+        var line: String?
+        while line == nil, process.isRunning, ContinuousClock.now < deadline {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if let newline = text.firstIndex(of: "\n") {
+                line = String(text[..<newline])
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
             }
         }
-        guard let line, let data = line.data(using: .utf8) else {
+        guard let line else {
+            process.kill()
             let detail = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw MotoUnavailable(
                 message:
                     "moto did not start (install it with: python3 -m pip install 'moto[server,cognitoidp]' boto3):\n\(detail)"
             )
         }
-        // The pipe stays open for the life of the test process; moto stops when it closes.
-        _ = Unmanaged.passRetained(input)
-        return try JSONDecoder().decode(MotoUserPool.self, from: data)
+        return try JSONDecoder().decode(MotoUserPool.self, from: Data(line.utf8))
     }
 }
 

@@ -305,11 +305,30 @@ struct ServeSettings: Decodable {
             }
             return nil
         }
+        /// The keys of `issuer` are looked up under it unless given: it must then be an http(s) URL.
+        func checkIssuer(_ issuer: String, hasKeys: Bool, key: String) throws {
+            guard !hasKeys, !UserPoolAuthorization.canLookUpKeys(of: issuer) else { return }
+            throw CommandFailure(
+                "\(key) '\(issuer)' is not an http(s) URL, so its keys cannot be fetched from "
+                    + "<issuer>/.well-known/jwks.json. Give an https:// issuer, or jwksUrl or jwksFile."
+            )
+        }
         var userPool: UserPoolAuthorization?
         if let pool = authorization?.userPool {
+            let region = pool.region ?? region ?? "us-east-1"
+            let hasKeys = pool.jwksUrl != nil || pool.jwksFile != nil
+            if let issuer = pool.issuer {
+                try checkIssuer(issuer, hasKeys: hasKeys, key: "authorization.userPool.issuer")
+            } else {
+                try checkIssuer(
+                    "https://cognito-idp.\(region).amazonaws.com/\(pool.userPoolId)",
+                    hasKeys: hasKeys,
+                    key: "authorization.userPool.userPoolId gives the issuer"
+                )
+            }
             userPool = UserPoolAuthorization(
                 userPoolId: pool.userPoolId,
-                region: pool.region ?? region ?? "us-east-1",
+                region: region,
                 appIdClientRegex: pool.appIdClientRegex,
                 issuer: pool.issuer,
                 jwks: try source(url: pool.jwksUrl, file: pool.jwksFile, key: "authorization.userPool")
@@ -322,6 +341,11 @@ struct ServeSettings: Decodable {
         }
         var provider: OIDCAuthorization?
         if let oidc = authorization?.openIDConnect {
+            try checkIssuer(
+                oidc.issuer.hasSuffix("/") ? String(oidc.issuer.dropLast()) : oidc.issuer,
+                hasKeys: oidc.jwksUrl != nil || oidc.jwksFile != nil,
+                key: "authorization.openIDConnect.issuer"
+            )
             provider = OIDCAuthorization(
                 issuer: oidc.issuer,
                 clientId: oidc.clientId,
@@ -367,9 +391,18 @@ struct ServeSettings: Decodable {
                 case .command(let command, let seconds):
                     handler = .command(command, timeout: .milliseconds(Int((seconds ?? 29) * 1000)))
                 }
+                let methods = try (route.methods ?? ["ANY"]).map { name in
+                    guard let method = RESTMethod(named: name) else {
+                        throw CommandFailure(
+                            "Unknown method '\(name)' on the REST route \(route.path) of '\(api.name)'. Use "
+                                + RESTMethod.allCases.map(\.rawValue).joined(separator: ", ") + "."
+                        )
+                    }
+                    return method
+                }
                 return RESTRoute(
                     path: route.path,
-                    methods: route.methods ?? ["ANY"],
+                    methods: methods,
                     authorization: mode,
                     handler: handler
                 )

@@ -178,7 +178,7 @@ typealias BlogTag = BlogModels.Tag
 
     @Test func create() async throws {
         let transport = InMemoryTransport(body: #"{"data":{"createTag":\#(Self.tagJSON)}}"#)
-        let request = GraphQLRequest<BlogTag>.create(tag)
+        let request = try GraphQLRequest<BlogTag>.create(tag)
         let created = try await plugin(transport).mutate(request: request).get()
         #expect(created.id == "t1" && created.label == "swift")
         try expectSent(request, by: transport)
@@ -187,7 +187,7 @@ typealias BlogTag = BlogModels.Tag
 
     @Test func update() async throws {
         let transport = InMemoryTransport(body: #"{"data":{"updateTag":\#(Self.tagJSON)}}"#)
-        let request = GraphQLRequest<BlogTag>.update(tag, where: BlogTag.keys.label == "old")
+        let request = try GraphQLRequest<BlogTag>.update(tag, where: BlogTag.keys.label == "old")
         _ = try await plugin(transport).mutate(request: request).get()
         try expectSent(request, by: transport)
         #expect(transport.requests.first?.json?.variables?.condition == ["label": ["eq": "old"]])
@@ -195,7 +195,7 @@ typealias BlogTag = BlogModels.Tag
 
     @Test func delete() async throws {
         let transport = InMemoryTransport(body: #"{"data":{"deleteTag":\#(Self.tagJSON)}}"#)
-        let request = GraphQLRequest<BlogTag>.delete(tag)
+        let request = try GraphQLRequest<BlogTag>.delete(tag)
         #expect(try await plugin(transport).mutate(request: request).get().id == "t1")
         try expectSent(request, by: transport)
         #expect(transport.requests.first?.json?.variables == ["input": ["id": "t1"]])

@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import GRDB
+import StratusTesting
 import Testing
 
 @testable import AWSDataStorePlugin
@@ -16,14 +17,14 @@ import Testing
 @Suite struct DurabilityTests {
     static let total = 10_000
 
-    @Test(.enabled(if: ChildProcess.isSupported && ChildProcess.role == nil), arguments: [1, 2])
+    @Test(.enabled(if: ChildTest.isSupported && ChildTest.role == nil), arguments: [1, 2])
     func killedWhileSavingLosesNothingAcknowledged(run: Int) async throws {
         var random = SystemRandomNumberGenerator()
         let directory = try TemporaryDirectory()
         let database = directory.file("datastore.sqlite")
         let acknowledgements = directory.file("acknowledged.txt")
         let killAfter = Int.random(in: 200..<2_500, using: &random)
-        let process = try ChildProcess.start(
+        let process = try await ChildTest.start(
             filter: "DurabilityChild",
             role: "durability",
             environment: ["STRATUS_DATABASE": database.path, "STRATUS_ACKNOWLEDGEMENTS": acknowledgements.path],
@@ -42,9 +43,9 @@ import Testing
             }
             killer.start()
         }
-        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+        let status = try await process.wait()
         let log = (try? String(contentsOf: directory.file("child.log"), encoding: .utf8)) ?? ""
-        #expect(process.terminationReason == .uncaughtSignal, "\(log)")
+        #expect(status == .signaled(SIGKILL), "\(log)")
 
         let acknowledged = Self.acknowledged(acknowledgements)
         #expect(acknowledged.count >= killAfter)
@@ -79,7 +80,7 @@ import Testing
 @Suite struct DurabilityChild {
     /// Saves posts one by one, appending each identifier to the acknowledgements file once its
     /// save has returned, until the parent kills the process.
-    @Test(.enabled(if: ChildProcess.role == "durability"))
+    @Test(.enabled(if: ChildTest.role == "durability"))
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let database = URL(fileURLWithPath: try #require(environment["STRATUS_DATABASE"]))

@@ -7,19 +7,19 @@ import Testing
 /// The DataStore guide's snippets, from Setup to Observing relations, through `Amplify.DataStore`.
 ///
 /// They configure the process-wide facade, so they run in a child process (see
-/// ``ChildProcess``) with `XDG_DATA_HOME` in a temporary directory, where the default database
+/// ``ChildTest``) with `XDG_DATA_HOME` in a temporary directory, where the default database
 /// path leads.
 @Suite struct GuideSnippetTests {
-    @Test(.enabled(if: ChildProcess.isSupported && ChildProcess.role == nil))
+    @Test(.enabled(if: ChildTest.isSupported && ChildTest.role == nil))
     func guideSnippetsRunThroughTheFacade() async throws {
         let directory = try TemporaryDirectory()
-        let (status, output) = try await ChildProcess.run(
+        let (status, output) = try await ChildTest.run(
             filter: "GuideSnippetsChild",
             role: "guide",
             environment: ["XDG_DATA_HOME": directory.url.path],
             directory: directory.url
         )
-        #expect(status == 0, "\(output)")
+        #expect(status == .exited(0), "\(output)")
         let printed = output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("guide: ") }
         #expect(
             printed == [
@@ -62,7 +62,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: ChildProcess.role == "guide"))
+    @Test(.enabled(if: ChildTest.role == "guide"))
     func run() async throws {
         // Setup
         do {

@@ -44,14 +44,20 @@ import Testing
             (p.status == nil, #""status" IS NULL"#),
             (p.status != nil, #""status" IS NOT NULL"#),
             (p.score.attributeExists(true), #""score" IS NOT NULL"#),
-            (p.keywords.contains("swift"), #"EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?)"#),
-            (p.keywords.notContains("swift"), #"NOT EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?)"#),
+            (
+                p.keywords.contains("swift"),
+                #"(EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?) AND stratus_matches(?, "keywords", "id") = 1)"#
+            ),
+            (
+                p.keywords.notContains("swift"),
+                #"NOT (EXISTS (SELECT 1 FROM json_each("keywords") WHERE value = ?) AND stratus_matches(?, "keywords", "id") = 1)"#
+            ),
             (p.published == true, #""published" IS ?"#),
             (p.blog == "b1", #""blogID" IS ?"#),
-            (p.publishedAt > Temporal.DateTime.now(), #"stratus_matches(?, "publishedAt") = 1"#),
+            (p.publishedAt > Temporal.DateTime.now(), #"stratus_matches(?, "publishedAt", "id") = 1"#),
             (
                 QueryPredicateOperation(field: "locations", operator: .contains(["latitude": 0, "longitude": 0])),
-                #"stratus_matches(?, "locations") = 1"#
+                #"stratus_matches(?, "locations", "id") = 1"#
             ),
             (not(p.rating > 4), #"NOT (("rating" IS NOT NULL AND "rating" > ?))"#),
             (QueryPredicateConstant.all, "1"),

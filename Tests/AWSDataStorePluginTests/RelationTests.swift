@@ -172,3 +172,49 @@ func waitUntil(_ condition: @Sendable () -> Bool) async throws {
         try await Task.sleep(for: .milliseconds(5))
     }
 }
+
+extension RelationTests {
+    /// `fetch()` and `get()` load from the store; a load that fails is logged as an error, and
+    /// the relation stays unloaded rather than empty.
+    @Test func relationsFetchFromTheStoreAndLogFailedLoads() async throws {
+        let store = try TestStore(AmplifyModels())
+        let post = try await store.plugin.save(Post(id: "p1", title: "Parent", rating: 5, status: "active"))
+        try await store.plugin.save(Comment(id: "c1", content: "Child", post: post))
+
+        let loaded = try #require(try await store.plugin.query(Post.self, byId: "p1"))
+        let comments = try #require(loaded.comments)
+        try await comments.fetch()
+        guard case .loaded(let elements) = comments.loadedState else {
+            Issue.record("fetch() did not load the comments")
+            return
+        }
+        #expect(elements.map(\.id) == ["c1"])
+        let comment = try #require(try await store.plugin.query(Comment.self, byId: "c1"))
+        #expect(try await comment._post.get()?.title == "Parent")
+
+        // Once the store is closed, loads fail: reported, not cached.
+        let unloaded = try #require(try await store.plugin.query(Post.self, byId: "p1"))
+        let orphan = try #require(try await store.plugin.query(Comment.self, byId: "c1"))
+        await store.plugin.reset()
+        let lazy = try #require(unloaded.comments)
+        #expect(lazy.count == 0)
+        #expect(!lazy.isLoaded)
+        #expect(orphan.post == nil)
+        #expect(!orphan._post.isLoaded)
+        await #expect(throws: DataStoreError.self) { try await lazy.fetch() }
+        await #expect(throws: DataStoreError.self) { try await orphan._post.get() }
+        let failures = store.logs.messages.filter { $0.hasPrefix("Loading ") }
+        let closed =
+            "SQLite failed on the DataStore database at '\(store.databaseURL.path)': SQLite error 21: "
+            + "Connection is closed"
+        let advice =
+            "It reads as not there until an access loads it; call `try await list.fetch()` or "
+            + "`try await reference.get()` to receive the error."
+        #expect(
+            failures == [
+                "Loading Comment where commentPostId = p1 failed: \(closed). \(advice)",
+                "Loading Post where id = p1 failed: \(closed). \(advice)",
+            ]
+        )
+    }
+}

@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Foundation
+import StratusTesting
 
 /// A request signed by botocore's `SigV4Auth`, from `Reference/botocore_sigv4_vectors.py`.
 struct BotocoreVector: Decodable, Sendable {
@@ -63,42 +64,37 @@ enum BotocoreReference {
         .deletingLastPathComponent()
         .appending(components: "Reference", "botocore_sigv4_vectors.py")
 
-    /// botocore's version and its signed requests, or why they are unavailable.
-    static let vectors: Result<(version: String, vectors: [BotocoreVector]), BotocoreUnavailable> = run()
+    /// botocore's version and its signed requests, or why they are unavailable, computed once.
+    static func vectors() async -> Result<(version: String, vectors: [BotocoreVector]), BotocoreUnavailable> {
+        await shared.value
+    }
+
+    private static let shared = Task { await run() }
 
     private struct Output: Decodable {
         var botocore: String
         var vectors: [BotocoreVector]
     }
 
-    private static func run() -> Result<(version: String, vectors: [BotocoreVector]), BotocoreUnavailable> {
+    private static func run() async -> Result<(version: String, vectors: [BotocoreVector]), BotocoreUnavailable> {
         let install =
             "Install Python 3 and botocore (python3 -m pip install botocore) to run the SigV4 reference tests."
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["python3", script.path(percentEncoded: false), String(count), "20240102"]
-        let output = Pipe()
-        let errors = FileManager.default.temporaryDirectory
-            .appending(path: "botocore-sigv4-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: errors.path(percentEncoded: false), contents: nil)
-        defer { try? FileManager.default.removeItem(at: errors) }
+        let result: ChildProcess.Result
         do {
-            process.standardOutput = output
-            process.standardError = try FileHandle(forWritingTo: errors)
-            try process.run()
+            result = try await ChildProcess.run(
+                ["python3", script.path(percentEncoded: false), String(count), "20240102"]
+            )
         } catch {
             return .failure(BotocoreUnavailable(description: "Could not run python3 (\(error)). \(install)"))
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
+        let data = result.output
+        guard result.status == .exited(0) else {
             // Status 3: the script found python3 but not botocore, and said how to install it.
-            let advice = process.terminationStatus == 3 ? "" : " \(install)"
+            let advice = result.status == .exited(3) ? "" : " \(install)"
             return .failure(
                 BotocoreUnavailable(
-                    description: "\(script.lastPathComponent) exited with status \(process.terminationStatus): "
-                        + stderr.trimmingCharacters(in: .whitespacesAndNewlines) + advice
+                    description: "\(script.lastPathComponent) \(result.status): "
+                        + result.errorText.trimmingCharacters(in: .whitespacesAndNewlines) + advice
                 )
             )
         }

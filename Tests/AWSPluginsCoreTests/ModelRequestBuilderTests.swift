@@ -30,7 +30,7 @@ private typealias BlogTag = BlogModels.Tag
     @Test func createSendsStoredFieldsOnly() throws {
         let album = Album(id: "a1", title: "Summer")
         let photo = Photo(id: "p1", caption: nil, album: album)
-        let request = GraphQLRequest<Photo>.create(photo)
+        let request = try GraphQLRequest<Photo>.create(photo)
         #expect(
             request.document == """
                 mutation CreatePhoto($input: CreatePhotoInput!) {
@@ -44,9 +44,9 @@ private typealias BlogTag = BlogModels.Tag
         #expect(request.decodePath == "createPhoto")
     }
 
-    @Test func updateClearsNilFieldsAndSendsTheCondition() {
+    @Test func updateClearsNilFieldsAndSendsTheCondition() throws {
         let photo = Photo(id: "p1", caption: nil)
-        let request = GraphQLRequest<Photo>.update(photo, where: Photo.keys.caption.attributeExists(true))
+        let request = try GraphQLRequest<Photo>.update(photo, where: Photo.keys.caption.attributeExists(true))
         #expect(
             request.document.hasPrefix(
                 "mutation UpdatePhoto($input: UpdatePhotoInput!, $condition: ModelPhotoConditionInput) {\n  updatePhoto(input: $input, condition: $condition) {\n"
@@ -60,9 +60,9 @@ private typealias BlogTag = BlogModels.Tag
         )
     }
 
-    @Test func deleteSendsTheKey() {
+    @Test func deleteSendsTheKey() throws {
         let author = Author(country: "FR", handle: "ada", displayName: "Ada")
-        let request = GraphQLRequest<Author>.delete(author)
+        let request = try GraphQLRequest<Author>.delete(author)
         #expect(request.variables == ["input": ["country": "FR", "handle": "ada"]])
         #expect(
             request.document.hasPrefix(
@@ -156,5 +156,28 @@ extension ModelRequestBuilderTests {
             )
         )
         #expect(request.variables == ["country": "FR", "handle": "ada"])
+    }
+}
+
+extension ModelRequestBuilderTests {
+    /// A model that cannot be encoded is refused, naming the model and its identifier, rather than
+    /// sent as a mutation with an empty `input`.
+    @Test(arguments: ["create", "update", "delete"])
+    func aModelThatCannotBeEncodedIsRefused(operation: String) throws {
+        let post = BlogModels.Post(id: "p1", title: "Title", status: .draft, score: .nan)
+        let encodeError = try #require(throws: EncodingError.self) { try post.jsonValue() }
+        let error = try #require(throws: APIError.self) {
+            switch operation {
+            case "create": _ = try GraphQLRequest<BlogModels.Post>.create(post)
+            case "update": _ = try GraphQLRequest<BlogModels.Post>.update(post)
+            default: _ = try GraphQLRequest<BlogModels.Post>.delete(post)
+            }
+        }
+        guard case .operationError(let message, let fix) = error else {
+            Issue.record("Expected an operation error, got \(error)")
+            return
+        }
+        #expect(message == "The Post 'p1' cannot be encoded as the input of \(operation)Post: \(encodeError).")
+        #expect(fix == "Check the values of its fields; a Double cannot be infinite or NaN.")
     }
 }

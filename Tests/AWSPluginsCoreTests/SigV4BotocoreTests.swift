@@ -6,8 +6,8 @@ import Testing
 @Suite struct SigV4BotocoreTests {
     let vectors: [BotocoreVector]
 
-    init() throws {
-        vectors = try BotocoreReference.vectors.get().vectors
+    init() async throws {
+        vectors = try await BotocoreReference.vectors().get().vectors
     }
 
     @Test func theReferenceCoversEveryCase() throws {

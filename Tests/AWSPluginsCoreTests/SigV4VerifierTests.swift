@@ -393,8 +393,8 @@ func malformedCredentialsAreRefused(credential: String) throws {
 @Suite struct VerifierAgainstBotocoreTests {
     let vectors: [BotocoreVector]
 
-    init() throws {
-        vectors = try BotocoreReference.vectors.get().vectors
+    init() async throws {
+        vectors = try await BotocoreReference.vectors().get().vectors
     }
 
     @Test func theVerifierAcceptsWhatBotocoreSigned() throws {

@@ -28,7 +28,7 @@ import Testing
 
         /// Starts `stratus serve arguments --port 0 …` in `directory` and waits until it listens.
         init(_ arguments: [String], in directory: TemporaryDirectory) async throws {
-            process = try StratusProcess(["serve", "--port", "0"] + arguments, in: directory.url)
+            process = try await StratusProcess(["serve", "--port", "0"] + arguments, in: directory.url)
             let line = try await process.line(startingWith: "GraphQL endpoint: ")
             endpoint = try #require(URL(string: String(line.dropFirst("GraphQL endpoint: ".count))))
             port = try #require(endpoint.port)
@@ -54,7 +54,6 @@ import Testing
             directory.url.path,
         ]
         let first = try await Serving(arguments, in: directory)
-        defer { first.process.stop() }
         let port = first.port
         #expect(first.apiKey.wholeMatch(of: /da2-[a-z0-9]{26}/) != nil)
         #expect(
@@ -109,20 +108,19 @@ import Testing
                 == #"{"errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call."}]}"#
         )
         // SIGTERM stops it gracefully: it closes the store and says where the data stays.
-        first.process.stop()
+        await first.process.stop()
         #expect(try await first.process.exitStatus() == 0)
         #expect(first.process.outputLines.last == "Stopped. The data stays in \(directory.path("data")).")
         #expect(first.process.standardError == "")
 
         // The same data directory again: the same key and the same item.
         let second = try await Serving(arguments, in: directory)
-        defer { second.process.stop() }
         #expect(second.apiKey == first.apiKey)
         #expect(
             try await second.graphQL(#"{ getTodo(id: "t1") { id name _version } }"#)
                 == #"{"data":{"getTodo":{"id":"t1","name":"Milk","_version":1}}}"#
         )
-        second.process.stop()
+        await second.process.stop()
     }
 
     @Test func aRESTAPIFromTheConfigurationIsServed() async throws {
@@ -133,7 +131,6 @@ import Testing
         )
         let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
         let serving = try await Serving(["--schema", schema.path, "--config", config.path], in: directory)
-        defer { serving.process.stop() }
         let port = serving.port
         #expect(serving.process.outputLines.contains("REST API items: http://127.0.0.1:\(port)/rest/items"))
         let get = try await HTTPExchange(URL(string: "http://127.0.0.1:\(port)/rest/items/items/42?limit=5")!)
@@ -146,7 +143,7 @@ import Testing
             encoding: .utf8
         )
         #expect(amplify.contains(#""items":{"endpointType":"REST","endpoint":"http://127.0.0.1:\#(port)/rest/items""#))
-        serving.process.stop()
+        await serving.process.stop()
     }
 
     @Test func aConflictHandlerCommandDecidesConflicts() async throws {
@@ -167,7 +164,6 @@ import Testing
         )
         let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
         let serving = try await Serving(["--schema", schema.path, "--config", config.path], in: directory)
-        defer { serving.process.stop() }
         _ = try await serving.graphQL(#"mutation { createNote(input: {id: "n1", text: "A"}) { id } }"#)
         _ = try await serving.graphQL(#"mutation { updateNote(input: {id: "n1", text: "B", _version: 1}) { id } }"#)
         #expect(
@@ -175,7 +171,7 @@ import Testing
                 #"mutation { updateNote(input: {id: "n1", text: "C", _version: 1}) { id text _version } }"#
             ) == #"{"data":{"updateNote":{"id":"n1","text":"C+B","_version":3}}}"#
         )
-        serving.process.stop()
+        await serving.process.stop()
     }
 
     // MARK: - Schema changes
@@ -187,9 +183,8 @@ import Testing
         let arguments = ["--schema", schema.path, "--data-dir", data]
 
         let original = try await Serving(arguments, in: directory)
-        defer { original.process.stop() }
         _ = try await original.graphQL(#"mutation { createNote(input: {id: "n1", text: "kept"}) { id } }"#)
-        original.process.stop()
+        await original.process.stop()
 
         // An optional field is added in place.
         try directory.write(
@@ -197,19 +192,18 @@ import Testing
             to: "schema.graphql"
         )
         let migrated = try await Serving(arguments, in: directory)
-        defer { migrated.process.stop() }
         #expect(migrated.process.outputLines.first == "Migrated \(data): added field 'Note.tag' (String)")
         #expect(
             try await migrated.graphQL(#"{ getNote(id: "n1") { id text tag } }"#)
                 == #"{"data":{"getNote":{"id":"n1","text":"kept","tag":null}}}"#
         )
-        migrated.process.stop()
+        await migrated.process.stop()
 
         // A removed field is refused, and the database file is left as it was.
         let before = try Self.databaseFiles(in: data)
         #expect(before["stratus.sqlite"] != nil)
         try directory.write("type Note @model {\n  id: ID!\n  tag: String\n}\n", to: "schema.graphql")
-        let refused = try StratusProcess(["serve", "--port", "0"] + arguments, in: directory.url)
+        let refused = try await StratusProcess(["serve", "--port", "0"] + arguments, in: directory.url)
         #expect(try await refused.exitStatus() == 1)
         #expect(refused.standardOutput == "")
         #expect(
@@ -223,13 +217,12 @@ import Testing
 
         // --reset starts empty, with a new key.
         let reset = try await Serving(arguments + ["--reset"], in: directory)
-        defer { reset.process.stop() }
         #expect(reset.apiKey != original.apiKey)
         #expect(
             try await reset.graphQL("{ listNotes { items { id tag } } }")
                 == #"{"data":{"listNotes":{"items":[]}}}"#
         )
-        reset.process.stop()
+        await reset.process.stop()
     }
 
     /// The database file and its write-ahead log in a data directory, by name.
@@ -260,7 +253,7 @@ import Testing
     func aBadSchemaIsNamedAndNothingIsCreated(source: String, message: String) async throws {
         let directory = try TemporaryDirectory()
         let schema = try directory.write(source, to: "schema.graphql")
-        let process = try StratusProcess(
+        let process = try await StratusProcess(
             ["serve", "--port", "0", "--schema", schema.path, "--data-dir", directory.path("data")],
             in: directory.url
         )
@@ -274,7 +267,7 @@ import Testing
     @Test func aMissingConfigurationFileIsNamed() async throws {
         let directory = try TemporaryDirectory()
         let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
-        let process = try StratusProcess(
+        let process = try await StratusProcess(
             ["serve", "--port", "0", "--schema", schema.path, "--config", "missing.json"],
             in: directory.url
         )
@@ -287,7 +280,7 @@ import Testing
 
     @Test func aMissingSchemaIsNamed() async throws {
         let directory = try TemporaryDirectory()
-        let process = try StratusProcess(["serve", "--port", "0"], in: directory.url)
+        let process = try await StratusProcess(["serve", "--port", "0"], in: directory.url)
         #expect(try await process.exitStatus() == 1)
         #expect(
             process.standardError
@@ -300,8 +293,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
         let first = try await Serving(["--schema", schema.path, "--data-dir", directory.path("first")], in: directory)
-        defer { first.process.stop() }
-        let second = try StratusProcess(
+        let second = try await StratusProcess(
             ["serve", "--schema", schema.path, "--data-dir", directory.path("second"), "--port", "\(first.port)"],
             in: directory.url
         )
@@ -313,7 +305,7 @@ import Testing
         )
         // Nothing was created for a server that could not listen.
         #expect(!FileManager.default.fileExists(atPath: directory.path("second")))
-        first.process.stop()
+        await first.process.stop()
     }
 
     @Test(
@@ -344,6 +336,16 @@ import Testing
                     + "unexpected end of input. See `stratus serve --help`."
             ),
             (
+                #"{"authorization": {"defaultMode": "OPENID_CONNECT", "openIDConnect": {"issuer": "my issuer"}}}"#,
+                "authorization.openIDConnect.issuer 'my issuer' is not an http(s) URL, so its keys cannot be "
+                    + "fetched from <issuer>/.well-known/jwks.json. Give an https:// issuer, or jwksUrl or jwksFile."
+            ),
+            (
+                #"{"rest": [{"name": "items", "routes": [{"path": "/items", "methods": ["FETCH"]}]}]}"#,
+                "Unknown method 'FETCH' on the REST route /items of 'items'. "
+                    + "Use ANY, GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS."
+            ),
+            (
                 // Foundation's decoder on Linux would take the trailing comma.
                 "{\n  \"conflictResolution\": \"AUTOMERGE\",\n}\n",
                 "The configuration file 'stratus.json' is not valid JSON at line 3, column 1: "
@@ -355,7 +357,7 @@ import Testing
         let directory = try TemporaryDirectory()
         try directory.write(config, to: "stratus.json")
         let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
-        let process = try StratusProcess(
+        let process = try await StratusProcess(
             ["serve", "--port", "0", "--schema", schema.path, "--config", "stratus.json"],
             in: directory.url
         )

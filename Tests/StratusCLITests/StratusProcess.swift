@@ -1,4 +1,5 @@
 import Foundation
+import StratusTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -6,7 +7,8 @@ import Testing
 #endif
 
 /// The `stratus` executable, run as users run it: in a directory of its own, with its standard
-/// output and error written to files there and read as they grow.
+/// output and error written to files there and read as they grow. It cannot outlive the test
+/// process (see ``ChildProcess``).
 final class StratusProcess {
     /// Why a run did not go as a test expected, with what the process wrote.
     struct Failure: Error, CustomStringConvertible {
@@ -15,36 +17,28 @@ final class StratusProcess {
 
     let directory: URL
     let arguments: [String]
-    private let process = Process()
+    private let process: ChildProcess
     private let standardOutputFile: URL
     private let standardErrorFile: URL
 
     /// Starts `stratus arguments` in `directory`.
-    init(_ arguments: [String], in directory: URL) throws {
+    init(_ arguments: [String], in directory: URL) async throws {
         self.directory = directory
         self.arguments = arguments
         let name = UUID().uuidString
         standardOutputFile = directory.appending(path: "stdout-\(name).txt")
         standardErrorFile = directory.appending(path: "stderr-\(name).txt")
-        try Data().write(to: standardOutputFile)
-        try Data().write(to: standardErrorFile)
-        let output = try FileHandle(forWritingTo: standardOutputFile)
-        let error = try FileHandle(forWritingTo: standardErrorFile)
-        defer {
-            try? output.close()
-            try? error.close()
-        }
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
+        process = try await ChildProcess.start(
+            [try Self.executable().path(percentEncoded: false)] + arguments,
+            in: directory,
+            output: standardOutputFile,
+            errorOutput: standardErrorFile
+        )
     }
 
+    /// Kills a process the test did not stop (a failed test): at once, without blocking.
     deinit {
-        stop()
+        process.kill()
     }
 
     /// What the process wrote on its standard output so far.
@@ -70,7 +64,8 @@ final class StratusProcess {
         while true {
             if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
             if !process.isRunning {
-                throw failure("exited with status \(process.terminationStatus) before printing '\(prefix)…'")
+                let status = try await process.wait()
+                throw failure("\(status) before printing '\(prefix)…'")
             }
             guard ContinuousClock.now < deadline else {
                 throw failure("printed no line starting with '\(prefix)' within \(timeout)")
@@ -79,30 +74,22 @@ final class StratusProcess {
         }
     }
 
-    /// Waits for the process to end by itself and returns its exit status; a process still
-    /// running after `timeout` is stopped and fails the test.
+    /// Waits for the process to end by itself and returns its exit status (128 + the signal when
+    /// a signal ended it); a process still running after `timeout` is stopped and fails the test.
     func exitStatus(timeout: Duration = .seconds(30)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                stop()
-                throw failure("did not exit within \(timeout)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        guard let status = try await process.wait(timeout: timeout) else {
+            await stop()
+            throw failure("did not exit within \(timeout)")
         }
-        return process.terminationStatus
+        switch status {
+        case .exited(let code): return code
+        case .signaled(let signal): return 128 + signal
+        }
     }
 
     /// Sends SIGTERM and waits for the process to end; SIGKILL after five seconds.
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+    func stop() async {
+        _ = try? await process.stop(grace: .seconds(5))
     }
 
     private func failure(_ problem: String) -> Failure {

@@ -1,5 +1,6 @@
 import Foundation
 import StratusServer
+import StratusTesting
 import Testing
 
 /// The endpoint driven by gql (Python), a client nobody here wrote: API-key and IAM requests
@@ -7,28 +8,15 @@ import Testing
 @Suite struct GQLInteropTests {
     static let script = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Interop/gql_http.py")
 
-    /// Runs a command without blocking a thread of the concurrency pool.
+    /// Runs a command to its end; its standard error is appended to its output.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = FileManager.default.temporaryDirectory.appending(path: "stratus-gql-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
+        let result = try await ChildProcess.run(arguments)
+        let status: Int32 =
+            switch result.status {
+            case .exited(let code): code
+            case .signaled(let signal): 128 + signal
             }
-        }
-        try handle.close()
-        return (status, try String(contentsOf: output, encoding: .utf8))
+        return (status, result.outputText + result.errorText)
     }
 
     @Test func gqlWithAPIKeyAndIAM() async throws {

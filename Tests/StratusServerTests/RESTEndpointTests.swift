@@ -34,12 +34,12 @@ import Testing
             routes: [
                 RESTRoute(path: "/items", handler: .echo),
                 RESTRoute(path: "/items/{proxy+}", handler: .echo),
-                RESTRoute(path: "/keyed", methods: ["GET"], authorization: .apiKey, handler: .echo),
+                RESTRoute(path: "/keyed", methods: [.get], authorization: .apiKey, handler: .echo),
                 RESTRoute(path: "/secure/{proxy+}", authorization: .awsIAM, handler: .echo),
                 RESTRoute(path: "/secure", authorization: .awsIAM, handler: .echo),
                 RESTRoute(
                     path: "/orders/{id}",
-                    methods: ["POST"],
+                    methods: [.post],
                     handler: .command(["python3", script.path], timeout: .seconds(20))
                 ),
             ]

@@ -12,9 +12,9 @@ import Testing
     }
 
     @Test(arguments: ["post", "blog", "features"])
-    func graphQLCoreBuildsTheSDL(_ name: String) throws {
+    func graphQLCoreBuildsTheSDL(_ name: String) async throws {
         let sdl = try Self.sdl(of: name, conflictDetection: true)
-        let result = try runPython(
+        let result = try await runPython(
             """
             import sys
             from graphql import build_schema
@@ -30,14 +30,14 @@ import Testing
     }
 
     @Test(arguments: ["post", "blog", "features"])
-    func graphQLCoreValidatesTheGeneratedStatementsAgainstTheSDL(_ name: String) throws {
+    func graphQLCoreValidatesTheGeneratedStatementsAgainstTheSDL(_ name: String) async throws {
         for conflictDetection in [true, false] {
             let source = try Self.source(of: name)
             let schema = try SchemaParser().parse(source)
             let files = StatementsGenerator(conflictDetection: conflictDetection).generate(schema)
             let documents = JSON.array(files.map { .string($0.contents) })
             let sdl = try Self.sdl(of: name, conflictDetection: conflictDetection)
-            let result = try runPython(
+            let result = try await runPython(
                 """
                 import json, sys
                 from graphql import build_schema, parse, validate

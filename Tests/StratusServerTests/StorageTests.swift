@@ -10,7 +10,7 @@ import Testing
     @Test func tablesHaveTypedColumnsKeysAndIndexes() async throws {
         let server = try TestServer(blogSchema + "\n" + noteSchema)
         _ = await server.run(#"mutation { createNote(input: {id: "n1", title: "T", tags: ["a"], done: true}) { id } }"#)
-        let result = try runPython(
+        let result = try await runPython(
             """
             import sqlite3, sys
             db = sqlite3.connect(sys.stdin.read())

@@ -124,22 +124,27 @@ struct SchemaMigrator {
         let insert =
             "INSERT INTO \(scratch.quotedIdentifier) (rowid, \(table.statements.columnList)) VALUES ("
             + Array(repeating: "?", count: table.columns.count + 1).joined(separator: ", ") + ")"
-        let rows = try Row.fetchCursor(
-            db,
-            sql: "SELECT \(selection) FROM \(table.name.quotedIdentifier) ORDER BY rowid"
+        // Text is read and written whole, NUL characters included.
+        let position = Dictionary(
+            existing.enumerated().map { ($0.element.name, $0.offset + 1) },
+            uniquingKeysWith: { first, _ in first }
         )
+        let insertStatement = try db.makeStatement(sql: insert)
         var kept = 0
         var discarded = 0
-        while let row = try rows.next() {
-            let rowid: Int64 = row[0]
+        let select = try db.makeStatement(
+            sql: "SELECT \(selection) FROM \(table.name.quotedIdentifier) ORDER BY rowid"
+        )
+        try select.forEachExactRow([]) { row in
+            let rowid = row[0]
             let identifier =
                 oldKey.allSatisfy(oldNames.contains)
-                ? ModelTable.identifier(of: oldKey.map { row[$0] as DatabaseValue })
+                ? ModelTable.identifier(of: oldKey.map { row[position[$0]!] })
                 : "rowid \(rowid)"
-            var values: [DatabaseValue] = [rowid.databaseValue]
+            var values: [DatabaseValue] = [rowid]
             var reason: String?
             for column in table.columns {
-                let old: DatabaseValue = oldNames.contains(column.name) ? row[column.name] : .null
+                let old = position[column.name].map { row[$0] } ?? .null
                 let converted = Self.convert(old, to: column.kind)
                 if converted == nil {
                     if column.isRequired {
@@ -161,9 +166,9 @@ struct SchemaMigrator {
             if let reason {
                 warning("Discarding \(table.name) '\(identifier)': \(reason).")
                 discarded += 1
-                continue
+                return
             }
-            try db.execute(sql: insert, arguments: StatementArguments(values))
+            try insertStatement.executeExactly(values)
             kept += 1
         }
         try db.execute(sql: "DROP TABLE \(table.name.quotedIdentifier)")
@@ -227,7 +232,12 @@ struct SchemaMigrator {
             }
         case .blob: return nil
         }
-        return ModelTable.databaseValue(json, kind: kind)
+        do {
+            return try ModelTable.databaseValue(json, kind: kind)
+        } catch {
+            // A number JSON cannot write does not convert; the caller logs what it clears.
+            return nil
+        }
     }
 
     private func info(_ message: String) {

@@ -104,15 +104,10 @@ extension StorageEngine {
         let keyCount = table.primaryKey.count
         return try await read { db in
             let decoder = self.makeDecoder()
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(sql: query.sql),
-                arguments: StatementArguments(query.arguments)
-            )
             var results: [(identifier: String, model: M)] = []
-            while let row = try rows.next() {
-                let key = (0..<keyCount).map { index -> DatabaseValue in row[index] }
+            try db.cachedStatement(sql: query.sql).forEachExactRow(query.arguments) { row in
                 let model = try table.decode(M.self, from: row, offset: keyCount, decoder: decoder)
-                results.append((ModelTable.identifier(of: key), model))
+                results.append((ModelTable.identifier(of: Array(row[0..<keyCount])), model))
             }
             return results
         }

@@ -3,7 +3,7 @@ import GRDB
 import Synchronization
 
 /// The predicate operations a query leaves to the in-memory evaluator, for the SQL function
-/// `stratus_matches(token, column…)` to run.
+/// `stratus_matches(token, column…, key column…)` to run.
 ///
 /// SQL decides the common comparisons (strings, numbers, booleans, lists of those). Comparisons
 /// whose meaning SQL cannot express exactly, such as ISO 8601 values compared by the instant
@@ -17,6 +17,9 @@ final class InMemoryConditions: Sendable {
         let operation: QueryPredicateOperation
         let schema: ModelSchema
         let columns: [ModelColumn]
+        /// The table, whose primary-key columns follow `columns` in the call, to name the record
+        /// in an error.
+        let table: ModelTable
     }
 
     private struct State {
@@ -65,7 +68,13 @@ final class InMemoryConditions: Sendable {
         }
         var members: [String: JSONValue] = [:]
         for (column, value) in zip(entry.columns, values.dropFirst()) where !value.isNull {
-            members[column.name] = ModelTable.jsonValue(value, kind: column.kind)
+            do {
+                members[column.name] = try ModelTable.jsonValue(value, kind: column.kind)
+            } catch {
+                let key = Array(values.dropFirst(1 + entry.columns.count))
+                let message = entry.table.unreadable(error, column: column, identifier: ModelTable.identifier(of: key))
+                throw DatabaseError(message: message.message)
+            }
         }
         return try entry.operation.evaluate(target: .object(members), schema: entry.schema)
     }

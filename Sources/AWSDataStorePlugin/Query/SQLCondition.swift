@@ -163,6 +163,10 @@ private struct Translator {
                 default: return inMemory(operation, target)
                 }
                 switch operation.operator {
+                case .contains(.string(let needle)) where nativeClass == .text:
+                    return textElement(needle, operation, target)
+                case .notContains(.string(let needle)) where nativeClass == .text:
+                    return "NOT " + textElement(needle, operation, target)
                 case .contains(let needle):
                     return "EXISTS (SELECT 1 FROM json_each(\(expression)) WHERE value = \(bind(needle, nativeClass)))"
                 case .notContains(let needle):
@@ -173,6 +177,22 @@ private struct Translator {
                 }
             }
         }
+    }
+
+    /// Whether a list of strings holds `needle`.
+    ///
+    /// SQLite's JSON functions end a string at an escaped NUL (`\u0000`), so `json_each` only
+    /// narrows the candidates, comparing with the needle's text before its first NUL, and the
+    /// in-memory evaluator, which reads the whole JSON text, decides.
+    private mutating func textElement(
+        _ needle: String,
+        _ operation: QueryPredicateOperation,
+        _ target: FieldTarget
+    ) -> String {
+        let candidate = bind(.string(String(needle.prefix { $0 != "\u{0}" })), .text)
+        let contains = QueryPredicateOperation(field: operation.field, operator: .contains(.string(needle)))
+        return "(EXISTS (SELECT 1 FROM json_each(\(target.expression)) WHERE value = \(candidate)) AND "
+            + "\(inMemory(contains, target)))"
     }
 
     /// The operator on a value that SQL compares natively, as the evaluator does.
@@ -240,11 +260,11 @@ private struct Translator {
     /// Leaves `operation` to the in-memory evaluator, through `stratus_matches`.
     private mutating func inMemory(_ operation: QueryPredicateOperation, _ target: FieldTarget) -> String {
         let token = conditions.register(
-            InMemoryConditions.Entry(operation: operation, schema: table.schema, columns: target.columns)
+            InMemoryConditions.Entry(operation: operation, schema: table.schema, columns: target.columns, table: table)
         )
         tokens.append(token)
         arguments.append(token.databaseValue)
-        let columns = target.columns.map { ", " + $0.name.quotedIdentifier }.joined()
+        let columns = (target.columns.map(\.name) + table.primaryKey).map { ", " + $0.quotedIdentifier }.joined()
         return "\(InMemoryConditions.functionName)(?\(columns)) = 1"
     }
 

@@ -6,7 +6,7 @@ struct DeletedRecord {
     let table: ModelTable
     let rowid: Int64
     /// `rowid` followed by the table's columns.
-    let row: Row
+    let row: [DatabaseValue]
 }
 
 /// Finds what deleting records removes: the records themselves and, before each, its hasMany
@@ -17,9 +17,17 @@ struct DeletedRecord {
 struct CascadeDelete {
     let catalog: ModelCatalog
 
+    /// The rowid a row selected as `rowid, columns…` starts with.
+    static func rowid(of row: [DatabaseValue]) -> Int64 {
+        guard case .int64(let rowid) = row[0].storage else {
+            preconditionFailure("A rowid is an integer, but the row starts with \(row[0]).")
+        }
+        return rowid
+    }
+
     /// `roots` (rows of `rowid` and the table's columns) and everything under them, deepest
     /// first; each record appears once.
-    func plan(_ roots: [Row], in table: ModelTable, _ db: Database) throws -> [DeletedRecord] {
+    func plan(_ roots: [[DatabaseValue]], in table: ModelTable, _ db: Database) throws -> [DeletedRecord] {
         var plan: [DeletedRecord] = []
         var visited: Set<String> = []
         for row in roots {
@@ -29,26 +37,24 @@ struct CascadeDelete {
     }
 
     private func visit(
-        _ row: Row,
+        _ row: [DatabaseValue],
         _ table: ModelTable,
         _ db: Database,
         _ plan: inout [DeletedRecord],
         _ visited: inout Set<String>
     ) throws {
-        let rowid: Int64 = row[0]
+        let rowid = Self.rowid(of: row)
         guard visited.insert("\(table.name)|\(rowid)").inserted else { return }
         let key = table.primaryKey.map { name -> DatabaseValue in row[1 + table.columnIndex[name]!] }
         if !key.contains(where: \.isNull) {
             for relation in table.children {
                 guard let child = catalog.tables[relation.childTable] else { continue }
                 let condition = relation.childColumns.map { "\($0.quotedIdentifier) = ?" }.joined(separator: " AND ")
-                let children = try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: "SELECT rowid, \(child.statements.columnList) FROM \(child.name.quotedIdentifier) "
-                            + "WHERE \(condition) ORDER BY rowid"
-                    ),
-                    arguments: StatementArguments(key)
+                let children = try db.cachedStatement(
+                    sql: "SELECT rowid, \(child.statements.columnList) FROM \(child.name.quotedIdentifier) "
+                        + "WHERE \(condition) ORDER BY rowid"
                 )
+                .fetchExactRows(key)
                 for childRow in children {
                     try visit(childRow, child, db, &plan, &visited)
                 }
@@ -72,13 +78,13 @@ extension StorageEngine {
             try SQLCondition(predicate, table: table, conditions: conditions)
         }
         defer { conditions.release(sqlCondition?.tokens ?? []) }
-        let filter = condition?.graphQLFilter(for: table.schema).map(CanonicalJSON.text(of:))
+        let filter = try Self.filterText(of: condition, table: table, identifier: identifier, action: "delete")
         let key = table.identifierCondition(identifier)
         let sql = "SELECT rowid, \(table.statements.columnList) FROM \(table.name.quotedIdentifier) WHERE \(key.sql)"
         try await write { db in
-            let roots = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(key.arguments))
+            let roots = try db.cachedStatement(sql: sql).fetchExactRows(key.arguments)
             if let sqlCondition, let root = roots.first {
-                try Self.check(sqlCondition, on: root[0], in: table, db, action: "deleted")
+                try Self.check(sqlCondition, on: CascadeDelete.rowid(of: root), in: table, db, action: "deleted")
             }
             try self.delete(roots, in: table, filter: filter, db)
         }
@@ -96,15 +102,15 @@ extension StorageEngine {
         )
         defer { conditions.release(query.tokens) }
         try await write { db in
-            let roots = try Row.fetchAll(db, sql: query.sql, arguments: StatementArguments(query.arguments))
+            let roots = try db.makeStatement(sql: query.sql).fetchExactRows(query.arguments)
             try self.delete(roots, in: table, filter: nil, db)
         }
     }
 
     /// Deletes `roots` and their children, deepest first, each with its outbox event.
-    private func delete(_ roots: [Row], in table: ModelTable, filter: String?, _ db: Database) throws {
+    private func delete(_ roots: [[DatabaseValue]], in table: ModelTable, filter: String?, _ db: Database) throws {
         let plan = try CascadeDelete(catalog: catalog).plan(roots, in: table, db)
-        let rootRowids = Set(roots.map { $0[0] as Int64 })
+        let rootRowids = Set(roots.map(CascadeDelete.rowid(of:)))
         var events: [MutationEvent] = []
         events.reserveCapacity(plan.count)
         for record in plan {
@@ -128,7 +134,7 @@ extension StorageEngine {
                 version: version,
                 graphQLFilterJSON: isRoot ? filter : nil
             )
-            try SystemTables.enqueue(event, db)
+            try Outbox.enqueue(event, db)
             events.append(event)
         }
         publishOnCommit(events, db)

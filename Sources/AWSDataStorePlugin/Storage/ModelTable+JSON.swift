@@ -5,12 +5,12 @@ import GRDB
 extension ModelTable {
     /// The record in `row` as a JSON object with sorted keys: what models decode from and what
     /// the outbox stores. The table's columns start at `offset`; null columns are left out.
-    func jsonData(of row: Row, offset: Int = 0) -> Data {
+    func jsonData(of row: [DatabaseValue], offset: Int = 0) -> Data {
         var writer = JSONTextWriter()
         writer.bytes.append(UInt8(ascii: "{"))
         var first = true
         for index in jsonOrder {
-            let value: DatabaseValue = row[offset + index]
+            let value = row[offset + index]
             if value.isNull { continue }
             if !first { writer.bytes.append(UInt8(ascii: ",")) }
             first = false
@@ -36,23 +36,13 @@ extension ModelTable {
         return Data(writer.bytes)
     }
 
-    /// The record in `row` as a ``JSONValue`` object (null columns left out).
-    func jsonValue(of row: Row, offset: Int = 0) -> JSONValue {
-        var members: [String: JSONValue] = [:]
-        for (index, column) in columns.enumerated() {
-            let value: DatabaseValue = row[offset + index]
-            if !value.isNull { members[column.name] = Self.jsonValue(value, kind: column.kind) }
-        }
-        return .object(members)
-    }
-
     /// Decodes the model in `row` (see ``RecordDecoder``); `decoder` decodes the JSON of
     /// embedded values and lists, and its `userInfo` carries the relation loader.
     ///
     /// - Throws: ``DataStoreError`` when the stored record does not decode as `M`.
     func decode<M: Model>(
         _ type: M.Type,
-        from row: Row,
+        from row: [DatabaseValue],
         offset: Int = 0,
         decoder: JSONDecoder
     ) throws(DataStoreError)
@@ -60,11 +50,14 @@ extension ModelTable {
     {
         do {
             return try M(from: RecordDecoder(row: row, offset: offset, table: self, json: decoder))
+        } catch let error as DataStoreError {
+            throw error
         } catch {
             let data = jsonData(of: row, offset: offset)
+            let identifier = Self.identifier(of: primaryKey.map { row[offset + columnIndex[$0]!] })
             throw DataStoreError(
                 .storage,
-                "A stored \(name) does not decode as the \(name) model: \(error). The stored record is "
+                "The stored \(name) '\(identifier)' does not decode as the \(name) model: \(error). The stored record is "
                     + "\(String(decoding: data, as: UTF8.self)). Regenerate the models with `stratus codegen models` "
                     + "and bump the registration's version so the store migrates."
             )

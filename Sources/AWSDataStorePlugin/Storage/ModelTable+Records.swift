@@ -65,7 +65,7 @@ extension ModelTable {
             }
             return .null
         }
-        if let stored = Self.databaseValue(value, kind: column.kind) {
+        if let stored = try Self.databaseValue(value, kind: column.kind) {
             return stored
         }
         var detail = ""
@@ -83,7 +83,10 @@ extension ModelTable {
     }
 
     /// `value` as a column of `kind` stores it, or `nil` when it does not fit.
-    static func databaseValue(_ value: JSONValue, kind: ColumnKind) -> DatabaseValue? {
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidModel`` when an embedded
+    ///   value or a list holds a number JSON cannot write (infinite or NaN).
+    static func databaseValue(_ value: JSONValue, kind: ColumnKind) throws(DataStoreError) -> DatabaseValue? {
         switch (kind, value) {
         case (.string, .string(let string)):
             return string.databaseValue
@@ -100,10 +103,12 @@ extension ModelTable {
         case (.temporal(let temporal), .string(let string)):
             return temporalError(string, temporal) == nil ? string.databaseValue : nil
         case (.object, .object):
-            return CanonicalJSON.text(of: value).databaseValue
-        case (.list(let element), .array(let elements)):
-            let fits = elements.allSatisfy { $0.isNull || databaseValue($0, kind: element) != nil }
-            return fits ? CanonicalJSON.text(of: value).databaseValue : nil
+            return try CanonicalJSON.text(of: value).databaseValue
+        case (.list(let elementKind), .array(let elements)):
+            for element in elements where !element.isNull {
+                guard try databaseValue(element, kind: elementKind) != nil else { return nil }
+            }
+            return try CanonicalJSON.text(of: value).databaseValue
         default:
             return nil
         }
@@ -124,24 +129,57 @@ extension ModelTable {
     }
 
     /// A stored value as the JSON the model encodes it to.
-    static func jsonValue(_ value: DatabaseValue, kind: ColumnKind) -> JSONValue {
+    ///
+    /// - Throws: ``UnreadableJSON`` when an embedded value or a list is stored as text that is not
+    ///   JSON; the caller names the record.
+    static func jsonValue(_ value: DatabaseValue, kind: ColumnKind) throws(UnreadableJSON) -> JSONValue {
         switch (kind, value.storage) {
         case (_, .null): return .null
         case (.boolean, .int64(let int)): return .boolean(int != 0)
         case (_, .int64(let int)): return .integer(Int(int))
         case (_, .double(let double)): return .number(double)
         case (.object, .string(let text)), (.list, .string(let text)):
-            return (try? JSONValueParser.parse(text)) ?? .null
+            do {
+                return try JSONValueParser.parse(text)
+            } catch {
+                throw UnreadableJSON(text: text, reason: "\(error)")
+            }
         case (_, .string(let text)): return .string(text)
         case (_, .blob): return .null
         }
     }
 }
 
+/// Stored text of an embedded value or a list that is not JSON.
+struct UnreadableJSON: Error, CustomStringConvertible {
+    /// The stored text.
+    let text: String
+    /// Why the parser refused it.
+    let reason: String
+
+    /// The text, shortened when long, and the reason.
+    var description: String {
+        let shown = text.count > 60 ? String(text.prefix(57)) + "..." : text
+        return "the stored text '\(shown)' is not JSON (\(reason))"
+    }
+}
+
+extension ModelTable {
+    /// The error for a record whose column `column` holds unreadable JSON.
+    func unreadable(_ error: UnreadableJSON, column: ModelColumn, identifier: String) -> DataStoreError {
+        DataStoreError(
+            .invalidDatabase,
+            "The stored \(name) '\(identifier)' cannot be read: in \(column.name), \(error). The database was "
+                + "changed outside DataStore. Save the \(name) again with a valid \(column.name), or delete it."
+        )
+    }
+}
+
 extension JSONValue {
     /// A short description of the value for messages: `"4" (a string)`, `12 (a number)`.
     var shortDescription: String {
-        let text = CanonicalJSON.text(of: self)
+        // Only for a message: a value JSON cannot write is described as Swift prints it.
+        let text = (try? CanonicalJSON.text(of: self)) ?? String(describing: self)
         let shown = text.count > 60 ? String(text.prefix(57)) + "..." : text
         switch self {
         case .string: return "\(shown) (a string)"
@@ -157,9 +195,21 @@ extension JSONValue {
 /// JSON text with sorted keys and unescaped slashes: the form embedded values and lists are
 /// stored in, so that equal values store equal text.
 enum CanonicalJSON {
-    static func text(of value: JSONValue) -> String {
+    /// The text of `value`.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidModel`` when `value` holds a
+    ///   number JSON cannot write (infinite or NaN).
+    static func text(of value: JSONValue) throws(DataStoreError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw DataStoreError(
+                .invalidModel,
+                "A value cannot be written as JSON: \(error). JSON has no infinite or NaN numbers; use finite "
+                    + "values."
+            )
+        }
     }
 }

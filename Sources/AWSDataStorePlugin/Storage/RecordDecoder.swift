@@ -17,14 +17,19 @@ struct RecordDecoder: Decoder {
     private let values: [DatabaseValue]
 
     /// A decoder of the record in `row`, whose columns start at `offset`.
-    init(row: Row, offset: Int, table: ModelTable, json: JSONDecoder) {
+    init(row: [DatabaseValue], offset: Int, table: ModelTable, json: JSONDecoder) {
         self.table = table
         self.json = json
         self.userInfo = json.userInfo
-        self.values = table.columns.indices.map { row[offset + $0] }
+        self.values = Array(row[offset..<(offset + table.columns.count)])
     }
 
     var codingPath: [any CodingKey] { [] }
+
+    /// The record's identifier, for messages.
+    var identifier: String {
+        ModelTable.identifier(of: table.primaryKey.map { values[table.columnIndex[$0]!] })
+    }
 
     /// The value of the column named `name`; `nil` when there is no such column or it is null.
     func value(_ name: String) -> (ModelColumn, DatabaseValue)? {
@@ -132,7 +137,11 @@ private struct RecordContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func decode<T: Decodable>(_ type: T.Type, _ stored: (ModelColumn, DatabaseValue), _ key: Key) throws -> T {
         let (column, value) = stored
         if type == JSONValue.self {
-            return ModelTable.jsonValue(value, kind: column.kind) as! T
+            do {
+                return try ModelTable.jsonValue(value, kind: column.kind) as! T
+            } catch {
+                throw decoder.table.unreadable(error, column: column, identifier: decoder.identifier)
+            }
         }
         if column.kind.isJSON, case .string(let text) = value.storage {
             return try decoder.json.decode(T.self, from: Data(text.utf8))

@@ -44,18 +44,42 @@ extension StorageEngine {
         _ db: Database
     ) throws -> [M] {
         let decoder = makeDecoder()
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
         var models: [M] = []
-        while let row = try rows.next() {
+        try db.cachedStatement(sql: sql).forEachExactRow(arguments) { row in
             models.append(try table.decode(M.self, from: row, decoder: decoder))
         }
         return models
     }
 
-    /// The models of type `type` whose fields equal `values`, for a relation loading lazily.
+    /// The models of type `type` whose fields equal `values`, for a relation loading lazily;
+    /// blocks the caller.
     ///
     /// - Throws: ``DataStoreError`` when the model is not registered or storage fails.
     func load<M: Model>(_ type: M.Type, matching values: [String: JSONValue]) throws(DataStoreError) -> [M] {
+        guard let query = try relationQuery(M.self, matching: values) else { return [] }
+        let (table, sql, arguments) = query
+        do {
+            return try pool.read { db in try self.fetch(M.self, table: table, sql, arguments, db) }
+        } catch {
+            throw Self.translate(error, url: url)
+        }
+    }
+
+    /// The models of type `type` whose fields equal `values`, for a relation loading lazily.
+    ///
+    /// - Throws: ``DataStoreError`` when the model is not registered or storage fails.
+    func fetch<M: Model>(_ type: M.Type, matching values: [String: JSONValue]) async throws(DataStoreError) -> [M] {
+        guard let query = try relationQuery(M.self, matching: values) else { return [] }
+        let (table, sql, arguments) = query
+        return try await read { db in try self.fetch(M.self, table: table, sql, arguments, db) }
+    }
+
+    /// The query of the models of type `type` whose fields equal `values`, or `nil` when no
+    /// record can match.
+    private func relationQuery<M: Model>(
+        _ type: M.Type,
+        matching values: [String: JSONValue]
+    ) throws(DataStoreError) -> (ModelTable, String, [DatabaseValue])? {
         let table = try catalog.table(for: M.self)
         var terms: [String] = []
         var arguments: [DatabaseValue] = []
@@ -63,19 +87,15 @@ extension StorageEngine {
             let columns =
                 table.column(named: name).map { [$0] } ?? table.associations[name]?.compactMap(table.column(named:))
             guard let columns, columns.count == 1, !value.isNull,
-                let stored = ModelTable.databaseValue(value, kind: columns[0].kind)
-            else { return [] }
+                let stored = try ModelTable.databaseValue(value, kind: columns[0].kind)
+            else { return nil }
             terms.append("\(columns[0].name.quotedIdentifier) = ?")
             arguments.append(stored)
         }
         let sql =
             "SELECT \(table.statements.columnList) FROM \(table.name.quotedIdentifier)"
             + (terms.isEmpty ? "" : " WHERE " + terms.joined(separator: " AND ")) + " ORDER BY rowid"
-        do {
-            return try pool.read { db in try self.fetch(M.self, table: table, sql, arguments, db) }
-        } catch {
-            throw Self.translate(error, url: url)
-        }
+        return (table, sql, arguments)
     }
 }
 

@@ -20,12 +20,9 @@ extension StorageEngine {
             try SQLCondition(predicate, table: table, conditions: conditions)
         }
         defer { conditions.release(sqlCondition?.tokens ?? []) }
-        let filter = condition?.graphQLFilter(for: table.schema).map(CanonicalJSON.text(of:))
+        let filter = try Self.filterText(of: condition, table: table, identifier: record.identifier, action: "save")
         try await write { db in
-            let rowid = try Int64.fetchOne(
-                db.cachedStatement(sql: table.statements.rowidByKey),
-                arguments: StatementArguments(record.keyValues)
-            )
+            let rowid = try Self.rowid(table.statements.rowidByKey, record.keyValues, db)
             if let sqlCondition {
                 guard let rowid else {
                     throw DataStoreError(
@@ -38,12 +35,11 @@ extension StorageEngine {
             }
             try self.checkParents(of: record, in: table, db)
             if let rowid {
-                try db.cachedStatement(sql: table.statements.update)
-                    .execute(arguments: StatementArguments(record.values + [rowid.databaseValue]))
-            } else {
-                try db.cachedStatement(sql: table.statements.insert).execute(
-                    arguments: StatementArguments(record.values)
+                try db.cachedStatement(sql: table.statements.update).executeExactly(
+                    record.values + [rowid.databaseValue]
                 )
+            } else {
+                try db.cachedStatement(sql: table.statements.insert).executeExactly(record.values)
             }
             let version = try SystemTables.markRecord(
                 modelName: table.name,
@@ -59,7 +55,7 @@ extension StorageEngine {
                 version: version,
                 graphQLFilterJSON: filter
             )
-            try SystemTables.enqueue(event, db)
+            try Outbox.enqueue(event, db)
             self.publishOnCommit([event], db)
         }
         return model
@@ -81,6 +77,34 @@ extension StorageEngine {
         }
     }
 
+    /// The rowid that `sql` (a `rowidByKey` statement) selects for the key `keyValues`.
+    static func rowid(_ sql: String, _ keyValues: [DatabaseValue], _ db: Database) throws -> Int64? {
+        try db.cachedStatement(sql: sql).fetchExactRows(keyValues).first.flatMap { Int64.fromDatabaseValue($0[0]) }
+    }
+
+    /// The GraphQL filter of `condition`, as the outbox stores it for the backend.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidCondition`` naming the
+    ///   record when the filter compares with a number JSON cannot write (infinite or NaN).
+    static func filterText(
+        of condition: (any QueryPredicate)?,
+        table: ModelTable,
+        identifier: String,
+        action: String
+    ) throws(DataStoreError) -> String? {
+        guard let filter = condition?.graphQLFilter(for: table.schema) else { return nil }
+        do {
+            return try CanonicalJSON.text(of: filter)
+        } catch {
+            throw DataStoreError(
+                .invalidCondition,
+                "The condition of the \(action) of \(table.name) '\(identifier)' cannot be sent to the backend: it "
+                    + "compares with an infinite or NaN number, which a GraphQL filter cannot hold. Compare with "
+                    + "finite numbers."
+            )
+        }
+    }
+
     /// Throws ``DataStoreError/Code/conditionalSaveFailed`` unless the record at `rowid`
     /// matches `condition`.
     static func check(
@@ -92,12 +116,11 @@ extension StorageEngine {
     )
         throws
     {
-        let matches = try Bool.fetchOne(
-            db,
-            sql: "SELECT 1 FROM \(table.name.quotedIdentifier) WHERE rowid = ? AND (\(condition.sql))",
-            arguments: StatementArguments([rowid.databaseValue] + condition.arguments)
+        let matches = try db.makeStatement(
+            sql: "SELECT 1 FROM \(table.name.quotedIdentifier) WHERE rowid = ? AND (\(condition.sql))"
         )
-        guard matches == true else {
+        .fetchExactRows([rowid.databaseValue] + condition.arguments)
+        guard !matches.isEmpty else {
             throw DataStoreError(
                 .conditionalSaveFailed,
                 "The stored \(table.name) does not match the condition, so it was not \(action). Query it again "
@@ -113,10 +136,7 @@ extension StorageEngine {
             let values = foreignKey.columns.map { record.values[table.columnIndex[$0]!] }
             if values.contains(where: \.isNull) { continue }
             guard let parent = catalog.tables[foreignKey.parentTable] else { continue }
-            let exists = try Int64.fetchOne(
-                db.cachedStatement(sql: parent.statements.rowidByKey),
-                arguments: StatementArguments(values)
-            )
+            let exists = try Self.rowid(parent.statements.rowidByKey, values, db)
             if exists == nil {
                 let key = ModelTable.identifier(of: values)
                 throw DataStoreError(

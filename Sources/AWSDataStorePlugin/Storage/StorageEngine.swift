@@ -196,7 +196,7 @@ final class StorageEngine: Sendable {
             for table in tables {
                 try db.execute(sql: "DELETE FROM \(table.quotedIdentifier)")
             }
-            try db.execute(sql: "DELETE FROM \"\(SystemTables.outbox)\"")
+            try db.execute(sql: "DELETE FROM \"\(Outbox.table)\"")
             try db.execute(sql: "DELETE FROM \"\(SystemTables.syncMetadata)\"")
             try db.execute(sql: "DELETE FROM \"\(SystemTables.modelSync)\"")
             db.afterNextTransaction { _ in hub.publishReset() }
@@ -205,6 +205,6 @@ final class StorageEngine: Sendable {
 
     /// The pending outbox events, oldest first.
     func outboxEvents() async throws(DataStoreError) -> [MutationEvent] {
-        try await read { db in try SystemTables.outboxEvents(db) }
+        try await read { db in try Outbox.events(db) }
     }
 }

@@ -6,7 +6,8 @@ import GRDB
 /// - `_stratus_metadata`: what marks the file as DataStore's, with the format and the version of
 ///   the model registration the tables were made for.
 /// - `_stratus_outbox`: the pending changes to send to the backend, one ``MutationEvent`` a row
-///   in the order they were made; a save writes its row in the same transaction as the record.
+///   in the order they were made; a save writes its row in the same transaction as the record
+///   (see ``Outbox``).
 /// - `_stratus_sync_metadata`: per record (`Model|identifier`), the backend's `_version`,
 ///   `_deleted` and `_lastChangedAt`.
 /// - `_stratus_model_sync`: per model, when it was last synced and with which sync expression.
@@ -77,21 +78,6 @@ enum SystemTables {
         )
     }
 
-    /// The statement that appends an event to the outbox.
-    static let insertOutboxEvent = """
-        INSERT INTO "\(outbox)" ("id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", \
-        "graphQLFilterJSON") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """
-
-    /// Appends `event` to the outbox.
-    static func enqueue(_ event: MutationEvent, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: insertOutboxEvent)
-        try statement.execute(arguments: [
-            event.id, event.modelName, event.modelId, event.mutationType, event.json,
-            event.createdAt.iso8601String, event.version, event.graphQLFilterJSON,
-        ])
-    }
-
     /// Records that the record `modelName|identifier` exists (`deleted` false) or was deleted,
     /// and returns its sync version.
     static func markRecord(modelName: String, identifier: String, deleted: Bool, _ db: Database) throws -> Int? {
@@ -102,28 +88,9 @@ enum SystemTables {
                 RETURNING "version"
                 """
         )
-        return try Int.fetchOne(statement, arguments: ["\(modelName)|\(identifier)", deleted ? 1 : 0])
-    }
-
-    /// The pending outbox events, oldest first.
-    static func outboxEvents(_ db: Database) throws -> [MutationEvent] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
-                FROM "\(outbox)" ORDER BY "sequence"
-                """
-        ).map { row in
-            MutationEvent(
-                id: row[0],
-                modelId: row[2],
-                modelName: row[1],
-                json: row[4],
-                mutationType: MutationEvent.MutationType(rawValue: row[3]) ?? .update,
-                createdAt: (try? Temporal.DateTime(iso8601String: row[5])) ?? .now(),
-                version: row[6],
-                graphQLFilterJSON: row[7]
-            )
-        }
+        let rows = try statement.fetchExactRows([
+            "\(modelName)|\(identifier)".databaseValue, (deleted ? 1 : 0).databaseValue,
+        ])
+        return rows.first.flatMap { Int.fromDatabaseValue($0[0]) }
     }
 }

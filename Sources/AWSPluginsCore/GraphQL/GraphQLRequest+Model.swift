@@ -10,11 +10,17 @@ public enum GraphQLSubscriptionType: String, Sendable, CaseIterable {
 
 extension GraphQLRequest {
     /// Creates `model`: `createPost(input:)`.
-    public static func create<M: Model>(_ model: M, includesSyncFields: Bool = false) -> GraphQLRequest<M> {
+    ///
+    /// - Throws: ``APIError/operationError(_:_:)`` naming the model and its identifier when the
+    ///   model cannot be encoded (a `Double` that is infinite or NaN, say).
+    public static func create<M: Model>(
+        _ model: M,
+        includesSyncFields: Bool = false
+    ) throws(APIError) -> GraphQLRequest<M> {
         mutation(
             model,
             kind: "create",
-            input: ModelInput.values(of: model, nullsForMissing: false),
+            input: try ModelInput.values(of: model, nullsForMissing: false, operation: "create"),
             where: nil,
             syncFields: includesSyncFields
         )
@@ -24,18 +30,20 @@ extension GraphQLRequest {
     /// the backend updates only when the stored record matches it. On an API with conflict
     /// detection, pass the `_version` the change is based on: without it, AUTOMERGE keeps the
     /// server's values.
+    ///
+    /// - Throws: ``APIError/operationError(_:_:)`` naming the model and its identifier when the
+    ///   model cannot be encoded.
     public static func update<M: Model>(
         _ model: M,
         where predicate: (any QueryPredicate)? = nil,
         version: Int? = nil,
         includesSyncFields: Bool = false
-    ) -> GraphQLRequest<M> {
-        mutation(
+    ) throws(APIError) -> GraphQLRequest<M> {
+        let values = try ModelInput.values(of: model, nullsForMissing: true, operation: "update")
+        return mutation(
             model,
             kind: "update",
-            input: ModelInput.values(of: model, nullsForMissing: true).merging(ModelInput.version(version)) { _, new in
-                new
-            },
+            input: values.merging(ModelInput.version(version)) { _, new in new },
             where: predicate,
             syncFields: includesSyncFields
         )
@@ -43,16 +51,19 @@ extension GraphQLRequest {
 
     /// Deletes `model`; with a predicate, only when the stored record matches it. On an API with
     /// conflict detection, pass the `_version` the deletion is based on.
+    ///
+    /// - Throws: ``APIError/operationError(_:_:)`` naming the model and its identifier when the
+    ///   model cannot be encoded.
     public static func delete<M: Model>(
         _ model: M,
         where predicate: (any QueryPredicate)? = nil,
         version: Int? = nil,
         includesSyncFields: Bool = false
-    ) -> GraphQLRequest<M> {
+    ) throws(APIError) -> GraphQLRequest<M> {
         mutation(
             model,
             kind: "delete",
-            input: ModelInput.key(of: model).merging(ModelInput.version(version)) { _, new in new },
+            input: try ModelInput.key(of: model).merging(ModelInput.version(version)) { _, new in new },
             where: predicate,
             syncFields: includesSyncFields
         )
@@ -177,8 +188,14 @@ enum Naming {
 enum ModelInput {
     /// Every stored field the backend accepts: no read-only fields, no associations (their
     /// foreign keys are fields of their own).
-    static func values<M: Model>(of model: M, nullsForMissing: Bool) -> [String: JSONValue] {
-        let json = (try? model.jsonValue())?.objectValue ?? [:]
+    ///
+    /// - Throws: ``APIError/operationError(_:_:)`` when the model cannot be encoded.
+    static func values<M: Model>(
+        of model: M,
+        nullsForMissing: Bool,
+        operation: String
+    ) throws(APIError) -> [String: JSONValue] {
+        let json = try fields(of: model, operation: operation)
         var input: [String: JSONValue] = [:]
         for field in M.schema.sortedFields where !field.isReadOnly && !field.type.isAssociation {
             if let value = json[field.name], !value.isNull {
@@ -196,10 +213,34 @@ enum ModelInput {
     }
 
     /// The primary-key fields only.
-    static func key<M: Model>(of model: M) -> [String: JSONValue] {
-        let json = (try? model.jsonValue())?.objectValue ?? [:]
+    ///
+    /// - Throws: ``APIError/operationError(_:_:)`` when the model cannot be encoded.
+    static func key<M: Model>(of model: M) throws(APIError) -> [String: JSONValue] {
+        let json = try fields(of: model, operation: "delete")
         var input: [String: JSONValue] = [:]
         for field in M.schema.primaryKey.fields { input[field.name] = json[field.name] ?? .null }
         return input
+    }
+
+    /// The model's fields, as its JSON object.
+    private static func fields<M: Model>(of model: M, operation: String) throws(APIError) -> [String: JSONValue] {
+        let json: JSONValue
+        do {
+            json = try model.jsonValue()
+        } catch {
+            throw APIError.operationError(
+                "The \(M.modelName) '\(model.identifier)' cannot be encoded as the input of "
+                    + "\(operation)\(M.modelName): \(error).",
+                "Check the values of its fields; a Double cannot be infinite or NaN."
+            )
+        }
+        guard case .object(let members) = json else {
+            throw APIError.operationError(
+                "The \(M.modelName) '\(model.identifier)' encodes as \(json), not as a JSON object, so it cannot be "
+                    + "the input of \(operation)\(M.modelName).",
+                "Regenerate the model with `stratus codegen models`."
+            )
+        }
+        return members
     }
 }

@@ -29,10 +29,23 @@ extension Model {
     public var modelName: String { Self.modelName }
 
     public var identifier: String {
-        let json = (try? JSONValue(encoding: self)) ?? .null
-        return Self.schema.primaryKey.fields
-            .map { json[$0.name].map(ModelSchema.identifierComponent) ?? "" }
+        primaryKeyValues
+            .map(ModelSchema.identifierComponent)
             .joined(separator: ModelSchema.identifierSeparator)
+    }
+
+    /// The primary-key values, in key order; `.null` for a key field that has no value.
+    var primaryKeyValues: [JSONValue] {
+        // Key fields are strings and numbers: a Double elsewhere in the model that JSON cannot
+        // write (infinite or NaN) must not cost the model its key.
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity",
+            negativeInfinity: "-Infinity",
+            nan: "NaN"
+        )
+        let json = (try? JSONValue(encoding: self, encoder: encoder)) ?? .null
+        return Self.schema.primaryKey.fields.map { json[$0.name] ?? .null }
     }
 
     /// The model as a JSON object keyed by field name.

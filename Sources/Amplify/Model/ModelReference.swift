@@ -5,9 +5,23 @@ import Foundation
 /// Generated models keep it behind a property of the related type (`comment.post`). It holds the
 /// related model when it was loaded, or only its identifiers (the foreign-key values) when the
 /// record came without it, so a foreign key is never lost in a round trip.
+///
+/// A reference decoded with a ``ModelRelationLoader`` loads the related model through it: by
+/// ``get()``, which reports a failure, or on first read of ``model``. When that read fails to
+/// load, the failure is logged through the loader, the read sees `nil`, and nothing is cached:
+/// the next read or ``get()`` tries again.
 public struct ModelReference<Related: Model>: Sendable {
+    /// Whether a reference holds its model.
+    public enum LoadedState: Sendable {
+        /// Not loaded yet: the related model's primary-key values, in key order.
+        case notLoaded(identifiers: [JSONValue])
+        /// Loaded: the related model, or `nil` when there is none.
+        case loaded(Related?)
+    }
+
     /// Shared storage: a reference loaded lazily caches what it loaded.
     private final class Storage: @unchecked Sendable {
+        /// Guards `model` and `isLoaded`; never held while loading.
         let lock = NSLock()
         var model: Related?
         var isLoaded: Bool
@@ -19,6 +33,27 @@ public struct ModelReference<Related: Model>: Sendable {
             self.isLoaded = isLoaded
             self.storedIdentifiers = identifiers
             self.loader = loader
+        }
+
+        /// The loaded model, if loaded.
+        var loaded: Related?? {
+            lock.withLock { isLoaded ? .some(model) : .none }
+        }
+
+        /// Stores `fetched` unless another load stored its result first, and returns what is stored.
+        func store(_ fetched: Related?) -> Related? {
+            lock.withLock {
+                if isLoaded { return model }
+                model = fetched
+                isLoaded = true
+                return fetched
+            }
+        }
+
+        /// The related model's key values, by field name.
+        var keyValues: [String: JSONValue] {
+            let keys = Related.schema.primaryKey.fields.map(\.name)
+            return Dictionary(zip(keys, storedIdentifiers), uniquingKeysWith: { first, _ in first })
         }
     }
 
@@ -35,17 +70,39 @@ public struct ModelReference<Related: Model>: Sendable {
         storage = Storage(model: nil, isLoaded: false, identifiers: identifiers, loader: loader)
     }
 
-    /// The related model: loaded on first access when the reference has a loader.
+    /// The related model: loaded on first read when the reference has a loader.
+    ///
+    /// A failed load is logged through the loader and reads as `nil`, without being cached; call
+    /// ``get()`` to receive the error.
     public var model: Related? {
-        storage.lock.withLock {
-            if storage.isLoaded { return storage.model }
-            guard let loader = storage.loader else { return nil }
-            let keys = Related.schema.primaryKey.fields.map(\.name)
-            let values = Dictionary(zip(keys, storage.storedIdentifiers), uniquingKeysWith: { first, _ in first })
-            storage.model = (try? loader.load(Related.self, matching: values))?.first
-            storage.isLoaded = true
-            return storage.model
+        if let loaded = storage.loaded { return loaded }
+        guard let loader = storage.loader else { return nil }
+        let values = storage.keyValues
+        do {
+            return storage.store(try loader.load(Related.self, matching: values).first)
+        } catch {
+            loader.loadFailed(error, loading: "\(Related.modelName) where \(RelationLog.describe(values))")
+            return nil
         }
+    }
+
+    /// The related model, loading it first if needed.
+    ///
+    /// Concurrent calls may each load; the first result stored is the one every later read sees.
+    /// A failed load leaves the reference not loaded, so a later call tries again.
+    ///
+    /// - Throws: what the loader throws (DataStore throws ``DataStoreError``).
+    public func get() async throws -> Related? {
+        if let loaded = storage.loaded { return loaded }
+        guard let loader = storage.loader else { return nil }
+        let fetched = try await loader.fetch(Related.self, matching: storage.keyValues).first
+        return storage.store(fetched)
+    }
+
+    /// The related model when it is in memory, or the identifiers it would be loaded by.
+    public var loadedState: LoadedState {
+        if let loaded = storage.loaded { return .loaded(loaded) }
+        return .notLoaded(identifiers: storage.storedIdentifiers)
     }
 
     /// `true` when the related model is in memory (or the reference is empty).
@@ -59,9 +116,7 @@ public struct ModelReference<Related: Model>: Sendable {
             (storage.isLoaded, storage.model, storage.storedIdentifiers)
         }
         guard loaded, stored.isEmpty else { return stored }
-        guard let model else { return [] }
-        let json = (try? model.jsonValue()) ?? .null
-        return Related.schema.primaryKey.fields.map { json[$0.name] ?? .null }
+        return model?.primaryKeyValues ?? []
     }
 
     /// Decodes the reference stored under `field`, or, when the related object is absent or

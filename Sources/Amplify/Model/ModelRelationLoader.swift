@@ -7,10 +7,55 @@ import Foundation
 /// ``Foundation/CodingUserInfoKey/modelRelationLoader`` when it decodes records; every `List`
 /// and ``ModelReference`` decoded that way loads on first access.
 public protocol ModelRelationLoader: Sendable {
-    /// The models of `type` whose fields equal `values` (field name to value).
+    /// The models of `type` whose fields equal `values` (field name to value), blocking the
+    /// caller: what accessing a list as a collection, or a reference's model, calls.
     ///
     /// - Throws: whatever the store throws.
     func load<M: Model>(_ type: M.Type, matching values: [String: JSONValue]) throws -> [M]
+
+    /// The models of `type` whose fields equal `values`: what ``List/fetch()`` and
+    /// ``ModelReference/get()`` call. By default, calls the blocking ``load(_:matching:)``.
+    ///
+    /// - Throws: whatever the store throws.
+    func fetch<M: Model>(_ type: M.Type, matching values: [String: JSONValue]) async throws -> [M]
+
+    /// Reports a failed load that no caller can receive: a list accessed as a collection, a
+    /// reference's model read as a property. `relation` names what was loaded
+    /// (`Comment where postCommentsId = p1`). By default, writes to standard error.
+    func loadFailed(_ error: any Error, loading relation: String)
+}
+
+extension ModelRelationLoader {
+    public func fetch<M: Model>(_ type: M.Type, matching values: [String: JSONValue]) async throws -> [M] {
+        try load(type, matching: values)
+    }
+
+    public func loadFailed(_ error: any Error, loading relation: String) {
+        RelationLog.standardError(Self.failureMessage(error, loading: relation))
+    }
+
+    /// The message that reports a failed load of `relation`.
+    package static func failureMessage(_ error: any Error, loading relation: String) -> String {
+        "Loading \(relation) failed: \(error). It reads as not there until an access loads it; call "
+            + "`try await list.fetch()` or `try await reference.get()` to receive the error."
+    }
+}
+
+/// Where relation loads report failures by default.
+enum RelationLog {
+    /// Writes `message` and a newline to standard error.
+    static func standardError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    /// `values` as a condition: `postCommentsId = p1 and x = 2`.
+    static func describe(_ values: [String: JSONValue]) -> String {
+        values.keys.sorted().map { key in
+            let value = values[key] ?? .null
+            return "\(key) = \(value.stringValue ?? value.intValue.map(String.init) ?? "\(value)")"
+        }
+        .joined(separator: " and ")
+    }
 }
 
 extension CodingUserInfoKey {
@@ -23,8 +68,18 @@ struct RelationListProvider<Element: Model>: ModelListProvider {
     let loader: any ModelRelationLoader
     let values: [String: JSONValue]
 
+    var associatedValues: [String: JSONValue] { values }
+
     func load() throws -> [Element] {
         try loader.load(Element.self, matching: values)
+    }
+
+    func fetch() async throws -> [Element] {
+        try await loader.fetch(Element.self, matching: values)
+    }
+
+    func loadFailed(_ error: any Error) {
+        loader.loadFailed(error, loading: "\(Element.modelName) where \(RelationLog.describe(values))")
     }
 }
 

@@ -1,5 +1,12 @@
 import Foundation
+import Subprocess
 import Synchronization
+
+#if canImport(SystemPackage)
+    import SystemPackage
+#else
+    import System
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -10,13 +17,17 @@ import Synchronization
 /// An external program the server hands a JSON document to and reads an answer from: custom
 /// conflict handlers and REST handlers run by `stratus serve`.
 ///
-/// The program is looked up in `PATH`; its standard input is a socket (a command that exits
-/// without reading cannot raise SIGPIPE in the server), its streams are read on threads of their
-/// own, never on the concurrency pool, and a command that outlives `timeout` is killed.
+/// The program is looked up in `PATH` and launched through swift-subprocess, which is safe to
+/// call from any thread. Its standard input is a socket (a command that exits without reading
+/// cannot raise SIGPIPE in the server) written on a thread of its own; its output is read
+/// asynchronously up to ``outputLimit`` bytes; a command that outlives `timeout` is killed.
 struct ExternalCommand: Sendable {
     var arguments: [String]
     var workingDirectory: URL?
     var timeout: Duration
+
+    /// The most a command may write on its standard output before it is stopped.
+    static let outputLimit = 64 << 20
 
     /// Why a run failed, worded to follow the command's name: "exited with status 3: …".
     struct Failure: Error, Sendable, CustomStringConvertible {
@@ -24,78 +35,127 @@ struct ExternalCommand: Sendable {
         var description: String { problem }
     }
 
-    /// Serializes launches: Foundation's `Process.run` is not safe to call from several threads.
-    private static let launches = Mutex(())
-
     /// Runs the command with `input` on its standard input and returns its standard output.
     ///
-    /// - Throws: ``Failure`` when it cannot start, times out (it is then killed) or exits with a
-    ///   non-zero status or by a signal.
+    /// - Throws: ``Failure`` when it cannot start, times out (it is then killed), writes more
+    ///   than ``outputLimit`` bytes, or exits with a non-zero status or by a signal.
     func run(input: Data) async throws(Failure) -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         // Standard input is a socket, not a pipe, so that writing to a command that exits without
         // reading fails with EPIPE instead of raising SIGPIPE in the server.
         guard let sockets = Self.makeSocketPair() else {
             throw Failure(problem: "could not start: no socket for its standard input (errno \(errno)).")
         }
-        let stdin = FileHandle(fileDescriptor: sockets[0], closeOnDealloc: true)
         let inputSocket = sockets[1]
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let run = CommandRun()
-        process.terminationHandler = { process in
-            run.exited(process.terminationStatus, reason: process.terminationReason)
+        let configuration = Configuration(
+            executable: .path("/usr/bin/env"),
+            arguments: Arguments(arguments),
+            workingDirectory: workingDirectory.map { FilePath($0.path(percentEncoded: false)) }
+        )
+        let watch = Watch()
+        // The timeout is judged by the command's own state, not by which task the scheduler runs
+        // first: when it fires, a command still running is killed, and only a command that then
+        // ends by that kill has timed out.
+        let timer = Task { [timeout] in
+            try await Task.sleep(for: timeout)
+            watch.expire()
         }
-        let outcome = await withCheckedContinuation { continuation in
-            run.start(continuation)
-            do {
-                // Foundation's Process.run is not safe to call from several threads at once.
-                try Self.launches.withLock { _ in try process.run() }
-            } catch {
-                close(inputSocket)
-                run.finish(.failedToStart(String(describing: error)))
-                return
-            }
-            try? stdin.close()
-            let pid = process.processIdentifier
-            // Standard streams are read and written on threads of their own, never on the
-            // concurrency pool.
-            Thread.detachNewThread {
-                Self.send(input, to: inputSocket)
-                close(inputSocket)
-            }
-            Thread.detachNewThread { run.output(stdout.fileHandleForReading.readDataToEndOfFile()) }
-            Thread.detachNewThread { run.errorOutput(stderr.fileHandleForReading.readDataToEndOfFile()) }
-            let timeout = timeout
-            run.watch(
-                Task {
-                    try? await Task.sleep(for: timeout)
-                    if !Task.isCancelled, run.finish(.timedOut) { kill(pid, SIGKILL) }
+        defer { timer.cancel() }
+        let outcome: Outcome
+        do {
+            let result = try await Subprocess.run(
+                configuration,
+                input: .fileDescriptor(FileDescriptor(rawValue: sockets[0]), closeAfterSpawningProcess: true),
+                output: .bytes(limit: Self.outputLimit),
+                error: .bytes(limit: Self.outputLimit)
+            ) { execution in
+                watch.started(execution.processIdentifier.value)
+                // Written on a thread of its own: a command that does not read must not hold a
+                // thread of the concurrency pool.
+                Thread.detachNewThread {
+                    Self.send(input, to: inputSocket)
+                    close(inputSocket)
                 }
-            )
+            }
+            let timedOut = watch.finish()
+            if timedOut, result.terminationStatus == .signaled(SIGKILL) {
+                outcome = .timedOut
+            } else {
+                outcome = .exited(result.terminationStatus, result.standardOutput, result.standardError)
+            }
+        } catch let error as SubprocessError {
+            if !watch.isStarted { close(inputSocket) }
+            if error.code == .outputLimitExceeded {
+                throw Failure(problem: "wrote more than \(Self.outputLimit >> 20) MiB and was stopped.")
+            }
+            throw Failure(problem: "could not start: \(error).")
+        } catch {
+            if !watch.isStarted { close(inputSocket) }
+            throw Failure(problem: "could not start: \(error).")
         }
         switch outcome {
-        case .failedToStart(let detail):
-            throw Failure(problem: "could not start: \(detail).")
         case .timedOut:
             throw Failure(problem: "did not answer within \(timeout.formattedSeconds) seconds and was stopped.")
-        case .exited(let status, let signaled, let output, let errorOutput):
-            guard status == 0, !signaled else {
-                let message = String(decoding: errorOutput, as: UTF8.self).trimmingCharacters(
-                    in: .whitespacesAndNewlines
-                )
-                let detail = message.isEmpty ? "" : ": " + String(message.suffix(500))
-                let how = signaled ? "was killed by signal \(status)" : "exited with status \(status)"
-                throw Failure(problem: "\(how)\(detail)")
+        case .exited(let status, let output, let errorOutput):
+            switch status {
+            case .exited(0):
+                return Data(output)
+            case .exited(let code):
+                throw Failure(problem: "exited with status \(code)\(Self.detail(errorOutput))")
+            case .signaled(let signal):
+                throw Failure(problem: "was killed by signal \(signal)\(Self.detail(errorOutput))")
             }
-            return output
         }
+    }
+
+    /// A run's command as its timer sees it: started (the input's writer then owns the input
+    /// socket), finished, or killed for running past its time.
+    private final class Watch: Sendable {
+        private struct State {
+            var process: pid_t?
+            var finished = false
+            var expired = false
+        }
+
+        private let state = Mutex(State())
+
+        var isStarted: Bool { state.withLock { $0.process != nil } }
+
+        func started(_ process: pid_t) {
+            state.withLock { state in
+                state.process = process
+                // The time ran out while it was being launched.
+                if state.expired { kill(process, SIGKILL) }
+            }
+        }
+
+        /// Kills the command if it is still running; it then counts as timed out.
+        func expire() {
+            state.withLock { state in
+                guard !state.finished else { return }
+                state.expired = true
+                if let process = state.process { kill(process, SIGKILL) }
+            }
+        }
+
+        /// Marks the run finished; `true` when the timer killed the command.
+        func finish() -> Bool {
+            state.withLock { state in
+                state.finished = true
+                return state.expired
+            }
+        }
+    }
+
+    /// How a run settled: the command's exit with what it wrote, or the timeout.
+    private enum Outcome: Sendable {
+        case exited(TerminationStatus, [UInt8], [UInt8])
+        case timedOut
+    }
+
+    /// The end of what the command wrote on its standard error, after a colon, or nothing.
+    private static func detail(_ errorOutput: [UInt8]) -> String {
+        let message = String(decoding: errorOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return message.isEmpty ? "" : ": " + String(message.suffix(500))
     }
 }
 
@@ -137,79 +197,6 @@ extension ExternalCommand {
                 offset += written
             }
         }
-    }
-}
-
-/// One run of an external command: its exit, its output, or its timeout, whichever
-/// settles it first.
-private final class CommandRun: Sendable {
-    enum Outcome: Sendable {
-        case failedToStart(String)
-        case timedOut
-        case exited(Int32, signaled: Bool, output: Data, errorOutput: Data)
-    }
-
-    private struct State {
-        var continuation: CheckedContinuation<Outcome, Never>?
-        var status: (Int32, Bool)?
-        var output: Data?
-        var errorOutput: Data?
-        var timer: Task<Void, Never>?
-        var finished = false
-    }
-
-    private let state = Mutex(State())
-
-    func start(_ continuation: CheckedContinuation<Outcome, Never>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    func watch(_ timer: Task<Void, Never>) {
-        let finished = state.withLock { state in
-            state.timer = timer
-            return state.finished
-        }
-        if finished { timer.cancel() }
-    }
-
-    func exited(_ status: Int32, reason: Process.TerminationReason) {
-        state.withLock { $0.status = (status, reason == .uncaughtSignal) }
-        finishIfComplete()
-    }
-
-    func output(_ data: Data) {
-        state.withLock { $0.output = data }
-        finishIfComplete()
-    }
-
-    func errorOutput(_ data: Data) {
-        state.withLock { $0.errorOutput = data }
-        finishIfComplete()
-    }
-
-    private func finishIfComplete() {
-        let outcome: Outcome? = state.withLock { state in
-            guard let (status, signaled) = state.status, let output = state.output, let errorOutput = state.errorOutput
-            else { return nil }
-            return .exited(status, signaled: signaled, output: output, errorOutput: errorOutput)
-        }
-        if let outcome { finish(outcome) }
-    }
-
-    /// Settles the run with `outcome` unless it is settled already; `true` if this call did.
-    @discardableResult
-    func finish(_ outcome: Outcome) -> Bool {
-        let (continuation, timer) = state.withLock {
-            state -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?) in
-            guard !state.finished else { return (nil, nil) }
-            state.finished = true
-            defer { state.continuation = nil }
-            return (state.continuation, state.timer)
-        }
-        guard let continuation else { return false }
-        timer?.cancel()
-        continuation.resume(returning: outcome)
-        return true
     }
 }
 

@@ -43,7 +43,28 @@ public struct UserPoolAuthorization: Sendable, Hashable {
         self.appIdClientRegex = appIdClientRegex
         let issuer = issuer ?? "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)"
         self.issuer = issuer
-        self.jwks = jwks ?? .url(URL(string: issuer + "/.well-known/jwks.json")!)
+        self.jwks = jwks ?? .url(Self.keys(of: issuer))
+    }
+}
+
+extension UserPoolAuthorization {
+    /// The address of an issuer's keys, `<issuer>/.well-known/jwks.json`; an issuer that is not
+    /// an http(s) URL cannot have one, so it needs explicit keys (checked before calling).
+    static func keys(of issuer: String) -> URL {
+        guard let url = URL(string: issuer + "/.well-known/jwks.json"), url.scheme == "http" || url.scheme == "https"
+        else {
+            preconditionFailure(
+                "The issuer '\(issuer)' is not an http(s) URL, so its keys cannot be looked up at "
+                    + "<issuer>/.well-known/jwks.json. Pass jwks: explicitly, or an http(s) issuer."
+            )
+        }
+        return url
+    }
+
+    /// Whether `issuer` is an http(s) URL under which its keys can be looked up.
+    public static func canLookUpKeys(of issuer: String) -> Bool {
+        guard let url = URL(string: issuer + "/.well-known/jwks.json") else { return false }
+        return url.scheme == "http" || url.scheme == "https"
     }
 }
 
@@ -76,6 +97,6 @@ public struct OIDCAuthorization: Sendable, Hashable {
         self.issuedAtTTL = issuedAtTTL
         self.authTTL = authTTL
         let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
-        self.jwks = jwks ?? .url(URL(string: trimmed + "/.well-known/jwks.json")!)
+        self.jwks = jwks ?? .url(UserPoolAuthorization.keys(of: trimmed))
     }
 }

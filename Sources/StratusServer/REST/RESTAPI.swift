@@ -5,8 +5,8 @@ import Foundation
 ///
 /// ```swift
 /// let items = RESTAPI(name: "items", routes: [
-///     RESTRoute(path: "/items", methods: ["ANY"], authorization: .awsIAM, handler: .echo),
-///     RESTRoute(path: "/items/{proxy+}", methods: ["ANY"], authorization: .awsIAM, handler: .echo),
+///     RESTRoute(path: "/items", methods: [.any], authorization: .awsIAM, handler: .echo),
+///     RESTRoute(path: "/items/{proxy+}", methods: [.any], authorization: .awsIAM, handler: .echo),
 /// ])
 /// let http = StratusHTTPServer(server: server, authorization: authorization, restAPIs: [items])
 /// // GET http://127.0.0.1:20002/rest/items/items/42 → {"success":"get call succeed!","url":"/items/42"}
@@ -35,12 +35,29 @@ public struct RESTAPI: Sendable {
     }
 }
 
+/// A method a REST route serves, as API Gateway names them: an HTTP method, or `ANY` for all.
+public enum RESTMethod: String, Sendable, Hashable, CaseIterable {
+    case any = "ANY"
+    case get = "GET"
+    case post = "POST"
+    case put = "PUT"
+    case delete = "DELETE"
+    case patch = "PATCH"
+    case head = "HEAD"
+    case options = "OPTIONS"
+
+    /// The method named `name`, in any case (`get`, `GET`), or `nil` for another name.
+    public init?(named name: String) {
+        self.init(rawValue: name.uppercased())
+    }
+}
+
 /// A resource path and the methods a handler serves there.
 public struct RESTRoute: Sendable {
     /// `/items`, `/items/{id}`, or `/items/{proxy+}` for every path below `/items`.
     public var path: String
-    /// HTTP methods, or `ANY`.
-    public var methods: [String]
+    /// HTTP methods, or ``RESTMethod/any``.
+    public var methods: [RESTMethod]
     /// Who may call: `NONE`, `API_KEY` (`x-api-key`), `AWS_IAM` (SigV4, service `execute-api`),
     /// `AMAZON_COGNITO_USER_POOLS` or `OPENID_CONNECT` (a JWT in `Authorization`).
     public var authorization: Identity.AuthorizationMode
@@ -48,12 +65,12 @@ public struct RESTRoute: Sendable {
 
     public init(
         path: String,
-        methods: [String] = ["ANY"],
+        methods: [RESTMethod] = [.any],
         authorization: Identity.AuthorizationMode = .none,
         handler: RESTHandler = .echo
     ) {
         self.path = path
-        self.methods = methods.map { $0.uppercased() }
+        self.methods = methods
         self.authorization = authorization
         self.handler = handler
     }
@@ -84,7 +101,7 @@ public struct RESTRoute: Sendable {
     }
 
     func serves(_ method: String) -> Bool {
-        methods.contains("ANY") || methods.contains(method)
+        methods.contains(.any) || methods.contains { $0.rawValue == method }
     }
 }
 

@@ -99,9 +99,9 @@ struct RESTEndpoint: Sendable {
     private func preflight(_ api: RESTAPI, resourcePath: String) -> Response {
         let methods = api.routes.filter { $0.match(resourcePath) != nil }.flatMap(\.methods)
         let allowed =
-            methods.isEmpty || methods.contains("ANY")
+            methods.isEmpty || methods.contains(.any)
             ? "DELETE,GET,HEAD,OPTIONS,PATCH,POST,PUT"
-            : (Set(methods).union(["OPTIONS"])).sorted().joined(separator: ",")
+            : (Set(methods.map(\.rawValue)).union(["OPTIONS"])).sorted().joined(separator: ",")
         var fields = HTTPFields()
         fields[.accessControlAllowOrigin] = "*"
         fields[.accessControlAllowMethods] = allowed

@@ -1,4 +1,5 @@
 import Foundation
+import StratusTesting
 
 /// Runs one test of this test binary in a child process, for what a test cannot do in the
 /// shared test process: configure the process-wide `Amplify` facade, or be killed mid-write.
@@ -6,7 +7,7 @@ import Foundation
 /// The child runs the binary again with a filter selecting one test, and the environment
 /// variable ``roleVariable`` naming its role; tests that serve as children are enabled only
 /// when their role is set.
-enum ChildProcess {
+enum ChildTest {
     /// The environment variable that names the child's role.
     static let roleVariable = "STRATUS_DATASTORE_TEST_ROLE"
 
@@ -23,28 +24,24 @@ enum ChildProcess {
     }
 
     /// Starts the test matching `filter` in a child with `role`; its standard output and error go
-    /// to `output`.
+    /// to `output`. The child is not supervised, so that a test that kills it sees it die at once;
+    /// it ends by itself when its test ends.
     static func start(
         filter: String,
         role: String,
         environment: [String: String] = [:],
         directory: URL,
         output: URL
-    ) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        var childEnvironment = ProcessInfo.processInfo.environment
+    ) async throws -> ChildProcess {
+        var childEnvironment = environment
         childEnvironment[roleVariable] = role
-        for (key, value) in environment { childEnvironment[key] = value }
-        process.environment = childEnvironment
-        process.currentDirectoryURL = directory
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        return process
+        return try await ChildProcess.start(
+            [CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter", filter],
+            environment: childEnvironment,
+            in: directory,
+            output: output,
+            tie: .none
+        )
     }
 
     /// Runs the test matching `filter` in a child with `role` to its end.
@@ -53,16 +50,16 @@ enum ChildProcess {
         role: String,
         environment: [String: String] = [:],
         directory: URL
-    ) async throws -> (status: Int32, output: String) {
+    ) async throws -> (status: ChildProcess.Status, output: String) {
         let output = directory.appendingPathComponent("child-\(role).log")
-        let process = try start(
+        let process = try await start(
             filter: filter,
             role: role,
             environment: environment,
             directory: directory,
             output: output
         )
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+        let status = try await process.wait()
+        return (status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
 }

@@ -1,0 +1,80 @@
+import Amplify
+import GRDB
+
+/// The pending changes to send to the backend: one ``MutationEvent`` a row of
+/// `_stratus_outbox`, in the order they were made.
+///
+/// A save or delete appends its events in the same transaction as the records it writes, so the
+/// outbox never misses a committed change and never holds one that was rolled back.
+enum Outbox {
+    /// The table the events are stored in.
+    static let table = SystemTables.outbox
+
+    /// The statement that appends an event.
+    static let insertEvent = """
+        INSERT INTO "\(table)" ("id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", \
+        "graphQLFilterJSON") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// Appends `event`.
+    static func enqueue(_ event: MutationEvent, _ db: Database) throws {
+        try db.cachedStatement(sql: insertEvent).executeExactly([
+            event.id.databaseValue, event.modelName.databaseValue, event.modelId.databaseValue,
+            event.mutationType.databaseValue, event.json.databaseValue, event.createdAt.iso8601String.databaseValue,
+            event.version.databaseValue, event.graphQLFilterJSON.databaseValue,
+        ])
+    }
+
+    /// The pending events, oldest first.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidDatabase`` naming the event
+    ///   and its record when a stored event cannot be read (a `createdAt` that is not an
+    ///   `AWSDateTime`, an unknown mutation type): the table was changed outside DataStore.
+    static func events(_ db: Database) throws -> [MutationEvent] {
+        try db.makeStatement(
+            sql: """
+                SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
+                FROM "\(table)" ORDER BY "sequence"
+                """
+        )
+        .fetchExactRows([])
+        .map(event(from:))
+    }
+
+    private static func event(from row: [DatabaseValue]) throws(DataStoreError) -> MutationEvent {
+        // These columns are `TEXT NOT NULL` in a STRICT table: SQLite holds text there and nothing else.
+        let text = { (index: Int) in String.fromDatabaseValue(row[index]) ?? "" }
+        let id = text(0)
+        let modelName = text(1)
+        let modelId = text(2)
+        let mutationText = text(3)
+        let createdAtText = text(5)
+        func unreadable(_ problem: String) -> DataStoreError {
+            DataStoreError(
+                .invalidDatabase,
+                "The outbox event '\(id)' for \(modelName) '\(modelId)' cannot be read: \(problem) The table "
+                    + "\(table) was changed outside DataStore. Correct or delete that row, or call "
+                    + "DataStore.clear() to start over without the pending changes."
+            )
+        }
+        guard let mutationType = MutationEvent.MutationType(rawValue: mutationText) else {
+            throw unreadable("its mutationType '\(mutationText)' is not create, update or delete.")
+        }
+        let createdAt: Temporal.DateTime
+        do {
+            createdAt = try Temporal.DateTime(iso8601String: createdAtText)
+        } catch {
+            throw unreadable("its createdAt \(error)")
+        }
+        return MutationEvent(
+            id: id,
+            modelId: modelId,
+            modelName: modelName,
+            json: text(4),
+            mutationType: mutationType,
+            createdAt: createdAt,
+            version: Int.fromDatabaseValue(row[6]),
+            graphQLFilterJSON: String.fromDatabaseValue(row[7])
+        )
+    }
+}

@@ -1,0 +1,125 @@
+import Amplify
+import BlogModels
+import Foundation
+import GRDB
+import Testing
+
+@testable import AWSDataStorePlugin
+
+/// Stored data DataStore cannot read, and values it cannot write, are refused with an error that
+/// names the record and the problem: nothing is replaced by a stand-in value.
+@Suite struct UnreadableDataTests {
+    /// A model with an embedded value read as raw JSON.
+    struct Setting: Model, Equatable {
+        let id: String
+        var payload: JSONValue?
+
+        enum CodingKeys: String, ModelKey {
+            case id, payload
+        }
+
+        static let schema = defineSchema { model in
+            let setting = CodingKeys.self
+            model.fields(
+                .field(setting.id, is: .required, ofType: .string),
+                .field(setting.payload, is: .optional, ofType: .embedded(name: "Payload"))
+            )
+        }
+    }
+
+    struct SettingRegistration: AmplifyModelRegistration {
+        let version = "settings-1"
+
+        func registerModels(registry: ModelRegistry.Type) {
+            registry.register(modelType: Setting.self)
+        }
+    }
+
+    @Test func anUnreadableOutboxCreatedAtIsAnErrorNotNow() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Fixtures.blog())
+        let eventID = try await store.engine.pool.write { db in
+            try db.execute(sql: #"UPDATE "_stratus_outbox" SET "createdAt" = 'yesterday'"#)
+            return try String.fetchOne(db, sql: #"SELECT "id" FROM "_stratus_outbox""#)
+        }
+        let temporalError = try #require(throws: TemporalError.self) {
+            try Temporal.DateTime(iso8601String: "yesterday")
+        }
+        let error = try await #require(throws: DataStoreError.self) {
+            try await store.plugin.pendingMutations()
+        }
+        #expect(error.code == .invalidDatabase)
+        #expect(
+            error.message
+                == "The outbox event '\(try #require(eventID))' for Blog 'b1' cannot be read: its createdAt "
+                + "\(temporalError) The table _stratus_outbox was changed outside DataStore. Correct or delete that "
+                + "row, or call DataStore.clear() to start over without the pending changes."
+        )
+    }
+
+    @Test func unreadableStoredJSONIsAnErrorNotNull() async throws {
+        let store = try TestStore(SettingRegistration())
+        try await store.plugin.save(Setting(id: "s1", payload: ["theme": "dark"]))
+        try await store.engine.pool.write { db in
+            try db.execute(sql: #"UPDATE "Setting" SET "payload" = '{"theme": '"#)
+        }
+        let error = try await #require(throws: DataStoreError.self) {
+            try await store.plugin.query(Setting.self, byId: "s1")
+        }
+        let parseError = try #require(throws: (any Error).self) { try JSONValueParser.parse(#"{"theme": "#) }
+        #expect(error.code == .invalidDatabase)
+        #expect(
+            error.message
+                == #"The stored Setting 's1' cannot be read: in payload, the stored text '{"theme": ' is not JSON ("#
+                + "\(parseError)). The database was changed outside DataStore. Save the Setting again with a valid "
+                + "payload, or delete it."
+        )
+    }
+
+    @Test func unreadableStoredJSONFailsAPredicateInsteadOfNotMatching() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Fixtures.blog())
+        var post = Fixtures.post("p1")
+        post.locations = [GeoPoint(latitude: 1.5, longitude: -2)]
+        try await store.plugin.save(post)
+        try await store.engine.pool.write { db in
+            try db.execute(sql: #"UPDATE "Post" SET "locations" = '[{"latitude": 1.5'"#)
+        }
+        let predicate = QueryPredicateOperation(
+            field: "locations",
+            operator: .contains(["latitude": 1.5, "longitude": -2])
+        )
+        let error = try await #require(throws: DataStoreError.self) {
+            try await store.plugin.query(BlogPost.self, where: predicate)
+        }
+        let parseError = try #require(throws: (any Error).self) { try JSONValueParser.parse(#"[{"latitude": 1.5"#) }
+        // The evaluator runs inside SQLite, so its error reaches the caller as SQLite's message.
+        #expect(error.code == .storage)
+        #expect(
+            error.message.contains(
+                #"The stored Post 'p1' cannot be read: in locations, the stored text '[{"latitude": 1.5' is not JSON ("#
+                    + "\(parseError)). The database was changed outside DataStore. Save the Post again with a valid "
+                    + "locations, or delete it."
+            )
+        )
+    }
+
+    @Test func aConditionTheBackendCannotReceiveIsRefusedNotStoredAsNull() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Fixtures.blog())
+        var post = Fixtures.post("p1")
+        post.score = 4.5
+        try await store.plugin.save(post)
+        let error = try await #require(throws: DataStoreError.self) {
+            try await store.plugin.save(post, where: BlogPost.keys.score != Double.nan)
+        }
+        #expect(error.code == .invalidCondition)
+        #expect(
+            error.message
+                == "The condition of the save of Post 'p1' cannot be sent to the backend: it compares with an "
+                + "infinite or NaN number, which a GraphQL filter cannot hold. Compare with finite numbers."
+        )
+        let filters = try await store.plugin.pendingMutations().map(\.graphQLFilterJSON)
+        #expect(filters == [nil, nil])
+    }
+}
