@@ -32,7 +32,7 @@ final class DataDirectoryLock: Sendable {
                 reason: .database("Cannot open the lock file '\(path)': \(String(cString: strerror(errno)))")
             )
         }
-        guard flock(file, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.lock(file) else {
             let failure = errno
             let holder = Self.processID(in: file)
             close(file)
@@ -61,6 +61,19 @@ final class DataDirectoryLock: Sendable {
 
     deinit {
         release()
+    }
+
+    /// Takes the lock of `file`, trying again for a second when it is held: a child this
+    /// process is starting holds a copy of every descriptor between its fork and its exec, and
+    /// with it the lock of a server that just closed. A server that really holds the lock holds
+    /// it longer.
+    private static func lock(_ file: Int32) -> Bool {
+        for attempt in 0..<20 {
+            if flock(file, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK, attempt < 19 else { return false }
+            usleep(50_000)
+        }
+        return false
     }
 
     /// The process id the lock file holds, if it holds one.
