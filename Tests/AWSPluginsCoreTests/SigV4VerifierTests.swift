@@ -71,7 +71,7 @@ private func refusal(
 
 @Test func signedRequestsIdentifyTheirAccessKey() throws {
     let identity = try verifier.verify(signed(), now: signedAt)
-    #expect(identity == SigV4Verifier.Identity(accessKeyId: akid, signingDate: signedAt))
+    #expect(identity == SigV4Verifier.Signer(accessKeyId: akid, signingDate: signedAt))
 }
 
 @Test func temporaryCredentialsAreAcceptedWithTheirToken() throws {

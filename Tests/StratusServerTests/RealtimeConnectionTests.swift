@@ -19,7 +19,7 @@ import Testing
         for index in 0..<10 {
             let item = StoredItem(values: ["id": .string("p\(index)")], version: 1, deleted: nil, lastChangedAt: 0)
             connection.receive(
-                MutationEvent(sequence: UInt64(index), kind: .create, item: ResolvedItem(model: model, item: item))
+                WriteEvent(sequence: UInt64(index), kind: .create, item: ResolvedItem(model: model, item: item))
             )
         }
         #expect(connection.overflowedAt != nil)
@@ -48,8 +48,8 @@ import Testing
             model: model,
             item: StoredItem(values: ["rating": 3], version: 1, deleted: nil, lastChangedAt: 0)
         )
-        #expect(!request.matches(MutationEvent(sequence: 1, kind: .update, item: low)))
-        #expect(!request.matches(MutationEvent(sequence: 2, kind: .create, item: high)))
-        #expect(request.matches(MutationEvent(sequence: 3, kind: .update, item: high)))
+        #expect(!request.matches(WriteEvent(sequence: 1, kind: .update, item: low)))
+        #expect(!request.matches(WriteEvent(sequence: 2, kind: .create, item: high)))
+        #expect(request.matches(WriteEvent(sequence: 3, kind: .update, item: high)))
     }
 }

@@ -24,7 +24,7 @@ public struct SigV4Verifier: Sendable {
         @Sendable (_ accessKeyId: String) -> (secretAccessKey: String, sessionToken: String?)?
 
     /// The caller a valid signature identifies.
-    public struct Identity: Sendable, Hashable {
+    public struct Signer: Sendable, Hashable {
         /// The access key id that signed the request.
         public var accessKeyId: String
 
@@ -83,7 +83,7 @@ public struct SigV4Verifier: Sendable {
         headers: SigV4Request.Headers,
         body: Data,
         now: Date = Date()
-    ) throws -> Identity {
+    ) throws -> Signer {
         guard let header = headers["Authorization"] else {
             throw SigV4VerificationError.missingAuthorization
         }
@@ -152,13 +152,13 @@ public struct SigV4Verifier: Sendable {
                 stringToSign: stringToSign
             )
         }
-        return Identity(accessKeyId: authorization.accessKeyId, signingDate: timestamp.date)
+        return Signer(accessKeyId: authorization.accessKeyId, signingDate: timestamp.date)
     }
 
     /// Verifies a request given as a ``SigV4Request``, taking the path and query from its URL.
     ///
     /// - Throws: ``SigV4VerificationError`` with the message AWS gives for the same fault.
-    public func verify(_ request: SigV4Request, now: Date = Date()) throws -> Identity {
+    public func verify(_ request: SigV4Request, now: Date = Date()) throws -> Signer {
         let parts = request.urlParts
         return try verify(
             method: request.method,

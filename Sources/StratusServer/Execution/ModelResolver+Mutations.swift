@@ -248,7 +248,7 @@ extension ModelResolver {
     /// Callers hold the item's write lock, so events of one item are published in commit order.
     private func commit(_ request: MutationRequest, item: StoredItem, _ write: ItemWrite) async throws -> WriteOutcome {
         let outcome = try await store.write(write)
-        if outcome == .written, let kind = MutationEvent.Kind(field: request.field, of: request.model) {
+        if outcome == .written, let kind = WriteEvent.Kind(field: request.field, of: request.model) {
             events.publish(model: request.model, kind: kind, item: item, selectedFields: request.selection.fieldNames)
         }
         return outcome

@@ -8,7 +8,7 @@ import Synchronization
 /// item's write lock publishes that item's events in commit order. Listeners must not block:
 /// a real-time connection only enqueues the event in its own bounded queue.
 final class MutationBroadcaster: Sendable {
-    typealias Listener = @Sendable (MutationEvent) -> Void
+    typealias Listener = @Sendable (WriteEvent) -> Void
 
     private struct State {
         var listeners: [UInt64: Listener] = [:]
@@ -38,14 +38,14 @@ final class MutationBroadcaster: Sendable {
     /// only when there is one.
     func publish(
         model: ModelType,
-        kind: MutationEvent.Kind,
+        kind: WriteEvent.Kind,
         item: StoredItem,
         selectedFields: @autoclosure () -> Set<String>? = nil
     ) {
         state.withLock { state in
             guard !state.listeners.isEmpty else { return }
             state.sequence += 1
-            let event = MutationEvent(
+            let event = WriteEvent(
                 sequence: state.sequence,
                 kind: kind,
                 item: ResolvedItem(model: model, item: item),

@@ -14,7 +14,7 @@ final class RealtimeConnection: Sendable {
         /// Writes a protocol message.
         case message(JSON)
         /// Writes a `data` message for each subscription the event matched.
-        case event(MutationEvent, [(id: String, request: SubscriptionRequest)])
+        case event(WriteEvent, [(id: String, request: SubscriptionRequest)])
         /// Closes the WebSocket.
         case close(code: UInt16, reason: String)
     }
@@ -119,7 +119,7 @@ final class RealtimeConnection: Sendable {
     }
 
     /// Enqueues `event` for the subscriptions it matches; called by the mutation path.
-    func receive(_ event: MutationEvent) {
+    func receive(_ event: WriteEvent) {
         state.withLock { state in
             guard !state.subscriptions.isEmpty else { return }
             var targets: [(order: Int, id: String, request: SubscriptionRequest)] = []

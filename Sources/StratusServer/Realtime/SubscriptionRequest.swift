@@ -5,7 +5,7 @@ import StratusCodegen
 /// them pass its filters, and the selection set its `data` messages carry.
 struct SubscriptionRequest: Sendable {
     let model: ModelType
-    let kind: MutationEvent.Kind
+    let kind: WriteEvent.Kind
     /// The key of the root field in `data`: its alias or its name (`onCreatePost`).
     let responseKey: String
     /// The argument equality filters and the `filter` argument, all of which must hold.
@@ -21,13 +21,13 @@ struct SubscriptionRequest: Sendable {
     var documentKey = ""
 
     /// Whether the event is one this subscription hears.
-    func matches(_ event: MutationEvent) -> Bool {
+    func matches(_ event: WriteEvent) -> Bool {
         event.kind == kind && event.model.name == model.name && predicate.evaluate(event.result.item)
     }
 
     /// The `payload` of the `data` message for `event`: the selection set over the mutation's
     /// result, fields the mutation did not select being `null`.
-    func payload(for event: MutationEvent) -> JSON {
+    func payload(for event: WriteEvent) -> JSON {
         let item = selection.apply(to: event.result.item)
         return ["data": .object(JSONObject([(responseKey, item)]))]
     }
@@ -128,7 +128,7 @@ extension StratusServer {
         }
         guard let field = operation.selectionSet.selections.first as? GraphQL.Field,
             let match = api.schema.models.lazy.compactMap({ model in
-                MutationEvent.Kind(subscription: field.name.value, of: model).map { (model: model, kind: $0) }
+                WriteEvent.Kind(subscription: field.name.value, of: model).map { (model: model, kind: $0) }
             }).first
         else {
             throw RealtimeError(

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A committed write, as subscriptions hear it: the model, the kind of mutation and the item as
 /// stored after the write.
-struct MutationEvent: Sendable {
+struct WriteEvent: Sendable {
     /// The mutation that made the write.
     enum Kind: String, Sendable, Hashable, CaseIterable {
         case create, update, delete
