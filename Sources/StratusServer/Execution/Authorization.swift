@@ -61,7 +61,7 @@ enum Authorization {
 
     /// The error AppSync returns for a field the caller may not reach.
     static func unauthorized(field: String, type: String) -> ResolverError {
-        ResolverError(errorType: "Unauthorized", message: "Not Authorized to access \(field) on type \(type)")
+        ResolverError(errorType: .unauthorized, message: "Not Authorized to access \(field) on type \(type)")
     }
 
     /// The reach of `operation` on `model` for `identity`: the model's `@auth` rules when it has

@@ -48,7 +48,7 @@ extension ModelResolver {
             do {
                 resolution = try await handler(context)
             } catch let failure as ConflictHandlerError {
-                throw ResolverError(errorType: "ConflictUnhandled", message: failure.message, data: rejected.data)
+                throw ResolverError(errorType: .conflictUnhandled, message: failure.message, data: rejected.data)
             } catch {
                 throw rejected
             }

@@ -7,26 +7,25 @@ import GraphQL
 /// `path: null`, `locations` and `message`. Locations are `{"line":…,"column":…,"sourceName":null}`.
 enum ResponseFormatter {
     static func body(_ result: GraphQLResult, document: Document?) -> JSON {
-        var body: JSONObject = ["data": result.data.flatMap(JSON.init) ?? .null]
-        if !result.errors.isEmpty {
-            body["errors"] = .array(result.errors.map { error(for: $0, document: document) })
-        }
-        return .object(body)
+        AppSyncError.body(
+            result.errors.map { error(for: $0, document: document) },
+            data: result.data.flatMap(JSON.init) ?? .null
+        )
     }
 
     /// A body for a request that failed before execution: `{"data":null,"errors":[…]}`.
     static func requestFailure(_ problems: [(message: String, locations: [SourceLocation])]) -> JSON {
-        .object([
-            "data": .null,
-            "errors": .array(problems.map { requestError(message: $0.message, locations: $0.locations) }),
-        ])
+        AppSyncError.body(
+            problems.map { requestError(message: $0.message, locations: $0.locations) },
+            data: .null
+        )
     }
 
-    static func requestError(message: String, locations: [SourceLocation]) -> JSON {
-        .object(["path": .null, "locations": self.locations(locations), "message": .string(message)])
+    static func requestError(message: String, locations: [SourceLocation]) -> AppSyncError {
+        AppSyncError(errorType: nil, message: message, shape: .document(locations: locations))
     }
 
-    private static func error(for error: GraphQLError, document: Document?) -> JSON {
+    private static func error(for error: GraphQLError, document: Document?) -> AppSyncError {
         let path = error.path.elements.map { element -> JSON in
             switch element {
             case .index(let index): return .int(index)
@@ -59,25 +58,15 @@ enum ResponseFormatter {
     static func fieldError(
         path: [JSON],
         data: JSON,
-        errorType: String?,
+        errorType: AppSyncErrorType?,
         errorInfo: JSON,
         locations: [SourceLocation],
         message: String
-    ) -> JSON {
-        .object([
-            "path": .array(path),
-            "data": data,
-            "errorType": errorType.map(JSON.string) ?? .null,
-            "errorInfo": errorInfo,
-            "locations": self.locations(locations),
-            "message": .string(message),
-        ])
-    }
-
-    private static func locations(_ locations: [SourceLocation]) -> JSON {
-        guard !locations.isEmpty else { return .null }
-        return .array(
-            locations.map { .object(["line": .int($0.line), "column": .int($0.column), "sourceName": .null]) }
+    ) -> AppSyncError {
+        AppSyncError(
+            errorType: errorType,
+            message: message,
+            shape: .field(path: path, data: data, errorInfo: errorInfo, locations: locations)
         )
     }
 

@@ -45,7 +45,7 @@ struct GraphQLEndpoint: Sendable {
                 } catch {
                     throw HTTPRejection(
                         status: 413,
-                        errorType: "RequestEntityTooLargeException",
+                        errorType: .requestEntityTooLarge,
                         message:
                             "The request body is larger than \(limits.maxRequestBytes) bytes. Send a smaller request."
                     )
@@ -71,14 +71,9 @@ struct GraphQLEndpoint: Sendable {
             log("Internal failure answering \(request.method) \(request.uri.path): \(error)")
             return Self.response(
                 status: 500,
-                body: [
-                    "errors": [
-                        [
-                            "errorType": "InternalFailure",
-                            "message": "An internal failure occurred. See the server log.",
-                        ]
-                    ]
-                ]
+                body: AppSyncError.body([
+                    AppSyncError(.internalFailure, "An internal failure occurred. See the server log.")
+                ])
             )
         }
     }
@@ -128,20 +123,12 @@ struct GraphQLEndpoint: Sendable {
             return first
         }
         guard let result else {
-            return ["data": nil, "errors": [["errorType": "ExecutionTimeout", "message": "Execution timed out."]]]
+            return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null)
         }
         if result.data.count > limits.maxResponseBytes {
-            return [
-                "data": nil,
-                "errors": [
-                    [
-                        "errorType": "ResponsePayloadTooLarge",
-                        "message": .string(
-                            "The response is larger than \(limits.maxResponseBytes) bytes. Select fewer fields or a smaller limit."
-                        ),
-                    ]
-                ],
-            ]
+            let message =
+                "The response is larger than \(limits.maxResponseBytes) bytes. Select fewer fields or a smaller limit."
+            return AppSyncError.body([AppSyncError(.responsePayloadTooLarge, message)], data: .null)
         }
         return result
     }

@@ -137,9 +137,12 @@ struct RequestAuthorizer: Sendable {
                 claims: ["accessKeyId": .string(identity.accessKeyId)]
             )
         } catch let error as SigV4VerificationError {
-            throw HTTPRejection(status: 403, errorType: error.errorType, message: error.description)
+            guard let errorType = AppSyncErrorType(rawValue: error.errorType) else {
+                preconditionFailure("AppSyncErrorType lacks the SigV4 error type '\(error.errorType)'.")
+            }
+            throw HTTPRejection(status: 403, errorType: errorType, message: error.description)
         } catch {
-            throw HTTPRejection(status: 403, errorType: "InvalidSignatureException", message: "\(error)")
+            throw HTTPRejection(status: 403, errorType: .invalidSignature, message: "\(error)")
         }
     }
 }

@@ -97,49 +97,49 @@ public struct LambdaAuthorization: Sendable, Hashable {
 /// A request the endpoint refuses before running it: the HTTP status and AppSync's error body.
 struct HTTPRejection: Error, Sendable, Hashable {
     var status: Int
-    var errorType: String
+    var errorType: AppSyncErrorType
     var message: String
 
     static let emptyBody = HTTPRejection(
         status: 400,
-        errorType: "MalformedHttpRequestException",
+        errorType: .malformedHttpRequest,
         message: "Request body is empty."
     )
     static let unparsable = HTTPRejection(
         status: 400,
-        errorType: "MalformedHttpRequestException",
+        errorType: .malformedHttpRequest,
         message: "Unable to parse GraphQL query."
     )
     /// A mutation in a `GET` request: a link or a prefetch must not write.
     static let mutationOverGET = HTTPRejection(
         status: 405,
-        errorType: "MalformedHttpRequestException",
+        errorType: .malformedHttpRequest,
         message: "Mutations cannot be sent with GET, which must not change data. Send the mutation with POST."
     )
     static let noAuthorization = HTTPRejection(
         status: 401,
-        errorType: "UnauthorizedException",
+        errorType: .unauthorizedException,
         message: "Valid authorization header not provided."
     )
     static let notAuthorized = HTTPRejection(
         status: 401,
-        errorType: "UnauthorizedException",
+        errorType: .unauthorizedException,
         message: "You are not authorized to make this call."
     )
     static let malformedToken = HTTPRejection(
         status: 401,
-        errorType: "UnauthorizedException",
+        errorType: .unauthorizedException,
         message: "Unable to parse JWT token."
     )
 
     static let expiredToken = HTTPRejection(
         status: 401,
-        errorType: "UnauthorizedException",
+        errorType: .unauthorizedException,
         message: "Token has expired."
     )
 
     /// `{"errors":[{"errorType":…,"message":…}]}`.
     var body: JSON {
-        ["errors": [["errorType": .string(errorType), "message": .string(message)]]]
+        AppSyncError.body([AppSyncError(errorType, message)])
     }
 }

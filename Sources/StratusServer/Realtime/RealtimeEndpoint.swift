@@ -132,7 +132,7 @@ struct RealtimeEndpoint: Sendable {
             break
         default:
             let error = RealtimeError(
-                errorType: "UnsupportedOperation",
+                errorType: .unsupportedOperation,
                 message: "The message type '\(type)' is not part of the protocol."
             )
             connection.send(["type": "error", "payload": error.payload])
@@ -237,7 +237,7 @@ struct RealtimeEndpoint: Sendable {
             }
             if connection.overflowedAt != nil {
                 let error = RealtimeError(
-                    errorType: "SlowConsumerError",
+                    errorType: .slowConsumer,
                     message:
                         "The client read too slowly: more than \(limits.maxQueuedMessages) messages waited. Reconnect and read faster."
                 )

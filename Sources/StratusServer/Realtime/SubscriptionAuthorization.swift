@@ -14,7 +14,7 @@ enum SubscriptionAuthorization {
         identity: Identity
     ) throws(RealtimeError) -> Authorization.Access {
         let unauthorized = RealtimeError(
-            errorType: "Unauthorized",
+            errorType: .unauthorized,
             message: "Not Authorized to access \(request.fieldName) on type Subscription"
         )
         let access = Authorization.access(.listen, on: request.model, for: identity)

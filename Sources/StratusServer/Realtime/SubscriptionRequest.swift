@@ -35,51 +35,49 @@ struct SubscriptionRequest: Sendable {
 
 /// Why a `start` message was refused: the `errors` of its `error` message.
 struct RealtimeError: Error, Sendable, Hashable {
-    var errorType: String
+    var errorType: AppSyncErrorType
     var message: String
     var errorCode: Int?
 
     /// `{"errors":[{"errorType":…,"message":…}]}`, with `errorCode` when there is one.
     var payload: JSON {
-        var error: JSONObject = ["errorType": .string(errorType), "message": .string(message)]
-        if let errorCode { error["errorCode"] = .int(errorCode) }
-        return ["errors": [.object(error)]]
+        AppSyncError.body([AppSyncError(errorType, message, errorCode: errorCode)])
     }
 
     static let unauthorized = RealtimeError(
-        errorType: "UnauthorizedException",
+        errorType: .unauthorizedException,
         message: "You are not authorized to make this call.",
         errorCode: 401
     )
 
     static let notInitialized = RealtimeError(
-        errorType: "BadRequestException",
+        errorType: .badRequest,
         message: "The connection is not initialized. Send connection_init and wait for connection_ack before start."
     )
 
     static func maxSubscriptionsReached(_ limit: Int) -> RealtimeError {
         RealtimeError(
-            errorType: "MaxSubscriptionsReachedError",
+            errorType: .maxSubscriptionsReached,
             message: "Max number of \(limit) subscriptions reached. Stop a subscription before starting another."
         )
     }
 
     static func duplicateID(_ id: String) -> RealtimeError {
         RealtimeError(
-            errorType: "DuplicatedOperationError",
+            errorType: .duplicatedOperation,
             message: "A subscription with the id '\(id)' is already running on this connection."
         )
     }
 
     static func payloadTooLarge(_ limit: Int) -> RealtimeError {
         RealtimeError(
-            errorType: "LimitExceededError",
+            errorType: .limitExceeded,
             message: "The message is larger than \(limit) bytes, the largest a subscription payload may be."
         )
     }
 
     static let malformed = RealtimeError(
-        errorType: "MalformedHttpRequestException",
+        errorType: .malformedHttpRequest,
         message: "Unable to parse GraphQL query."
     )
 }
@@ -101,7 +99,7 @@ extension StratusServer {
             document = valid
         case .failure(let failure):
             throw RealtimeError(
-                errorType: failure.isSyntaxError ? "InvalidSyntaxError" : "ValidationError",
+                errorType: failure.isSyntaxError ? .invalidSyntax : .validationError,
                 message: failure.message
             )
         }
@@ -109,18 +107,18 @@ extension StratusServer {
         guard let operation = operations.first(where: { operationName == nil || $0.name?.value == operationName })
         else {
             throw RealtimeError(
-                errorType: "ValidationError",
+                errorType: .validationError,
                 message: "Unknown operation named '\(operationName ?? "")'."
             )
         }
         guard operation.operation == .subscription else {
             throw RealtimeError(
-                errorType: "UnsupportedOperation",
+                errorType: .unsupportedOperation,
                 message: "\(operation.operation.rawValue) not supported through the realtime channel"
             )
         }
         if let problem = RequestValidation.checkVariables(of: operation, values: variables, schema: graphQLSchema) {
-            throw RealtimeError(errorType: "ValidationError", message: problem.message)
+            throw RealtimeError(errorType: .validationError, message: problem.message)
         }
         var fragments: [String: FragmentDefinition] = [:]
         for case let fragment as FragmentDefinition in document.definitions {
@@ -132,7 +130,7 @@ extension StratusServer {
             }).first
         else {
             throw RealtimeError(
-                errorType: "ValidationError",
+                errorType: .validationError,
                 message: "A subscription selects one model subscription field, such as onCreate<Model>."
             )
         }
@@ -163,9 +161,9 @@ extension StratusServer {
                 }
             }
         } catch let error as ResolverError {
-            throw RealtimeError(errorType: error.errorType ?? "ValidationError", message: error.message)
+            throw RealtimeError(errorType: error.errorType ?? .validationError, message: error.message)
         } catch {
-            throw RealtimeError(errorType: "ValidationError", message: "\(error)")
+            throw RealtimeError(errorType: .validationError, message: "\(error)")
         }
         return SubscriptionRequest(
             model: model,
