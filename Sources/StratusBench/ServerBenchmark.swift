@@ -228,7 +228,7 @@ struct ServerBenchmark {
 
     /// The body of a response without errors.
     @discardableResult
-    private func expectData(_ response: GraphQLResponse) throws -> JSON {
+    private func expectData(_ response: ServerResponse) throws -> JSON {
         guard response.body["errors"] == nil else {
             throw BenchmarkFailure(message: "The server answered errors: \(response.text)")
         }

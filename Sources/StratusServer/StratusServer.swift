@@ -110,7 +110,7 @@ public final class StratusServer: Sendable {
         variables: JSONObject = [:],
         operationName: String? = nil,
         identity: Identity
-    ) async -> GraphQLResponse {
+    ) async -> ServerResponse {
         await execute(
             query: query,
             variables: variables,
@@ -129,12 +129,12 @@ public final class StratusServer: Sendable {
         operationName: String?,
         identity: Identity,
         direct: Bool
-    ) async -> (response: GraphQLResponse, answeredDirectly: Bool) {
+    ) async -> (response: ServerResponse, answeredDirectly: Bool) {
         let schema = executable.schema
         let document: Document
         switch self.document(of: query) {
         case .success(let valid): document = valid
-        case .failure(let failure): return (GraphQLResponse(body: failure.body), false)
+        case .failure(let failure): return (ServerResponse(body: failure.body), false)
         }
 
         let operations = document.definitions.compactMap { $0 as? OperationDefinition }
@@ -143,7 +143,7 @@ public final class StratusServer: Sendable {
             let problem = RequestValidation.checkVariables(of: operation, values: variables, schema: schema)
         {
             return (
-                GraphQLResponse(
+                ServerResponse(
                     body: ResponseFormatter.requestFailure([(problem.message, problem.location.map { [$0] } ?? [])])
                 ), false
             )
@@ -160,7 +160,7 @@ public final class StratusServer: Sendable {
                 variables: variables,
                 identity: identity
             ) {
-                return (GraphQLResponse(body: body), true)
+                return (ServerResponse(body: body), true)
             }
         }
 
@@ -183,7 +183,7 @@ public final class StratusServer: Sendable {
         } catch {
             result = GraphQLResult(errors: [GraphQLError(message: String(describing: error))])
         }
-        return (GraphQLResponse(body: ResponseFormatter.body(result, document: document)), false)
+        return (ServerResponse(body: ResponseFormatter.body(result, document: document)), false)
     }
 
     /// The kind of the operation a request runs: the one named `operationName`, or the first;
@@ -243,8 +243,8 @@ public final class StratusServer: Sendable {
     }
 }
 
-/// The body of a GraphQL response.
-public struct GraphQLResponse: Sendable, Hashable {
+/// The body of the server's answer to a GraphQL request, as the HTTP endpoint sends it.
+public struct ServerResponse: Sendable, Hashable {
     /// The body as JSON: `data`, then `errors` when there are some.
     public var body: JSON
 

@@ -6,7 +6,7 @@ import Hummingbird
 /// `POST /graphql` and `GET /graphql`: parse, authorize, run with limits, answer as AppSync does.
 struct GraphQLEndpoint: Sendable {
     let server: StratusServer
-    let authorizer: RequestAuthorizer
+    let authorizer: RequestAuthenticator
     let limits: ServerLimits
     let log: @Sendable (String) -> Void
 
@@ -53,7 +53,7 @@ struct GraphQLEndpoint: Sendable {
             }
             let operation = try parse(request: request, body: body)
             let identity = try await authorizer.identity(
-                for: RequestAuthorizer.SignedParts(request: request, body: body)
+                for: RequestAuthenticator.SignedParts(request: request, body: body)
             )
             // After authorization: only known callers get their document parsed.
             if request.method == .get,

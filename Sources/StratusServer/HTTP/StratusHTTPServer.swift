@@ -57,7 +57,7 @@ public struct StratusHTTPServer: Sendable {
         stopsOnSignals: Bool = false,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let authorizer = RequestAuthorizer(configuration: authorization, clock: clock)
+        let authorizer = RequestAuthenticator(configuration: authorization, clock: clock)
         let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
         let realtime = RealtimeEndpoint(server: server, authorizer: authorizer, limits: realtimeLimits, log: log)
         let router = Router()

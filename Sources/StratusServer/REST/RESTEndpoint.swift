@@ -8,14 +8,14 @@ import Hummingbird
 struct RESTEndpoint: Sendable {
     let apis: [String: RESTAPI]
     /// The GraphQL endpoint's authorizer: the same keys, credentials and token caches.
-    let authorizer: RequestAuthorizer
+    let authorizer: RequestAuthenticator
     let limits: ServerLimits
     let clock: @Sendable () -> Date
     let log: @Sendable (String) -> Void
 
     init(
         apis: [RESTAPI],
-        authorizer: RequestAuthorizer,
+        authorizer: RequestAuthenticator,
         limits: ServerLimits,
         clock: @escaping @Sendable () -> Date,
         log: @escaping @Sendable (String) -> Void
@@ -59,7 +59,7 @@ struct RESTEndpoint: Sendable {
         } catch {
             return RESTResponse(status: 413, message: "Request Too Long").response(cors: api.cors)
         }
-        let signed = RequestAuthorizer.SignedParts(request: request, body: body)
+        let signed = RequestAuthenticator.SignedParts(request: request, body: body)
         let headers = signed.headers
         let identity: JSONObject
         switch await authorize(route, signed) {
@@ -115,7 +115,7 @@ struct RESTEndpoint: Sendable {
 
     private func authorize(
         _ route: RESTRoute,
-        _ parts: RequestAuthorizer.SignedParts
+        _ parts: RequestAuthenticator.SignedParts
     ) async -> Result<JSONObject, RESTResponse> {
         let headers = parts.headers
         switch route.authorization {

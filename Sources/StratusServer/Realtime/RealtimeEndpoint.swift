@@ -24,7 +24,7 @@ struct RealtimeRequestContext: Hummingbird.RequestContext, WebSocketRequestConte
 /// subscriptions over a WebSocket.
 struct RealtimeEndpoint: Sendable {
     let server: StratusServer
-    let authorizer: RequestAuthorizer
+    let authorizer: RequestAuthenticator
     let limits: RealtimeLimits
     let log: @Sendable (String) -> Void
 
@@ -153,7 +153,7 @@ struct RealtimeEndpoint: Sendable {
         if case .object(let headers)? = payload?["extensions"]?["authorization"] {
             do throws(HTTPRejection) {
                 identity = try await authorizer.identity(
-                    for: RequestAuthorizer.SignedParts(path: graphQLPath, headers: headers, body: Data(data.utf8))
+                    for: RequestAuthenticator.SignedParts(path: graphQLPath, headers: headers, body: Data(data.utf8))
                 )
             } catch {
                 throw RealtimeError(errorType: error.errorType, message: error.message)
@@ -183,7 +183,7 @@ struct RealtimeEndpoint: Sendable {
         do throws(HTTPRejection) {
             return .success(
                 try await authorizer.identity(
-                    for: RequestAuthorizer.SignedParts(
+                    for: RequestAuthenticator.SignedParts(
                         path: graphQLPath + "/connect",
                         headers: headers,
                         body: Data("{}".utf8)

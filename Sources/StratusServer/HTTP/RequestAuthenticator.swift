@@ -8,7 +8,7 @@ import Hummingbird
 /// header is a token: a JWT of the configured user pool or OIDC provider (by its `iss`), else a
 /// Lambda authorizer's token; `x-api-key` is an API key; no header at all is allowed only when
 /// the API accepts `NONE`.
-struct RequestAuthorizer: Sendable {
+struct RequestAuthenticator: Sendable {
     let configuration: ServerAuthorization
     let clock: @Sendable () -> Date
     let tokens: TokenVerifier
