@@ -94,6 +94,8 @@ struct FanoutBenchmark {
         let http = StratusHTTPServer(
             server: server,
             authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: "da2-bench")]),
+            // Every subscriber connects from the loopback address.
+            limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16),
             log: { print($0) }
         )
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)

@@ -34,6 +34,7 @@ public final class StratusServer: Sendable {
 
     /// The parsed documents' cache, for tests to observe.
     package var documentCache: DocumentCache { documents }
+    private let limits: DocumentLimits
     private let directReads: DirectReads
 
     /// Opens the data directory (creating it if needed) and derives the API of `schema`.
@@ -60,6 +61,7 @@ public final class StratusServer: Sendable {
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws(ServerError) {
         api = ServerAPI(schema: schema, configuration: configuration)
+        limits = DocumentLimits(configuration)
         self.dataDirectory = dataDirectory
         do throws(DefaultValue.Invalid) {
             try DefaultValue.check(schema)
@@ -209,6 +211,9 @@ public final class StratusServer: Sendable {
     /// The parsed and validated document of `query`, from ``DocumentCache`` when it was seen.
     func document(of query: String) -> Result<Document, DocumentFailure> {
         if let known = documents[query] { return .success(known) }
+        if let violation = DocumentLimits.checkNesting(of: query) {
+            return .failure(Self.limitFailure(violation))
+        }
         let document: Document
         do {
             document = try parse(source: Source(body: query, name: "GraphQL request"))
@@ -219,6 +224,9 @@ public final class StratusServer: Sendable {
             return .failure(
                 DocumentFailure(body: ResponseFormatter.requestFailure([("Invalid Syntax", [])]), isSyntaxError: true)
             )
+        }
+        if let violation = limits.check(document, schema: executable.schema, api: api) {
+            return .failure(Self.limitFailure(violation))
         }
         let problems = validate(
             schema: executable.schema,
@@ -231,6 +239,14 @@ public final class StratusServer: Sendable {
         }
         documents.insert(document, for: query)
         return .success(document)
+    }
+
+    /// The failure of a document over one of ``DocumentLimits``, refused as validation errors are.
+    private static func limitFailure(_ violation: DocumentLimits.Violation) -> DocumentFailure {
+        DocumentFailure(
+            body: ResponseFormatter.requestFailure([(violation.message, violation.location.map { [$0] } ?? [])]),
+            isSyntaxError: false
+        )
     }
 
     private static func syntaxMessage(_ error: GraphQLError) -> String {

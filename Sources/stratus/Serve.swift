@@ -111,7 +111,7 @@ struct Serve: AsyncParsableCommand {
         for change in server.appliedSchemaChanges {
             print("Migrated \(directory.path): \(change)")
         }
-        let limits = ServerLimits(maxRequestBytes: settings.maxRequestBytes ?? 1_048_576)
+        let limits = try settings.limits()
         let restAPIs = try settings.restAPIs()
         let http = StratusHTTPServer(server: server, authorization: authorization, limits: limits, restAPIs: restAPIs)
         let host = host

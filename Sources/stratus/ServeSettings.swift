@@ -21,6 +21,13 @@ import StratusServer
 ///     "Comment": { "conflictHandler": { "command": ["python3", "resolve.py"], "timeoutSeconds": 5 } }
 ///   },
 ///   "maxRequestBytes": 1048576,
+///   "queryDepthLimit": 10,
+///   "resolverCountLimit": 10000,
+///   "executionTimeoutSeconds": 30,
+///   "requestHeadTimeoutSeconds": 10,
+///   "idleTimeoutSeconds": 60,
+///   "maxConnectionsPerAddress": 1024,
+///   "shutdownTimeoutSeconds": 30,
 ///   "rest": [{ "name": "items", "cors": true, "routes": [
 ///     { "path": "/items/{proxy+}", "methods": ["ANY"], "authorization": "AWS_IAM", "handler": "echo" },
 ///     { "path": "/orders/{id}", "methods": ["POST"], "authorization": "API_KEY",
@@ -89,6 +96,14 @@ struct ServeSettings: Decodable {
     var conflictHandler: Handler?
     var models: [String: Model]?
     var maxRequestBytes: Int?
+    /// AppSync's `queryDepthLimit` (0, the default, or 1–75) and `resolverCountLimit` (1–10,000).
+    var queryDepthLimit: Int?
+    var resolverCountLimit: Int?
+    var executionTimeoutSeconds: Double?
+    var requestHeadTimeoutSeconds: Double?
+    var idleTimeoutSeconds: Double?
+    var maxConnectionsPerAddress: Int?
+    var shutdownTimeoutSeconds: Double?
     var rest: [REST]?
 
     /// A REST API: routes to the echo handler or to a command.
@@ -161,6 +176,7 @@ struct ServeSettings: Decodable {
             _ = try settings.modes()
             _ = try settings.strategies()
             _ = try settings.restAPIs()
+            _ = try settings.limits()
             _ = try settings.tokenAuthorization(relativeTo: URL(filePath: path).deletingLastPathComponent())
             return settings
         } catch let error as CommandFailure {
@@ -283,7 +299,62 @@ struct ServeSettings: Decodable {
     /// The server's configuration; conflict handler commands run in `directory`.
     func serverConfiguration(directory: URL?) -> ServerConfiguration {
         let (strategy, perModel) = (try? strategies(directory: directory)) ?? (.automerge, [:])
-        return ServerConfiguration(conflictResolution: strategy, modelConflictResolution: perModel)
+        return ServerConfiguration(
+            conflictResolution: strategy,
+            modelConflictResolution: perModel,
+            queryDepthLimit: queryDepthLimit ?? 0,
+            resolverCountLimit: resolverCountLimit ?? 10_000
+        )
+    }
+
+    /// The HTTP endpoint's limits, checked against the ranges they take.
+    func limits() throws -> ServerLimits {
+        if let depth = queryDepthLimit, !(0...75).contains(depth) {
+            throw CommandFailure(
+                "queryDepthLimit \(depth) in the configuration file is out of range. Give 1 to 75, or 0 for no limit "
+                    + "of your own (requests nesting fields deeper than 75 levels are refused anyway)."
+            )
+        }
+        if let count = resolverCountLimit, !(1...10_000).contains(count) {
+            throw CommandFailure(
+                "resolverCountLimit \(count) in the configuration file is out of range. Give 1 to 10000."
+            )
+        }
+        if let count = maxConnectionsPerAddress, count < 1 {
+            throw CommandFailure(
+                "maxConnectionsPerAddress \(count) in the configuration file is out of range. Give 1 or more."
+            )
+        }
+        func duration(_ seconds: Double?, key: String, default fallback: Duration) throws -> Duration {
+            guard let seconds else { return fallback }
+            guard seconds > 0, seconds.isFinite else {
+                throw CommandFailure(
+                    "\(key) \(seconds) in the configuration file is out of range. Give a number of seconds above 0."
+                )
+            }
+            return .milliseconds(Int((seconds * 1000).rounded()))
+        }
+        let defaults = ServerLimits()
+        return ServerLimits(
+            maxRequestBytes: maxRequestBytes ?? defaults.maxRequestBytes,
+            executionTimeout: try duration(
+                executionTimeoutSeconds,
+                key: "executionTimeoutSeconds",
+                default: defaults.executionTimeout
+            ),
+            requestHeadTimeout: try duration(
+                requestHeadTimeoutSeconds,
+                key: "requestHeadTimeoutSeconds",
+                default: defaults.requestHeadTimeout
+            ),
+            idleTimeout: try duration(idleTimeoutSeconds, key: "idleTimeoutSeconds", default: defaults.idleTimeout),
+            maxConnectionsPerAddress: maxConnectionsPerAddress ?? defaults.maxConnectionsPerAddress,
+            shutdownTimeout: try duration(
+                shutdownTimeoutSeconds,
+                key: "shutdownTimeoutSeconds",
+                default: defaults.shutdownTimeout
+            )
+        )
     }
 
     /// The user pool and OIDC provider, checked against the modes that need them.

@@ -331,6 +331,15 @@ import Testing
                     + "but found a string instead. See `stratus serve --help`."
             ),
             (
+                #"{"queryDepthLimit": 80}"#,
+                "queryDepthLimit 80 in the configuration file is out of range. Give 1 to 75, or 0 for no limit "
+                    + "of your own (requests nesting fields deeper than 75 levels are refused anyway)."
+            ),
+            (
+                #"{"idleTimeoutSeconds": 0}"#,
+                "idleTimeoutSeconds 0.0 in the configuration file is out of range. Give a number of seconds above 0."
+            ),
+            (
                 #"{"conflictResolution": "AUTOMERGE""#,
                 "The configuration file 'stratus.json' is not valid JSON at line 1, column 35: "
                     + "unexpected end of input. See `stratus serve --help`."

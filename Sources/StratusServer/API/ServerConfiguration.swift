@@ -35,6 +35,17 @@ public struct ServerConfiguration: Sendable {
     /// The largest page a query returns, whatever its `limit`.
     public var maximumPageSize: Int
 
+    /// AppSync's `queryDepthLimit`: the deepest nesting of fields a request may select, the root
+    /// field being level 1. AppSync's default, 0, sets no limit of its own, but a request is
+    /// always refused beyond 75 levels, the highest limit AppSync accepts; so is any value
+    /// outside 1–75.
+    public var queryDepthLimit: Int
+
+    /// AppSync's `resolverCountLimit`: the most resolvers a request may run, counting root
+    /// fields and relation fields where the document selects them; 10,000 by default, as in
+    /// AppSync, where 0 and any value outside 1–10,000 mean 10,000 too.
+    public var resolverCountLimit: Int
+
     /// Creates a configuration; every argument has the AppSync default.
     public init(
         conflictDetection: Bool = true,
@@ -43,8 +54,12 @@ public struct ServerConfiguration: Sendable {
         tombstoneTTL: Duration = .seconds(30 * 24 * 3600),
         deltaSyncTTL: Duration = .seconds(30 * 60),
         defaultPageSize: Int = 100,
-        maximumPageSize: Int = 1000
+        maximumPageSize: Int = 1000,
+        queryDepthLimit: Int = 0,
+        resolverCountLimit: Int = 10_000
     ) {
+        self.queryDepthLimit = queryDepthLimit
+        self.resolverCountLimit = resolverCountLimit
         self.conflictDetection = conflictDetection
         self.conflictResolution = conflictResolution
         self.modelConflictResolution = modelConflictResolution

@@ -71,7 +71,13 @@ private struct Wiring {
         guard let type = schema.getType(name: name) as? GraphQLObjectType else { return }
         let fields = try type.fields()
         for (name, field) in fields {
-            if let resolve = resolvers[name] { field.resolve = resolve }
+            // A request past its deadline is cancelled: its remaining fields end at once.
+            if let resolve = resolvers[name] {
+                field.resolve = { source, arguments, context, info in
+                    try Task.checkCancellation()
+                    return try await resolve(source, arguments, context, info)
+                }
+            }
         }
         type.fields = { fields }
     }

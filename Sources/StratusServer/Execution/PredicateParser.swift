@@ -12,12 +12,22 @@ struct PredicateParser {
     /// The metadata fields a filter may name.
     static let metadataFields: Set<String> = [TableLayout.deletedColumn]
 
+    /// The deepest nesting of `and`, `or` and `not` a filter or condition may have: what the
+    /// SQL it becomes can nest.
+    static let maximumNesting = 20
+
     func parse(_ value: JSON?) throws(ResolverError) -> ItemPredicate? {
         guard let value, case .object(let object) = value else { return nil }
-        return try parse(object)
+        return try parse(object, depth: 0)
     }
 
-    private func parse(_ object: JSONObject) throws(ResolverError) -> ItemPredicate {
+    private func parse(_ object: JSONObject, depth: Int) throws(ResolverError) -> ItemPredicate {
+        guard depth <= Self.maximumNesting else {
+            throw ResolverError.invalidInput(
+                "The filter nests 'and', 'or' and 'not' more than \(Self.maximumNesting) levels deep, "
+                    + "the most a filter may. Combine the conditions in fewer levels."
+            )
+        }
         var predicates: [ItemPredicate] = []
         for (key, value) in object where !value.isNull {
             switch key {
@@ -25,12 +35,12 @@ struct PredicateParser {
                 var group: [ItemPredicate] = []
                 for element in value.arrayValue ?? [value] {
                     guard case .object(let member) = element else { continue }
-                    group.append(try parse(member))
+                    group.append(try parse(member, depth: depth + 1))
                 }
                 predicates.append(key == "and" ? .all(group) : .any(group))
             case "not":
                 guard case .object(let member) = value else { continue }
-                predicates.append(.not(try parse(member)))
+                predicates.append(.not(try parse(member, depth: depth + 1)))
             default:
                 guard Self.metadataFields.contains(key) || model.field(named: key)?.isFilterable == true,
                     case .object(let operators) = value

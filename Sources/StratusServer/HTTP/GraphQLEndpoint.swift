@@ -104,25 +104,15 @@ struct GraphQLEndpoint: Sendable {
 
     private func execute(_ operation: Operation, identity: Identity) async -> JSON {
         let server = server
-        let timeout = limits.executionTimeout
-        let result = await withTaskGroup(of: JSON?.self) { group in
-            group.addTask {
-                await server.execute(
-                    query: operation.query,
-                    variables: operation.variables,
-                    operationName: operation.operationName,
-                    identity: identity
-                ).body
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let work = Task {
+            await server.execute(
+                query: operation.query,
+                variables: operation.variables,
+                operationName: operation.operationName,
+                identity: identity
+            ).body
         }
-        guard let result else {
+        guard let result = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
             return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null)
         }
         if result.data.count > limits.maxResponseBytes {

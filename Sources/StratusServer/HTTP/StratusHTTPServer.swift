@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -48,13 +50,26 @@ public struct StratusHTTPServer: Sendable {
     ///
     /// With `stopsOnSignals`, SIGINT and SIGTERM shut it down gracefully: in-flight requests
     /// finish, subscribers get a normal close, and `run` returns, so that a command-line server
-    /// can close its database cleanly.
+    /// can close its database cleanly. Whatever still runs after ``ServerLimits/shutdownTimeout``
+    /// is cancelled.
     ///
     /// - Throws: when the address cannot be bound, for example a port already in use.
     public func run(
         host: String = "127.0.0.1",
         port: Int = 20002,
         stopsOnSignals: Bool = false,
+        onReady: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        try await run(host: host, port: port, stopsOnSignals: stopsOnSignals, shutdownRequests: nil, onReady: onReady)
+    }
+
+    /// Serves as ``run(host:port:stopsOnSignals:onReady:)`` does, shutting down gracefully at the
+    /// first element of `shutdownRequests` as at a signal.
+    func run(
+        host: String = "127.0.0.1",
+        port: Int,
+        stopsOnSignals: Bool = false,
+        shutdownRequests: AsyncStream<Void>?,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let authorizer = RequestAuthenticator(configuration: authorization, clock: clock)
@@ -88,24 +103,52 @@ public struct StratusHTTPServer: Sendable {
         }
         var logger = Logger(label: "stratus.http")
         logger.logLevel = .warning
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(idleTimeout: TimeAmount(limits.idleTimeout)),
+            ws: WebSocketServerConfiguration(maxFrameSize: realtimeLimits.maxMessageBytes)
+        )
+        let connections = ConnectionsPerAddress(limit: limits.maxConnectionsPerAddress)
+        let requestHeadTimeout = limits.requestHeadTimeout
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: webSocketRouter,
-                configuration: .init(ws: WebSocketServerConfiguration(maxFrameSize: realtimeLimits.maxMessageBytes))
-            ),
+            server: HTTPServerBuilder { responder in
+                GuardedChildChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder,
+                        webSocketResponder: webSocketResponder,
+                        configuration: channelConfiguration
+                    ),
+                    connections: connections,
+                    requestHeadTimeout: requestHeadTimeout
+                )
+            },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) },
             logger: logger
         )
-        let group = ServiceGroup(
+        var groupConfiguration = ServiceGroupConfiguration(
             services: [app],
             gracefulShutdownSignals: stopsOnSignals ? [.sigint, .sigterm] : [],
             logger: logger
         )
+        // Requests and subscribers still running at the deadline are cancelled.
+        groupConfiguration.maximumGracefulShutdownDuration = limits.shutdownTimeout
+        let group = ServiceGroup(configuration: groupConfiguration)
         // Cancelling the task cancels the group's run, and asks for a graceful shutdown as well.
         try await withTaskCancellationHandler {
-            try await group.run()
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                if let shutdownRequests {
+                    tasks.addTask {
+                        for await _ in shutdownRequests {
+                            await group.triggerGracefulShutdown()
+                            return
+                        }
+                    }
+                }
+                try await group.run()
+                tasks.cancelAll()
+            }
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
         }
