@@ -30,7 +30,7 @@ import Testing
         try await HTTPEndpointTests.withEndpoint { url in
             let socket = try RawSocket(port: try #require(url.port))
             socket.write(head)
-            #expect(await socket.answer(within: .seconds(10)) == Self.badRequest)
+            #expect(await socket.answer(within: .seconds(30)) == Self.badRequest)
         }
     }
 
@@ -42,7 +42,7 @@ import Testing
                     + "\r\n\r\n"
             )
             #expect(
-                await socket.answer(within: .seconds(10))
+                await socket.answer(within: .seconds(30))
                     == "HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
             )
         }
@@ -53,8 +53,8 @@ import Testing
             let silent = try RawSocket(port: try #require(url.port))
             let partial = try RawSocket(port: try #require(url.port))
             partial.write("POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-            #expect(await silent.answer(within: .seconds(10)) == "")
-            #expect(await partial.answer(within: .seconds(10)) == "")
+            #expect(await silent.answer(within: .seconds(30)) == "")
+            #expect(await partial.answer(within: .seconds(30)) == "")
         }
     }
 
@@ -62,7 +62,7 @@ import Testing
         try await HTTPEndpointTests.withEndpoint(limits: ServerLimits(idleTimeout: .milliseconds(300))) { url in
             let socket = try RawSocket(port: try #require(url.port))
             socket.write(Self.request)
-            let answer = try #require(await socket.answer(within: .seconds(10)))
+            let answer = try #require(await socket.answer(within: .seconds(30)))
             #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(answer.hasSuffix("\r\n\r\n" + #"{"data":{"getPost":null}}"#))
         }
@@ -76,7 +76,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(300))
             let refused = try RawSocket(port: port)
             #expect(
-                await refused.answer(within: .seconds(10))
+                await refused.answer(within: .seconds(30))
                     == "HTTP/1.1 429 Too Many Requests\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
             )
             // A closed connection makes room for another.
@@ -84,7 +84,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(300))
             let admitted = try RawSocket(port: port)
             admitted.write(Self.request.replacingOccurrences(of: "Host:", with: "Connection: close\r\nHost:"))
-            let answer = try #require(await admitted.answer(within: .seconds(10)))
+            let answer = try #require(await admitted.answer(within: .seconds(30)))
             #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
             withExtendedLifetime(held) {}
         }
@@ -214,7 +214,7 @@ extension ConnectionLimitsTests {
         _ = await slow.running.result
         // Without the deadline, shutdown would wait for the handler's 30 seconds.
         #expect(!slow.handlerFinished.isSet)
-        #expect(await socket.answer(within: .seconds(10)) != nil)
+        #expect(await socket.answer(within: .seconds(30)) != nil)
         try await slow.stop()
     }
 }
