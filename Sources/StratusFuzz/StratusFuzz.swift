@@ -33,7 +33,30 @@
         return 0
     }
 
-    #if !STRATUS_FUZZING
+    #if STRATUS_FUZZING
+        /// libFuzzer's driver: it parses libFuzzer's flags and calls `callback` with each input.
+        @_silgen_name("LLVMFuzzerRunDriver")
+        func runFuzzerDriver(
+            _ argc: UnsafeMutablePointer<Int32>,
+            _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+            _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+        ) -> Int32
+
+        /// The entry point of a fuzzing build: the package manager names an executable's entry
+        /// point after its module, so libFuzzer's driver is started from here.
+        @_cdecl("StratusFuzz_main")
+        public func fuzzingMain(
+            _ argc: Int32,
+            _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        ) -> Int32 {
+            var count = argc
+            var arguments = argv
+            return runFuzzerDriver(&count, &arguments) { data, size in
+                guard let data else { return 0 }
+                return fuzzOneInput(data, size)
+            }
+        }
+    #else
         /// Replays every file of the corpus directories (or single files) given as arguments.
         @main enum CorpusReplay {
             static func main() throws {
