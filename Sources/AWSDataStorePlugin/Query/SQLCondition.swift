@@ -294,17 +294,3 @@ extension JSONValue {
         }
     }
 }
-
-extension QueryOperator {
-    /// The values the operator compares a field with.
-    fileprivate var operands: [JSONValue] {
-        switch self {
-        case .notEqual(let value), .equals(let value), .lessOrEqual(let value), .lessThan(let value),
-            .greaterOrEqual(let value), .greaterThan(let value), .contains(let value), .notContains(let value):
-            return [value]
-        case .between(let start, let end): return [start, end]
-        case .beginsWith(let prefix): return [.string(prefix)]
-        case .attributeExists: return []
-        }
-    }
-}

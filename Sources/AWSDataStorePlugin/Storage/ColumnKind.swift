@@ -77,24 +77,6 @@ struct ModelColumn: Sendable, Hashable {
     let association: String?
 }
 
-extension ModelFieldType {
-    /// The Swift spelling of the type, for messages.
-    var swiftTypeName: String {
-        switch self {
-        case .string: return "String"
-        case .int, .timestamp: return "Int"
-        case .double: return "Double"
-        case .bool: return "Bool"
-        case .date: return "Temporal.Date"
-        case .dateTime: return "Temporal.DateTime"
-        case .time: return "Temporal.Time"
-        case .enumeration(let name), .embedded(let name), .model(let name): return name
-        case .embeddedCollection(let element): return "[\(element.swiftTypeName)]"
-        case .collection(let name): return "List<\(name)>"
-        }
-    }
-}
-
 extension String {
     /// The string as a quoted SQL identifier: `"Post"`, `"a""b"`.
     var quotedIdentifier: String {

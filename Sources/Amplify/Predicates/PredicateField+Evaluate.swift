@@ -82,7 +82,7 @@ extension PredicateField {
 
 extension QueryOperator {
     /// The values the operator compares a field with.
-    var operands: [JSONValue] {
+    package var operands: [JSONValue] {
         switch self {
         case .notEqual(let value), .equals(let value), .lessOrEqual(let value), .lessThan(let value),
             .greaterOrEqual(let value), .greaterThan(let value), .contains(let value), .notContains(let value):

@@ -87,13 +87,17 @@ struct PredicateField {
     }
 
     private static func typeName(of field: ModelField) -> String {
-        let name = typeName(of: field.type)
-        if field.isArray, !name.hasPrefix("[") { return "[\(name)]" }
+        let name = field.type.swiftTypeName
+        if field.isArray, !name.hasPrefix("["), !name.hasPrefix("List<") { return "[\(name)]" }
         return name
     }
+}
 
-    private static func typeName(of type: ModelFieldType) -> String {
-        switch type {
+extension ModelFieldType {
+    /// The Swift spelling of the type, for messages: `String`, `Temporal.Date`, `[Address]`,
+    /// `List<Comment>`.
+    package var swiftTypeName: String {
+        switch self {
         case .string: return "String"
         case .int, .timestamp: return "Int"
         case .double: return "Double"
@@ -102,8 +106,8 @@ struct PredicateField {
         case .dateTime: return "Temporal.DateTime"
         case .time: return "Temporal.Time"
         case .enumeration(let name), .embedded(let name), .model(let name): return name
-        case .embeddedCollection(let element): return "[\(typeName(of: element))]"
-        case .collection(let name): return "[\(name)]"
+        case .embeddedCollection(let element): return "[\(element.swiftTypeName)]"
+        case .collection(let name): return "List<\(name)>"
         }
     }
 }
