@@ -171,12 +171,13 @@ public final class StratusServer: Sendable {
             variableValues[name] = value.map
         }
         let result: GraphQLResult
+        let budget = ResolverBudget(limit: limits.resolverCount)
         do {
             result = try await GraphQL.execute(
                 schema: schema,
                 documentAST: document,
                 rootValue: (),
-                context: RequestContext(identity: identity),
+                context: RequestContext(identity: identity, budget: budget),
                 variableValues: variableValues,
                 operationName: operationName
             )
@@ -184,6 +185,9 @@ public final class StratusServer: Sendable {
             result = GraphQLResult(errors: [error])
         } catch {
             result = GraphQLResult(errors: [GraphQLError(message: String(describing: error))])
+        }
+        if budget.isExhausted {
+            return (ServerResponse(body: AppSyncError.body([budget.exhaustedError], data: .null)), false)
         }
         return (ServerResponse(body: ResponseFormatter.body(result, document: document)), false)
     }

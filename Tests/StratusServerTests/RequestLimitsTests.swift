@@ -109,6 +109,24 @@ import Testing
         )
     }
 
+    @Test func resolversUnderListsCountEachTimeTheyRun() async throws {
+        // The document has 3 resolvers (listPosts, blog, posts); over 3 posts they run 1 + 3 + 3.
+        let server = try TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: 6))
+        _ = await server.run(#"mutation { createBlog(input: {id: "b1", name: "B"}) { id } }"#)
+        for index in 1...3 {
+            _ = await server.run(#"mutation { createPost(input: {id: "p\#(index)", title: "T", blogID: "b1"}) { id } }"#)
+        }
+        let query = "{ listPosts { items { id blog { id posts { items { id } } } } } }"
+        #expect(
+            await server.run(query)
+                == #"{"data":null,"errors":[{"path":null,"locations":null,"message":"maximum resolver count "#
+                + #"exceeded 7 > 6. Select fewer root fields, aliases and related models, or a smaller limit "#
+                + #"on lists."}]}"#
+        )
+        let smaller = "{ listPosts(limit: 2) { items { id blog { id posts { items { id } } } } } }"
+        #expect(await server.run(smaller).hasPrefix(#"{"data":{"listPosts":{"items":[{"id":"#))
+    }
+
     @Test func fragmentsCountWhereTheyAreSpread() async throws {
         let server = try TestServer(postSchema, configuration: ServerConfiguration(queryDepthLimit: 2))
         let query = """

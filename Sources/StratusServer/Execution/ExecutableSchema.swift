@@ -1,9 +1,49 @@
 import GraphQL
 import StratusCodegen
+import Synchronization
 
 /// What every resolver of one request sees.
 struct RequestContext: Sendable {
     let identity: Identity
+    /// The resolvers the request may still run.
+    let budget: ResolverBudget
+}
+
+/// AppSync's `resolverCountLimit`, counted as resolvers run: a field under a list runs once per
+/// item, which no count of the document alone can foresee.
+///
+/// Once spent, every further resolver fails at once, and the server answers the request with
+/// the one error instead of its partial result.
+final class ResolverBudget: Sendable {
+    let limit: Int
+    private let spent = Atomic<Int>(0)
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Whether the request tried to run more resolvers than ``limit``.
+    var isExhausted: Bool { spent.load(ordering: .relaxed) > limit }
+
+    /// The error of a request that ran out of resolvers.
+    var exhaustedError: AppSyncError {
+        AppSyncError(
+            errorType: nil,
+            message: "maximum resolver count exceeded \(limit + 1) > \(limit). "
+                + "Select fewer root fields, aliases and related models, or a smaller limit on lists.",
+            shape: .document(locations: [])
+        )
+    }
+
+    /// Counts one resolver run.
+    ///
+    /// - Throws: ``ResolverError`` once the request has run ``limit`` resolvers.
+    func spend() throws(ResolverError) {
+        let count = spent.add(1, ordering: .relaxed).newValue
+        guard count <= limit else {
+            throw ResolverError(errorType: nil, message: exhaustedError.message)
+        }
+    }
 }
 
 /// The API's SDL built by GraphQLSwift, with the model resolvers attached to its fields.
@@ -63,11 +103,18 @@ private struct Wiring {
             }
             try attach(to: schema, type: nonModel.name, resolvers: resolvers)
         }
-        try attach(to: schema, type: "Query", resolvers: queries)
-        try attach(to: schema, type: "Mutation", resolvers: mutations)
+        try attach(to: schema, type: "Query", resolvers: queries, countsResolvers: true)
+        try attach(to: schema, type: "Mutation", resolvers: mutations, countsResolvers: true)
     }
 
-    private func attach(to schema: GraphQLSchema, type name: String, resolvers: [String: GraphQLFieldResolve]) throws {
+    /// Sets `resolvers` on the fields of the type `name`; with `countsResolvers`, each run is
+    /// counted against the request's ``ResolverBudget``.
+    private func attach(
+        to schema: GraphQLSchema,
+        type name: String,
+        resolvers: [String: GraphQLFieldResolve],
+        countsResolvers: Bool = false
+    ) throws {
         guard let type = schema.getType(name: name) as? GraphQLObjectType else { return }
         let fields = try type.fields()
         for (name, field) in fields {
@@ -75,6 +122,7 @@ private struct Wiring {
             if let resolve = resolvers[name] {
                 field.resolve = { source, arguments, context, info in
                     try Task.checkCancellation()
+                    if countsResolvers { try Self.budget(context)?.spend() }
                     return try await resolve(source, arguments, context, info)
                 }
             }
@@ -142,6 +190,11 @@ private struct Wiring {
             }
         }
         return resolvers
+    }
+
+    /// The resolver budget of a request.
+    static func budget(_ context: Any) -> ResolverBudget? {
+        (context as? RequestContext)?.budget
     }
 
     /// The caller of a request.
@@ -232,6 +285,7 @@ private struct Wiring {
                 let child = api.schema.model(named: relation.relatedModel)
                 resolvers[name] = { source, arguments, context, _ in
                     guard let item = source as? ResolvedItem else { return nil }
+                    try Self.budget(context)?.spend()
                     let restriction = try child.flatMap { child throws(ResolverError) in
                         try Self.restriction(.list, child, context, field: name, type: model.name)
                     }
@@ -249,6 +303,7 @@ private struct Wiring {
                 let related = api.schema.model(named: relation.relatedModel)
                 resolvers[name] = { source, _, context, _ in
                     guard let item = source as? ResolvedItem else { return nil }
+                    try Self.budget(context)?.spend()
                     let access = try related.map { related throws(ResolverError) in
                         try Self.access(.get, related, context, field: name, type: model.name)
                     }
