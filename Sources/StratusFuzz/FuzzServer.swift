@@ -118,21 +118,37 @@
             return text
         }
 
-        /// Writes `request` on a new connection and reads until the server closes it or `timeout`.
-        private func exchange(_ request: Data, halfClose: Bool, timeout: Duration) -> String {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { fatalError("No socket: errno \(errno)") }
-            defer { close(socket) }
+        /// A new connection to the server. It closes with a reset, leaving no TIME_WAIT behind:
+        /// at a thousand connections a second, TIME_WAIT would use up the ephemeral ports.
+        /// Connecting is retried for two seconds before the server counts as gone.
+        private func connectedSocket() -> Int32 {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            var failure: Int32 = 0
+            for _ in 0..<200 {
+                let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard socket >= 0 else { fatalError("No socket: errno \(errno)") }
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
+                if connected == 0 { return socket }
+                failure = errno
+                close(socket)
+                usleep(10_000)
             }
-            guard connected == 0 else { fatalError("The server refused a connection: errno \(errno)") }
+            fatalError("The server accepts no connection: errno \(failure)")
+        }
+
+        /// Writes `request` on a new connection and reads until the server closes it or `timeout`.
+        private func exchange(_ request: Data, halfClose: Bool, timeout: Duration) -> String {
+            let socket = connectedSocket()
+            defer { close(socket) }
             var receiveTimeout = timeval(tv_sec: 0, tv_usec: 100_000)
             setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &receiveTimeout, socklen_t(MemoryLayout<timeval>.size))
             request.withUnsafeBytes { buffer in

@@ -114,7 +114,8 @@ import Testing
         let server = try TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: 6))
         _ = await server.run(#"mutation { createBlog(input: {id: "b1", name: "B"}) { id } }"#)
         for index in 1...3 {
-            _ = await server.run(#"mutation { createPost(input: {id: "p\#(index)", title: "T", blogID: "b1"}) { id } }"#)
+            let create = #"mutation { createPost(input: {id: "p\#(index)", title: "T", blogID: "b1"}) { id } }"#
+            _ = await server.run(create)
         }
         let query = "{ listPosts { items { id blog { id posts { items { id } } } } } }"
         #expect(
