@@ -12,8 +12,9 @@ struct RequestContext: Sendable {
 /// AppSync's `resolverCountLimit`, counted as resolvers run: a field under a list runs once per
 /// item, which no count of the document alone can foresee.
 ///
-/// Once spent, every further resolver fails at once, and the server answers the request with
-/// the one error instead of its partial result.
+/// Once spent, every further resolver answers `null` at once, without an error of its own (a
+/// list of a thousand items would otherwise make a thousand errors), and the server answers the
+/// request with the one error of ``exhaustedError`` instead of its partial result.
 final class ResolverBudget: Sendable {
     let limit: Int
     private let spent = Atomic<Int>(0)
@@ -35,14 +36,10 @@ final class ResolverBudget: Sendable {
         )
     }
 
-    /// Counts one resolver run.
-    ///
-    /// - Throws: ``ResolverError`` once the request has run ``limit`` resolvers.
-    func spend() throws(ResolverError) {
-        let count = spent.add(1, ordering: .relaxed).newValue
-        guard count <= limit else {
-            throw ResolverError(errorType: nil, message: exhaustedError.message)
-        }
+    /// Counts one resolver run; `false` once the request has run ``limit`` resolvers, when the
+    /// resolver must answer `null` without running.
+    func spend() -> Bool {
+        spent.add(1, ordering: .relaxed).newValue <= limit
     }
 }
 
@@ -122,7 +119,7 @@ private struct Wiring {
             if let resolve = resolvers[name] {
                 field.resolve = { source, arguments, context, info in
                     try Task.checkCancellation()
-                    if countsResolvers { try Self.budget(context)?.spend() }
+                    if countsResolvers, Self.budget(context)?.spend() == false { return nil }
                     return try await resolve(source, arguments, context, info)
                 }
             }
@@ -284,8 +281,9 @@ private struct Wiring {
             case .hasMany:
                 let child = api.schema.model(named: relation.relatedModel)
                 resolvers[name] = { source, arguments, context, _ in
-                    guard let item = source as? ResolvedItem else { return nil }
-                    try Self.budget(context)?.spend()
+                    guard let item = source as? ResolvedItem, Self.budget(context)?.spend() != false else {
+                        return nil
+                    }
                     let restriction = try child.flatMap { child throws(ResolverError) in
                         try Self.restriction(.list, child, context, field: name, type: model.name)
                     }
@@ -302,8 +300,9 @@ private struct Wiring {
             case .hasOne, .belongsTo:
                 let related = api.schema.model(named: relation.relatedModel)
                 resolvers[name] = { source, _, context, _ in
-                    guard let item = source as? ResolvedItem else { return nil }
-                    try Self.budget(context)?.spend()
+                    guard let item = source as? ResolvedItem, Self.budget(context)?.spend() != false else {
+                        return nil
+                    }
                     let access = try related.map { related throws(ResolverError) in
                         try Self.access(.get, related, context, field: name, type: model.name)
                     }
