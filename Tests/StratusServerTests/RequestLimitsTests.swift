@@ -128,6 +128,20 @@ import Testing
         #expect(await server.run(smaller).hasPrefix(#"{"data":{"listPosts":{"items":[{"id":"#))
     }
 
+    /// GraphQLSwift's lexer reads past the end of a text that ends inside an escape sequence, and
+    /// the process traps (found by the fuzzer: `{"query": "\"a\\u"}`).
+    @Test(arguments: [#""a\u"#, #"{ getPost(id: "a\u00"#, #"{ getPost(id: "a\"#, #""""\"#])
+    func aDocumentEndingInsideAnEscapeIsRefusedBeforeParsing(_ query: String) async throws {
+        let server = try TestServer(postSchema)
+        let body = await server.json(query)
+        #expect(body["data"] == .null)
+        let message =
+            "Unterminated string: the document ends inside an escape sequence. Complete the escape "
+            + #"(\uXXXX has four hexadecimal digits) and close the string."#
+        #expect(body["errors"]?[0]?["message"]?.stringValue == message)
+        #expect(await server.run(#"{ getPost(id: "a\u0041") { id } }"#) == #"{"data":{"getPost":null}}"#)
+    }
+
     @Test func fragmentsCountWhereTheyAreSpread() async throws {
         let server = try TestServer(postSchema, configuration: ServerConfiguration(queryDepthLimit: 2))
         let query = """

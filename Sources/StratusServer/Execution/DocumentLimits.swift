@@ -56,7 +56,14 @@ struct DocumentLimits: Sendable {
             case UInt8(ascii: "#"):
                 while let skipped = scanner.next(), skipped != UInt8(ascii: "\n") {}
             case UInt8(ascii: "\""):
-                scanner.skipString()
+                guard scanner.skipString() else {
+                    // GraphQLSwift's lexer reads past the end of such a text and traps.
+                    return Violation(
+                        message: "Unterminated string: the document ends inside an escape sequence. "
+                            + "Complete the escape (\\uXXXX has four hexadecimal digits) and close the string.",
+                        location: scanner.location
+                    )
+                }
             case UInt8(ascii: "{"), UInt8(ascii: "("), UInt8(ascii: "["):
                 let enclosing = open.last == UInt8(ascii: "[") ? listDepths.last ?? 0 : 0
                 let lists = enclosing + (byte == UInt8(ascii: "[") ? 1 : 0)
@@ -121,9 +128,11 @@ struct DocumentLimits: Sendable {
         }
 
         /// Skips a string whose opening quote was read: a block string (`"""…"""`) or a string
-        /// with escapes, ending at its closing quote or at the end of the line.
-        mutating func skipString() {
+        /// with escapes, ending at its closing quote or at the end of the line. `false` when the
+        /// text ends inside an escape sequence (`\`, or `\u` with fewer than four digits).
+        mutating func skipString() -> Bool {
             let quote = UInt8(ascii: "\"")
+            let backslash = UInt8(ascii: "\\")
             if peek() == quote, peek(1) == quote {
                 _ = next()
                 _ = next()
@@ -132,18 +141,22 @@ struct DocumentLimits: Sendable {
                 while let byte = next() {
                     if byte == quote {
                         quotes += 1
-                        if quotes == 3 { return }
+                        if quotes == 3 { return true }
                     } else {
                         quotes = 0
-                        if byte == UInt8(ascii: "\\") { _ = next() }
+                        if byte == backslash, next() == nil { return false }
                     }
                 }
-                return
+                return true
             }
             while let byte = next() {
-                if byte == quote || byte == UInt8(ascii: "\n") { return }
-                if byte == UInt8(ascii: "\\") { _ = next() }
+                if byte == quote || byte == UInt8(ascii: "\n") { return true }
+                if byte == backslash {
+                    guard let escaped = next() else { return false }
+                    if escaped == UInt8(ascii: "u"), peek(3) == nil { return false }
+                }
             }
+            return true
         }
     }
 
