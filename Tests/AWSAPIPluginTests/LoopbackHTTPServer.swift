@@ -75,15 +75,21 @@ final class LoopbackHTTPServer: Sendable {
     var requests: [Request] { received.withLock { $0 } }
 
     /// Stops accepting connections.
+    ///
+    /// The listener is only shut down here; the accepting thread closes it when its `accept`
+    /// fails. Closing it here would let another test's socket take its descriptor number while
+    /// that thread still calls `accept` on it, and take that socket's connections.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+            guard client >= 0 else {
+                close(listener)
+                return
+            }
             serve(client)
             close(client)
         }
