@@ -49,13 +49,22 @@ let package = Package(
         ),
         // The API category: GraphQL and REST over HTTP with every AWS auth mode.
         .target(name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
+        // Text bound and read with its length, NUL included, for DataStore and the server's store.
+        .target(
+            name: "SQLiteExactText",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
         // DataStore: the on-device store on SQLite, with predicates, relations and observation.
         .target(
             name: "AWSDataStorePlugin",
             dependencies: [
                 "Amplify",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "SQLiteExactText",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: strict
@@ -67,7 +76,7 @@ let package = Package(
                 "StratusCodegen",
                 "AWSPluginsCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "SQLiteExactText",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import GRDB
+import SQLiteExactText
 
 /// Brings the model tables of an existing database to the shape of the current registration,
 /// keeping the records and the outbox.

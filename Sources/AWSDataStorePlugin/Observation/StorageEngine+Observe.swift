@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import GRDB
+import SQLiteExactText
 import Synchronization
 
 extension StorageEngine {

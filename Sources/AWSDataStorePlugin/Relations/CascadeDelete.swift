@@ -1,5 +1,6 @@
 import Amplify
 import GRDB
+import SQLiteExactText
 
 /// A record a delete removes: its table, its row and its place.
 struct DeletedRecord {

@@ -1,5 +1,6 @@
 import Amplify
 import GRDB
+import SQLiteExactText
 
 /// The pending changes to send to the backend: one ``MutationEvent`` a row of
 /// `_stratus_outbox`, in the order they were made.

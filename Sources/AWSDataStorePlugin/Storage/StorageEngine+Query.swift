@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import GRDB
+import SQLiteExactText
 
 extension StorageEngine {
     /// The models of type `type` matching `predicate`, sorted and paginated.

@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import GRDB
+import SQLiteExactText
 
 extension StorageEngine {
     /// Creates or updates `model`; with a `condition`, updates it only when the stored record

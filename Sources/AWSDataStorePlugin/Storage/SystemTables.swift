@@ -1,5 +1,6 @@
 import Amplify
 import GRDB
+import SQLiteExactText
 
 /// The tables DataStore keeps beside the model tables.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteExactText
 import StratusCodegen
 import Synchronization
 

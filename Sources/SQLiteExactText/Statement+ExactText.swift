@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -6,7 +7,8 @@ import GRDBSQLite
 ///
 /// GRDB binds a `String` and reads a `TEXT` value as a C string, which ends at the first NUL:
 /// `"a\u{0}one"` would be stored as `"a"`, and two different identifiers would name the same
-/// record. Every statement that binds or reads model data goes through these methods instead.
+/// record. DataStore's and the server's statements that bind or read stored data go through
+/// these methods instead.
 extension Statement {
     /// Binds `arguments` to the statement's `?` placeholders, in order, text with its length.
     ///
@@ -15,7 +17,7 @@ extension Statement {
     /// keeps these bindings.
     ///
     /// - Throws: `DatabaseError` when the arguments do not fit the placeholders.
-    func bindExactly(_ arguments: [DatabaseValue]) throws {
+    package func bindExactly(_ arguments: [DatabaseValue]) throws {
         try setArguments(StatementArguments(arguments))
         for (offset, value) in arguments.enumerated() {
             guard case .string(var text) = value.storage, text.utf8.contains(0) else { continue }
@@ -42,7 +44,7 @@ extension Statement {
     /// Binds `arguments` exactly and runs the statement.
     ///
     /// - Throws: `DatabaseError` when SQLite fails.
-    func executeExactly(_ arguments: [DatabaseValue]) throws {
+    package func executeExactly(_ arguments: [DatabaseValue]) throws {
         try bindExactly(arguments)
         try execute()
     }
@@ -51,7 +53,7 @@ extension Statement {
     /// text read with its length.
     ///
     /// - Throws: `DatabaseError` when SQLite fails.
-    func fetchExactRows(_ arguments: [DatabaseValue]) throws -> [[DatabaseValue]] {
+    package func fetchExactRows(_ arguments: [DatabaseValue]) throws -> [[DatabaseValue]] {
         var rows: [[DatabaseValue]] = []
         try forEachExactRow(arguments) { rows.append($0) }
         return rows
@@ -61,7 +63,7 @@ extension Statement {
     /// a column, text read with its length.
     ///
     /// - Throws: what `body` throws, or `DatabaseError` when SQLite fails.
-    func forEachExactRow(_ arguments: [DatabaseValue], _ body: ([DatabaseValue]) throws -> Void) throws {
+    package func forEachExactRow(_ arguments: [DatabaseValue], _ body: ([DatabaseValue]) throws -> Void) throws {
         try bindExactly(arguments)
         let cursor = try Row.fetchCursor(self)
         let count = CInt(columnCount)
@@ -75,15 +77,34 @@ extension Statement {
         }
     }
 
-    /// The value of column `index` of the current row.
+    /// The value of column `index` of the current row. Text that is not valid UTF-8 is read as
+    /// a blob of its bytes, for the caller to refuse, never repaired.
     private func exactValue(at index: CInt) -> DatabaseValue {
         guard sqlite3_column_type(sqliteStatement, index) == SQLITE_TEXT else {
             return DatabaseValue(sqliteStatement: sqliteStatement, index: index)
         }
         // sqlite3_column_bytes after sqlite3_column_text gives the length of that UTF-8 text.
         guard let text = sqlite3_column_text(sqliteStatement, index) else { return "".databaseValue }
-        let count = Int(sqlite3_column_bytes(sqliteStatement, index))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self).databaseValue
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(sqliteStatement, index)))
+        guard let string = String(validating: bytes, as: UTF8.self) else { return Data(bytes).databaseValue }
+        return string.databaseValue
+    }
+}
+
+extension Database {
+    /// The rows `sql` selects with `arguments` bound exactly, each a list of column values, on
+    /// a statement GRDB prepares and caches.
+    ///
+    /// - Throws: `DatabaseError` when SQLite fails.
+    package func exactRows(_ sql: String, _ arguments: [DatabaseValue]) throws -> [[DatabaseValue]] {
+        try cachedStatement(sql: sql).fetchExactRows(arguments)
+    }
+
+    /// Runs `sql` with `arguments` bound exactly, on a statement GRDB prepares and caches.
+    ///
+    /// - Throws: `DatabaseError` when SQLite fails.
+    package func exactExecute(_ sql: String, _ arguments: [DatabaseValue]) throws {
+        try cachedStatement(sql: sql).executeExactly(arguments)
     }
 }
 
