@@ -62,7 +62,7 @@ struct GraphQLEndpoint: Sendable {
                 throw HTTPRejection.mutationOverGET
             }
             let result = await execute(operation, identity: identity)
-            return Self.response(status: 200, body: result)
+            return Self.response(status: 200, data: result)
         } catch let rejection as HTTPRejection {
             var response = Self.response(status: rejection.status, body: rejection.body)
             if rejection == .mutationOverGET { response.headers[.allow] = "POST" }
@@ -102,7 +102,8 @@ struct GraphQLEndpoint: Sendable {
         return operation
     }
 
-    private func execute(_ operation: Operation, identity: Identity) async -> JSON {
+    /// The body of the answer, serialized once: its size is checked on the bytes that are sent.
+    private func execute(_ operation: Operation, identity: Identity) async -> Data {
         let server = server
         let work = Task {
             await server.execute(
@@ -113,23 +114,29 @@ struct GraphQLEndpoint: Sendable {
             ).body
         }
         guard let result = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
-            return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null)
+            return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null).data
         }
-        if result.data.count > limits.maxResponseBytes {
+        let data = result.data
+        if data.count > limits.maxResponseBytes {
             let message =
                 "The response is larger than \(limits.maxResponseBytes) bytes. Select fewer fields or a smaller limit."
-            return AppSyncError.body([AppSyncError(.responsePayloadTooLarge, message)], data: .null)
+            return AppSyncError.body([AppSyncError(.responsePayloadTooLarge, message)], data: .null).data
         }
-        return result
+        return data
     }
 
     static func response(status: Int, body: JSON) -> Response {
+        response(status: status, data: body.data)
+    }
+
+    /// A JSON answer whose body is already serialized.
+    static func response(status: Int, data: Data) -> Response {
         var headers = corsHeaders
         headers[.contentType] = "application/json"
         return Response(
             status: HTTPResponse.Status(code: status),
             headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(data: body.data))
+            body: ResponseBody(byteBuffer: ByteBuffer(data: data))
         )
     }
 
