@@ -109,13 +109,7 @@ public final class ChildProcess: Sendable {
             try errorOutput.map(openForWriting)
             ?? (output == nil ? openDevNull() : fcntl(outputDescriptor, F_DUPFD_CLOEXEC, 0))
         let command = tie == .supervised ? ["python3", "-c", supervisor] + arguments : arguments
-        let configuration = Configuration(
-            executable: executable(command[0]),
-            arguments: Arguments(Array(command.dropFirst())),
-            environment: Self.environment(adding: environment),
-            workingDirectory: directory.map { FilePath($0.path(percentEncoded: false)) },
-            platformOptions: PlatformOptions()
-        )
+        let configuration = Self.configuration(command, environment: environment, in: directory)
         let input: FileDescriptorInput =
             tie == .none
             ? .fileDescriptor(FileDescriptor(rawValue: try openDevNull()), closeAfterSpawningProcess: true)
@@ -169,12 +163,7 @@ public final class ChildProcess: Sendable {
         in directory: URL? = nil
     ) async throws -> Result {
         precondition(!arguments.isEmpty, "ChildProcess.run needs at least the program to run.")
-        let configuration = Configuration(
-            executable: executable(arguments[0]),
-            arguments: Arguments(Array(arguments.dropFirst())),
-            environment: Self.environment(adding: environment),
-            workingDirectory: directory.map { FilePath($0.path(percentEncoded: false)) }
-        )
+        let configuration = Self.configuration(arguments, environment: environment, in: directory)
         do {
             let result = try await Subprocess.run(
                 configuration,
@@ -269,14 +258,24 @@ extension ChildProcess {
         return ends[0]
     }()
 
-    private static func executable(_ program: String) -> Executable {
-        program.contains("/") ? .path(FilePath(program)) : .name(program)
-    }
-
-    private static func environment(adding values: [String: String]) -> Environment {
+    /// `command[0]` (a name looked up in `PATH`, or a path) with the rest as its arguments, in
+    /// `directory`, with `values` added to this process's environment.
+    private static func configuration(
+        _ command: [String],
+        environment values: [String: String],
+        in directory: URL?
+    ) -> Configuration {
+        let program = command[0]
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in values { merged[key] = value }
-        return .custom(Dictionary(uniqueKeysWithValues: merged.map { (Environment.Key(rawValue: $0.key)!, $0.value) }))
+        return Configuration(
+            executable: program.contains("/") ? .path(FilePath(program)) : .name(program),
+            arguments: Arguments(Array(command.dropFirst())),
+            environment: .custom(
+                Dictionary(uniqueKeysWithValues: merged.map { (Environment.Key(rawValue: $0.key)!, $0.value) })
+            ),
+            workingDirectory: directory.map { FilePath($0.path(percentEncoded: false)) }
+        )
     }
 
     private static func openForWriting(_ url: URL) throws -> Int32 {

@@ -51,8 +51,7 @@ extension UserPoolAuthorization {
     /// The address of an issuer's keys, `<issuer>/.well-known/jwks.json`; an issuer that is not
     /// an http(s) URL cannot have one, so it needs explicit keys (checked before calling).
     static func keys(of issuer: String) -> URL {
-        guard let url = URL(string: issuer + "/.well-known/jwks.json"), url.scheme == "http" || url.scheme == "https"
-        else {
+        guard let url = keysURL(of: issuer) else {
             preconditionFailure(
                 "The issuer '\(issuer)' is not an http(s) URL, so its keys cannot be looked up at "
                     + "<issuer>/.well-known/jwks.json. Pass jwks: explicitly, or an http(s) issuer."
@@ -63,8 +62,13 @@ extension UserPoolAuthorization {
 
     /// Whether `issuer` is an http(s) URL under which its keys can be looked up.
     public static func canLookUpKeys(of issuer: String) -> Bool {
-        guard let url = URL(string: issuer + "/.well-known/jwks.json") else { return false }
-        return url.scheme == "http" || url.scheme == "https"
+        keysURL(of: issuer) != nil
+    }
+
+    private static func keysURL(of issuer: String) -> URL? {
+        guard let url = URL(string: issuer + "/.well-known/jwks.json"), url.scheme == "http" || url.scheme == "https"
+        else { return nil }
+        return url
     }
 }
 
