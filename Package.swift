@@ -74,6 +74,7 @@ let package = Package(
             name: "StratusServer",
             dependencies: [
                 "StratusCodegen",
+                "Amplify",
                 "AWSPluginsCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "SQLiteExactText",

@@ -109,7 +109,7 @@ import Testing
         }
         #expect(outbox.map { $0[0] as String } == ["Blog", "Post"])
         #expect(outbox.map { $0[2] as String } == ["create", "create"])
-        let postJSON = try JSONValueParser.parse(outbox[1][3] as String)
+        let postJSON = try JSONValue(parsing: outbox[1][3] as String)
         #expect(postJSON["title"] == "Hello")
         #expect(postJSON["blogID"] == "b1")
         #expect(metadata.map { $0[0] as String } == ["Blog|b1", "Post|p1"])

@@ -66,7 +66,7 @@ import Testing
         let error = try await #require(throws: DataStoreError.self) {
             try await store.plugin.query(Setting.self, byId: "s1")
         }
-        let parseError = try #require(throws: (any Error).self) { try JSONValueParser.parse(#"{"theme": "#) }
+        let parseError = try #require(throws: (any Error).self) { try JSONValue(parsing: #"{"theme": "#) }
         #expect(error.code == .invalidDatabase)
         #expect(
             error.message
@@ -92,7 +92,7 @@ import Testing
         let error = try await #require(throws: DataStoreError.self) {
             try await store.plugin.query(BlogPost.self, where: predicate)
         }
-        let parseError = try #require(throws: (any Error).self) { try JSONValueParser.parse(#"[{"latitude": 1.5"#) }
+        let parseError = try #require(throws: (any Error).self) { try JSONValue(parsing: #"[{"latitude": 1.5"#) }
         // The evaluator runs inside SQLite, so its error reaches the caller as SQLite's message.
         #expect(error.code == .storage)
         #expect(

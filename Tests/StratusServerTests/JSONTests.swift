@@ -1,3 +1,4 @@
+import Amplify
 import Foundation
 import StratusServer
 import Testing

@@ -228,7 +228,7 @@ struct SchemaMigrator {
             case .integer: return Int64(text).map(\.databaseValue)
             case .double: return Double(text).map(\.databaseValue)
             case .object, .list:
-                json = (try? JSONValueParser.parse(text)) ?? .string(text)
+                json = (try? JSONValue(parsing: text)) ?? .string(text)
             default: json = .string(text)
             }
         case .blob: return nil

@@ -137,7 +137,7 @@ final class SnapshotTracker: Sendable {
     func isAffected(by event: MutationEvent) -> Bool {
         let affected: Bool
         if let predicate, !state.withLock({ $0.identifiers.contains(event.modelId) }) {
-            let json = try? JSONValueParser.parse(event.json)
+            let json = try? JSONValue(parsing: event.json)
             affected = json.map { (try? predicate.evaluate(target: $0, schema: schema)) ?? true } ?? true
         } else {
             affected = true

@@ -140,7 +140,7 @@ extension ModelTable {
         case (_, .double(let double)): return .number(double)
         case (.object, .string(let text)), (.list, .string(let text)):
             do {
-                return try JSONValueParser.parse(text)
+                return try JSONValue(parsing: text)
             } catch {
                 throw UnreadableJSON(text: text, reason: "\(error)")
             }
@@ -200,16 +200,13 @@ enum CanonicalJSON {
     /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidModel`` when `value` holds a
     ///   number JSON cannot write (infinite or NaN).
     static func text(of value: JSONValue) throws(DataStoreError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
-        } catch {
+        guard let text = value.canonicalText else {
             throw DataStoreError(
                 .invalidModel,
-                "A value cannot be written as JSON: \(error). JSON has no infinite or NaN numbers; use finite "
-                    + "values."
+                "A value cannot be written as JSON: it holds an infinite or NaN number, which JSON cannot hold. "
+                    + "Use finite values."
             )
         }
+        return text
     }
 }

@@ -68,7 +68,7 @@ extension StorageEngine {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             let data = try encoder.encode(model)
-            return (try JSONValueParser.parse(data), String(decoding: data, as: UTF8.self))
+            return (try JSONValue(parsing: data), String(decoding: data, as: UTF8.self))
         } catch {
             throw DataStoreError(
                 .invalidModel,
