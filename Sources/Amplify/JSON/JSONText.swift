@@ -41,14 +41,14 @@ package protocol JSONTextValue {
 
 /// Reads JSON text (RFC 8259, strictly) into any ``JSONTextValue``.
 package struct JSONTextReader<Value: JSONTextValue> {
-    private let bytes: [UInt8]
-    private var offset = 0
-    private var depth = 0
+    @usableFromInline let bytes: [UInt8]
+    @usableFromInline var offset = 0
+    @usableFromInline var depth = 0
 
     /// The value `data` holds.
     ///
     /// - Throws: ``JSONParseError`` naming the offset of the first problem.
-    package static func read(_ data: Data) throws(JSONParseError) -> Value {
+    @inlinable package static func read(_ data: Data) throws(JSONParseError) -> Value {
         var reader = JSONTextReader(bytes: [UInt8](data))
         let value = try reader.readValue()
         reader.skipWhitespace()
@@ -59,19 +59,19 @@ package struct JSONTextReader<Value: JSONTextValue> {
     /// The value `text` holds.
     ///
     /// - Throws: ``JSONParseError`` naming the offset of the first problem.
-    package static func read(_ text: String) throws(JSONParseError) -> Value {
+    @inlinable package static func read(_ text: String) throws(JSONParseError) -> Value {
         try read(Data(text.utf8))
     }
 
-    private init(bytes: [UInt8]) {
+    @inlinable init(bytes: [UInt8]) {
         self.bytes = bytes
     }
 
-    private func failure(_ message: String) -> JSONParseError {
+    @inlinable func failure(_ message: String) -> JSONParseError {
         JSONParseError(offset: offset, reason: message)
     }
 
-    private mutating func skipWhitespace() {
+    @inlinable mutating func skipWhitespace() {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x0A, 0x0D, 0x09: offset += 1
@@ -80,7 +80,7 @@ package struct JSONTextReader<Value: JSONTextValue> {
         }
     }
 
-    private mutating func readValue() throws(JSONParseError) -> Value {
+    @inlinable mutating func readValue() throws(JSONParseError) -> Value {
         skipWhitespace()
         guard offset < bytes.count else { throw failure("unexpected end of input") }
         switch bytes[offset] {
@@ -95,7 +95,7 @@ package struct JSONTextReader<Value: JSONTextValue> {
         }
     }
 
-    private mutating func readLiteral(_ word: StaticString, _ value: Value) throws(JSONParseError) -> Value {
+    @inlinable mutating func readLiteral(_ word: StaticString, _ value: Value) throws(JSONParseError) -> Value {
         let count = word.utf8CodeUnitCount
         let matches = word.withUTF8Buffer { expected in
             offset + count <= bytes.count && bytes[offset..<offset + count].elementsEqual(expected)
@@ -105,12 +105,12 @@ package struct JSONTextReader<Value: JSONTextValue> {
         return value
     }
 
-    private mutating func enter() throws(JSONParseError) {
+    @inlinable mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > 512 { throw failure("nesting deeper than 512 levels") }
     }
 
-    private mutating func readObject() throws(JSONParseError) -> Value {
+    @inlinable mutating func readObject() throws(JSONParseError) -> Value {
         try enter()
         defer { depth -= 1 }
         offset += 1
@@ -141,7 +141,7 @@ package struct JSONTextReader<Value: JSONTextValue> {
         }
     }
 
-    private mutating func readArray() throws(JSONParseError) -> Value {
+    @inlinable mutating func readArray() throws(JSONParseError) -> Value {
         try enter()
         defer { depth -= 1 }
         offset += 1
@@ -166,7 +166,7 @@ package struct JSONTextReader<Value: JSONTextValue> {
         }
     }
 
-    private mutating func readString() throws(JSONParseError) -> String {
+    @inlinable mutating func readString() throws(JSONParseError) -> String {
         offset += 1
         let start = offset
         // The common case: no escape, and the bytes are the string.
@@ -223,7 +223,7 @@ package struct JSONTextReader<Value: JSONTextValue> {
         throw failure("unterminated string")
     }
 
-    private mutating func readHex() throws(JSONParseError) -> UInt32 {
+    @inlinable mutating func readHex() throws(JSONParseError) -> UInt32 {
         guard offset + 4 <= bytes.count else { throw failure("short \\u escape") }
         var value: UInt32 = 0
         for byte in bytes[offset..<offset + 4] {
@@ -239,7 +239,7 @@ package struct JSONTextReader<Value: JSONTextValue> {
         return value
     }
 
-    private mutating func readNumber() throws(JSONParseError) -> Value {
+    @inlinable mutating func readNumber() throws(JSONParseError) -> Value {
         let start = offset
         var isInteger = true
         if bytes[offset] == UInt8(ascii: "-") { offset += 1 }
@@ -269,7 +269,7 @@ package struct JSONTextReader<Value: JSONTextValue> {
         return value
     }
 
-    private mutating func skipDigits() -> Int {
+    @inlinable mutating func skipDigits() -> Int {
         let begin = offset
         while offset < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[offset]) {
             offset += 1
@@ -291,21 +291,21 @@ package struct JSONTextWriter {
     }
 
     /// The text written so far.
-    package private(set) var text = ""
+    package var text = ""
     /// Whether objects whose members have no order of their own write them sorted by key.
     package let sortsKeys: Bool
     private let doubleStyle: DoubleStyle
     /// Whether an infinite or NaN number was written (as `null`, which is all JSON can hold).
     package private(set) var wroteNonFiniteNumber = false
     /// Whether the next value is the first of its array or object.
-    private var first = true
+    @usableFromInline var first = true
 
     package init(sortsKeys: Bool, doubleStyle: DoubleStyle) {
         self.sortsKeys = sortsKeys
         self.doubleStyle = doubleStyle
     }
 
-    private mutating func separate() {
+    @usableFromInline mutating func separate() {
         if !first { text += "," }
         first = false
     }
@@ -346,7 +346,11 @@ package struct JSONTextWriter {
         writeQuoted(value)
     }
 
-    package mutating func writeArray<S: Sequence>(_ elements: S, _ element: (S.Element, inout JSONTextWriter) -> Void) {
+    /// Writes an array of `elements`, each with `element`.
+    @inlinable package mutating func writeArray<S: Sequence>(
+        _ elements: S,
+        _ element: (S.Element, inout JSONTextWriter) -> Void
+    ) {
         separate()
         text += "["
         first = true
@@ -356,7 +360,7 @@ package struct JSONTextWriter {
     }
 
     /// Writes an object of `members` in their order.
-    package mutating func writeObject<S: Sequence, Value: JSONTextValue>(_ members: S)
+    @inlinable package mutating func writeObject<S: Sequence, Value: JSONTextValue>(_ members: S)
     where S.Element == (key: String, value: Value) {
         separate()
         text += "{"
@@ -372,7 +376,7 @@ package struct JSONTextWriter {
         first = false
     }
 
-    private mutating func writeQuoted(_ value: String) {
+    @usableFromInline mutating func writeQuoted(_ value: String) {
         text += "\""
         for scalar in value.unicodeScalars {
             switch scalar {
