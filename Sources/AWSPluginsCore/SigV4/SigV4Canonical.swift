@@ -166,13 +166,7 @@ enum SigV4Canonical {
 
     /// Lower-case hex, as hashes and signatures are written.
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        Hex.lowercase(bytes)
     }
 
     /// Whether two byte strings are equal, in a time that does not depend on where they differ.

@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Crypto
 import Foundation
 
@@ -57,6 +58,6 @@ struct PageToken: Sendable, Hashable {
     /// The digest that names a query: SHA-256 of the field name and its arguments as JSON.
     static func digest(field: String, arguments: JSON) -> String {
         let text = field + "\n" + arguments.text
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return Hex.lowercase(SHA256.hash(data: Data(text.utf8)))
     }
 }

@@ -57,6 +57,7 @@ struct TableLayout: Sendable {
                 Column(name: Self.expiryColumn, storage: .integer),
             ]
         columnsByName = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0) })
+        selection = columns.map(\.quotedName).joined(separator: ", ")
     }
 
     func column(named name: String) -> Column? {
@@ -125,9 +126,7 @@ struct TableLayout: Sendable {
     // MARK: - Rows
 
     /// The columns as a `SELECT` list.
-    var selection: String {
-        columns.map(\.quotedName).joined(separator: ", ")
-    }
+    let selection: String
 
     /// The item of a row selected with ``selection``.
     ///
