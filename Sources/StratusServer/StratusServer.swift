@@ -34,6 +34,8 @@ public final class StratusServer: Sendable {
 
     /// The parsed documents' cache, for tests to observe.
     package var documentCache: DocumentCache { documents }
+    /// How many pages of lists, syncs and relations the store has read.
+    package var pagesRead: Int { store.pagesRead }
     private let limits: DocumentLimits
     private let directReads: DirectReads
 
@@ -172,15 +174,25 @@ public final class StratusServer: Sendable {
         }
         let result: GraphQLResult
         let budget = ResolverBudget(limit: limits.resolverCount)
-        do {
-            result = try await GraphQL.execute(
+        // A request out of resolvers gets one error whatever else happens: its execution is
+        // cancelled at once rather than left to walk what it already read.
+        let execution = Task { [schema, variableValues] in
+            try await GraphQL.execute(
                 schema: schema,
                 documentAST: document,
                 rootValue: (),
-                context: RequestContext(identity: identity, budget: budget),
+                context: RequestContext(identity: identity, budget: budget, reads: ReadGate(width: 4)),
                 variableValues: variableValues,
                 operationName: operationName
             )
+        }
+        budget.whenExhausted { execution.cancel() }
+        do {
+            result = try await withTaskCancellationHandler {
+                try await execution.value
+            } onCancel: {
+                execution.cancel()
+            }
         } catch let error as GraphQLError {
             result = GraphQLResult(errors: [error])
         } catch {

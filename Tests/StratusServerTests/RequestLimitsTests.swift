@@ -128,6 +128,64 @@ import Testing
         #expect(await server.run(smaller).hasPrefix(#"{"data":{"listPosts":{"items":[{"id":"#))
     }
 
+    /// A page pays at once for the relation fields of its items: exactly what they would spend
+    /// one by one, so a request the limit admits is still admitted.
+    @Test(arguments: [
+        // 1 list + 3 posts x 2 response keys.
+        ("{ listPosts { items { blog { id } other: blog { name } } } }", 7),
+        // One response key selected twice runs once per item.
+        ("{ listPosts { items { blog { id } blog { name } } } }", 4),
+        // Through a fragment, and a relation under a directive, which only execution counts.
+        ("{ listPosts { items { ...P } } } fragment P on Post { blog { id } comments { items { id } } }", 7),
+        ("{ listPosts { items { blog @include(if: true) { id } comments { items { id } } } } }", 7),
+    ])
+    func aPagePaysForItsItemsRelationsExactlyAsTheyWouldRun(_ query: String, _ resolvers: Int) async throws {
+        let admitting = try TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: resolvers))
+        let refusing = try TestServer(
+            blogSchema,
+            configuration: ServerConfiguration(resolverCountLimit: resolvers - 1)
+        )
+        for server in [admitting, refusing] {
+            _ = await server.run(#"mutation { createBlog(input: {id: "b1", name: "B"}) { id } }"#)
+            for index in 1...3 {
+                _ = await server.run(
+                    #"mutation { createPost(input: {id: "p\#(index)", title: "T", blogID: "b1"}) { id } }"#
+                )
+            }
+        }
+        #expect(await admitting.run(query).hasPrefix(#"{"data":{"listPosts":{"items":[{"#))
+        #expect(
+            await refusing.run(query)
+                == #"{"data":null,"errors":[{"path":null,"locations":null,"message":"maximum resolver count "#
+                + #"exceeded \#(resolvers) > \#(resolvers - 1). Select fewer root fields, aliases and related "#
+                + #"models, or a smaller limit on lists."}]}"#
+        )
+    }
+
+    /// Out of resolvers, a request stops reading: the lists of its later aliases are not read
+    /// once a page has spent the budget (before, every alias read its page and walked it).
+    @Test func aRequestOutOfResolversStopsReadingItsLaterLists() async throws {
+        let server = try TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: 600))
+        _ = await server.run(#"mutation { createBlog(input: {id: "b1", name: "B"}) { id } }"#)
+        for index in 1...10 {
+            _ = await server.run(
+                #"mutation { createPost(input: {id: "p\#(index)", title: "T", blogID: "b1"}) { id } }"#
+            )
+        }
+        // 250 lists (the document's own count, 2 resolvers each, passes), then 10 blogs per
+        // page: the 36th page runs out.
+        let aliases = (0..<250).map { "a\($0): listPosts { items { blog { id } } }" }.joined(separator: " ")
+        let before = server.server.pagesRead
+        #expect(
+            await server.run("{ \(aliases) }")
+                == #"{"data":null,"errors":[{"path":null,"locations":null,"message":"maximum resolver count "#
+                + #"exceeded 601 > 600. Select fewer root fields, aliases and related models, or a smaller limit "#
+                + #"on lists."}]}"#
+        )
+        // Reads already under way when the budget runs out end on their own: a few more than 36.
+        #expect(server.server.pagesRead - before < 100)
+    }
+
     /// GraphQLSwift's lexer reads past the end of a text that ends inside an escape sequence, and
     /// the process traps (found by the fuzzer: `{"query": "\"a\\u"}`).
     @Test(arguments: [#""a\u"#, #"{ getPost(id: "a\u00"#, #"{ getPost(id: "a\"#, #""""\"#])

@@ -7,17 +7,23 @@ struct RequestContext: Sendable {
     let identity: Identity
     /// The resolvers the request may still run.
     let budget: ResolverBudget
+    /// The store reads the request may have under way at once.
+    let reads: ReadGate
 }
 
 /// AppSync's `resolverCountLimit`, counted as resolvers run: a field under a list runs once per
 /// item, which no count of the document alone can foresee.
 ///
-/// Once spent, every further resolver answers `null` at once, without an error of its own (a
-/// list of a thousand items would otherwise make a thousand errors), and the server answers the
-/// request with the one error of ``exhaustedError`` instead of its partial result.
+/// A page of items pays at once for the relation fields its items select (see
+/// ``ResolvedItem/isPaidFor``), so that a request bound to run out is known to as soon as a page
+/// is read, not after thousands of relation reads. Once spent, every further resolver answers
+/// `null` at once, without an error of its own (a list of a thousand items would otherwise make
+/// a thousand errors), the request's execution is cancelled, and the server answers it with
+/// the one error of ``exhaustedError`` instead of its partial result.
 final class ResolverBudget: Sendable {
     let limit: Int
     private let spent = Atomic<Int>(0)
+    private let onExhausted = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(limit: Int) {
         self.limit = limit
@@ -36,10 +42,22 @@ final class ResolverBudget: Sendable {
         )
     }
 
-    /// Counts one resolver run; `false` once the request has run ``limit`` resolvers, when the
-    /// resolver must answer `null` without running.
-    func spend() -> Bool {
-        spent.add(1, ordering: .relaxed).newValue <= limit
+    /// Counts `count` resolver runs; `false` once the request has run more than ``limit``
+    /// resolvers, when the resolvers must answer `null` without running.
+    func spend(_ count: Int = 1) -> Bool {
+        let total = spent.add(count, ordering: .relaxed).newValue
+        if total > limit, total - count <= limit, let handler = onExhausted.withLock({ $0.take() }) {
+            handler()
+        }
+        return total <= limit
+    }
+
+    /// Runs `handler` once when the budget runs out, at once if it already has.
+    func whenExhausted(_ handler: @escaping @Sendable () -> Void) {
+        onExhausted.withLock { $0 = handler }
+        if isExhausted, let handler = onExhausted.withLock({ $0.take() }) {
+            handler()
+        }
     }
 }
 
@@ -81,8 +99,17 @@ private struct Wiring {
         for model in api.schema.models {
             queries.merge(queryResolvers(of: model)) { first, _ in first }
             mutations.merge(mutationResolvers(of: model)) { first, _ in first }
-            try attach(to: schema, type: model.name, resolvers: modelTypeResolvers(of: model))
-            try attach(to: schema, type: "Model\(model.name)Connection", resolvers: Self.connectionResolvers)
+            try attach(
+                to: schema,
+                type: model.name,
+                resolvers: modelTypeResolvers(of: model),
+                reading: Set(model.fields.filter { $0.relation != nil }.map(\.name))
+            )
+            try attach(
+                to: schema,
+                type: "Model\(model.name)Connection",
+                resolvers: connectionResolvers(paying: paidRelations(of: model))
+            )
         }
         for nonModel in api.schema.nonModels {
             var resolvers: [String: GraphQLFieldResolve] = [:]
@@ -100,27 +127,50 @@ private struct Wiring {
             }
             try attach(to: schema, type: nonModel.name, resolvers: resolvers)
         }
-        try attach(to: schema, type: "Query", resolvers: queries, countsResolvers: true)
-        try attach(to: schema, type: "Mutation", resolvers: mutations, countsResolvers: true)
+        try attach(to: schema, type: "Query", resolvers: queries, countsResolvers: true, reading: Set(queries.keys))
+        try attach(
+            to: schema,
+            type: "Mutation",
+            resolvers: mutations,
+            countsResolvers: true,
+            reading: Set(mutations.keys)
+        )
     }
 
     /// Sets `resolvers` on the fields of the type `name`; with `countsResolvers`, each run is
-    /// counted against the request's ``ResolverBudget``.
+    /// counted against the request's ``ResolverBudget``; the fields of `reading` read the store,
+    /// through the request's ``ReadGate``.
     private func attach(
         to schema: GraphQLSchema,
         type name: String,
         resolvers: [String: GraphQLFieldResolve],
-        countsResolvers: Bool = false
+        countsResolvers: Bool = false,
+        reading: Set<String> = []
     ) throws {
         guard let type = schema.getType(name: name) as? GraphQLObjectType else { return }
         let fields = try type.fields()
         for (name, field) in fields {
             // A request past its deadline is cancelled: its remaining fields end at once.
             if let resolve = resolvers[name] {
+                let reads = reading.contains(name)
                 field.resolve = { source, arguments, context, info in
-                    try Task.checkCancellation()
-                    if countsResolvers, Self.budget(context)?.spend() == false { return nil }
-                    return try await resolve(source, arguments, context, info)
+                    // A request out of resolvers is cancelled too, but its answer is already
+                    // decided: its fields end with `null` rather than errors, which cost more.
+                    let budget = Self.budget(context)
+                    if Task.isCancelled, budget?.isExhausted != true { throw CancellationError() }
+                    if countsResolvers, budget?.spend() == false { return nil }
+                    do {
+                        guard reads, let gate = (context as? RequestContext)?.reads else {
+                            return try await resolve(source, arguments, context, info)
+                        }
+                        return try await gate.run {
+                            // A resolver that waited may find the request's answer decided.
+                            if budget?.isExhausted == true { return nil }
+                            return try await resolve(source, arguments, context, info)
+                        }
+                    } catch is CancellationError where budget?.isExhausted == true {
+                        return nil
+                    }
                 }
             }
         }
@@ -133,6 +183,8 @@ private struct Wiring {
         do {
             return try await body()
         } catch let error as ResolverError {
+            throw error
+        } catch let error as CancellationError {
             throw error
         } catch {
             log("The resolver of '\(field)' failed: \(error)")
@@ -267,9 +319,11 @@ private struct Wiring {
             TableLayout.lastChangedAtColumn: { source, _, _, _ in (source as? ResolvedItem)?.item.lastChangedAt },
         ]
         let resolver = resolver
+        let paidRelations = paidRelations(of: model)
         for field in model.fields {
             let name = field.name
             let type = field.type
+            let isPaidByPage = paidRelations.contains(name)
             guard let relation = field.relation else {
                 resolvers[name] = { source, _, _, _ in
                     outputValue((source as? ResolvedItem)?.item.values[name], type: type)
@@ -281,7 +335,7 @@ private struct Wiring {
             case .hasMany:
                 let child = api.schema.model(named: relation.relatedModel)
                 resolvers[name] = { source, arguments, context, _ in
-                    guard let item = source as? ResolvedItem, Self.budget(context)?.spend() != false else {
+                    guard let item = source as? ResolvedItem, Self.mayResolve(item, isPaidByPage, context) else {
                         return nil
                     }
                     let restriction = try child.flatMap { child throws(ResolverError) in
@@ -300,7 +354,7 @@ private struct Wiring {
             case .hasOne, .belongsTo:
                 let related = api.schema.model(named: relation.relatedModel)
                 resolvers[name] = { source, _, context, _ in
-                    guard let item = source as? ResolvedItem, Self.budget(context)?.spend() != false else {
+                    guard let item = source as? ResolvedItem, Self.mayResolve(item, isPaidByPage, context) else {
                         return nil
                     }
                     let access = try related.map { related throws(ResolverError) in
@@ -364,13 +418,79 @@ private struct Wiring {
         return wrapped
     }
 
-    private static let connectionResolvers: [String: GraphQLFieldResolve] = [
-        "items": { source, _, _, _ in
-            (source as? ResolvedConnection)?.items.map { $0 as (any Sendable)? }
-        },
-        "nextToken": { source, _, _, _ in (source as? ResolvedConnection)?.nextToken },
-        "startedAt": { source, _, _, _ in (source as? ResolvedConnection)?.startedAt },
-    ]
+    /// The relation fields of `model` whose resolvers always run when selected: those no
+    /// `@aws_*` directive or `@auth` rule guards (a guard may refuse before the resolver runs).
+    private func paidRelations(of model: ModelType) -> Set<String> {
+        guard Authorization.typeModes(awsAuth: model.awsAuth, rules: model.authRules).isEmpty else { return [] }
+        return Set(
+            model.fields.filter { $0.relation != nil && $0.awsAuth.isEmpty && $0.authRules.isEmpty }.map(\.name)
+        )
+    }
+
+    /// Whether the relation resolver of `item` may run: a field its page paid for runs unless the
+    /// budget is spent; any other counts one resolver.
+    private static func mayResolve(_ item: ResolvedItem, _ isPaidByPage: Bool, _ context: Any) -> Bool {
+        guard let budget = budget(context) else { return true }
+        return item.isPaidFor && isPaidByPage ? !budget.isExhausted : budget.spend()
+    }
+
+    /// The fields of a `Model<T>Connection`; its `items` pay the budget for the relation fields of
+    /// `paidRelations` that the selection set asks of every item.
+    private func connectionResolvers(paying paidRelations: Set<String>) -> [String: GraphQLFieldResolve] {
+        [
+            "items": { source, _, context, info in
+                guard let connection = source as? ResolvedConnection else { return nil }
+                var items = connection.items
+                if !items.isEmpty, !paidRelations.isEmpty, let budget = Self.budget(context),
+                    let selected = RelationSelection.count(of: paidRelations, in: info), selected > 0
+                {
+                    let (product, overflow) = selected.multipliedReportingOverflow(by: items.count)
+                    // Out of resolvers, the request's answer is the one error of the budget: its
+                    // items would never be seen.
+                    guard !overflow, budget.spend(product) else { return [] as [(any Sendable)?] }
+                    for index in items.indices { items[index].isPaidFor = true }
+                }
+                return items.map { $0 as (any Sendable)? }
+            },
+            "nextToken": { source, _, _, _ in (source as? ResolvedConnection)?.nextToken },
+            "startedAt": { source, _, _, _ in (source as? ResolvedConnection)?.startedAt },
+        ]
+    }
+}
+
+/// The relation fields a selection set asks of each item of a list.
+enum RelationSelection {
+    /// How many distinct response keys of `items`' selection set name a field of `relations`;
+    /// `nil` when a directive (`@include`, `@skip`) decides whether some selection runs, which
+    /// only execution knows.
+    static func count(of relations: Set<String>, in info: GraphQLResolveInfo) -> Int? {
+        var keys: Set<String> = []
+        var visited: Set<String> = []
+        func collect(_ selections: [any Selection]) -> Bool {
+            for selection in selections {
+                switch selection {
+                case let field as GraphQL.Field:
+                    guard field.directives.isEmpty else { return false }
+                    if relations.contains(field.name.value) { keys.insert(field.alias?.value ?? field.name.value) }
+                case let fragment as InlineFragment:
+                    guard fragment.directives.isEmpty, collect(fragment.selectionSet.selections) else { return false }
+                case let spread as FragmentSpread:
+                    guard spread.directives.isEmpty else { return false }
+                    guard visited.insert(spread.name.value).inserted else { continue }
+                    guard let fragment = info.fragments[spread.name.value], fragment.directives.isEmpty,
+                        collect(fragment.selectionSet.selections)
+                    else { return false }
+                default:
+                    return false
+                }
+            }
+            return true
+        }
+        for field in info.fieldASTs {
+            guard collect(field.selectionSet?.selections ?? []) else { return nil }
+        }
+        return keys.count
+    }
 }
 
 extension Map {

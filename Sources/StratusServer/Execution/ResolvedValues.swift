@@ -5,6 +5,9 @@ import StratusCodegen
 struct ResolvedItem: Sendable {
     let model: ModelType
     let item: StoredItem
+    /// Whether the page that holds the item paid the ``ResolverBudget`` for the relation fields
+    /// its selection set asks of the item, which then resolve without counting again.
+    var isPaidFor = false
 }
 
 /// A `Model<T>Connection`: a page of items.

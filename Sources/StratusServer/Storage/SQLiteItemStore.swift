@@ -24,6 +24,10 @@ final class SQLiteItemStore: ItemStore {
     private let secret: [UInt8]
     /// When expired tombstones and journal entries were last removed, in epoch milliseconds.
     private let lastPurge = Mutex(0)
+    private let pageReads = Atomic<Int>(0)
+
+    /// How many pages ``fetchPage(_:)`` has read since the store opened.
+    var pagesRead: Int { pageReads.load(ordering: .relaxed) }
 
     /// The additive schema changes applied when the store opened.
     let appliedChanges: [SchemaChange]
@@ -322,6 +326,7 @@ final class SQLiteItemStore: ItemStore {
         let statementArguments = arguments
         let matchIndex = layout.columns.count
         return try await read { db in
+            self.pageReads.add(1, ordering: .relaxed)
             let rows = try db.exactRows(statement, statementArguments)
             var items: [StoredItem] = []
             var lastItem: StoredItem?
