@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AWSAPIPlugin", targets: ["AWSAPIPlugin"]),
         .library(name: "AWSDataStorePlugin", targets: ["AWSDataStorePlugin"]),
+        .library(name: "AWSAppSync", targets: ["AWSAppSync"]),
         .library(name: "StratusCodegen", targets: ["StratusCodegen"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
@@ -49,6 +50,8 @@ let package = Package(
         ),
         // The API category: GraphQL and REST over HTTP with every AWS auth mode.
         .target(name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
+        // The AppSync client's runtime: what the operations generated into API.swift build on.
+        .target(name: "AWSAppSync", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
         // Text bound and read with its length, NUL included, for DataStore and the server's store.
         .target(
             name: "SQLiteExactText",
@@ -202,6 +205,7 @@ let package = Package(
             resources: [.copy("Schemas")],
             swiftSettings: strict
         ),
+        .testTarget(name: "AWSAppSyncTests", dependencies: ["AWSAppSync"], swiftSettings: strict),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
         .testTarget(name: "StratusCLITests", dependencies: ["stratus", "StratusTesting"], swiftSettings: strict),
     ]
