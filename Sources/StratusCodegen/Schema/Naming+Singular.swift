@@ -2,7 +2,7 @@ extension Naming {
     /// Irregular plurals, by plural.
     private static let irregular = [
         "people": "person", "men": "man", "women": "woman", "children": "child", "mice": "mouse",
-        "geese": "goose", "feet": "foot", "teeth": "tooth",
+        "geese": "goose", "feet": "foot", "teeth": "tooth", "movies": "movie", "cookies": "cookie",
     ]
 
     /// Words whose singular is the same.
@@ -31,7 +31,8 @@ extension Naming {
             ("xes", "x"), ("zzes", "zz"),
             ("ies", "y"), ("ves", "f"), ("ss", "ss"), ("us", "us"), ("is", "is"), ("s", ""),
         ]
-        for rule in rules where lower.hasSuffix(rule.suffix) && lower.count > rule.suffix.count {
+        for rule in rules
+        where lower.hasSuffix(rule.suffix) && (lower.count > rule.suffix.count || !rule.replacement.isEmpty) {
             if rule.suffix == "ies", lower.count <= 4 { continue }  // "ties" stays a word of its own
             if rule.suffix == "ves", !["leaves", "knives", "wives", "lives", "halves", "shelves"].contains(lower) {
                 continue

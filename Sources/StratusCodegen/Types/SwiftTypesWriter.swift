@@ -137,17 +137,17 @@ struct SwiftTypesWriter {
         line("case unknown(RawValue)")
         line("")
         open("public init?(rawValue: RawValue)")
-        open("switch rawValue")
+        line("switch rawValue {")
         for (name, swiftCase) in cases { line("case \(SwiftNames.literal(name)): self = .\(swiftCase)") }
         line("default: self = .unknown(rawValue)")
-        close()
+        line("}")
         close()
         line("")
         open("public var rawValue: RawValue")
-        open("switch self")
+        line("switch self {")
         for (name, swiftCase) in cases { line("case .\(swiftCase): return \(SwiftNames.literal(name))") }
         line("case .unknown(let value): return value")
-        close()
+        line("}")
         close()
         close()
     }

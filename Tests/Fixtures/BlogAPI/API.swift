@@ -5018,33 +5018,33 @@ public enum ModelAttributeTypes: RawRepresentable, Equatable, Hashable, Sendable
 
     public init?(rawValue: RawValue) {
         switch rawValue {
-            case "binary": self = .binary
-            case "binarySet": self = .binarySet
-            case "bool": self = .bool
-            case "list": self = .list
-            case "map": self = .map
-            case "number": self = .number
-            case "numberSet": self = .numberSet
-            case "string": self = .string
-            case "stringSet": self = .stringSet
-            case "_null": self = .null
-            default: self = .unknown(rawValue)
+        case "binary": self = .binary
+        case "binarySet": self = .binarySet
+        case "bool": self = .bool
+        case "list": self = .list
+        case "map": self = .map
+        case "number": self = .number
+        case "numberSet": self = .numberSet
+        case "string": self = .string
+        case "stringSet": self = .stringSet
+        case "_null": self = .null
+        default: self = .unknown(rawValue)
         }
     }
 
     public var rawValue: RawValue {
         switch self {
-            case .binary: return "binary"
-            case .binarySet: return "binarySet"
-            case .bool: return "bool"
-            case .list: return "list"
-            case .map: return "map"
-            case .number: return "number"
-            case .numberSet: return "numberSet"
-            case .string: return "string"
-            case .stringSet: return "stringSet"
-            case .null: return "_null"
-            case .unknown(let value): return value
+        case .binary: return "binary"
+        case .binarySet: return "binarySet"
+        case .bool: return "bool"
+        case .list: return "list"
+        case .map: return "map"
+        case .number: return "number"
+        case .numberSet: return "numberSet"
+        case .string: return "string"
+        case .stringSet: return "stringSet"
+        case .null: return "_null"
+        case .unknown(let value): return value
         }
     }
 }
@@ -5058,17 +5058,17 @@ public enum ModelSortDirection: RawRepresentable, Equatable, Hashable, Sendable,
 
     public init?(rawValue: RawValue) {
         switch rawValue {
-            case "ASC": self = .asc
-            case "DESC": self = .desc
-            default: self = .unknown(rawValue)
+        case "ASC": self = .asc
+        case "DESC": self = .desc
+        default: self = .unknown(rawValue)
         }
     }
 
     public var rawValue: RawValue {
         switch self {
-            case .asc: return "ASC"
-            case .desc: return "DESC"
-            case .unknown(let value): return value
+        case .asc: return "ASC"
+        case .desc: return "DESC"
+        case .unknown(let value): return value
         }
     }
 }
@@ -5083,19 +5083,19 @@ public enum PostStatus: RawRepresentable, Equatable, Hashable, Sendable, JSONDec
 
     public init?(rawValue: RawValue) {
         switch rawValue {
-            case "DRAFT": self = .draft
-            case "PUBLISHED": self = .published
-            case "IN_REVIEW": self = .inReview
-            default: self = .unknown(rawValue)
+        case "DRAFT": self = .draft
+        case "PUBLISHED": self = .published
+        case "IN_REVIEW": self = .inReview
+        default: self = .unknown(rawValue)
         }
     }
 
     public var rawValue: RawValue {
         switch self {
-            case .draft: return "DRAFT"
-            case .published: return "PUBLISHED"
-            case .inReview: return "IN_REVIEW"
-            case .unknown(let value): return value
+        case .draft: return "DRAFT"
+        case .published: return "PUBLISHED"
+        case .inReview: return "IN_REVIEW"
+        case .unknown(let value): return value
         }
     }
 }
@@ -5109,17 +5109,17 @@ public enum Visibility: RawRepresentable, Equatable, Hashable, Sendable, JSONDec
 
     public init?(rawValue: RawValue) {
         switch rawValue {
-            case "PUBLIC": self = .`public`
-            case "PRIVATE": self = .`private`
-            default: self = .unknown(rawValue)
+        case "PUBLIC": self = .`public`
+        case "PRIVATE": self = .`private`
+        default: self = .unknown(rawValue)
         }
     }
 
     public var rawValue: RawValue {
         switch self {
-            case .`public`: return "PUBLIC"
-            case .`private`: return "PRIVATE"
-            case .unknown(let value): return value
+        case .`public`: return "PUBLIC"
+        case .`private`: return "PRIVATE"
+        case .unknown(let value): return value
         }
     }
 }
