@@ -216,7 +216,7 @@ let package = Package(
         .target(name: "BlogAPI", dependencies: ["AWSAppSync"], path: "Tests/Fixtures/BlogAPI", swiftSettings: strict),
         .testTarget(
             name: "AWSAppSyncTests",
-            dependencies: ["AWSAppSync", "TodoAPI", "BlogAPI", "StratusTesting"],
+            dependencies: ["AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting"],
             swiftSettings: strict
         ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.

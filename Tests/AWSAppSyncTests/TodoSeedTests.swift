@@ -1,4 +1,5 @@
 import AWSAppSync
+import AWSPluginsCore
 import Foundation
 import StratusTesting
 import Testing
@@ -114,14 +115,56 @@ import TodoAPI
         }
         await backend.stop()
     }
+}
 
-    @Test func aSubscriptionMessageReadsAsTheGuideReadsIt() throws {
-        // The payload of a real-time `data` message for onCreateTodo.
-        let payload: JSONValue = [
-            "data": ["onCreateTodo": ["__typename": "Todo", "id": "t1", "name": "Milk", "description": "2 litres"]]
-        ]
-        let result = try GraphQLResult(response: payload, operation: OnCreateTodoSubscription())
-        #expect(result.data!.onCreateTodo!.name + " " + result.data!.onCreateTodo!.description! == "Milk 2 litres")
-        #expect(OnCreateTodoSubscription().variables == nil)
+/// The guide's subscription snippet over the local backend's real-time endpoint.
+@Suite struct TodoSubscriptionTests {
+    /// The API key in AppSync's real-time authorization objects.
+    struct APIKeyAuthorizer: AppSyncRealTimeAuthorizer {
+        let key: String
+
+        func connectionAuthorization(graphQLURL: URL) async throws -> [String: String] {
+            ["host": "\(graphQLURL.host ?? ""):\(graphQLURL.port ?? 80)", "x-api-key": key]
+        }
+
+        func startAuthorization(graphQLURL: URL, data: String) async throws -> [String: String] {
+            try await connectionAuthorization(graphQLURL: graphQLURL)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aCreatedTodoArrivesAsTheGuideReadsIt() async throws {
+        let backend = try await LocalBackend.start(schema: TodoSeedTests.schema)
+        do {
+            let client = AppSyncRealTimeClient(
+                graphQLURL: backend.endpoint,
+                authorizer: APIKeyAuthorizer(key: backend.apiKey)
+            )
+            let request: JSONValue = ["query": .string(OnCreateTodoSubscription.operationString), "variables": [:]]
+            let stream = await client.subscribe(
+                data: String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+            )
+            var events = stream.makeAsyncIterator()
+            while let event = try await events.next(), event != .connection(.connected) {}
+            _ = try await backend.perform(
+                CreateTodoMutation(input: CreateTodoInput(name: "Use AppSync", description: "Realtime and Offline"))
+            )
+            var payload: JSONValue?
+            while let event = try await events.next() {
+                if case .data(let data) = event {
+                    payload = data
+                    break
+                }
+            }
+            let result = try GraphQLResult(response: try #require(payload), operation: OnCreateTodoSubscription())
+            #expect(
+                result.data!.onCreateTodo!.name + " " + result.data!.onCreateTodo!.description!
+                    == "Use AppSync Realtime and Offline"
+            )
+            #expect(result.data?.onCreateTodo?.__typename == "Todo")
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
     }
 }
