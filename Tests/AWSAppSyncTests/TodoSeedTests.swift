@@ -97,6 +97,22 @@ import TodoAPI
         await backend.stop()
     }
 
+    @Test func anInlineFragmentOnAnotherTypeIsReadByTypename() throws {
+        let todo = try GetNodeQuery.Data(jsonObject: ["node": ["__typename": "Todo", "id": "t1", "name": "Milk"]])
+        #expect(todo.node?.id == "t1")
+        #expect(todo.node?.asTodo?.name == "Milk")
+        let other = try GetNodeQuery.Data(jsonObject: ["node": ["__typename": "Note", "id": "n1"]])
+        #expect(other.node?.id == "n1")
+        #expect(other.node?.asTodo == nil)
+        let missing = #expect(throws: JSONDecodingError.self) {
+            try GetNodeQuery.Data(jsonObject: ["node": ["__typename": "Todo", "id": "t1"]])
+        }
+        #expect(missing?.path == ["node", "name"])
+        var built = GetNodeQuery.Data(node: .init(__typename: "Todo", id: "t2"))
+        built.node?.asTodo = .init(id: "t2", name: "Eggs")
+        #expect(try built.jsonObject() == ["node": ["__typename": "Todo", "id": "t2", "name": "Eggs"]])
+    }
+
     @Test func aFailedConditionComesBackAsAnAppSyncError() async throws {
         let backend = try await LocalBackend.start(schema: Self.schema)
         do {

@@ -149,6 +149,49 @@ import Testing
         )
     }
 
+    @Test func inlineFragmentsOnOtherTypesBecomeTypeCases() throws {
+        let sdl = """
+            type Query { node: Node }
+            interface Node { id: ID! }
+            type Note implements Node { id: ID! text: String }
+            type Task implements Node { id: ID! done: Boolean! }
+            """
+        let swift = try generate(
+            "query GetNode {\n  node {\n    id\n    ... on Note {\n      text\n    }\n    ... on Task {\n      done\n    }\n  }\n}\n",
+            sdl: sdl
+        )
+        #expect(
+            swift.contains(
+                """
+                            public static let selections: [any GraphQLSelection] = [
+                                GraphQLTypeCase(
+                                    variants: ["Note": AsNote.selections, "Task": AsTask.selections],
+                                    default: [
+                                        GraphQLField("__typename", type: .nonNull(.scalar(String.self))),
+                                        GraphQLField("id", type: .nonNull(.scalar(GraphQLID.self))),
+                                    ]
+                                ),
+                            ]
+                """
+            )
+        )
+        #expect(swift.contains("            public var asTask: AsTask? {"))
+        #expect(swift.contains("                public init(id: GraphQLID, done: Bool) {"))
+        do {
+            _ = try generate(
+                "query GetNode($x: Boolean!) {\n  node {\n    id\n    ... on Note @include(if: $x) {\n      text\n    }\n  }\n}\n",
+                sdl: sdl
+            )
+            Issue.record("a conditional type case was accepted")
+        } catch {
+            #expect(
+                error.description
+                    == "queries.graphql:4:5: An inline fragment on another type (... on Note) under @include or @skip "
+                    + "is not supported. Move the condition to the fields inside it."
+            )
+        }
+    }
+
     @Test func anIntrospectionResultBuildsTheSameSchemaAsItsSDL() throws {
         let json = """
             {"data": {"__schema": {"queryType": {"name": "Query"}, "mutationType": null, "subscriptionType": null,

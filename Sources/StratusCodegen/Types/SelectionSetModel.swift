@@ -47,6 +47,8 @@ indirect enum RuntimeSelection {
     case condition(variable: String, inverted: Bool, [RuntimeSelection])
     /// A spread of the named fragment.
     case fragment(String)
+    /// Selections chosen by `__typename`: the struct of each object type, else `default`.
+    case typeCase(variants: [(String, String)], default: [RuntimeSelection])
 }
 
 /// What one generated selection-set struct holds.
@@ -69,6 +71,12 @@ struct SelectionSetModel {
         var isOptional: Bool
     }
 
+    /// An `asHuman` accessor of an inline fragment on another type, and its struct.
+    struct TypeCase {
+        var property: String
+        var structName: String
+    }
+
     var typeName: String
     var possibleTypes: [String]
     var isConcrete: Bool
@@ -76,6 +84,7 @@ struct SelectionSetModel {
     var properties: [Property] = []
     var nested: [Nested] = []
     var fragments: [FragmentUse] = []
+    var typeCases: [TypeCase] = []
     /// The nested struct of each object field, by response key.
     var structNames: [String: String] = [:]
 }

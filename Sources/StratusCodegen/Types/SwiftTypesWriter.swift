@@ -232,6 +232,18 @@ struct SwiftTypesWriter {
             line("set { snapshot[field: \(SwiftNames.literal(property.responseKey))] = newValue }")
             close()
         }
+        for typeCase in model.typeCases {
+            line("")
+            open("public var \(SwiftNames.identifier(typeCase.property)): \(typeCase.structName)?")
+            open("get")
+            line(
+                "guard case .string(let typename)? = snapshot[\"__typename\"], \(typeCase.structName).possibleTypes.contains(typename) else { return nil }"
+            )
+            line("return \(typeCase.structName)(snapshot: snapshot)")
+            close()
+            line("set { if let newValue { snapshot = newValue.snapshot } }")
+            close()
+        }
         if !model.fragments.isEmpty {
             writeFragments(model.fragments)
         }
@@ -264,6 +276,18 @@ struct SwiftTypesWriter {
                 line("]),")
             case .fragment(let name):
                 line("GraphQLFragmentSpread(\(name).self),")
+            case .typeCase(let variants, let defaultSelections):
+                line("GraphQLTypeCase(")
+                depth += 1
+                let entries = variants.map { "\(SwiftNames.literal($0.0)): \($0.1).selections" }
+                line("variants: [\(entries.joined(separator: ", "))],")
+                line("default: [")
+                depth += 1
+                writeRuntimeSelections(defaultSelections, structNames: structNames)
+                depth -= 1
+                line("]")
+                depth -= 1
+                line("),")
             }
         }
     }

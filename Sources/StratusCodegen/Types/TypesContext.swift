@@ -166,8 +166,16 @@ final class TypesContext {
 
     /// Builds the struct of the selection sets `sets` (several when a field is selected more
     /// than once) on `parent`.
-    func build(_ sets: [[GraphQL.Selection]], parent: any GraphQLCompositeType, addTypename: Bool) -> SelectionSetModel
-    {
+    ///
+    /// Inline fragments on other types become type cases: a nested `AsHuman` struct holding the
+    /// common fields and the fragment's, read when `__typename` is one of its types. Building
+    /// such a case passes its type as `caseType`, so that the other cases are left out of it.
+    func build(
+        _ sets: [[GraphQL.Selection]],
+        parent: any GraphQLCompositeType,
+        addTypename: Bool,
+        caseType: String? = nil
+    ) -> SelectionSetModel {
         let possibleTypes: [String]
         let isConcrete: Bool
         if let object = parent as? GraphQLObjectType {
@@ -184,6 +192,7 @@ final class TypesContext {
         var order: [String] = []
         var own: [String: [Occurrence]] = [:]
         var inherited: [String: SwiftType] = [:]
+        var typeCases: [String] = []
 
         func note(_ key: String) {
             if own[key] == nil, inherited[key] == nil { order.append(key) }
@@ -244,14 +253,21 @@ final class TypesContext {
                         )
                     ]
                 case let inline as InlineFragment:
-                    if let condition = inline.typeCondition?.name.value, condition != parent.name {
-                        problems.append(
-                            document.problem(
-                                at: location,
-                                "Inline fragments on another type (... on \(condition) in \(parent.name)) are not supported. "
-                                    + "Use a named fragment: fragment \(condition)Fields on \(condition) { … }."
+                    if let condition = inline.typeCondition?.name.value, condition != parent.name,
+                        !applies(condition, to: caseType)
+                    {
+                        if caseType != nil { continue }  // another case's fields
+                        if !conditions.isEmpty || conditional {
+                            problems.append(
+                                document.problem(
+                                    at: location,
+                                    "An inline fragment on another type (... on \(condition)) under @include or @skip is not "
+                                        + "supported. Move the condition to the fields inside it."
+                                )
                             )
-                        )
+                        } else if !typeCases.contains(condition) {
+                            typeCases.append(condition)
+                        }
                         continue
                     }
                     selected = collect(inline.selectionSet.selections, conditional: isConditional)
@@ -309,6 +325,20 @@ final class TypesContext {
         }
 
         var structNames: Set<String> = []
+        var variants: [(String, String)] = []
+        for condition in typeCases {
+            guard let type = schema.getType(name: condition) as? any GraphQLCompositeType else { continue }
+            let name = structName(for: "as" + condition, taken: &structNames)
+            let caseModel = build(sets, parent: type, addTypename: addTypename, caseType: condition)
+            model.nested.append(SelectionSetModel.Nested(name: name, model: caseModel))
+            model.typeCases.append(SelectionSetModel.TypeCase(property: "as" + condition, structName: name))
+            for objectType in caseModel.possibleTypes where possibleTypes.contains(objectType) {
+                if !variants.contains(where: { $0.0 == objectType }) { variants.append((objectType, name)) }
+            }
+        }
+        if !variants.isEmpty {
+            model.selections = [.typeCase(variants: variants, default: model.selections)]
+        }
         for key in order {
             if let occurrences = own[key], let first = occurrences.first {
                 var nestedName: String?
@@ -327,6 +357,17 @@ final class TypesContext {
             }
         }
         return model
+    }
+
+    /// Whether an inline fragment on `condition` applies to the type case being built: its own
+    /// type, or an abstract type it belongs to.
+    private func applies(_ condition: String, to caseType: String?) -> Bool {
+        guard let caseType else { return false }
+        if condition == caseType { return true }
+        guard let abstract = schema.getType(name: condition) as? any GraphQLAbstractType,
+            let object = schema.getType(name: caseType) as? GraphQLObjectType
+        else { return false }
+        return schema.getPossibleTypes(abstractType: abstract).contains { $0.name == object.name }
     }
 
     /// The conditions of `@include` and `@skip`: `nil` when a literal excludes the selection.

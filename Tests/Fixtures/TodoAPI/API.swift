@@ -755,6 +755,132 @@ public struct ListTodoTitlesQuery: GraphQLQuery {
     }
 }
 
+public struct GetNodeQuery: GraphQLQuery {
+    public static let operationName = "GetNode"
+
+    public static let operationString = """
+        query GetNode($id: ID!) {
+          node(id: $id) {
+            __typename
+            id
+            ... on Todo {
+              name
+            }
+          }
+        }
+        """
+
+    public var id: GraphQLID
+
+    public init(id: GraphQLID) {
+        self.id = id
+    }
+
+    public var variables: GraphQLMap? {
+        GraphQLMap(omittingNil: ["id": id.jsonValue])
+    }
+
+    public struct Data: GraphQLSelectionSet {
+        public static let possibleTypes = ["Query"]
+
+        public static let selections: [any GraphQLSelection] = [
+            GraphQLField("node", arguments: ["id": GraphQLVariable("id")], type: .object(Node.selections)),
+        ]
+
+        public var snapshot: Snapshot
+
+        public init(snapshot: Snapshot) {
+            self.snapshot = snapshot
+        }
+
+        public init(node: Node? = nil) {
+            self.init(snapshot: ["node": node.jsonValue])
+        }
+
+        public var node: Node? {
+            get { snapshot[field: "node"] }
+            set { snapshot[field: "node"] = newValue }
+        }
+
+        public struct Node: GraphQLSelectionSet {
+            public static let possibleTypes = ["Todo"]
+
+            public static let selections: [any GraphQLSelection] = [
+                GraphQLTypeCase(
+                    variants: ["Todo": AsTodo.selections],
+                    default: [
+                        GraphQLField("__typename", type: .nonNull(.scalar(String.self))),
+                        GraphQLField("id", type: .nonNull(.scalar(GraphQLID.self))),
+                    ]
+                ),
+            ]
+
+            public var snapshot: Snapshot
+
+            public init(snapshot: Snapshot) {
+                self.snapshot = snapshot
+            }
+
+            public init(__typename: String, id: GraphQLID) {
+                self.init(snapshot: ["__typename": __typename.jsonValue, "id": id.jsonValue])
+            }
+
+            public var __typename: String {
+                get { snapshot[field: "__typename"] }
+                set { snapshot[field: "__typename"] = newValue }
+            }
+
+            public var id: GraphQLID {
+                get { snapshot[field: "id"] }
+                set { snapshot[field: "id"] = newValue }
+            }
+
+            public var asTodo: AsTodo? {
+                get {
+                    guard case .string(let typename)? = snapshot["__typename"], AsTodo.possibleTypes.contains(typename) else { return nil }
+                    return AsTodo(snapshot: snapshot)
+                }
+                set { if let newValue { snapshot = newValue.snapshot } }
+            }
+
+            public struct AsTodo: GraphQLSelectionSet {
+                public static let possibleTypes = ["Todo"]
+
+                public static let selections: [any GraphQLSelection] = [
+                    GraphQLField("__typename", type: .nonNull(.scalar(String.self))),
+                    GraphQLField("id", type: .nonNull(.scalar(GraphQLID.self))),
+                    GraphQLField("name", type: .nonNull(.scalar(String.self))),
+                ]
+
+                public var snapshot: Snapshot
+
+                public init(snapshot: Snapshot) {
+                    self.snapshot = snapshot
+                }
+
+                public init(id: GraphQLID, name: String) {
+                    self.init(snapshot: ["__typename": "Todo", "id": id.jsonValue, "name": name.jsonValue])
+                }
+
+                public var __typename: String {
+                    get { snapshot[field: "__typename"] }
+                    set { snapshot[field: "__typename"] = newValue }
+                }
+
+                public var id: GraphQLID {
+                    get { snapshot[field: "id"] }
+                    set { snapshot[field: "id"] = newValue }
+                }
+
+                public var name: String {
+                    get { snapshot[field: "name"] }
+                    set { snapshot[field: "name"] = newValue }
+                }
+            }
+        }
+    }
+}
+
 public struct CreateTodoMutation: GraphQLMutation {
     public static let operationName = "CreateTodo"
 
