@@ -98,19 +98,24 @@ import TodoAPI
     }
 
     @Test func anInlineFragmentOnAnotherTypeIsReadByTypename() throws {
-        let todo = try GetNodeQuery.Data(jsonObject: ["node": ["__typename": "Todo", "id": "t1", "name": "Milk"]])
+        let todo = try GetNodeQuery.Data(jsonObject: [
+            "node": ["__typename": "Todo", "id": "t1", "name": "Milk", "status": "DONE"]
+        ])
         #expect(todo.node?.id == "t1")
         #expect(todo.node?.asTodo?.name == "Milk")
+        #expect(todo.node?.asTodo?.status == .done)
         let other = try GetNodeQuery.Data(jsonObject: ["node": ["__typename": "Note", "id": "n1"]])
         #expect(other.node?.id == "n1")
         #expect(other.node?.asTodo == nil)
         let missing = #expect(throws: JSONDecodingError.self) {
-            try GetNodeQuery.Data(jsonObject: ["node": ["__typename": "Todo", "id": "t1"]])
+            try GetNodeQuery.Data(jsonObject: ["node": ["__typename": "Todo", "id": "t1", "status": nil]])
         }
         #expect(missing?.path == ["node", "name"])
         var built = GetNodeQuery.Data(node: .init(__typename: "Todo", id: "t2"))
-        built.node?.asTodo = .init(id: "t2", name: "Eggs")
-        #expect(try built.jsonObject() == ["node": ["__typename": "Todo", "id": "t2", "name": "Eggs"]])
+        built.node?.asTodo = .init(id: "t2", name: "Eggs", status: .unknown("LATER"))
+        #expect(
+            try built.jsonObject() == ["node": ["__typename": "Todo", "id": "t2", "name": "Eggs", "status": "LATER"]]
+        )
     }
 
     @Test func aFailedConditionComesBackAsAnAppSyncError() async throws {

@@ -356,6 +356,30 @@ public struct UpdateTodoInput: GraphQLMapConvertible {
     }
 }
 
+public enum TodoStatus: RawRepresentable, Equatable, Hashable, Sendable, JSONDecodable, JSONEncodable {
+    public typealias RawValue = String
+    case notStarted
+    case done
+    /// A value this version of the API did not have.
+    case unknown(RawValue)
+
+    public init?(rawValue: RawValue) {
+        switch rawValue {
+        case "NOT_STARTED": self = .notStarted
+        case "DONE": self = .done
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: RawValue {
+        switch self {
+        case .notStarted: return "NOT_STARTED"
+        case .done: return "DONE"
+        case .unknown(let value): return value
+        }
+    }
+}
+
 public struct GetTodoQuery: GraphQLQuery {
     public static let operationName = "GetTodo"
 
@@ -765,6 +789,7 @@ public struct GetNodeQuery: GraphQLQuery {
             id
             ... on Todo {
               name
+              status
             }
           }
         }
@@ -850,6 +875,7 @@ public struct GetNodeQuery: GraphQLQuery {
                     GraphQLField("__typename", type: .nonNull(.scalar(String.self))),
                     GraphQLField("id", type: .nonNull(.scalar(GraphQLID.self))),
                     GraphQLField("name", type: .nonNull(.scalar(String.self))),
+                    GraphQLField("status", type: .scalar(TodoStatus.self)),
                 ]
 
                 public var snapshot: Snapshot
@@ -858,8 +884,13 @@ public struct GetNodeQuery: GraphQLQuery {
                     self.snapshot = snapshot
                 }
 
-                public init(id: GraphQLID, name: String) {
-                    self.init(snapshot: ["__typename": "Todo", "id": id.jsonValue, "name": name.jsonValue])
+                public init(id: GraphQLID, name: String, status: TodoStatus? = nil) {
+                    self.init(snapshot: [
+                        "__typename": "Todo",
+                        "id": id.jsonValue,
+                        "name": name.jsonValue,
+                        "status": status.jsonValue,
+                    ])
                 }
 
                 public var __typename: String {
@@ -875,6 +906,11 @@ public struct GetNodeQuery: GraphQLQuery {
                 public var name: String {
                     get { snapshot[field: "name"] }
                     set { snapshot[field: "name"] = newValue }
+                }
+
+                public var status: TodoStatus? {
+                    get { snapshot[field: "status"] }
+                    set { snapshot[field: "status"] = newValue }
                 }
             }
         }
