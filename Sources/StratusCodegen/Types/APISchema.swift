@@ -12,8 +12,7 @@ import GraphQL
 /// let schema = try APISchema(sdl: source, fileName: "schema.graphql")
 /// let swift = try TypesGenerator().generate(schema: schema, statements: files)
 /// ```
-public struct APISchema: @unchecked Sendable {
-    // `GraphQLSchema` is a class whose state is fixed after it is built; it is only read here.
+public struct APISchema: Sendable {
     let schema: GraphQLSchema
     /// The SDL the schema was built from.
     public let sdl: String

@@ -104,7 +104,7 @@ final class TypesContext {
     }
 
     /// Reports top-level names used twice.
-    func checkNames(operations: [OperationModel], fragments: [FragmentModel]) throws(TypesError) {
+    func checkNames(operations: [OperationModel], fragments: [FragmentModel]) {
         var seen: Set<String> = []
         for name in operations.map(\.typeName) + fragments.map(\.name) + usedInputs.sorted() + usedEnums.sorted() {
             if !seen.insert(name).inserted {

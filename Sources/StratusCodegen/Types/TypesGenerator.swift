@@ -42,7 +42,7 @@ public struct TypesGenerator: Sendable {
         let context = TypesContext(schema: schema.schema, document: document)
         let operations = context.buildOperations()
         let fragments = context.buildFragments()
-        try context.checkNames(operations: operations, fragments: fragments)
+        context.checkNames(operations: operations, fragments: fragments)
         guard context.problems.isEmpty else { throw TypesError(context.problems) }
         var writer = SwiftTypesWriter(context: context)
         return writer.write(operations: operations, fragments: fragments)
