@@ -159,3 +159,33 @@ import Testing
         #expect(GraphQLField("me", type: .scalar(String.self)).cacheKey(with: nil) == "me")
     }
 }
+
+/// A field selected twice, directly and through a fragment, with different sub-selections.
+private struct OwnerFields: GraphQLFragment {
+    static let fragmentDefinition = "fragment OwnerFields on Note {\n  owner {\n    __typename\n    email\n  }\n}"
+    static let possibleTypes = ["Note"]
+    static let selections: [any GraphQLSelection] = [
+        GraphQLField("owner", type: .object([GraphQLField("email", type: .nonNull(.scalar(String.self)))]))
+    ]
+    var snapshot: Snapshot
+}
+
+private struct NoteWithOwner: GraphQLSelectionSet {
+    static let possibleTypes = ["Note"]
+    static let selections: [any GraphQLSelection] = [
+        GraphQLField("owner", type: .object([GraphQLField("name", type: .nonNull(.scalar(String.self)))])),
+        GraphQLFragmentSpread(OwnerFields.self),
+    ]
+    var snapshot: Snapshot
+}
+
+@Suite struct SelectionMergingTests {
+    @Test func aFieldSelectedTwiceKeepsBothSubSelections() throws {
+        let note = try NoteWithOwner(
+            jsonObject: ["__typename": "Note", "owner": ["name": "Ana", "email": "ana@example.com", "age": 40]]
+        )
+        #expect(note.snapshot == ["owner": ["name": "Ana", "email": "ana@example.com"]])
+        let other = try NoteWithOwner(jsonObject: ["__typename": "Post", "owner": ["name": "Ana"]])
+        #expect(other.snapshot == ["owner": ["name": "Ana"]])
+    }
+}
