@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import StratusCodegen
+import StratusServer
 
 /// `stratus codegen …`: Swift models and GraphQL statements from an annotated schema.
 struct Codegen: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Generate Swift models or GraphQL statements from an annotated schema.",
-        subcommands: [Models.self, Statements.self]
+        abstract: "Generate Swift models, GraphQL statements or the AppSync client's API.swift.",
+        subcommands: [Models.self, Statements.self, Types.self]
     )
 
     struct SchemaOptions: ParsableArguments {
@@ -70,6 +71,127 @@ struct Codegen: ParsableCommand {
             try options.write(
                 StatementsGenerator(maxDepth: maxDepth, conflictDetection: conflictDetection).generate(schema)
             )
+        }
+    }
+
+    struct Types: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Generate API.swift for the AppSync client: typed operations, input objects and enums.",
+            discussion: """
+                --schema takes an annotated Amplify schema (its API is derived as `stratus serve` derives \
+                it), the SDL of an API, or an introspection schema.json. Without --statements, the \
+                statements `codegen statements` writes for an annotated schema are used.
+                """
+        )
+
+        @Option(name: .long, help: "The annotated schema, the API's SDL, or its introspection schema.json.")
+        var schema: String = "schema.graphql"
+
+        @Option(name: .long, help: "A .graphql file, or a directory of them, with the operations to generate.")
+        var statements: String?
+
+        @Option(name: .long, help: "The Swift file to write.")
+        var output: String = "API.swift"
+
+        @Option(name: .long, help: "How deep the generated statements' selections go (without --statements).")
+        var maxDepth: Int = 2
+
+        @Flag(inversion: .prefixedNo, help: "Whether the derived API has conflict detection (sync metadata).")
+        var conflictDetection = true
+
+        func validate() throws {
+            guard maxDepth >= 1 else {
+                throw ValidationError("--max-depth must be 1 or more (got \(maxDepth)).")
+            }
+        }
+
+        func run() throws {
+            let (api, generated) = try loadAPI()
+            let files: [StatementsFile]
+            if let statements {
+                files = try readStatements(at: statements)
+            } else if let generated {
+                files = generated
+            } else {
+                throw CommandFailure(
+                    "'\(schema)' is an API's schema, not an annotated one, so there are no generated statements. "
+                        + "Pass --statements with the .graphql files of your operations."
+                )
+            }
+            let text: String
+            do {
+                text = try TypesGenerator().generate(schema: api, statements: files)
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            let url = URL(fileURLWithPath: output)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try Data(text.utf8).write(to: url, options: .atomic)
+            print("Wrote \(url.path)")
+        }
+
+        /// The API, and for an annotated schema the statements `codegen statements` generates.
+        private func loadAPI() throws -> (APISchema, [StatementsFile]?) {
+            let url = URL(fileURLWithPath: schema)
+            let fileName = url.lastPathComponent
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw CommandFailure(
+                    "Cannot read the schema at '\(schema)'. Pass --schema with a .graphql or .json file."
+                )
+            }
+            do {
+                if url.pathExtension.lowercased() == "json" {
+                    return (try APISchema(introspection: data, fileName: fileName), nil)
+                }
+                let source = String(decoding: data, as: UTF8.self)
+                guard APISchema.isAnnotated(source) else {
+                    return (try APISchema(sdl: source, fileName: fileName), nil)
+                }
+                let annotated = try loadSchema(at: schema)
+                let derived = ServerAPI(
+                    schema: annotated,
+                    configuration: ServerConfiguration(conflictDetection: conflictDetection)
+                )
+                let statements = StatementsGenerator(maxDepth: maxDepth, conflictDetection: conflictDetection)
+                    .generate(annotated)
+                    .map { StatementsFile(path: $0.path, text: $0.contents) }
+                return (try APISchema(sdl: derived.sdl, fileName: fileName), statements)
+            } catch let error as TypesError {
+                throw CommandFailure(error.description)
+            }
+        }
+
+        /// The `.graphql` files at `path`: the file itself, or every one under the directory,
+        /// sorted by path.
+        private func readStatements(at path: String) throws -> [StatementsFile] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw CommandFailure(
+                    "There are no statements at '\(path)'. Pass --statements with a .graphql file or directory."
+                )
+            }
+            var paths = [path]
+            if isDirectory.boolValue {
+                let names = FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String } ?? []
+                let directory = path.hasSuffix("/") ? path : path + "/"
+                paths = names.filter { $0.hasSuffix(".graphql") }.sorted().map { directory + $0 }
+                guard !paths.isEmpty else {
+                    throw CommandFailure("'\(path)' holds no .graphql files. Pass --statements with your operations.")
+                }
+            }
+            return try paths.map { file in
+                do {
+                    return StatementsFile(path: file, text: try String(contentsOfFile: file, encoding: .utf8))
+                } catch {
+                    throw CommandFailure("Cannot read the statements at '\(file)'.")
+                }
+            }
         }
     }
 }
