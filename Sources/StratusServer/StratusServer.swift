@@ -34,10 +34,13 @@ public final class StratusServer: Sendable {
 
     /// The parsed documents' cache, for tests to observe.
     package var documentCache: DocumentCache { documents }
+    /// How many jobs of heavy requests have run on their own thread (``HeavyRequestLane``).
+    package var heavyLaneJobs: Int { heavyLane.jobsRun }
     /// How many pages of lists, syncs and relations the store has read.
     package var pagesRead: Int { store.pagesRead }
     private let limits: DocumentLimits
     private let directReads: DirectReads
+    private let heavyLane = HeavyRequestLane()
 
     /// Opens the data directory (creating it if needed) and derives the API of `schema`.
     ///
@@ -134,6 +137,24 @@ public final class StratusServer: Sendable {
         identity: Identity,
         direct: Bool
     ) async -> (response: ServerResponse, answeredDirectly: Bool) {
+        guard query.utf8.count > HeavyRequestLane.documentBytes else {
+            return await run(query, variables, operationName, identity, direct: direct, isHeavy: false)
+        }
+        return await heavyLane.run {
+            await self.run(query, variables, operationName, identity, direct: direct, isHeavy: true)
+        }
+    }
+
+    /// Runs a request; with `isHeavy` (or many root fields), its execution runs on the
+    /// ``HeavyRequestLane``.
+    private func run(
+        _ query: String,
+        _ variables: JSONObject,
+        _ operationName: String?,
+        _ identity: Identity,
+        direct: Bool,
+        isHeavy: Bool
+    ) async -> (response: ServerResponse, answeredDirectly: Bool) {
         let schema = executable.schema
         let document: Document
         switch self.document(of: query) {
@@ -176,7 +197,10 @@ public final class StratusServer: Sendable {
         let budget = ResolverBudget(limit: limits.resolverCount)
         // A request out of resolvers gets one error whatever else happens: its execution is
         // cancelled at once rather than left to walk what it already read.
-        let execution = Task { [schema, variableValues] in
+        let lane: HeavyRequestLane? =
+            isHeavy || (operation?.selectionSet.selections.count ?? 0) > HeavyRequestLane.rootSelections
+            ? heavyLane : nil
+        let execution = Task(executorPreference: lane) { [schema, variableValues] in
             try await GraphQL.execute(
                 schema: schema,
                 documentAST: document,

@@ -186,6 +186,24 @@ import Testing
         #expect(server.server.pagesRead - before < 100)
     }
 
+    /// Requests that may hold a core for long run on a thread of their own, so that the shared
+    /// pool stays free for the others: many root fields, or a long document.
+    @Test func heavyRequestsRunOnTheirOwnThread() async throws {
+        let server = try TestServer(postSchema)
+        func aliases(_ count: Int) -> String {
+            "{ " + (0..<count).map { #"a\#($0): getPost(id: "1") { id }"# }.joined(separator: " ") + " }"
+        }
+        var before = server.server.heavyLaneJobs
+        #expect(await server.run(aliases(32)).hasPrefix(#"{"data":{"a0":null,"#))
+        #expect(server.server.heavyLaneJobs == before)
+        #expect(await server.run(aliases(33)).hasPrefix(#"{"data":{"a0":null,"#))
+        #expect(server.server.heavyLaneJobs > before)
+        before = server.server.heavyLaneJobs
+        let long = "# " + String(repeating: "x", count: 65_536) + "\n" + #"{ getPost(id: "1") { id } }"#
+        #expect(await server.run(long) == #"{"data":{"getPost":null}}"#)
+        #expect(server.server.heavyLaneJobs > before)
+    }
+
     /// GraphQLSwift's lexer reads past the end of a text that ends inside an escape sequence, and
     /// the process traps (found by the fuzzer: `{"query": "\"a\\u"}`).
     @Test(arguments: [#""a\u"#, #"{ getPost(id: "a\u00"#, #"{ getPost(id: "a\"#, #""""\"#])
