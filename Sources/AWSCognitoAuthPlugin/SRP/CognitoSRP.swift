@@ -43,10 +43,11 @@ public struct CognitoSRP: Sendable {
     /// The client's public value `A = g^a mod N`.
     let largeA: BigUInt
 
-    /// A new exchange for the pool `poolId`, with a random private value.
+    /// A new exchange for the pool `poolId`, with a random 256-bit private value (RFC 5054 asks
+    /// for at least 256 bits; a longer one only makes each sign-in slower).
     public init(poolId: String) {
         var generator = SystemRandomNumberGenerator()
-        let bytes = Data((0..<128).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let bytes = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         self.init(poolId: poolId, privateA: BigUInt(bytes) % Self.prime)
     }
 
