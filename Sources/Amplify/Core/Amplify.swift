@@ -85,9 +85,11 @@ public enum Amplify {
             return state.plugins
         }
         // Auth first: the other categories take their tokens and credentials from it.
+        let auth = plugins.lazy.compactMap { $0 as? any AuthCategoryPlugin }.first
         let ordered =
             plugins.filter { $0 is any AuthCategoryPlugin } + plugins.filter { !($0 is any AuthCategoryPlugin) }
         for plugin in ordered {
+            (plugin as? any AuthCategoryPluginUser)?.useAuthPlugin(auth)
             if let authPlugin = plugin as? any AuthCategoryPlugin {
                 try authPlugin.configure(with: resolved)
                 continue
