@@ -31,6 +31,9 @@ actor CognitoAuthEngine {
     private var isExpired = false
     /// Why the last refresh of identity pool credentials failed, reported by the next session.
     private var identityError: AuthError?
+    /// Counts sign-ins and sign-outs: a refresh that started for an earlier session drops what
+    /// it got rather than write it over the new one.
+    private var generation = 0
 
     init(
         configuration: AWSCognitoAuthConfiguration,
@@ -339,6 +342,7 @@ actor CognitoAuthEngine {
             tokens: tokens
         )
         refresh = nil
+        generation += 1
         isExpired = false
         identityError = nil
         // Guest credentials and identity give way to the user's.
@@ -404,10 +408,12 @@ actor CognitoAuthEngine {
 
     private func refreshSession(force: Bool) async -> CognitoSessionData {
         let deadline = now().addingTimeInterval(refreshMargin)
+        let started = generation
         if let user = session.user, !isExpired, force || user.tokens.expiration <= deadline {
             do {
-                try await refreshTokens(user)
+                try await refreshTokens(user, generation: started)
             } catch {
+                guard generation == started else { return session }
                 if error.cognitoExceptionName == "NotAuthorizedException" {
                     isExpired = true
                     hub.dispatch(to: .auth, payload: HubPayload(eventName: HubPayload.EventName.Auth.sessionExpired))
@@ -418,16 +424,21 @@ actor CognitoAuthEngine {
         }
         if configuration.identityPool != nil, !(session.user != nil && isExpired) {
             do {
-                try await refreshCredentials(force: force)
-                identityError = nil
+                try await refreshCredentials(generation: started)
+                if generation == started { identityError = nil }
             } catch {
-                identityError = error
+                if generation == started { identityError = error }
             }
         }
         return session
     }
 
-    private func refreshTokens(_ user: CognitoSessionData.SignedInUser) async throws(AuthError) {
+    private func refreshTokens(
+        _ user: CognitoSessionData.SignedInUser,
+        generation started: Int
+    )
+        async throws(AuthError)
+    {
         let (pool, client) = try userPool()
         var parameters: [String: JSONValue] = ["REFRESH_TOKEN": .string(user.tokens.refreshToken)]
         if let hash = secretHash(user.username) { parameters["SECRET_HASH"] = .string(hash) }
@@ -442,12 +453,14 @@ actor CognitoAuthEngine {
         guard let result = output["AuthenticationResult"] else {
             throw .service("REFRESH_TOKEN_AUTH answered no AuthenticationResult.", "Sign in again.")
         }
+        let tokens = try tokens(from: result, refreshToken: user.tokens.refreshToken)
+        guard generation == started else { return }
         var new = session
-        new.user?.tokens = try tokens(from: result, refreshToken: user.tokens.refreshToken)
+        new.user?.tokens = tokens
         try commit(new)
     }
 
-    private func refreshCredentials(force: Bool) async throws(AuthError) {
+    private func refreshCredentials(generation started: Int) async throws(AuthError) {
         guard let identityPool = configuration.identityPool, let client = identityClient else { return }
         var logins: [String: JSONValue] = [:]
         if let user = session.user {
@@ -458,18 +471,18 @@ actor CognitoAuthEngine {
             logins[provider] = .string(user.tokens.idToken)
         }
         let authenticated = session.user != nil
-        var new = session
-        if new.identityId == nil || new.identityIsAuthenticated != authenticated {
+        var identityId = session.identityId
+        if identityId == nil || session.identityIsAuthenticated != authenticated {
             var input: [String: JSONValue] = ["IdentityPoolId": .string(identityPool.poolId)]
             if !logins.isEmpty { input["Logins"] = .object(logins) }
             let output = try await client.call("GetId", input)
             guard let id = output["IdentityId"]?.stringValue else {
                 throw .service("GetId answered no IdentityId.", "Check the identity pool id in the configuration.")
             }
-            new.identityId = id
-            new.identityIsAuthenticated = authenticated
+            identityId = id
         }
-        var input: [String: JSONValue] = ["IdentityId": .string(new.identityId!)]
+        guard let identityId else { return }
+        var input: [String: JSONValue] = ["IdentityId": .string(identityId)]
         if !logins.isEmpty { input["Logins"] = .object(logins) }
         let output = try await client.call("GetCredentialsForIdentity", input)
         guard let credentials = output["Credentials"], let accessKeyId = credentials["AccessKeyId"]?.stringValue,
@@ -480,6 +493,10 @@ actor CognitoAuthEngine {
                 "Check that the identity pool's roles can be assumed."
             )
         }
+        guard generation == started else { return }
+        var new = session
+        new.identityId = identityId
+        new.identityIsAuthenticated = authenticated
         new.credentials = CognitoSessionData.Credentials(
             accessKeyId: accessKeyId,
             secretAccessKey: secretKey,
@@ -566,6 +583,7 @@ actor CognitoAuthEngine {
         let previous = session
         pending = nil
         refresh = nil
+        generation += 1
         var globalError: AuthError?
         var revokeError: AuthError?
         if let user = previous.user, let pool = configuration.userPool, let client = userPoolClient {
