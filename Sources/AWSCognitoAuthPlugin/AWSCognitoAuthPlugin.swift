@@ -58,6 +58,37 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
         engine.withLock { $0 }?.configuration
     }
 
+    /// Configures the plugin from whichever Auth configuration `configuration` holds: the
+    /// `auth.plugins.awsCognitoAuthPlugin` section of `amplifyconfiguration.json`, the `auth`
+    /// section of a Gen2 `amplify_outputs.json`, or the `CognitoUserPool` and
+    /// `CredentialsProvider` sections of an `awsconfiguration.json`; else with the configuration
+    /// the plugin was created with.
+    ///
+    /// - Throws: `ConfigurationError` naming the missing or invalid key, or when the plugin was
+    ///   created with a configuration and the file has one too.
+    public func configure(with configuration: AmplifyConfiguration?) throws {
+        let json = configuration?.json
+        if let section = configuration?.pluginConfiguration(category: "auth", key: key) {
+            return try configure(using: section)
+        }
+        let parsed: AWSCognitoAuthConfiguration? =
+            if let json, json["version"] != nil, json["auth"] != nil {
+                try AWSCognitoAuthConfiguration(amplifyOutputs: json)
+            } else if let json, json["CognitoUserPool"] != nil || json["CredentialsProvider"] != nil {
+                try AWSCognitoAuthConfiguration(awsConfiguration: json)
+            } else {
+                nil
+            }
+        guard let parsed else { return try configure(using: nil) }
+        if initialConfiguration != nil {
+            throw ConfigurationError(
+                "AWSCognitoAuthPlugin was created with a configuration, and the configuration file has one too. "
+                    + "Remove one of them."
+            )
+        }
+        try configure(parsed)
+    }
+
     /// Configures the plugin from the `auth.plugins.awsCognitoAuthPlugin` section of
     /// `amplifyconfiguration.json`, or with the configuration it was created with.
     ///

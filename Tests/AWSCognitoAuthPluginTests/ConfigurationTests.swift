@@ -137,3 +137,53 @@ import Testing
         #expect(plugin.configuration?.userPool?.appClientSecret == "shh")
     }
 }
+
+/// The other configuration files: Gen2 `amplify_outputs.json` and `awsconfiguration.json`.
+@Suite struct OtherConfigurationFileTests {
+    @Test func amplifyOutputsAuthSection() throws {
+        let json: JSONValue = [
+            "version": "1.3",
+            "auth": [
+                "user_pool_id": "us-east-1_Abc", "user_pool_client_id": "7abc", "aws_region": "us-east-1",
+                "identity_pool_id": "us-east-1:1111", "unauthenticated_identities_enabled": true,
+            ],
+        ]
+        let plugin = AWSCognitoAuthPlugin(sessionStore: InMemoryAuthSessionStore())
+        try plugin.configure(with: AmplifyConfiguration(json: json))
+        #expect(
+            plugin.configuration
+                == AWSCognitoAuthConfiguration(
+                    userPool: .init(poolId: "us-east-1_Abc", appClientId: "7abc", region: "us-east-1"),
+                    identityPool: .init(poolId: "us-east-1:1111", region: "us-east-1")
+                )
+        )
+        #expect(
+            throws: ConfigurationError(
+                "amplify_outputs.json auth.user_pool_client_id is missing. Add the app client's id."
+            )
+        ) {
+            try AWSCognitoAuthConfiguration(
+                amplifyOutputs: ["version": "1.3", "auth": ["user_pool_id": "p", "aws_region": "us-east-1"]]
+            )
+        }
+    }
+
+    @Test func awsConfigurationSections() throws {
+        let json: JSONValue = [
+            "CognitoUserPool": ["Default": ["PoolId": "us-east-1_Abc", "AppClientId": "7abc", "Region": "us-east-1"]],
+            "AppSync": ["Default": ["ApiUrl": "https://x/graphql"]],
+        ]
+        let plugin = AWSCognitoAuthPlugin(sessionStore: InMemoryAuthSessionStore())
+        try plugin.configure(with: AmplifyConfiguration(json: json))
+        #expect(plugin.configuration?.userPool?.poolId == "us-east-1_Abc")
+        #expect(
+            throws: ConfigurationError(
+                "awsconfiguration.json: CognitoUserPool.Default.Region is missing. Add it to the configuration."
+            )
+        ) {
+            try AWSCognitoAuthConfiguration(
+                awsConfiguration: ["CognitoUserPool": ["Default": ["PoolId": "p", "AppClientId": "c"]]]
+            )
+        }
+    }
+}

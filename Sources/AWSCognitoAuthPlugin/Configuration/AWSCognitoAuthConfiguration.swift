@@ -113,8 +113,57 @@ extension AWSCognitoAuthConfiguration {
         try self.init(section: section, prefix: Self.sectionName)
     }
 
-    /// Reads a section shaped as `awsCognitoAuthPlugin`, naming keys under `prefix` in errors.
+    /// Reads the top level of an `awsconfiguration.json`, which has the same `CognitoUserPool`,
+    /// `CredentialsProvider` and `Auth` sections.
+    ///
+    /// - Throws: `ConfigurationError` naming the missing or invalid key and the fix.
+    public init(awsConfiguration json: JSONValue) throws {
+        try self.init(section: json, prefix: "awsconfiguration.json:")
+    }
+
+    /// Reads the `auth` section of a Gen2 `amplify_outputs.json`: `user_pool_id`,
+    /// `user_pool_client_id`, `aws_region` and `identity_pool_id`.
+    ///
+    /// - Throws: `ConfigurationError` naming the missing or invalid key and the fix.
+    public init(amplifyOutputs json: JSONValue) throws {
+        guard let auth = json["auth"], case .object = auth else {
+            throw ConfigurationError(
+                "amplify_outputs.json has no auth section. Add auth to your backend and write the file again."
+            )
+        }
+        func string(_ key: String) throws -> String? {
+            guard let value = auth[key], !value.isNull else { return nil }
+            guard let text = value.stringValue, !text.isEmpty else {
+                throw ConfigurationError("amplify_outputs.json auth.\(key) must be a non-empty string.")
+            }
+            return text
+        }
+        guard let region = try string("aws_region") else {
+            throw ConfigurationError("amplify_outputs.json auth.aws_region is missing. Add the pools' region.")
+        }
+        if let poolId = try string("user_pool_id") {
+            guard let clientId = try string("user_pool_client_id") else {
+                throw ConfigurationError(
+                    "amplify_outputs.json auth.user_pool_client_id is missing. Add the app client's id."
+                )
+            }
+            userPool = UserPool(poolId: poolId, appClientId: clientId, region: region)
+        }
+        if let poolId = try string("identity_pool_id") {
+            identityPool = IdentityPool(poolId: poolId, region: region)
+        }
+        guard userPool != nil || identityPool != nil else {
+            throw ConfigurationError(
+                "amplify_outputs.json auth has neither user_pool_id nor identity_pool_id. Write the file again."
+            )
+        }
+        authenticationFlowType = .userSRP
+    }
+
+    /// Reads a section shaped as `awsCognitoAuthPlugin`, naming keys after `prefix` in errors
+    /// (joined with a dot, or a space after a file name ending in a colon).
     init(section: JSONValue, prefix: String) throws {
+        let base = prefix.hasSuffix(":") ? "\(prefix) " : "\(prefix)."
         guard case .object = section else {
             throw ConfigurationError("\(prefix) is not an object. Write it as amplify init writes it.")
         }
@@ -139,7 +188,7 @@ extension AWSCognitoAuthConfiguration {
             return url
         }
         if let pool = section.value(at: "CognitoUserPool.Default") {
-            let path = "\(prefix).CognitoUserPool.Default"
+            let path = "\(base)CognitoUserPool.Default"
             userPool = UserPool(
                 poolId: try string(pool, "PoolId", path, required: true)!,
                 appClientId: try string(pool, "AppClientId", path, required: true)!,
@@ -149,7 +198,7 @@ extension AWSCognitoAuthConfiguration {
             )
         }
         if let pool = section.value(at: "CredentialsProvider.CognitoIdentity.Default") {
-            let path = "\(prefix).CredentialsProvider.CognitoIdentity.Default"
+            let path = "\(base)CredentialsProvider.CognitoIdentity.Default"
             identityPool = IdentityPool(
                 poolId: try string(pool, "PoolId", path, required: true)!,
                 region: try string(pool, "Region", path, required: true)!,
@@ -166,7 +215,7 @@ extension AWSCognitoAuthConfiguration {
         if let flow = section.value(at: "Auth.Default.authenticationFlowType") {
             guard let text = flow.stringValue, let type = AuthenticationFlowType(rawValue: text) else {
                 throw ConfigurationError(
-                    "\(prefix).Auth.Default.authenticationFlowType is \(flow.stringValue ?? "\(flow)"); use USER_SRP_AUTH or USER_PASSWORD_AUTH."
+                    "\(base)Auth.Default.authenticationFlowType is \(flow.stringValue ?? "\(flow)"); use USER_SRP_AUTH or USER_PASSWORD_AUTH."
                 )
             }
             authenticationFlowType = type
