@@ -336,9 +336,15 @@ actor CognitoAuthEngine {
         let tokens = try tokens(from: result, refreshToken: nil)
         let claims = JWTClaims.of(tokens.accessToken)
         let idClaims = JWTClaims.of(tokens.idToken)
+        guard let sub = claims?["sub"]?.stringValue ?? idClaims?["sub"]?.stringValue else {
+            throw .service(
+                "The user pool's tokens carry no sub claim, so the user has no id.",
+                "Check that the endpoint is a Cognito user pool issuing JWT access and ID tokens."
+            )
+        }
         let user = CognitoSessionData.SignedInUser(
             username: claims?["username"]?.stringValue ?? idClaims?["cognito:username"]?.stringValue ?? username,
-            userId: claims?["sub"]?.stringValue ?? idClaims?["sub"]?.stringValue ?? "",
+            userId: sub,
             tokens: tokens
         )
         refresh = nil
