@@ -371,12 +371,22 @@ actor CognitoAuthEngine {
                 "Check that the app client issues all three tokens."
             )
         }
-        let expiresIn = result["ExpiresIn"]?.doubleValue ?? 3600
+        let expiration: Date
+        if let expiresIn = result["ExpiresIn"]?.doubleValue {
+            expiration = now().addingTimeInterval(expiresIn)
+        } else if let exp = JWTClaims.of(accessToken)?["exp"]?.doubleValue {
+            expiration = Date(timeIntervalSince1970: exp)
+        } else {
+            throw .service(
+                "The AuthenticationResult has no ExpiresIn and the access token no exp claim.",
+                "Check that the endpoint is a Cognito user pool."
+            )
+        }
         return AWSCognitoUserPoolTokens(
             idToken: idToken,
             accessToken: accessToken,
             refreshToken: refresh,
-            expiration: now().addingTimeInterval(expiresIn)
+            expiration: expiration
         )
     }
 
