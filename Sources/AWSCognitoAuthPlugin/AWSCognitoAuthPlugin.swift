@@ -258,6 +258,10 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
     public func update(oldPassword: String, to newPassword: String) async throws {
         try await configured().changePassword(old: oldPassword, new: newPassword)
     }
+
+    public func deleteUser() async throws {
+        try await configured().deleteUser()
+    }
 }
 
 /// The Cognito plugin's options of `signIn`.

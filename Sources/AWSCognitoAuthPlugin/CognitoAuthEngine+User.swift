@@ -57,4 +57,10 @@ extension CognitoAuthEngine {
         input["ConfirmationCode"] = .string(code)
         _ = try await client.call("ConfirmForgotPassword", input)
     }
+
+    func deleteUser() async throws(AuthError) {
+        let (_, client) = try userPool()
+        _ = try await client.call("DeleteUser", ["AccessToken": .string(try await accessToken())])
+        try forgetDeletedUser()
+    }
 }

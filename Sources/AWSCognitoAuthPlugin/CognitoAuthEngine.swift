@@ -184,12 +184,16 @@ actor CognitoAuthEngine {
         pending = nil
         var parameters: [String: JSONValue] = ["USERNAME": .string(username)]
         if let hash = secretHash(username) { parameters["SECRET_HASH"] = .string(hash) }
-        let srp = CognitoSRP(poolId: pool.poolId)
+        // Only SRP pays for the exponentiation of A.
+        var srp: CognitoSRP?
         switch flow {
         case .userPassword: parameters["PASSWORD"] = .string(password)
-        case .userSRP: parameters["SRP_A"] = .string(srp.publicA)
+        case .userSRP:
+            let exchange = CognitoSRP(poolId: pool.poolId)
+            parameters["SRP_A"] = .string(exchange.publicA)
+            srp = exchange
         }
-        do {
+        do throws(AuthError) {
             var output = try await client.call(
                 "InitiateAuth",
                 [
@@ -199,6 +203,12 @@ actor CognitoAuthEngine {
                 ]
             )
             if output["ChallengeName"]?.stringValue == "PASSWORD_VERIFIER" {
+                guard let srp else {
+                    throw AuthError.service(
+                        "The user pool answered USER_PASSWORD_AUTH with a PASSWORD_VERIFIER challenge.",
+                        "Check that the endpoint is a Cognito user pool."
+                    )
+                }
                 output = try await verifyPassword(output, srp: srp, username: username, password: password)
             }
             return try await handleSignIn(output, username: username)
@@ -636,6 +646,17 @@ actor CognitoAuthEngine {
             return .partial(revokeTokenError: revokeError, globalSignOutError: globalError)
         }
         return .complete
+    }
+
+    /// Forgets the session of a user whose account was deleted, and tells the hub.
+    func forgetDeletedUser() throws(AuthError) {
+        pending = nil
+        refresh = nil
+        generation += 1
+        isExpired = false
+        identityError = nil
+        try commit(CognitoSessionData())
+        hub.dispatch(to: .auth, payload: HubPayload(eventName: HubPayload.EventName.Auth.userDeleted))
     }
 
     static func delivery(_ details: JSONValue?) -> AuthCodeDeliveryDetails? {

@@ -139,6 +139,7 @@ final class StubAuthPlugin: AuthCategoryPlugin {
         throw Self.unsupported
     }
     func update(oldPassword: String, to newPassword: String) async throws { throw Self.unsupported }
+    func deleteUser() async throws { throw Self.unsupported }
 
     struct SignedOut: AuthSignOutResult {}
 }

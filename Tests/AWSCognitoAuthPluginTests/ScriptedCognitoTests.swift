@@ -86,4 +86,31 @@ import Testing
                 == ["Token": "refresh-token", "ClientId": "client", "ClientSecret": "shh"]
         )
     }
+
+    @Test func deletingTheUserSignsOutAndTellsTheHub() async throws {
+        let transport = ScriptedCognito(holdGetId: false)
+        let hub = HubCategory()
+        let events = HubRecorder(hub)
+        let auth = AWSCognitoAuthPlugin(
+            sessionStore: InMemoryAuthSessionStore(),
+            transport: transport,
+            hub: hub,
+            configuration: AWSCognitoAuthConfiguration(
+                userPool: .init(poolId: "us-east-1_Abc", appClientId: "client", region: "us-east-1"),
+                authenticationFlowType: .userPassword
+            )
+        )
+        try auth.configure(using: nil)
+        _ = try await auth.signIn(username: "alice", password: "Secret-pass1!", options: nil)
+        try await auth.deleteUser()
+        #expect(transport.input(of: "DeleteUser") == ["AccessToken": .string(ScriptedCognito.accessToken)])
+        #expect(events.eventNames == [HubPayload.EventName.Auth.signedIn, HubPayload.EventName.Auth.userDeleted])
+        #expect(try await auth.fetchAuthSession(options: nil).isSignedIn == false)
+        await #expect {
+            try await auth.deleteUser()
+        } throws: { error in
+            guard let error = error as? AuthError, case .signedOut = error else { return false }
+            return error.errorDescription == "There is no user signed in."
+        }
+    }
 }

@@ -96,6 +96,12 @@ public protocol AuthCategory: Sendable {
     ///
     /// - Throws: ``AuthError``: `notAuthorized` when `oldPassword` is wrong.
     func update(oldPassword: String, to newPassword: String) async throws
+
+    /// Deletes the signed-in user's account and signs them out; `Auth.userDeleted` follows on
+    /// the hub.
+    ///
+    /// - Throws: ``AuthError``: `signedOut` when nobody is signed in.
+    func deleteUser() async throws
 }
 
 extension AuthCategory {

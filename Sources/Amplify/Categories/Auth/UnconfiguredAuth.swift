@@ -44,4 +44,5 @@ struct UnconfiguredAuth: AuthCategory {
         throw Self.error
     }
     func update(oldPassword: String, to newPassword: String) async throws { throw Self.error }
+    func deleteUser() async throws { throw Self.error }
 }
