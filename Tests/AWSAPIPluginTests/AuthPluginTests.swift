@@ -56,6 +56,23 @@ extension AmplifyAPITests {
             await Amplify.reset()
         }
 
+        @Test func credentialsTheAPIPluginWasCreatedWithWinOverTheAuthPlugins() async throws {
+            let transport = InMemoryTransport(body: "{}")
+            await Amplify.reset()
+            try Amplify.add(plugin: StubAuthPlugin())
+            try Amplify.add(
+                plugin: AWSAPIPlugin(
+                    credentialsProvider: StaticCredentialsProvider(accessKeyId: "AKIDOWN", secretAccessKey: "secret"),
+                    transport: transport
+                )
+            )
+            try Amplify.configure(Self.configuration)
+            _ = try await Amplify.API.get(request: RESTRequest(apiName: "iam", path: "/items"))
+            let authorization = try #require(transport.requests.last?.headers["authorization"])
+            #expect(authorization.hasPrefix("AWS4-HMAC-SHA256 Credential=AKIDOWN/"), "\(authorization)")
+            await Amplify.reset()
+        }
+
         @Test func withoutAnAuthPluginTheFactoryIsStillRequired() async throws {
             await Amplify.reset()
             try Amplify.add(plugin: AWSAPIPlugin(transport: InMemoryTransport(body: "{}")))
