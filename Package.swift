@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "AWSAPIPlugin", targets: ["AWSAPIPlugin"]),
         .library(name: "AWSDataStorePlugin", targets: ["AWSDataStorePlugin"]),
         .library(name: "AWSAppSync", targets: ["AWSAppSync"]),
+        .library(name: "AWSCognitoAuthPlugin", targets: ["AWSCognitoAuthPlugin"]),
         .library(name: "StratusCodegen", targets: ["StratusCodegen"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
@@ -33,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        .package(url: "https://github.com/attaswift/BigInt", from: "6.0.0"),
     ],
     targets: [
         // The model runtime shared by generated code, the API category and DataStore.
@@ -52,6 +54,17 @@ let package = Package(
         .target(name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
         // The AppSync client's runtime: what the operations generated into API.swift build on.
         .target(name: "AWSAppSync", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
+        // The Auth category on Cognito: user pools (SRP and password sign-in) and identity pools.
+        .target(
+            name: "AWSCognitoAuthPlugin",
+            dependencies: [
+                "Amplify",
+                "AWSPluginsCore",
+                .product(name: "BigInt", package: "BigInt"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // Text bound and read with its length, NUL included, for DataStore and the server's store.
         .target(
             name: "SQLiteExactText",
@@ -177,6 +190,15 @@ let package = Package(
         .testTarget(
             name: "AWSAPIPluginTests",
             dependencies: ["AWSAPIPlugin", "BlogModels", "StratusTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AWSCognitoAuthPluginTests",
+            dependencies: [
+                "AWSCognitoAuthPlugin", "AWSAPIPlugin", "StratusTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["Reference"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -20,13 +20,14 @@ import Synchronization
 ///
 /// Every dependency can be passed in, which is how tests and tools build the plugin: the
 /// credentials of `AWS_IAM`, the HTTP transport, the retry policy and the clock.
-public final class AWSAPIPlugin: APICategoryPlugin {
+public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
     /// `awsAPIPlugin`, the plugin's key in `amplifyconfiguration.json`.
     public let key = "awsAPIPlugin"
 
     /// The token providers of `AMAZON_COGNITO_USER_POOLS`, `OPENID_CONNECT` and `AWS_LAMBDA`.
     public var apiAuthProviderFactory: APIAuthProviderFactory { factory.value }
-    /// The credentials `AWS_IAM` signs with.
+    /// The credentials `AWS_IAM` signs with when no Auth plugin provides them: the ones the
+    /// plugin was created with, or the environment's.
     public let credentialsProvider: any AWSCredentialsProvider
     /// What sends the requests.
     public let transport: any HTTPTransport
@@ -38,11 +39,16 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     public let realTimeConfiguration: AppSyncRealTimeConfiguration
 
     private let factory: SharedAuthProviderFactory
+    /// Whether the plugin was created with a credentials provider, which then wins over the Auth plugin's.
+    private let hasOwnCredentialsProvider: Bool
     private let initialConfiguration: AWSAPIPluginConfiguration?
 
     private struct State {
         var configuration: AWSAPIPluginConfiguration?
         var interceptors: [String: [any URLRequestInterceptor]] = [:]
+        /// The Auth plugin added to Amplify next to this one, which provides user pool tokens and
+        /// AWS credentials.
+        var authPlugin: (any AuthCategoryPlugin)?
         /// One real-time connection per API and auth mode.
         var realTimeClients: [String: AppSyncRealTimeClient] = [:]
     }
@@ -53,8 +59,9 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     ///
     /// - Parameters:
     ///   - apiAuthProviderFactory: The token providers of the modes that send a token.
-    ///   - credentialsProvider: The credentials of `AWS_IAM`; by default the environment's
-    ///     `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`.
+    ///   - credentialsProvider: The credentials of `AWS_IAM`; by default those of the Auth plugin
+    ///     added to Amplify (an identity pool's guest or signed-in credentials), or without one
+    ///     the environment's `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`.
     ///   - transport: What sends the requests; by default `URLSession` data tasks.
     ///   - retryPolicy: When requests that failed with 5xx or 429 are sent again.
     ///   - clock: The date of signatures and the waits between retries.
@@ -63,7 +70,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     ///     then fails if the file configures the plugin too.
     public init(
         apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory(),
-        credentialsProvider: any AWSCredentialsProvider = EnvironmentCredentialsProvider(),
+        credentialsProvider: (any AWSCredentialsProvider)? = nil,
         transport: any HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy = .standard,
         clock: APIClock = .system,
@@ -71,7 +78,8 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         configuration: AWSAPIPluginConfiguration? = nil
     ) {
         self.factory = SharedAuthProviderFactory(value: apiAuthProviderFactory)
-        self.credentialsProvider = credentialsProvider
+        self.credentialsProvider = credentialsProvider ?? EnvironmentCredentialsProvider()
+        self.hasOwnCredentialsProvider = credentialsProvider != nil
         self.transport = transport
         self.retryPolicy = retryPolicy
         self.clock = clock
@@ -134,7 +142,10 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     /// - Throws: `ConfigurationError` when an API's authorization mode lacks what it needs
     ///   (an API key, a region, a token provider) or an interceptor names an unknown API.
     public func configure(_ configuration: AWSAPIPluginConfiguration) throws {
-        try configuration.validate(apiAuthProviderFactory: apiAuthProviderFactory)
+        try configuration.validate(
+            apiAuthProviderFactory: apiAuthProviderFactory,
+            hasAuthPlugin: state.withLock { $0.authPlugin != nil }
+        )
         try state.withLock { state in
             for name in state.interceptors.keys.sorted() where configuration.endpoints[name] == nil {
                 throw ConfigurationError(
@@ -184,7 +195,14 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         }
     }
 
-    /// Forgets the configuration and the interceptors.
+    /// Takes user pool tokens (for `AMAZON_COGNITO_USER_POOLS`, when the factory provides none)
+    /// and AWS credentials (for `AWS_IAM`, when the plugin was created without a credentials
+    /// provider) from `plugin`; `Amplify.configure()` calls it with the Auth plugin added.
+    package func useAuthPlugin(_ plugin: (any AuthCategoryPlugin)?) {
+        state.withLock { $0.authPlugin = plugin }
+    }
+
+    /// Forgets the configuration, the interceptors and the Auth plugin.
     public func reset() async {
         state.withLock { $0 = State() }
     }
@@ -200,7 +218,9 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         type: AWSAPIPluginConfiguration.EndpointType,
         authMode: AWSAuthorizationType?
     ) throws -> RequestPipeline {
-        let (configuration, interceptors) = state.withLock { ($0.configuration, $0.interceptors) }
+        let (configuration, interceptors, authPlugin) = state.withLock {
+            ($0.configuration, $0.interceptors, $0.authPlugin)
+        }
         guard let configuration else {
             throw APIError.invalidConfiguration(
                 "AWSAPIPlugin is not configured.",
@@ -215,7 +235,10 @@ public final class AWSAPIPlugin: APICategoryPlugin {
                 mode: authMode ?? endpoint.authorizationType,
                 isOverride: authMode != nil,
                 apiAuthProviderFactory: factory,
-                credentialsProvider: credentialsProvider,
+                authPlugin: authPlugin,
+                credentialsProvider: hasOwnCredentialsProvider
+                    ? credentialsProvider
+                    : authPlugin.map { AuthPluginCredentialsProvider(auth: $0) } ?? credentialsProvider,
                 clock: clock
             ),
             interceptors: interceptors[endpoint.name] ?? [],

@@ -84,7 +84,8 @@ public final class LocalBackend: Sendable {
         return (task, bound)
     }
 
-    /// Starts a backend for `schema` with API key (default) and IAM modes.
+    /// Starts a backend for `schema` with API key (default) and IAM modes. IAM accepts
+    /// ``credentials`` and `otherIAMCredentials` (such as an identity pool's).
     ///
     /// - Throws: ``SchemaError`` for a bad schema, or what the server throws when it cannot start.
     public static func start(
@@ -95,7 +96,8 @@ public final class LocalBackend: Sendable {
         lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)? = nil,
         userPool: UserPoolAuthorization? = nil,
         openIDConnect: OIDCAuthorization? = nil,
-        restAPIs: [RESTAPI] = []
+        restAPIs: [RESTAPI] = [],
+        otherIAMCredentials: [AWSCredentials] = []
     ) async throws -> LocalBackend {
         let schema = try SchemaParser().parse(source)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -112,13 +114,13 @@ public final class LocalBackend: Sendable {
             defaultMode: defaultMode,
             additionalModes: additionalModes,
             apiKeys: [APIKey(value: apiKey)],
-            iamCredentials: [
+            iamCredentials: ([credentials] + otherIAMCredentials).map {
                 IAMCredential(
-                    accessKeyId: credentials.accessKeyId,
-                    secretAccessKey: credentials.secretAccessKey,
-                    sessionToken: credentials.sessionToken
+                    accessKeyId: $0.accessKeyId,
+                    secretAccessKey: $0.secretAccessKey,
+                    sessionToken: $0.sessionToken
                 )
-            ],
+            },
             lambdaAuthorizer: lambdaAuthorizer,
             userPool: userPool,
             openIDConnect: openIDConnect

@@ -23,6 +23,16 @@ public struct MotoUserPool: Sendable, Decodable {
     public var otherClientId: String
     /// A user of another pool, signed with the same key (moto has one key for every pool).
     public var foreignPoolId: String
+    /// moto's URL, which serves the user pool and identity pool services (`http://127.0.0.1:PORT`).
+    public var endpoint: String
+    /// An app client of the pool that allows SRP, password and refresh-token sign-ins.
+    public var authClientId: String
+    /// An app client of the pool with a secret, allowing the same sign-ins.
+    public var secretClientId: String
+    /// The secret of ``secretClientId``.
+    public var clientSecret: String
+    /// An identity pool that allows guests and trusts the pool through ``authClientId``.
+    public var identityPoolId: String
 
     /// The `iss` of the pool's tokens.
     public var issuer: String { "https://cognito-idp.us-east-1.amazonaws.com/\(poolId)" }

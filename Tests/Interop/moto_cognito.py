@@ -2,7 +2,9 @@
 
 Prints one JSON line: the JWKS URL, the pool's issuer and client, and real tokens issued by
 moto (ID and access tokens of a user in the group "Admins", a token of another client of the
-same pool, and a token of another pool). Keeps moto running until standard input closes, so
+same pool, and a token of another pool); for Auth clients, moto's endpoint, an app client
+allowing SRP, password and refresh sign-ins, one with a secret, and an identity pool that
+allows guests and trusts the pool. Keeps moto running until standard input closes, so
 that the server under test can fetch the JWKS document.
 """
 
@@ -63,6 +65,28 @@ def main():
     )["UserPoolClient"]["ClientId"]
     foreign_pool, foreign_client = pool_with_user("foreign", "mallory", [])
 
+    all_flows = flows + ["ALLOW_USER_SRP_AUTH"]
+    auth_client = cognito.create_user_pool_client(
+        UserPoolId=pool, ClientName="auth-app", ExplicitAuthFlows=all_flows
+    )["UserPoolClient"]["ClientId"]
+    secret_client = cognito.create_user_pool_client(
+        UserPoolId=pool, ClientName="secret-app", ExplicitAuthFlows=all_flows, GenerateSecret=True
+    )["UserPoolClient"]
+    identity = boto3.client(
+        "cognito-identity",
+        region_name="us-east-1",
+        endpoint_url=url,
+        aws_access_key_id="moto",
+        aws_secret_access_key="moto",
+    )
+    identity_pool = identity.create_identity_pool(
+        IdentityPoolName="main",
+        AllowUnauthenticatedIdentities=True,
+        CognitoIdentityProviders=[
+            {"ProviderName": f"cognito-idp.us-east-1.amazonaws.com/{pool}", "ClientId": auth_client}
+        ],
+    )["IdentityPoolId"]
+
     alice = sign_in(client, "alice")
     bob = sign_in(client, "bob")
     print(
@@ -76,6 +100,11 @@ def main():
                 "bobId": bob["IdToken"],
                 "otherClientId": sign_in(other_client, "alice")["IdToken"],
                 "foreignPoolId": sign_in(foreign_client, "mallory")["IdToken"],
+                "endpoint": url,
+                "authClientId": auth_client,
+                "secretClientId": secret_client["ClientId"],
+                "clientSecret": secret_client["ClientSecret"],
+                "identityPoolId": identity_pool,
             }
         ),
         flush=True,

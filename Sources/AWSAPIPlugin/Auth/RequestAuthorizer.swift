@@ -14,6 +14,8 @@ struct RequestAuthorizer: Sendable {
     /// Whether the request chose `mode`, rather than the API's default.
     let isOverride: Bool
     let apiAuthProviderFactory: SharedAuthProviderFactory
+    /// The Auth plugin added to Amplify, which provides user pool tokens the factory does not.
+    let authPlugin: (any AuthCategoryPlugin)?
     let credentialsProvider: any AWSCredentialsProvider
     let clock: APIClock
 
@@ -67,7 +69,9 @@ struct RequestAuthorizer: Sendable {
         let providerName = mode.tokenProviderName ?? "tokenProvider"
         let provider: (any AmplifyAuthTokenProvider)? =
             switch mode {
-            case .amazonCognitoUserPools: apiAuthProviderFactory.value.userPoolsAuthProvider()
+            case .amazonCognitoUserPools:
+                apiAuthProviderFactory.value.userPoolsAuthProvider()
+                    ?? authPlugin.map { AuthPluginUserPoolsProvider(auth: $0) }
             case .openIDConnect: apiAuthProviderFactory.value.oidcAuthProvider()
             case .function: apiAuthProviderFactory.value.functionAuthProvider()
             case .none, .apiKey, .awsIAM: nil
@@ -92,6 +96,12 @@ struct RequestAuthorizer: Sendable {
         } catch let error as APIError {
             throw error
         } catch {
+            if let provider = provider as? AuthPluginUserPoolsProvider {
+                throw APIError.operationError(
+                    "The Auth plugin '\(provider.auth.key)' has no user pool token for \(mode.rawValue): \(sentence: error)",
+                    "Sign the user in with Amplify.Auth.signIn(username:password:) first."
+                )
+            }
             throw APIError.operationError(
                 "The \(providerName)() of the APIAuthProviderFactory failed to return a token for \(mode.rawValue): \(sentence: error)",
                 "Check that the user is signed in and that getLatestAuthToken() returns their token."

@@ -6,9 +6,9 @@ extension AWSAPIPluginConfiguration {
     /// modes that send a token.
     ///
     /// - Throws: `ConfigurationError` naming the key and the fix.
-    func validate(apiAuthProviderFactory: APIAuthProviderFactory) throws {
+    func validate(apiAuthProviderFactory: APIAuthProviderFactory, hasAuthPlugin: Bool = false) throws {
         for name in endpoints.keys.sorted() {
-            try endpoints[name]!.validate(apiAuthProviderFactory: apiAuthProviderFactory)
+            try endpoints[name]!.validate(apiAuthProviderFactory: apiAuthProviderFactory, hasAuthPlugin: hasAuthPlugin)
         }
         if let defaultGraphQLAPIName, endpoints[defaultGraphQLAPIName]?.endpointType != .graphQL {
             let names = endpoints.values.filter { $0.endpointType == .graphQL }.map(\.name).sorted()
@@ -21,7 +21,7 @@ extension AWSAPIPluginConfiguration {
 }
 
 extension AWSAPIPluginConfiguration.Endpoint {
-    func validate(apiAuthProviderFactory: APIAuthProviderFactory) throws {
+    func validate(apiAuthProviderFactory: APIAuthProviderFactory, hasAuthPlugin: Bool) throws {
         if apiKey == nil {
             if authorizationType == .apiKey {
                 throw ConfigurationError(
@@ -43,7 +43,8 @@ extension AWSAPIPluginConfiguration.Endpoint {
             )
         }
         if let provider = authorizationType.tokenProviderName,
-            !apiAuthProviderFactory.hasTokenProvider(for: authorizationType)
+            !apiAuthProviderFactory.hasTokenProvider(for: authorizationType),
+            !(authorizationType == .amazonCognitoUserPools && hasAuthPlugin)
         {
             throw ConfigurationError(
                 "\(origin.name(origin.authorizationType)) is \(authorizationType.rawValue), but the "

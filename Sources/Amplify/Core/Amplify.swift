@@ -32,6 +32,17 @@ public enum Amplify {
         } ?? UnconfiguredAPI()
     }
 
+    /// The Auth category: the Auth plugin that was added, or a stand-in whose every call fails
+    /// with a message saying how to add one.
+    public static var Auth: any AuthCategory {
+        state.withLock { state in
+            state.plugins.lazy.compactMap { $0 as? any AuthCategoryPlugin }.first
+        } ?? UnconfiguredAuth()
+    }
+
+    /// The hub the categories send their events on (`.auth`, `.dataStore`, `.api`).
+    public static let Hub = HubCategory()
+
     /// Adds a plugin. Add every plugin before calling ``configure(_:)``.
     ///
     /// - Throws: ``ConfigurationError`` after ``configure(_:)``, or when a plugin with the same
@@ -73,7 +84,16 @@ public enum Amplify {
             state.isConfigured = true
             return state.plugins
         }
-        for plugin in plugins {
+        // Auth first: the other categories take their tokens and credentials from it.
+        let auth = plugins.lazy.compactMap { $0 as? any AuthCategoryPlugin }.first
+        let ordered =
+            plugins.filter { $0 is any AuthCategoryPlugin } + plugins.filter { !($0 is any AuthCategoryPlugin) }
+        for plugin in ordered {
+            (plugin as? any AuthCategoryPluginUser)?.useAuthPlugin(auth)
+            if let authPlugin = plugin as? any AuthCategoryPlugin {
+                try authPlugin.configure(with: resolved)
+                continue
+            }
             if let api = plugin as? any APICategoryPlugin {
                 // An API plugin reads `api` or, from amplify_outputs.json, `data`.
                 try api.configure(with: resolved)
@@ -91,7 +111,8 @@ public enum Amplify {
         try configure(AmplifyConfiguration(configurationFile: url))
     }
 
-    /// Removes every plugin and the configuration, so that Amplify can be set up again.
+    /// Removes every plugin and the configuration, so that Amplify can be set up again. The hub's
+    /// listeners stay: remove them with `Amplify.Hub.removeListener(_:)`.
     public static func reset() async {
         let plugins = state.withLock { state in
             defer { state = State() }

@@ -14,3 +14,10 @@ public protocol Plugin: AnyObject, Sendable {
 
 /// A plugin of the DataStore category.
 public protocol DataStoreCategoryPlugin: Plugin, DataStoreCategory {}
+
+/// A plugin that takes tokens and credentials from the Auth plugin added next to it:
+/// `Amplify.configure()` hands it the Auth plugin (or `nil`) before configuring it.
+package protocol AuthCategoryPluginUser: Plugin {
+    /// Uses `plugin` for the tokens and credentials it was not given otherwise.
+    func useAuthPlugin(_ plugin: (any AuthCategoryPlugin)?)
+}

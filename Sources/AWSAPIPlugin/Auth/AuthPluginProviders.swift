@@ -1,0 +1,36 @@
+import AWSPluginsCore
+import Amplify
+
+/// The credentials of `AWS_IAM` from the Auth plugin added to Amplify: an identity pool's
+/// guest credentials while nobody is signed in, the signed-in user's after.
+struct AuthPluginCredentialsProvider: AWSCredentialsProvider {
+    let auth: any AuthCategoryPlugin
+
+    func fetchCredentials() async throws -> AWSCredentials {
+        let session = try await auth.fetchAuthSession(options: nil)
+        guard let provider = session as? any AuthAWSCredentialsProvider else {
+            throw AuthError.configuration(
+                "The Auth plugin '\(auth.key)' gives sessions without AWS credentials.",
+                "Use an Auth plugin with an identity pool, or create AWSAPIPlugin(credentialsProvider:)."
+            )
+        }
+        return try provider.getAWSCredentials().get()
+    }
+}
+
+/// The token of `AMAZON_COGNITO_USER_POOLS` when the factory provides none: the signed-in
+/// user's access token from the Auth plugin added to Amplify.
+struct AuthPluginUserPoolsProvider: AmplifyUserPoolsAuthProvider {
+    let auth: any AuthCategoryPlugin
+
+    func getLatestAuthToken() async throws -> String {
+        let session = try await auth.fetchAuthSession(options: nil)
+        guard let provider = session as? any AuthCognitoTokensProvider else {
+            throw AuthError.configuration(
+                "The Auth plugin '\(auth.key)' gives sessions without user pool tokens.",
+                "Use an Auth plugin with a user pool, or override userPoolsAuthProvider() in an APIAuthProviderFactory."
+            )
+        }
+        return try provider.getCognitoTokens().get().accessToken
+    }
+}
