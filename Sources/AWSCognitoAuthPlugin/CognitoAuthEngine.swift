@@ -189,7 +189,8 @@ actor CognitoAuthEngine {
         switch flow {
         case .userPassword: parameters["PASSWORD"] = .string(password)
         case .userSRP:
-            let exchange = CognitoSRP(poolId: pool.poolId)
+            let poolId = pool.poolId
+            let exchange = try await CognitoSRP.computed { CognitoSRP(poolId: poolId) }
             parameters["SRP_A"] = .string(exchange.publicA)
             srp = exchange
         }
@@ -244,12 +245,9 @@ actor CognitoAuthEngine {
         }
         let internalUsername = parameters?["USERNAME"]?.stringValue ?? username
         let timestamp = CognitoSRP.timestamp(now())
-        let key = try srp.passwordAuthenticationKey(
-            userIdForSRP: userId,
-            password: password,
-            serverB: serverB,
-            salt: salt
-        )
+        let key = try await CognitoSRP.computed { () throws(AuthError) in
+            try srp.passwordAuthenticationKey(userIdForSRP: userId, password: password, serverB: serverB, salt: salt)
+        }
         var responses: [String: JSONValue] = [
             "USERNAME": .string(internalUsername),
             "PASSWORD_CLAIM_SECRET_BLOCK": .string(secretBlock),

@@ -187,3 +187,25 @@ public struct CognitoSRP: Sendable {
         )
     }
 }
+
+extension CognitoSRP {
+    /// Where SRP's exponentiations run: a queue of its own, whose threads are not the
+    /// concurrency pool's. A 3072-bit exponentiation takes milliseconds in an optimized build
+    /// and about a second in a debug build; on the pool it would hold one of its few threads.
+    private static let exponentiations = DispatchQueue(
+        label: "AWSCognitoAuthPlugin.srp",
+        attributes: .concurrent
+    )
+
+    /// The value of `body`, computed on the SRP queue.
+    package static func computed<T: Sendable>(
+        _ body: @escaping @Sendable () throws(AuthError) -> T
+    ) async throws(AuthError) -> T {
+        let result: Result<T, AuthError> = await withCheckedContinuation { continuation in
+            exponentiations.async {
+                continuation.resume(returning: Result { () throws(AuthError) -> T in try body() })
+            }
+        }
+        return try result.get()
+    }
+}

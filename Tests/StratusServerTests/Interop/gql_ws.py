@@ -48,7 +48,7 @@ async def subscribe_and_create(http_url, realtime_url, auth, prefix):
 
     try:
         listener = asyncio.create_task(listen())
-        await asyncio.wait_for(ready.wait(), 10)
+        await asyncio.wait_for(ready.wait(), 30)
         # The start message is sent once the subscription is iterated: give it time to be acknowledged.
         await asyncio.sleep(1)
         async with Client(transport=AIOHTTPTransport(url=http_url, auth=auth), fetch_schema_from_transport=False) as http:
@@ -60,7 +60,7 @@ async def subscribe_and_create(http_url, realtime_url, auth, prefix):
                             "input": {"id": title, "title": title, "rating": index, "status": "DRAFT"}
                         },
                     )
-        await asyncio.wait_for(listener, 10)
+        await asyncio.wait_for(listener, 30)
         return {"events": events}
     except Exception as error:  # the test asserts on the message
         return {"error": f"{type(error).__name__}: {error}", "events": events}
