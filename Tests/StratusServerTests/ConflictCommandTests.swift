@@ -104,7 +104,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let start = ContinuousClock.now
         let body = await server.json(staleUpdate)
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Killed before its 30 s sleep ends, with room for a loaded machine.
+        #expect(ContinuousClock.now - start < .seconds(25))
         #expect(
             body["errors"]?[0]?["message"]
                 == "The conflict handler command `python3 resolve.py` did not answer within 0.5 seconds and was stopped."

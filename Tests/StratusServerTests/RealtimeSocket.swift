@@ -83,7 +83,7 @@ final class RealtimeSocket: Sendable {
 
     /// The next message from the server, `ka` messages skipped unless `keepAlives`; `nil` once
     /// the connection is closed.
-    func next(timeout: Duration = .seconds(10), keepAlives: Bool = false) async throws -> String? {
+    func next(timeout: Duration = .seconds(30), keepAlives: Bool = false) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (message, closed): (String?, Bool) = inbox.state.withLock { mailbox in
@@ -103,7 +103,7 @@ final class RealtimeSocket: Sendable {
     }
 
     /// Whether the connection is closed within `timeout`.
-    func waitUntilClosed(timeout: Duration = .seconds(10)) async -> Bool {
+    func waitUntilClosed(timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if inbox.state.withLock({ $0.closed }) { return true }

@@ -51,7 +51,10 @@ async def subscribe_and_create(http_url, realtime_url, auth, prefix):
         await asyncio.wait_for(ready.wait(), 30)
         # The start message is sent once the subscription is iterated: give it time to be acknowledged.
         await asyncio.sleep(1)
-        async with Client(transport=AIOHTTPTransport(url=http_url, auth=auth), fetch_schema_from_transport=False) as http:
+        # A loaded machine (the whole suite in parallel) may take longer than gql's default 10 s.
+        async with Client(
+            transport=AIOHTTPTransport(url=http_url, auth=auth), fetch_schema_from_transport=False, execute_timeout=60
+        ) as http:
             for index in range(3):
                 for title in (f"{prefix}{index}", f"other-{prefix}{index}"):
                     await http.execute(
