@@ -1,0 +1,107 @@
+import AWSPluginsCore
+import Amplify
+import Foundation
+import Testing
+import TodoAPI
+
+@testable import AWSAppSync
+
+/// Watchers and subscriptions of the AppSync client against the local backend.
+@Suite struct WatchAndSubscribeTests {
+    @Test(.timeLimit(.minutes(1))) func aWatcherRedeliversForChangesToWhatItReadOnly() async throws {
+        try await AppSyncClientTests.withClient { backend, appSyncClient in
+            _ = try await backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk")))
+            let calls = HandlerCalls<GraphQLResult<GetTodoQuery.Data>>()
+            var iterator = calls.stream.makeAsyncIterator()
+            let watcher = appSyncClient.watch(
+                query: GetTodoQuery(id: "t1"),
+                queue: calls.queue,
+                resultHandler: calls.handler
+            )
+            let initial = try await calls.next(&iterator)
+            #expect(initial.0?.data?.getTodo?.name == "Milk")
+
+            // An unrelated write, then a related one: the next delivery is the related one.
+            _ = try await appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "t2", name: "Eggs"))
+            )
+            _ = try await appSyncClient.perform(
+                mutation: UpdateTodoMutation(input: UpdateTodoInput(id: "t1", name: "Oat milk"))
+            )
+            let changed = try await calls.next(&iterator)
+            #expect(changed.0?.source == .cache)
+            #expect(changed.0?.data?.getTodo?.name == "Oat milk")
+
+            // A transaction that changes the record is seen too.
+            let written = appSyncClient.store!.withinReadWriteTransaction { transaction in
+                try transaction.update(query: GetTodoQuery(id: "t1")) { (data: inout GetTodoQuery.Data) in
+                    data.getTodo?.name = "Soy milk"
+                }
+            }
+            try written.get()
+            let updated = try await calls.next(&iterator)
+            #expect(updated.0?.data?.getTodo?.name == "Soy milk")
+            watcher.cancel()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theGuidesSubscriptionDeliversWithATransaction() async throws {
+        try await AppSyncClientTests.withClient { _, appSyncClient in
+            let events = HandlerCalls<String>()
+            var eventIterator = events.stream.makeAsyncIterator()
+            var subscriptionWatcher: Cancellable?
+            subscriptionWatcher = try appSyncClient.subscribe(
+                subscription: OnCreateTodoSubscription(),
+                queue: events.queue,
+                statusChangeHandler: { status in
+                    events.handler("status \(status)", nil)
+                }
+            ) { result, transaction, error in
+                if let onCreateTodo = result?.data?.onCreateTodo {
+                    events.handlerOnAnyQueue(
+                        onCreateTodo.name + " " + onCreateTodo.description! + " \(transaction != nil)",
+                        nil
+                    )
+                } else if let error {
+                    events.handlerOnAnyQueue(nil, error)
+                }
+            }
+            var statuses: [String] = []
+            while statuses.last != "status connected" {
+                statuses.append(try #require(try await events.next(&eventIterator).0))
+            }
+            #expect(statuses == ["status connecting", "status connected"])
+
+            let mutationInput = CreateTodoInput(id: "s1", name: "Use AppSync", description: "Realtime and Offline")
+            _ = try await appSyncClient.perform(mutation: CreateTodoMutation(input: mutationInput))
+            let event = try await events.next(&eventIterator)
+            #expect(event.0 == "Use AppSync Realtime and Offline true")
+            subscriptionWatcher?.cancel()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theSubscriptionSequenceDeliversEvents() async throws {
+        try await AppSyncClientTests.withClient { backend, appSyncClient in
+            var events = appSyncClient.subscribe(subscription: OnCreateTodoSubscription()).makeAsyncIterator()
+            var states: [SubscriptionConnectionState] = []
+            while let event = try await events.next() {
+                guard case .connection(let state) = event else { continue }
+                states.append(state)
+                if state == .connected { break }
+            }
+            #expect(states == [.connecting, .connected])
+            _ = try await backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "q1", name: "Milk")))
+            guard case .data(let result) = try await events.next() else {
+                Issue.record("Expected the created todo")
+                return
+            }
+            #expect(result.data?.onCreateTodo?.name == "Milk")
+            // The event's object is in the cache, under its key; SUBSCRIPTION_ROOT is not kept.
+            let (todo, root) = try appSyncClient.store!.withinReadTransaction { transaction in
+                (try transaction.record("q1"), try transaction.record("SUBSCRIPTION_ROOT"))
+            }.get()
+            #expect(todo?["name"] == "Milk")
+            #expect(root == nil)
+        }
+    }
+}
