@@ -235,4 +235,26 @@ final class HandlerCalls<Value: Sendable>: Sendable {
             #expect(item?["name"] == "Milk")
         }
     }
+
+    @Test(.timeLimit(.minutes(1))) func theDefaultMainQueueRunsHandlersWhileAnAsyncProgramAwaits() async throws {
+        // The test runner's entry point is async, as a command-line program's `main` can be:
+        // the main queue is drained while it awaits (by a thread of its own on Linux, as
+        // `dispatchMain()` does).
+        try await Self.withClient { _, appSyncClient in
+            let key = DispatchSpecificKey<String>()
+            let marker = UUID().uuidString
+            DispatchQueue.main.setSpecific(key: key, value: marker)
+            defer { DispatchQueue.main.setSpecific(key: key, value: nil) }
+            let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+            appSyncClient.fetch(query: ListTodosQuery()) { result, error in
+                let onMain = DispatchQueue.getSpecific(key: key) == marker
+                continuation.yield(
+                    "main queue: \(onMain), result: \(result != nil), error: \(String(describing: error))"
+                )
+            }
+            var iterator = stream.makeAsyncIterator()
+            let call = await iterator.next()
+            #expect(call == "main queue: true, result: true, error: nil")
+        }
+    }
 }

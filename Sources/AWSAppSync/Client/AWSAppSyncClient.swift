@@ -24,8 +24,8 @@ import Synchronization
 /// Handlers run on the `queue` given to each call, `DispatchQueue.main` by default. A Linux
 /// command-line program drains the main queue only while its `async` entry point (`@main` with
 /// `static func main() async`, or top-level code with `await`) is suspended, or when it calls
-/// `dispatchMain()`; a synchronous program that never does should pass a queue of its own, or
-/// use the `async` forms.
+/// `dispatchMain()` (in both cases on a thread other than the first one); a synchronous program
+/// that never does should pass a queue of its own, or use the `async` forms.
 public final class AWSAppSyncClient: Sendable {
     /// The configuration the client was created with.
     public let configuration: AWSAppSyncClientConfiguration
