@@ -1,6 +1,8 @@
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusServer
+import StratusTesting
 import Testing
 import TodoAPI
 
@@ -103,5 +105,72 @@ import TodoAPI
             #expect(todo?["name"] == "Milk")
             #expect(root == nil)
         }
+    }
+}
+
+/// The AWS_LAMBDA mode end to end: a token from an asynchronous provider over HTTP and the
+/// real-time endpoint, and a refused token.
+@Suite struct LambdaAuthTests {
+    final class TokenProvider: AWSLambdaAuthProviderAsync {
+        let token: String
+        init(token: String) { self.token = token }
+        func getLatestAuthToken(_ callback: @escaping (String?, Error?) -> Void) {
+            callback(token, nil)
+        }
+    }
+
+    static func makeClient(_ backend: LocalBackend, token: String) throws -> AWSAppSyncClient {
+        let serviceConfig = AWSAppSyncServiceConfig(
+            endpoint: backend.endpoint,
+            region: "us-east-1",
+            authType: .function
+        )
+        return try AWSAppSyncClient(
+            appSyncConfig: AWSAppSyncClientConfiguration(
+                appSyncServiceConfig: serviceConfig,
+                awsLambdaAuthProvider: TokenProvider(token: token)
+            )
+        )
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aLambdaTokenAuthorizesQueriesAndSubscriptions() async throws {
+        let backend = try await LocalBackend.start(
+            schema: TodoSeedTests.schema,
+            defaultMode: .lambda,
+            additionalModes: [],
+            lambdaAuthorizer: { token in LambdaAuthorization(isAuthorized: token == "let-me-in") }
+        )
+        do {
+            let appSyncClient = try Self.makeClient(backend, token: "let-me-in")
+            var events = appSyncClient.subscribe(subscription: OnCreateTodoSubscription()).makeAsyncIterator()
+            while let event = try await events.next() {
+                if case .connection(.connected) = event { break }
+            }
+            let created = try await appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "l1", name: "Milk"))
+            )
+            #expect(created.errors == nil)
+            guard case .data(let result) = try await events.next() else {
+                Issue.record("Expected the created todo")
+                return
+            }
+            #expect(result.data?.onCreateTodo?.id == "l1")
+
+            let refusedClient = try Self.makeClient(backend, token: "wrong")
+            let error = await #expect(throws: AWSAppSyncClientError.self) {
+                try await refusedClient.fetch(query: ListTodosQuery())
+            }
+            #expect(error?.code == .requestFailed)
+            #expect(error?.statusCode == 401)
+            #expect(
+                error?.message
+                    == "\(backend.endpoint.absoluteString) refused ListTodos with HTTP 401: UnauthorizedException: "
+                    + "You are not authorized to make this call. Check the AWS_LAMBDA key, token or credentials the client sends."
+            )
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
     }
 }

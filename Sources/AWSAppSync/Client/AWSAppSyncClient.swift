@@ -224,29 +224,56 @@ public final class AWSAppSyncClient: Sendable {
         } catch {
             json = nil
         }
-        // AppSync answers GraphQL errors such as UnauthorizedException with 401 and a GraphQL
-        // body: those are results with errors, not failed requests.
+        let isGraphQLBody: Bool
         if let json, case .object(let body) = json, body["errors"] != nil || body["data"] != nil {
-            do {
-                return try GraphQLResult(response: json, operation: operation)
-            } catch {
-                throw AWSAppSyncClientError(
-                    .parseError,
-                    "The response of \(Operation.operationName) does not fit API.swift: \(sentence: error) "
-                        + "Regenerate API.swift from the API's current schema.",
-                    statusCode: status,
-                    body: data
-                )
-            }
+            isGraphQLBody = true
+        } else {
+            isGraphQLBody = false
         }
-        throw AWSAppSyncClientError(
-            .requestFailed,
-            "\(endpoint.absoluteString) answered \(Operation.operationName) with HTTP \(status) and "
-                + "\(data.isEmpty ? "no body" : "a body that is not a GraphQL response: \(String(decoding: data.prefix(200), as: UTF8.self))"). "
-                + "Check ApiUrl in awsconfiguration.json.",
-            statusCode: status,
-            body: data
-        )
+        guard (200..<300).contains(status) else {
+            // AppSync refuses a request as a whole (UnauthorizedException, a malformed request)
+            // with a 4xx status and a GraphQL errors body: the call failed, and says why.
+            var reason = data.isEmpty ? "no body" : "the body \(String(decoding: data.prefix(300), as: UTF8.self))"
+            if isGraphQLBody, let json, let errors = json.objectValue?["errors"]?.arrayValue {
+                reason = errors.compactMap { error -> String? in
+                    guard let object = error.objectValue else { return nil }
+                    let type = object["errorType"]?.stringValue.map { "\($0): " } ?? ""
+                    return type + (object["message"]?.stringValue ?? "")
+                }.joined(separator: "; ")
+            }
+            let fix =
+                status == 401 || status == 403
+                ? "Check the \(configuration.authorization.mode.rawValue) key, token or credentials the client sends."
+                : "Check ApiUrl in awsconfiguration.json and the server's logs."
+            throw AWSAppSyncClientError(
+                .requestFailed,
+                "\(endpoint.absoluteString) refused \(Operation.operationName) with HTTP \(status): "
+                    + (reason.hasSuffix(".") ? reason : reason + ".") + " \(fix)",
+                statusCode: status,
+                body: data
+            )
+        }
+        guard isGraphQLBody, let json else {
+            throw AWSAppSyncClientError(
+                .requestFailed,
+                "\(endpoint.absoluteString) answered \(Operation.operationName) with HTTP \(status) and "
+                    + (data.isEmpty ? "no body" : "a body that is not a GraphQL response") + ". "
+                    + "Check ApiUrl in awsconfiguration.json.",
+                statusCode: status,
+                body: data
+            )
+        }
+        do {
+            return try GraphQLResult(response: json, operation: operation)
+        } catch {
+            throw AWSAppSyncClientError(
+                .parseError,
+                "The response of \(Operation.operationName) does not fit API.swift: \(sentence: error) "
+                    + "Regenerate API.swift from the API's current schema.",
+                statusCode: status,
+                body: data
+            )
+        }
     }
 
     /// `{"query": …, "variables": …}`: the body of an operation's request.
