@@ -180,7 +180,11 @@ public class ReadTransaction {
     func readWithDependencies<Query: GraphQLQuery>(
         query: Query
     ) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
-        var reader = CacheReader(variables: query.variables) { [unowned self] key in try self.record(key) }
+        var reader = CacheReader(
+            variables: query.variables,
+            load: { [unowned self] key in try self.record(key) },
+            prefetch: { [unowned self] keys in try self.prefetch(keys) }
+        )
         let object: [String: JSONValue]
         do {
             object = try reader.readObject(key: CacheRoot.key(for: Query.self), selections: Query.Data.selections)
@@ -198,21 +202,38 @@ public class ReadTransaction {
     /// The record `key`, from this transaction's reads and writes or from the table.
     func record(_ key: CacheKey) throws -> [String: JSONValue]? {
         if let known = loaded[key] { return known }
-        let record: [String: JSONValue]?
-        if let text = try String.fetchOne(db, sql: "SELECT record FROM records WHERE key = ?", arguments: [key]) {
-            guard case .object(let fields) = try JSONValue(parsing: text) else {
-                throw AWSAppSyncClientError(
-                    .cache,
-                    "The cache record '\(key)' is not a JSON object. Clear the cache; it was not written by this client."
-                )
-            }
-            record = fields
-        } else {
-            record = nil
-        }
-        loaded[key] = record
-        return record
+        try prefetch([key])
+        return loaded[key] ?? nil
     }
+
+    /// Loads the records of `keys` not loaded yet, a few hundred per statement: a list's items
+    /// are read with a handful of queries rather than one each.
+    func prefetch(_ keys: [CacheKey]) throws {
+        let missing = keys.filter { loaded[$0] == nil }
+        guard !missing.isEmpty else { return }
+        for start in stride(from: 0, to: missing.count, by: Self.prefetchBatch) {
+            let batch = Array(missing[start..<min(start + Self.prefetchBatch, missing.count)])
+            for key in batch { loaded[key] = .some(nil) }
+            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
+            let statement = try db.cachedStatement(
+                sql: "SELECT key, record FROM records WHERE key IN (\(placeholders))"
+            )
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(batch))
+            while let row = try rows.next() {
+                let key: String = row[0]
+                let text: String = row[1]
+                guard case .object(let fields) = try JSONValue(parsing: text) else {
+                    throw AWSAppSyncClientError(
+                        .cache,
+                        "The cache record '\(key)' is not a JSON object. Clear the cache; it was not written by this client."
+                    )
+                }
+                loaded[key] = fields
+            }
+        }
+    }
+
+    private static let prefetchBatch = 500
 }
 
 /// A read and write of the cache inside ``ApolloStore/withinReadWriteTransaction(_:)``; valid
@@ -252,9 +273,12 @@ public final class ReadWriteTransaction: ReadTransaction {
         var normalizer = CacheNormalizer(variables: operation.variables, cacheKeyForObject: cacheKeyForObject)
         let root = CacheRoot.key(for: Operation.self)
         normalizer.normalize(snapshot, selections: Operation.Data.selections, key: root)
+        let kept = normalizer.records.filter { key, _ in
+            root == CacheRoot.query || (key != root && !key.hasPrefix(root + "."))
+        }
+        try prefetch(Array(kept.keys))
         var keys: Set<String> = []
-        for (key, fields) in normalizer.records {
-            if root != CacheRoot.query, key == root || key.hasPrefix(root + ".") { continue }
+        for (key, fields) in kept {
             try merge(fields, into: key)
             for field in fields.keys { keys.insert("\(key).\(field)") }
         }
@@ -279,11 +303,11 @@ public final class ReadWriteTransaction: ReadTransaction {
                 "The record '\(key)' holds an infinite or NaN number, which JSON cannot hold. Fix the value written."
             )
         }
-        try db.execute(
+        let statement = try db.cachedStatement(
             sql:
-                "INSERT INTO records (key, record) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET record = excluded.record",
-            arguments: [key, writer.text]
+                "INSERT INTO records (key, record) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET record = excluded.record"
         )
+        try statement.execute(arguments: [key, writer.text])
         loaded[key] = record
     }
 }

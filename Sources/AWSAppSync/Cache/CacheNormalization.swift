@@ -129,12 +129,18 @@ struct CacheMiss: Error {
 struct CacheReader {
     let variables: GraphQLMap?
     let load: (CacheKey) throws -> [String: JSONValue]?
+    let prefetch: ([CacheKey]) throws -> Void
     /// The `record.field` keys read so far: what a watcher depends on.
     private(set) var dependentKeys: Set<String> = []
 
-    init(variables: GraphQLMap?, load: @escaping (CacheKey) throws -> [String: JSONValue]?) {
+    init(
+        variables: GraphQLMap?,
+        load: @escaping (CacheKey) throws -> [String: JSONValue]?,
+        prefetch: @escaping ([CacheKey]) throws -> Void = { _ in }
+    ) {
         self.variables = variables
         self.load = load
+        self.prefetch = prefetch
     }
 
     /// The response object of the record `key` read with `selections`.
@@ -147,7 +153,7 @@ struct CacheReader {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(fields.count)
         for field in fields {
-            let fieldKey = field.cacheKey(with: variables)
+            let fieldKey = field.arguments?.isEmpty ?? true ? field.name : field.cacheKey(with: variables)
             let dependentKey = "\(key).\(fieldKey)"
             dependentKeys.insert(dependentKey)
             guard let stored = record[fieldKey] else { throw CacheMiss(key: dependentKey) }
@@ -167,6 +173,7 @@ struct CacheReader {
             return stored
         case .list(let elementType):
             guard case .array(let elements) = stored else { return stored }
+            try prefetch(elements.compactMap { $0.objectValue?[CacheRoot.referenceKey]?.stringValue })
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
             for element in elements {
