@@ -174,3 +174,56 @@ import TodoAPI
         await backend.stop()
     }
 }
+
+/// The AWS_IAM mode end to end: SigV4 over HTTP and in the real-time authorization objects.
+@Suite struct IAMAuthTests {
+    @Test(.timeLimit(.minutes(1))) func signedRequestsAndSubscriptionsAreAccepted() async throws {
+        let backend = try await LocalBackend.start(
+            schema: TodoSeedTests.schema,
+            defaultMode: .awsIAM,
+            additionalModes: []
+        )
+        do {
+            let serviceConfig = AWSAppSyncServiceConfig(
+                endpoint: backend.endpoint,
+                region: "us-east-1",
+                authType: .awsIAM
+            )
+            let appSyncClient = try AWSAppSyncClient(
+                appSyncConfig: AWSAppSyncClientConfiguration(
+                    appSyncServiceConfig: serviceConfig,
+                    credentialsProvider: StaticCredentialsProvider(backend.credentials)
+                )
+            )
+            var events = appSyncClient.subscribe(subscription: OnCreateTodoSubscription()).makeAsyncIterator()
+            while let event = try await events.next() {
+                if case .connection(.connected) = event { break }
+            }
+            let created = try await appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "i1", name: "Milk"))
+            )
+            #expect(created.errors == nil)
+            guard case .data(let result) = try await events.next() else {
+                Issue.record("Expected the created todo")
+                return
+            }
+            #expect(result.data?.onCreateTodo?.id == "i1")
+
+            let unsigned = try AWSAppSyncClient(
+                appSyncConfig: AWSAppSyncClientConfiguration(
+                    appSyncServiceConfig: serviceConfig,
+                    credentialsProvider: StaticCredentialsProvider(accessKeyId: "AKIDOTHER", secretAccessKey: "nope")
+                )
+            )
+            let error = await #expect(throws: AWSAppSyncClientError.self) {
+                try await unsigned.fetch(query: ListTodosQuery())
+            }
+            #expect(error?.statusCode == 403)
+            #expect(error?.message.hasSuffix("Check the AWS_IAM key, token or credentials the client sends.") == true)
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+}
