@@ -267,4 +267,43 @@ import Testing
                 + "Check that the user is signed in."
         )
     }
+
+    @Test func twoLiveClientsOfDifferentModesCannotShareACacheFile() throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let databaseURL = directory.appendingPathComponent("shared_queries.db")
+        let apiKey = try AWSAppSyncServiceConfig(awsConfiguration: Self.multiAuth)
+        let iam = try AWSAppSyncServiceConfig(awsConfiguration: Self.multiAuth, forKey: "friendly_name_AWS_IAM")
+        let credentials = StaticCredentialsProvider(accessKeyId: "AKID", secretAccessKey: "secret")
+        var first: AWSAppSyncClient? = try AWSAppSyncClient(
+            appSyncConfig: AWSAppSyncClientConfiguration(appSyncClientInfo: apiKey, databaseURL: databaseURL)
+        )
+        // Another client of the same API and mode shares it.
+        var second: AWSAppSyncClient? = try AWSAppSyncClient(
+            appSyncConfig: AWSAppSyncClientConfiguration(appSyncClientInfo: apiKey, databaseURL: databaseURL)
+        )
+        let iamConfig = try AWSAppSyncClientConfiguration(
+            appSyncClientInfo: iam,
+            credentialsProvider: credentials,
+            databaseURL: databaseURL
+        )
+        let error = #expect(throws: AWSAppSyncClientError.self) {
+            try AWSAppSyncClient(appSyncConfig: iamConfig)
+        }
+        #expect(
+            error?.message
+                == "The cache file '\(databaseURL.standardizedFileURL.path)' is in use by a live client of "
+                + "AppSync.Default (API_KEY at https://xyz.us-west-2.amazonaws.com/graphql), so a client of "
+                + "AppSync.friendly_name_AWS_IAM (AWS_IAM at https://xyz.us-west-2.amazonaws.com/graphql) cannot use "
+                + "it. Give each auth mode its own ClientDatabasePrefix and pass useClientDatabasePrefix: true, or "
+                + "another databaseURL."
+        )
+        // The file is free once both API key clients are gone.
+        first = nil
+        #expect(throws: AWSAppSyncClientError.self) { try AWSAppSyncClient(appSyncConfig: iamConfig) }
+        #expect(first == nil && second != nil)
+        second = nil
+        let iamClient = try AWSAppSyncClient(appSyncConfig: iamConfig)
+        #expect(iamClient.configuration.appSyncServiceConfig.authType == .awsIAM)
+    }
 }

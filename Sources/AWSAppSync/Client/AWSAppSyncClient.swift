@@ -37,6 +37,7 @@ public final class AWSAppSyncClient: Sendable {
     let cache: ApolloStore
     private let session: URLSession
     private let realTime: Mutex<AppSyncRealTimeClient?> = Mutex(nil)
+    private let registration: CacheFileRegistry.Registration?
 
     /// A client for the API, authorization and cache of `appSyncConfig`.
     ///
@@ -44,9 +45,20 @@ public final class AWSAppSyncClient: Sendable {
     ///   query cache's file cannot be opened.
     public init(appSyncConfig: AWSAppSyncClientConfiguration) throws {
         configuration = appSyncConfig
-        cache = try ApolloStore(databaseURL: appSyncConfig.cacheConfiguration?.queries)
+        let queries = appSyncConfig.cacheConfiguration?.queries
+        registration = try queries.map { try CacheFileRegistry.register($0, for: appSyncConfig) }
+        do {
+            cache = try ApolloStore(databaseURL: queries)
+        } catch {
+            registration.map(CacheFileRegistry.unregister)
+            throw error
+        }
         apolloClient = ApolloClient(store: cache)
         session = URLSession(configuration: .ephemeral)
+    }
+
+    deinit {
+        registration.map(CacheFileRegistry.unregister)
     }
 
     // MARK: - Queries
@@ -295,6 +307,67 @@ public final class AWSAppSyncClient: Sendable {
             )
             client = created
             return created
+        }
+    }
+}
+
+/// The cache files of the live clients: two clients may share one only when they talk to the
+/// same API with the same auth mode, or the cache would mix what different callers may see.
+enum CacheFileRegistry {
+    struct Registration: Sendable {
+        let path: String
+        let token: UUID
+    }
+
+    private struct Owner {
+        let endpoint: URL
+        let mode: AWSAuthorizationType
+        let key: String
+        var tokens: Set<UUID>
+    }
+
+    private static let owners = Mutex<[String: Owner]>([:])
+
+    /// Registers a client of `configuration` on the file at `url`.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` when a live client of another API or auth mode uses
+    ///   the file.
+    static func register(_ url: URL, for configuration: AWSAppSyncClientConfiguration) throws -> Registration {
+        let path = url.standardizedFileURL.path
+        let service = configuration.appSyncServiceConfig
+        let token = UUID()
+        try owners.withLock { owners in
+            if var owner = owners[path] {
+                guard owner.endpoint == service.endpoint, owner.mode == service.authType else {
+                    throw AWSAppSyncClientError(
+                        .configuration,
+                        "The cache file '\(path)' is in use by a live client of AppSync.\(owner.key) "
+                            + "(\(owner.mode.rawValue) at \(owner.endpoint.absoluteString)), so a client of "
+                            + "AppSync.\(service.key) (\(service.authType.rawValue) at \(service.endpoint.absoluteString)) "
+                            + "cannot use it. Give each auth mode its own ClientDatabasePrefix and pass "
+                            + "useClientDatabasePrefix: true, or another databaseURL."
+                    )
+                }
+                owner.tokens.insert(token)
+                owners[path] = owner
+            } else {
+                owners[path] = Owner(
+                    endpoint: service.endpoint,
+                    mode: service.authType,
+                    key: service.key,
+                    tokens: [token]
+                )
+            }
+        }
+        return Registration(path: path, token: token)
+    }
+
+    static func unregister(_ registration: Registration) {
+        owners.withLock { owners in
+            owners[registration.path]?.tokens.remove(registration.token)
+            if owners[registration.path]?.tokens.isEmpty == true {
+                owners[registration.path] = nil
+            }
         }
     }
 }
