@@ -52,8 +52,12 @@ let package = Package(
         ),
         // The API category: GraphQL and REST over HTTP with every AWS auth mode.
         .target(name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
-        // The AppSync client's runtime: what the operations generated into API.swift build on.
-        .target(name: "AWSAppSync", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
+        // The AppSync client: its normalized cache, and the runtime the operations of API.swift build on.
+        .target(
+            name: "AWSAppSync",
+            dependencies: ["Amplify", "AWSPluginsCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
         // The Auth category on Cognito: user pools (SRP and password sign-in) and identity pools.
         .target(
             name: "AWSCognitoAuthPlugin",
@@ -239,7 +243,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AWSAppSyncTests",
-            dependencies: ["AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting"],
+            dependencies: ["AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting", "StratusServer"],
             swiftSettings: strict
         ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.

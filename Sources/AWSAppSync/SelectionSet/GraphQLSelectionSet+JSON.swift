@@ -126,7 +126,7 @@ struct SelectionSetReader {
 
     /// Two reads of the same response key: objects merge field by field, lists element by
     /// element; otherwise the later read wins (both come from the same value).
-    private static func merge(_ first: JSONValue, _ second: JSONValue) -> JSONValue {
+    static func merge(_ first: JSONValue, _ second: JSONValue) -> JSONValue {
         switch (first, second) {
         case (.object(let a), .object(let b)):
             return .object(a.merging(b) { merge($0, $1) })

@@ -2,13 +2,13 @@ import Amplify
 import Foundation
 
 /// A JSON object of a configuration file, read key by key with errors that name the key.
-struct ConfigurationObject {
+package struct ConfigurationObject {
     /// The object's path in the file, such as `api.plugins.awsAPIPlugin.blog`.
-    let path: String
-    let members: [String: JSONValue]
+    package let path: String
+    package let members: [String: JSONValue]
 
     /// The object at `path`, or an error saying it must be one.
-    init(_ value: JSONValue, path: String, expected: String) throws {
+    package init(_ value: JSONValue, path: String, expected: String) throws {
         guard case .object(let members) = value else {
             throw ConfigurationError("\(path) is \(value.configurationText), not an object. \(expected)")
         }
@@ -17,12 +17,12 @@ struct ConfigurationObject {
     }
 
     /// The full name of `key`.
-    func name(_ key: String) -> String { "\(path).\(key)" }
+    package func name(_ key: String) -> String { "\(path).\(key)" }
 
     /// The string at `key`; `nil` when it is absent or null.
     ///
     /// - Throws: `ConfigurationError` when the value is not a string, or is an empty one.
-    func optionalString(_ key: String, fix: String) throws -> String? {
+    package func optionalString(_ key: String, fix: String) throws -> String? {
         guard let value = members[key], !value.isNull else { return nil }
         guard case .string(let string) = value, !string.isEmpty else {
             throw ConfigurationError("\(name(key)) is \(value.configurationText), not a non-empty string. \(fix)")
@@ -33,7 +33,7 @@ struct ConfigurationObject {
     /// The string at `key`.
     ///
     /// - Throws: `ConfigurationError` when it is missing or is not a non-empty string.
-    func string(_ key: String, fix: String) throws -> String {
+    package func string(_ key: String, fix: String) throws -> String {
         guard let string = try optionalString(key, fix: fix) else {
             throw ConfigurationError("\(name(key)) is missing. \(fix)")
         }
@@ -43,7 +43,7 @@ struct ConfigurationObject {
     /// The http(s) URL at `key`.
     ///
     /// - Throws: `ConfigurationError` when it is missing or is not an absolute http(s) URL.
-    func url(_ key: String, fix: String) throws -> URL {
+    package func url(_ key: String, fix: String) throws -> URL {
         let text = try string(key, fix: fix)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", url.host?.isEmpty == false
@@ -57,7 +57,7 @@ struct ConfigurationObject {
     ///
     /// - Throws: `ConfigurationError` when the value is not one of the modes, with the
     ///   closest mode when there is one.
-    func optionalAuthorizationType(_ key: String) throws -> AWSAuthorizationType? {
+    package func optionalAuthorizationType(_ key: String) throws -> AWSAuthorizationType? {
         guard let text = try optionalString(key, fix: AWSAuthorizationType.fix) else { return nil }
         return try AWSAuthorizationType(configurationText: text, key: name(key))
     }
@@ -65,7 +65,7 @@ struct ConfigurationObject {
     /// The authorization mode at `key`.
     ///
     /// - Throws: `ConfigurationError` when it is missing or is not one of the modes.
-    func authorizationType(_ key: String) throws -> AWSAuthorizationType {
+    package func authorizationType(_ key: String) throws -> AWSAuthorizationType {
         guard let type = try optionalAuthorizationType(key) else {
             throw ConfigurationError("\(name(key)) is missing. \(AWSAuthorizationType.fix)")
         }
@@ -75,12 +75,12 @@ struct ConfigurationObject {
 
 extension AWSAuthorizationType {
     /// The sentence that lists the modes.
-    static let fix = "Set it to one of \(allCases.map(\.rawValue).joined(separator: ", "))."
+    package static let fix = "Set it to one of \(allCases.map(\.rawValue).joined(separator: ", "))."
 
     /// The mode spelled `text`.
     ///
     /// - Throws: `ConfigurationError` naming `key`, with the closest mode when there is one.
-    init(configurationText text: String, key: String) throws {
+    package init(configurationText text: String, key: String) throws {
         if let type = AWSAuthorizationType(rawValue: text) {
             self = type
             return
@@ -118,7 +118,7 @@ extension AWSAuthorizationType {
 
 extension JSONValue {
     /// The value as compact JSON with sorted keys, to quote it in an error.
-    var configurationText: String {
+    package var configurationText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return "\(self)" }

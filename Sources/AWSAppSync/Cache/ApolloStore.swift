@@ -1,0 +1,313 @@
+import Amplify
+import Foundation
+import GRDB
+import Synchronization
+
+/// The normalized cache of an ``AWSAppSyncClient``: records in one SQLite table, read and
+/// written in transactions.
+///
+/// Every response the client receives is written in one SQLite transaction; so is every
+/// ``withinReadWriteTransaction(_:)``, which rolls back entirely when its body throws.
+/// Watchers hear of a change once it is committed.
+///
+/// ```swift
+/// appSyncClient?.store?.withinReadWriteTransaction { transaction in
+///     try transaction.update(query: ListTodosQuery()) { (data: inout ListTodosQuery.Data) in
+///         data.listTodos?.items?.append(ListTodosQuery.Data.ListTodo.Item(id: "1", name: "Milk"))
+///     }
+/// }
+/// ```
+public final class ApolloStore: Sendable {
+    private let database: DatabaseQueue
+    private let keyForObject: Mutex<CacheKeyForObject?>
+    private let observers = Mutex<[UUID: @Sendable (Set<String>, UUID?) -> Void]>([:])
+
+    /// A store in the SQLite file at `url`, created if needed, or in memory when `url` is `nil`.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the file
+    ///   cannot be opened or is not a cache database.
+    public init(databaseURL url: URL? = nil) throws {
+        do {
+            if let url {
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
+                database = try DatabaseQueue(path: url.path)
+            } else {
+                database = try DatabaseQueue()
+            }
+            try database.write { db in
+                try db.execute(
+                    sql: "CREATE TABLE IF NOT EXISTS records (key TEXT NOT NULL PRIMARY KEY, record TEXT NOT NULL)"
+                )
+            }
+        } catch {
+            throw AWSAppSyncClientError(
+                .cache,
+                "Cannot open the query cache at '\(url?.path ?? ":memory:")': \(sentence: error) "
+                    + "Pass another file in the cache configuration, or delete this one."
+            )
+        }
+        keyForObject = Mutex(nil)
+    }
+
+    /// The function that keys response objects; `nil` keys every object by its path.
+    var cacheKeyForObject: CacheKeyForObject? {
+        get { keyForObject.withLock { $0 } }
+        set { keyForObject.withLock { $0 = newValue } }
+    }
+
+    /// Runs `body` in a read transaction: it sees the cache as one consistent state.
+    ///
+    /// - Returns: What `body` returned, or the error it or the database threw.
+    @discardableResult
+    public func withinReadTransaction<T>(_ body: (ReadTransaction) throws -> T) -> Result<T, any Error> {
+        let keyForObject = cacheKeyForObject
+        do {
+            return .success(
+                try database.read { db in
+                    try body(ReadTransaction(db: db, cacheKeyForObject: keyForObject))
+                }
+            )
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs `body` in a read-write transaction, committed when it returns and rolled back when
+    /// it throws; watchers whose data changed hear of it after the commit.
+    ///
+    /// - Returns: What `body` returned, or the error it or the database threw.
+    @discardableResult
+    public func withinReadWriteTransaction<T>(_ body: (ReadWriteTransaction) throws -> T) -> Result<T, any Error> {
+        withinReadWriteTransaction(origin: nil, body)
+    }
+
+    func withinReadWriteTransaction<T>(
+        origin: UUID?,
+        _ body: (ReadWriteTransaction) throws -> T
+    ) -> Result<T, any Error> {
+        let keyForObject = cacheKeyForObject
+        var changed: Set<String> = []
+        let result: Result<T, any Error>
+        do {
+            result = .success(
+                try database.write { db in
+                    let transaction = ReadWriteTransaction(db: db, cacheKeyForObject: keyForObject)
+                    let value = try body(transaction)
+                    changed = transaction.changedKeys
+                    return value
+                }
+            )
+        } catch {
+            return .failure(error)
+        }
+        if !changed.isEmpty { notify(changed, origin: origin) }
+        return result
+    }
+
+    /// Reads `query` from the cache: its data and the `record.field` keys it read, or `nil`
+    /// when a record or field is missing or does not fit the selections.
+    func load<Query: GraphQLQuery>(query: Query) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
+        try withinReadTransaction { transaction in
+            try transaction.readWithDependencies(query: query)
+        }.get()
+    }
+
+    /// Writes the data of an operation's response in one transaction.
+    ///
+    /// Objects under `MUTATION_ROOT` and `SUBSCRIPTION_ROOT` that `cacheKeyForObject` gives no
+    /// key are not kept: they would only grow the cache. Returns the `record.field` keys of
+    /// what the response holds.
+    @discardableResult
+    func publish<Operation: GraphQLOperation>(
+        data: Operation.Data,
+        for operation: Operation,
+        origin: UUID?
+    ) throws -> Set<String> {
+        try withinReadWriteTransaction(origin: origin) { transaction in
+            try transaction.write(snapshot: data.snapshot, for: operation)
+        }.get()
+    }
+
+    /// Calls `observer` after each commit with the `record.field` keys that changed and the
+    /// origin of the write; returns the token to remove it with.
+    func addObserver(_ observer: @escaping @Sendable (Set<String>, UUID?) -> Void) -> UUID {
+        let token = UUID()
+        observers.withLock { $0[token] = observer }
+        return token
+    }
+
+    func removeObserver(_ token: UUID) {
+        observers.withLock { _ = $0.removeValue(forKey: token) }
+    }
+
+    private func notify(_ changed: Set<String>, origin: UUID?) {
+        for observer in observers.withLock({ Array($0.values) }) {
+            observer(changed, origin)
+        }
+    }
+}
+
+/// A read of the cache inside ``ApolloStore/withinReadTransaction(_:)``; valid only during the
+/// transaction's body.
+public class ReadTransaction {
+    let db: Database
+    let cacheKeyForObject: CacheKeyForObject?
+    /// Records read or written in this transaction (`nil`: known to be absent).
+    var loaded: [CacheKey: [String: JSONValue]?] = [:]
+
+    init(db: Database, cacheKeyForObject: CacheKeyForObject?) {
+        self.db = db
+        self.cacheKeyForObject = cacheKeyForObject
+    }
+
+    /// The data of `query` in the cache.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cacheMiss``) naming
+    ///   the first record or field the cache lacks; the database's errors.
+    public func read<Query: GraphQLQuery>(query: Query) throws -> Query.Data {
+        guard let (data, _) = try readWithDependencies(query: query) else {
+            throw AWSAppSyncClientError(
+                .cacheMiss,
+                "The cache does not hold the data of \(Query.operationName). Fetch it first, or write it with write(data:forQuery:)."
+            )
+        }
+        return data
+    }
+
+    func readWithDependencies<Query: GraphQLQuery>(
+        query: Query
+    ) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
+        var reader = CacheReader(
+            variables: query.variables,
+            load: { [unowned self] key in try self.record(key) },
+            prefetch: { [unowned self] keys in try self.prefetch(keys) }
+        )
+        let object: [String: JSONValue]
+        do {
+            object = try reader.readObject(key: CacheRoot.key(for: Query.self), selections: Query.Data.selections)
+        } catch is CacheMiss {
+            return nil
+        }
+        do {
+            return (try Query.Data(jsonObject: object, variables: query.variables), reader.dependentKeys)
+        } catch {
+            // A record written for another shape of the same field: a miss, to be fetched again.
+            return nil
+        }
+    }
+
+    /// The record `key`, from this transaction's reads and writes or from the table.
+    func record(_ key: CacheKey) throws -> [String: JSONValue]? {
+        if let known = loaded[key] { return known }
+        try prefetch([key])
+        return loaded[key] ?? nil
+    }
+
+    /// Loads the records of `keys` not loaded yet, a few hundred per statement: a list's items
+    /// are read with a handful of queries rather than one each.
+    func prefetch(_ keys: [CacheKey]) throws {
+        let missing = keys.filter { loaded[$0] == nil }
+        guard !missing.isEmpty else { return }
+        for start in stride(from: 0, to: missing.count, by: Self.prefetchBatch) {
+            let batch = Array(missing[start..<min(start + Self.prefetchBatch, missing.count)])
+            for key in batch { loaded[key] = .some(nil) }
+            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
+            let statement = try db.cachedStatement(
+                sql: "SELECT key, record FROM records WHERE key IN (\(placeholders))"
+            )
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(batch))
+            while let row = try rows.next() {
+                let key: String = row[0]
+                let text: String = row[1]
+                guard case .object(let fields) = try JSONValue(parsing: text) else {
+                    throw AWSAppSyncClientError(
+                        .cache,
+                        "The cache record '\(key)' is not a JSON object. Clear the cache; it was not written by this client."
+                    )
+                }
+                loaded[key] = fields
+            }
+        }
+    }
+
+    private static let prefetchBatch = 500
+}
+
+/// A read and write of the cache inside ``ApolloStore/withinReadWriteTransaction(_:)``; valid
+/// only during the transaction's body.
+public final class ReadWriteTransaction: ReadTransaction {
+    /// The `record.field` keys whose values this transaction changed.
+    private(set) var changedKeys: Set<String> = []
+
+    /// Reads `query`'s data, lets `body` change it, and writes it back.
+    ///
+    /// ```swift
+    /// try transaction.update(query: ListTodosQuery()) { (data: inout ListTodosQuery.Data) in
+    ///     data.listTodos?.items?.removeAll { $0?.id == id }
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cacheMiss``) when the
+    ///   cache does not hold the query's data; what `body` throws; the database's errors.
+    public func update<Query: GraphQLQuery>(query: Query, _ body: (inout Query.Data) throws -> Void) throws {
+        var data = try read(query: query)
+        try body(&data)
+        try write(data: data, forQuery: query)
+    }
+
+    /// Writes `data` as the response of `query`.
+    ///
+    /// - Throws: ``JSONDecodingError`` when `data` lacks a selected field or has one of another
+    ///   type; the database's errors.
+    public func write<Query: GraphQLQuery>(data: Query.Data, forQuery query: Query) throws {
+        let object = try data.jsonObject(variables: query.variables)
+        try write(snapshot: object, for: query)
+    }
+
+    /// Writes a response object of `operation` and returns the `record.field` keys it holds.
+    @discardableResult
+    func write<Operation: GraphQLOperation>(snapshot: Snapshot, for operation: Operation) throws -> Set<String> {
+        var normalizer = CacheNormalizer(variables: operation.variables, cacheKeyForObject: cacheKeyForObject)
+        let root = CacheRoot.key(for: Operation.self)
+        normalizer.normalize(snapshot, selections: Operation.Data.selections, key: root)
+        let kept = normalizer.records.filter { key, _ in
+            root == CacheRoot.query || (key != root && !key.hasPrefix(root + "."))
+        }
+        try prefetch(Array(kept.keys))
+        var keys: Set<String> = []
+        for (key, fields) in kept {
+            try merge(fields, into: key)
+            for field in fields.keys { keys.insert("\(key).\(field)") }
+        }
+        return keys
+    }
+
+    /// Sets `fields` on the record `key`, keeping its other fields; writes only what changed.
+    private func merge(_ fields: [String: JSONValue], into key: CacheKey) throws {
+        var record = try self.record(key) ?? [:]
+        var changed = false
+        for (field, value) in fields where record[field] != value {
+            record[field] = value
+            changedKeys.insert("\(key).\(field)")
+            changed = true
+        }
+        guard changed else { return }
+        var writer = JSONTextWriter(sortsKeys: true, doubleStyle: .keepsFraction)
+        JSONValue.object(record).write(to: &writer)
+        guard !writer.wroteNonFiniteNumber else {
+            throw AWSAppSyncClientError(
+                .cache,
+                "The record '\(key)' holds an infinite or NaN number, which JSON cannot hold. Fix the value written."
+            )
+        }
+        let statement = try db.cachedStatement(
+            sql:
+                "INSERT INTO records (key, record) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET record = excluded.record"
+        )
+        try statement.execute(arguments: [key, writer.text])
+        loaded[key] = record
+    }
+}

@@ -1,0 +1,189 @@
+import Amplify
+
+/// The key of a record in the normalized cache: `QUERY_ROOT`, a key from `cacheKeyForObject`
+/// (`"1"`), or the path of an object that has none (`QUERY_ROOT.listTodos(limit:10).items.0`).
+public typealias CacheKey = String
+
+/// Gives the cache key of a response object, or `nil` (or null) to key it by its path.
+///
+/// ```swift
+/// appSyncClient?.apolloClient?.cacheKeyForObject = { $0["id"] }
+/// ```
+public typealias CacheKeyForObject = @Sendable (_ object: [String: JSONValue]) -> JSONValue?
+
+/// The records of the cache: fields by field key (`name`, `getTodo(id:1)`), references to
+/// other records as `{"$reference": key}`.
+typealias RecordSet = [CacheKey: [String: JSONValue]]
+
+enum CacheRoot {
+    static let query: CacheKey = "QUERY_ROOT"
+    static let mutation: CacheKey = "MUTATION_ROOT"
+    static let subscription: CacheKey = "SUBSCRIPTION_ROOT"
+    static let referenceKey = "$reference"
+
+    /// The root of an operation's type.
+    static func key<Operation: GraphQLOperation>(for operation: Operation.Type) -> CacheKey {
+        if Operation.self is any GraphQLMutation.Type { return mutation }
+        if Operation.self is any GraphQLSubscription.Type { return subscription }
+        return query
+    }
+}
+
+/// The fields `selections` select on an object of type `typename`, with conditions, type cases
+/// and fragment spreads resolved as ``SelectionSetReader`` resolves them.
+func collectFields(
+    _ selections: [any GraphQLSelection],
+    typename: String?,
+    variables: GraphQLMap?,
+    into fields: inout [GraphQLField]
+) {
+    for selection in selections {
+        switch selection {
+        case let field as GraphQLField:
+            fields.append(field)
+        case let condition as GraphQLBooleanCondition:
+            if condition.isIncluded(with: variables) {
+                collectFields(condition.selections, typename: typename, variables: variables, into: &fields)
+            }
+        case let spread as GraphQLFragmentSpread:
+            let possibleTypes = spread.fragment.possibleTypes
+            if possibleTypes.isEmpty || typename.map(possibleTypes.contains) ?? true {
+                collectFields(spread.fragment.selections, typename: typename, variables: variables, into: &fields)
+            }
+        case let typeCase as GraphQLTypeCase:
+            let chosen = typename.flatMap { typeCase.variants[$0] } ?? typeCase.default
+            collectFields(chosen, typename: typename, variables: variables, into: &fields)
+        default:
+            preconditionFailure("Unknown selection \(type(of: selection)): use the selection types of AWSAppSync.")
+        }
+    }
+}
+
+/// Splits a response object into records: each object under the key `cacheKeyForObject`
+/// gives it, or under its path, with references in place of nested objects.
+struct CacheNormalizer {
+    let variables: GraphQLMap?
+    let cacheKeyForObject: CacheKeyForObject?
+    private(set) var records: RecordSet = [:]
+
+    init(variables: GraphQLMap?, cacheKeyForObject: CacheKeyForObject?) {
+        self.variables = variables
+        self.cacheKeyForObject = cacheKeyForObject
+    }
+
+    /// Adds the records of `object`, read with `selections`, under `key`.
+    mutating func normalize(_ object: [String: JSONValue], selections: [any GraphQLSelection], key: CacheKey) {
+        var fields: [GraphQLField] = []
+        collectFields(selections, typename: object["__typename"]?.stringValue, variables: variables, into: &fields)
+        var record = records[key] ?? [:]
+        for field in fields {
+            guard let value = object[field.responseKey] else { continue }
+            let fieldKey = field.cacheKey(with: variables)
+            record[fieldKey] = normalize(value, type: field.type, path: "\(key).\(fieldKey)")
+        }
+        records[key] = record
+    }
+
+    private mutating func normalize(_ value: JSONValue, type: GraphQLOutputType, path: CacheKey) -> JSONValue {
+        if value.isNull { return .null }
+        switch type {
+        case .nonNull(let wrapped):
+            return normalize(value, type: wrapped, path: path)
+        case .scalar:
+            return value
+        case .list(let element):
+            guard case .array(let elements) = value else { return value }
+            var normalized: [JSONValue] = []
+            normalized.reserveCapacity(elements.count)
+            for (index, item) in elements.enumerated() {
+                normalized.append(normalize(item, type: element, path: "\(path).\(index)"))
+            }
+            return .array(normalized)
+        case .object(let selections):
+            guard case .object(let object) = value else { return value }
+            let key = cacheKeyForObject?(object).flatMap(Self.keyText) ?? path
+            normalize(object, selections: selections, key: key)
+            return .object([CacheRoot.referenceKey: .string(key)])
+        }
+    }
+
+    /// The text of a value `cacheKeyForObject` returned; `nil` for null.
+    static func keyText(_ value: JSONValue) -> CacheKey? {
+        switch value {
+        case .null: return nil
+        case .string(let string): return string
+        case .integer(let integer): return String(integer)
+        case .number(let number): return String(number)
+        case .boolean(let boolean): return String(boolean)
+        case .array, .object: return value.canonicalText
+        }
+    }
+}
+
+/// Thrown inside the cache when a record or field a read needs is not there.
+struct CacheMiss: Error {
+    let key: String
+}
+
+/// Reads an operation's response back out of records: the inverse of ``CacheNormalizer``.
+struct CacheReader {
+    let variables: GraphQLMap?
+    let load: (CacheKey) throws -> [String: JSONValue]?
+    let prefetch: ([CacheKey]) throws -> Void
+    /// The `record.field` keys read so far: what a watcher depends on.
+    private(set) var dependentKeys: Set<String> = []
+
+    init(
+        variables: GraphQLMap?,
+        load: @escaping (CacheKey) throws -> [String: JSONValue]?,
+        prefetch: @escaping ([CacheKey]) throws -> Void = { _ in }
+    ) {
+        self.variables = variables
+        self.load = load
+        self.prefetch = prefetch
+    }
+
+    /// The response object of the record `key` read with `selections`.
+    ///
+    /// - Throws: ``CacheMiss`` when a record or a field is missing; the loader's errors.
+    mutating func readObject(key: CacheKey, selections: [any GraphQLSelection]) throws -> [String: JSONValue] {
+        guard let record = try load(key) else { throw CacheMiss(key: key) }
+        var fields: [GraphQLField] = []
+        collectFields(selections, typename: record["__typename"]?.stringValue, variables: variables, into: &fields)
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(fields.count)
+        for field in fields {
+            let fieldKey = field.arguments?.isEmpty ?? true ? field.name : field.cacheKey(with: variables)
+            let dependentKey = "\(key).\(fieldKey)"
+            dependentKeys.insert(dependentKey)
+            guard let stored = record[fieldKey] else { throw CacheMiss(key: dependentKey) }
+            let value = try read(stored, type: field.type)
+            let responseKey = field.responseKey
+            object[responseKey] = object[responseKey].map { SelectionSetReader.merge($0, value) } ?? value
+        }
+        return object
+    }
+
+    private mutating func read(_ stored: JSONValue, type: GraphQLOutputType) throws -> JSONValue {
+        if stored.isNull { return .null }
+        switch type {
+        case .nonNull(let wrapped):
+            return try read(stored, type: wrapped)
+        case .scalar:
+            return stored
+        case .list(let elementType):
+            guard case .array(let elements) = stored else { return stored }
+            try prefetch(elements.compactMap { $0.objectValue?[CacheRoot.referenceKey]?.stringValue })
+            var values: [JSONValue] = []
+            values.reserveCapacity(elements.count)
+            for element in elements {
+                values.append(try read(element, type: elementType))
+            }
+            return .array(values)
+        case .object(let selections):
+            guard case .object(let reference) = stored, let key = reference[CacheRoot.referenceKey]?.stringValue
+            else { return stored }
+            return .object(try readObject(key: key, selections: selections))
+        }
+    }
+}

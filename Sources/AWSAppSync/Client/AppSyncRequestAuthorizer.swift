@@ -1,0 +1,160 @@
+import AWSPluginsCore
+import Amplify
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension AppSyncAuthorization {
+    /// Adds the headers of the mode to `request`: `x-api-key`, a token in `authorization`, or
+    /// a SigV4 signature for the `appsync` service (added last, over the final headers).
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/authentication``) when
+    ///   a provider fails or returns an empty token.
+    func authorize(_ request: URLRequest) async throws -> URLRequest {
+        var request = request
+        switch source {
+        case .none:
+            return request
+        case .apiKey(let key):
+            request.setValue(key, forHTTPHeaderField: "x-api-key")
+        case .apiKeyProvider(let provider):
+            request.setValue(provider.getAPIKey(), forHTTPHeaderField: "x-api-key")
+        case .token, .lambdaToken:
+            request.setValue(try await token(), forHTTPHeaderField: "authorization")
+        case .iam(let provider):
+            let credentials: AWSCredentials
+            do {
+                credentials = try await provider.fetchCredentials()
+            } catch {
+                throw AWSAppSyncClientError(
+                    .authentication,
+                    "The credentialsProvider failed to return credentials to sign the request with AWS_IAM: "
+                        + "\(sentence: error) Check the provider's credentials."
+                )
+            }
+            return SigV4Signer(service: "appsync", region: region).sign(request, credentials: credentials)
+        }
+        return request
+    }
+
+    /// The token of a token mode, from its provider (the callback form when it has one).
+    private func token() async throws -> String {
+        let (token, name): (String?, String)
+        do {
+            switch source {
+            case .token(let provider, let providerName):
+                name = providerName
+                if let provider = provider as? any AWSCognitoUserPoolsAuthProviderAsync {
+                    token = try await Self.callbackToken { provider.getLatestAuthToken($0) }
+                } else if let provider = provider as? any AWSOIDCAuthProviderAsync {
+                    token = try await Self.callbackToken { provider.getLatestAuthToken($0) }
+                } else {
+                    token = provider.getLatestAuthToken()
+                }
+            case .lambdaToken(let provider):
+                name = "awsLambdaAuthProvider"
+                if let provider = provider as? any AWSLambdaAuthProviderAsync {
+                    token = try await Self.callbackToken { provider.getLatestAuthToken($0) }
+                } else {
+                    token = provider.getLatestAuthToken()
+                }
+            case .none, .apiKey, .apiKeyProvider, .iam:
+                preconditionFailure("token() is only called for token modes")
+            }
+        } catch {
+            throw AWSAppSyncClientError(
+                .authentication,
+                "The auth provider of \(mode.rawValue) failed to return a token: \(sentence: error) "
+                    + "Check that the user is signed in."
+            )
+        }
+        guard let token, !token.isEmpty else {
+            throw AWSAppSyncClientError(
+                .authentication,
+                "The \(name) returned no token for \(mode.rawValue). Return the signed-in user's token from "
+                    + "getLatestAuthToken."
+            )
+        }
+        return token
+    }
+
+    private static func callbackToken(
+        _ get: (@escaping (String?, (any Error)?) -> Void) -> Void
+    ) async throws -> String? {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String?, any Error>) in
+            let once = ResumeOnce(continuation)
+            get { token, error in
+                if let error {
+                    once.resume(throwing: error)
+                } else {
+                    once.resume(returning: token)
+                }
+            }
+        }
+    }
+}
+
+/// Resumes a continuation once: a provider that calls its callback twice is not a crash.
+private final class ResumeOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<String?, any Error>?
+
+    init(_ continuation: CheckedContinuation<String?, any Error>) {
+        self.continuation = continuation
+    }
+
+    func resume(returning value: String?) {
+        take()?.resume(returning: value)
+    }
+
+    func resume(throwing error: any Error) {
+        take()?.resume(throwing: error)
+    }
+
+    private func take() -> CheckedContinuation<String?, any Error>? {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { continuation = nil }
+        return continuation
+    }
+}
+
+/// The real-time authorization objects of an API: the same headers as its HTTP requests, with
+/// `host`, as AppSync's real-time protocol carries them.
+struct AppSyncClientRealTimeAuthorizer: AppSyncRealTimeAuthorizer {
+    let authorization: AppSyncAuthorization
+
+    func connectionAuthorization(graphQLURL: URL) async throws -> [String: String] {
+        try await object(url: graphQLURL.appendingPathComponent("connect"), body: "{}")
+    }
+
+    func startAuthorization(graphQLURL: URL, data: String) async throws -> [String: String] {
+        try await object(url: graphQLURL, body: data)
+    }
+
+    private func object(url: URL, body: String) async throws -> [String: String] {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        var object = ["host": SigV4Request.hostHeaderValue(for: url)]
+        if authorization.mode == .awsIAM {
+            request.setValue("application/json, text/javascript", forHTTPHeaderField: "accept")
+            request.setValue("amz-1.0", forHTTPHeaderField: "content-encoding")
+            request.setValue("application/json; charset=UTF-8", forHTTPHeaderField: "content-type")
+        }
+        let authorized = try await authorization.authorize(request)
+        for (name, value) in authorized.allHTTPHeaderFields ?? [:] {
+            switch name.lowercased() {
+            case "authorization": object["Authorization"] = value
+            case "x-amz-security-token": object["X-Amz-Security-Token"] = value
+            default: object[name.lowercased()] = value
+            }
+        }
+        if authorization.mode == .apiKey {
+            object["x-amz-date"] = SigV4Signer.amzDate(Date())
+        }
+        return object
+    }
+}

@@ -1,0 +1,157 @@
+import AWSPluginsCore
+import Amplify
+import Foundation
+
+/// Everything an ``AWSAppSyncClient`` needs: the API, how to authorize its requests, and where
+/// to keep its cache.
+///
+/// The authorization mode comes from the service configuration; give the provider that mode
+/// needs (`credentialsProvider:` for `AWS_IAM`, `userPoolsAuthProvider:` for
+/// `AMAZON_COGNITO_USER_POOLS`, `oidcAuthProvider:` for `OPENID_CONNECT`,
+/// `awsLambdaAuthProvider:` for `AWS_LAMBDA`; `API_KEY` uses `ApiKey` unless an
+/// `apiKeyAuthProvider:` is given).
+///
+/// ```swift
+/// let appSyncConfig = try AWSAppSyncClientConfiguration(
+///     appSyncServiceConfig: AWSAppSyncServiceConfig(),
+///     cacheConfiguration: AWSAppSyncCacheConfiguration()
+/// )
+/// let appSyncClient = try AWSAppSyncClient(appSyncConfig: appSyncConfig)
+/// ```
+public struct AWSAppSyncClientConfiguration: Sendable {
+    /// The API.
+    public let appSyncServiceConfig: AWSAppSyncServiceConfig
+    /// Where the caches are; in memory when `nil`.
+    public let cacheConfiguration: AWSAppSyncCacheConfiguration?
+    let authorization: AppSyncAuthorization
+
+    /// A configuration for the API of `appSyncServiceConfig`.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/configuration``)
+    ///   when the auth mode lacks what it needs: an API key, or its provider.
+    public init(
+        appSyncServiceConfig: AWSAppSyncServiceConfig,
+        apiKeyAuthProvider: (any AWSAPIKeyAuthProvider)? = nil,
+        credentialsProvider: (any AWSCredentialsProvider)? = nil,
+        userPoolsAuthProvider: (any AWSCognitoUserPoolsAuthProvider)? = nil,
+        oidcAuthProvider: (any AWSOIDCAuthProvider)? = nil,
+        awsLambdaAuthProvider: (any AWSLambdaAuthProvider)? = nil,
+        cacheConfiguration: AWSAppSyncCacheConfiguration? = nil
+    ) throws {
+        self.appSyncServiceConfig = appSyncServiceConfig
+        self.cacheConfiguration = cacheConfiguration
+        self.authorization = try AppSyncAuthorization(
+            config: appSyncServiceConfig,
+            apiKeyAuthProvider: apiKeyAuthProvider,
+            credentialsProvider: credentialsProvider,
+            userPoolsAuthProvider: userPoolsAuthProvider,
+            oidcAuthProvider: oidcAuthProvider,
+            awsLambdaAuthProvider: awsLambdaAuthProvider
+        )
+    }
+
+    /// A configuration for the API of `appSyncClientInfo`, with the query cache in the SQLite
+    /// file at `databaseURL` (in memory when `nil`).
+    ///
+    /// ```swift
+    /// let databaseURL = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("database_name")
+    /// let appSyncConfig = try AWSAppSyncClientConfiguration(appSyncClientInfo: AWSAppSyncClientInfo(), databaseURL: databaseURL)
+    /// ```
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` when the auth mode lacks what it needs.
+    public init(
+        appSyncClientInfo: AWSAppSyncClientInfo,
+        apiKeyAuthProvider: (any AWSAPIKeyAuthProvider)? = nil,
+        credentialsProvider: (any AWSCredentialsProvider)? = nil,
+        userPoolsAuthProvider: (any AWSCognitoUserPoolsAuthProvider)? = nil,
+        oidcAuthProvider: (any AWSOIDCAuthProvider)? = nil,
+        awsLambdaAuthProvider: (any AWSLambdaAuthProvider)? = nil,
+        databaseURL: URL? = nil
+    ) throws {
+        try self.init(
+            appSyncServiceConfig: appSyncClientInfo,
+            apiKeyAuthProvider: apiKeyAuthProvider,
+            credentialsProvider: credentialsProvider,
+            userPoolsAuthProvider: userPoolsAuthProvider,
+            oidcAuthProvider: oidcAuthProvider,
+            awsLambdaAuthProvider: awsLambdaAuthProvider,
+            cacheConfiguration: databaseURL.map {
+                AWSAppSyncCacheConfiguration(offlineMutations: nil, queries: $0, subscriptionMetadataCache: nil)
+            }
+        )
+    }
+}
+
+/// How requests to one API are authorized: the mode, and what it sends.
+struct AppSyncAuthorization: @unchecked Sendable {
+    // @unchecked: the providers are not `Sendable` (see AuthProviders.swift); their
+    // documentation asks implementations to be safe to call from any thread.
+    enum Source {
+        case none
+        case apiKey(String)
+        case apiKeyProvider(any AWSAPIKeyAuthProvider)
+        case iam(any AWSCredentialsProvider)
+        case token(any AWSOIDCAuthProvider, providerName: String)
+        case lambdaToken(any AWSLambdaAuthProvider)
+    }
+
+    let mode: AWSAuthorizationType
+    let region: String
+    let source: Source
+
+    init(
+        config: AWSAppSyncServiceConfig,
+        apiKeyAuthProvider: (any AWSAPIKeyAuthProvider)?,
+        credentialsProvider: (any AWSCredentialsProvider)?,
+        userPoolsAuthProvider: (any AWSCognitoUserPoolsAuthProvider)?,
+        oidcAuthProvider: (any AWSOIDCAuthProvider)?,
+        awsLambdaAuthProvider: (any AWSLambdaAuthProvider)?
+    ) throws {
+        mode = config.authType
+        region = config.region
+        func missing(_ provider: String, example: String) -> AWSAppSyncClientError {
+            AWSAppSyncClientError(
+                .configuration,
+                "AppSync.\(config.key).AuthMode is \(config.authType.rawValue), but no \(provider) was given. "
+                    + "Pass AWSAppSyncClientConfiguration(appSyncServiceConfig:, \(provider): \(example), …), "
+                    + "or change AuthMode."
+            )
+        }
+        switch config.authType {
+        case .none:
+            source = .none
+        case .apiKey:
+            if let apiKeyAuthProvider {
+                source = .apiKeyProvider(apiKeyAuthProvider)
+            } else if let key = config.apiKey {
+                source = .apiKey(key)
+            } else {
+                throw AWSAppSyncClientError(
+                    .configuration,
+                    "AppSync.\(config.key).AuthMode is API_KEY, but AppSync.\(config.key).ApiKey is missing from "
+                        + "awsconfiguration.json. Add the API key, or pass an apiKeyAuthProvider."
+                )
+            }
+        case .awsIAM:
+            guard let credentialsProvider else {
+                throw missing("credentialsProvider", example: "EnvironmentCredentialsProvider()")
+            }
+            source = .iam(credentialsProvider)
+        case .amazonCognitoUserPools:
+            guard let userPoolsAuthProvider else {
+                throw missing("userPoolsAuthProvider", example: "an AWSCognitoUserPoolsAuthProvider")
+            }
+            source = .token(userPoolsAuthProvider, providerName: "userPoolsAuthProvider")
+        case .openIDConnect:
+            guard let oidcAuthProvider else {
+                throw missing("oidcAuthProvider", example: "an AWSOIDCAuthProvider")
+            }
+            source = .token(oidcAuthProvider, providerName: "oidcAuthProvider")
+        case .function:
+            guard let awsLambdaAuthProvider else {
+                throw missing("awsLambdaAuthProvider", example: "an AWSLambdaAuthProvider")
+            }
+            source = .lambdaToken(awsLambdaAuthProvider)
+        }
+    }
+}

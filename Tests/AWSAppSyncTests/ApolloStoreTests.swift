@@ -1,0 +1,110 @@
+import Amplify
+import Foundation
+import Testing
+import TodoAPI
+
+@testable import AWSAppSync
+
+/// The normalized cache on its own: records, transactions, rollback and persistence.
+@Suite struct ApolloStoreTests {
+    static let list = ListTodosQuery.Data(
+        listTodos: .init(items: [.init(id: "1", name: "Milk"), .init(id: "2", name: "Eggs", description: "A dozen")])
+    )
+
+    @Test func aQueryIsWrittenAsRecordsAndReadBack() throws {
+        let store = try ApolloStore()
+        store.cacheKeyForObject = { $0["id"] }
+        try store.withinReadWriteTransaction { transaction in
+            try transaction.write(data: Self.list, forQuery: ListTodosQuery(limit: 5))
+        }.get()
+        let (root, connection, item, data) = try store.withinReadTransaction { transaction in
+            (
+                try transaction.record("QUERY_ROOT"),
+                try transaction.record("QUERY_ROOT.listTodos(limit:5)"),
+                try transaction.record("2"),
+                try transaction.read(query: ListTodosQuery(limit: 5))
+            )
+        }.get()
+        #expect(root == ["listTodos(limit:5)": ["$reference": "QUERY_ROOT.listTodos(limit:5)"]])
+        #expect(
+            connection == [
+                "__typename": "ModelTodoConnection",
+                "items": [["$reference": "1"], ["$reference": "2"]],
+                "nextToken": nil,
+            ]
+        )
+        #expect(item == ["__typename": "Todo", "id": "2", "name": "Eggs", "description": "A dozen"])
+        #expect(data == Self.list)
+        // Other arguments are another field.
+        let other = store.withinReadTransaction { try $0.read(query: ListTodosQuery(limit: 6)) }
+        #expect(throws: AWSAppSyncClientError.self) { try other.get() }
+    }
+
+    @Test func aThrowingTransactionRollsBackEveryWrite() throws {
+        struct Abort: Error {}
+        let store = try ApolloStore()
+        store.cacheKeyForObject = { $0["id"] }
+        try store.withinReadWriteTransaction { try $0.write(data: Self.list, forQuery: ListTodosQuery()) }.get()
+        let failed = store.withinReadWriteTransaction { transaction in
+            try transaction.update(query: ListTodosQuery()) { (data: inout ListTodosQuery.Data) in
+                data.listTodos?.items?.append(.init(id: "3", name: "Bread"))
+                data.listTodos?.items?[0]?.name = "Oat milk"
+            }
+            throw Abort()
+        }
+        #expect(throws: Abort.self) { try failed.get() }
+        let data = try store.withinReadTransaction { try $0.read(query: ListTodosQuery()) }.get()
+        #expect(data == Self.list)
+        let added = try store.withinReadTransaction { try $0.record("3") }.get()
+        #expect(added == nil)
+    }
+
+    @Test func theGuidesOptimisticCleanUpRemovesAnItem() throws {
+        let store = try ApolloStore()
+        try store.withinReadWriteTransaction { try $0.write(data: Self.list, forQuery: ListTodosQuery()) }.get()
+        let UUID = "1"
+        let _ = store.withinReadWriteTransaction { transaction in
+            try transaction.update(query: ListTodosQuery()) { (data: inout ListTodosQuery.Data) in
+                var pos = -1
+                var counter = 0
+                for item in (data.listTodos?.items!)! {
+                    if item?.id == UUID {
+                        pos = counter
+                        continue
+                    }
+                    counter += 1
+                }
+                if pos != -1 { data.listTodos?.items?.remove(at: pos) }
+            }
+        }
+        let data = try store.withinReadTransaction { try $0.read(query: ListTodosQuery()) }.get()
+        #expect(data.listTodos?.items?.map { $0?.id } == ["2"])
+    }
+
+    @Test func aFileStoreKeepsItsRecords() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "appsync-store-\(Foundation.UUID())"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("todos_queries.db")
+        do {
+            let store = try ApolloStore(databaseURL: url)
+            try store.withinReadWriteTransaction { try $0.write(data: Self.list, forQuery: ListTodosQuery()) }.get()
+        }
+        let reopened = try ApolloStore(databaseURL: url)
+        let data = try reopened.withinReadTransaction { try $0.read(query: ListTodosQuery()) }.get()
+        #expect(data == Self.list)
+    }
+
+    @Test func aReadOfAnEmptyCacheNamesTheQuery() throws {
+        let store = try ApolloStore()
+        let error = #expect(throws: AWSAppSyncClientError.self) {
+            try store.withinReadTransaction { try $0.read(query: GetTodoQuery(id: "1")) }.get()
+        }
+        #expect(error?.code == .cacheMiss)
+        #expect(
+            error?.message
+                == "The cache does not hold the data of GetTodo. Fetch it first, or write it with write(data:forQuery:)."
+        )
+    }
+}
