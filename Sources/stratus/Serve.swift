@@ -117,6 +117,7 @@ struct Serve: AsyncParsableCommand {
         let host = host
         let outputDirectory = URL(fileURLWithPath: configOutput, isDirectory: true)
         let defaultMode = settings.defaultMode
+        let additionalModes = settings.additionalModes
         let region = settings.region ?? "us-east-1"
         do {
             try await http.run(host: host, port: port, stopsOnSignals: true) { port in
@@ -128,6 +129,8 @@ struct Serve: AsyncParsableCommand {
                     apiKey: defaultMode == .apiKey ? apiKeys.first?.value : nil
                 )
                 files.restAPIs = restAPIs.map { ClientConfigurationFiles.RESTAPIEntry($0, graphQLEndpoint: endpoint) }
+                files.additionalModes = additionalModes
+                files.additionalAPIKey = additionalModes.contains(.apiKey) ? apiKeys.first?.value : nil
                 do {
                     try files.write(to: outputDirectory)
                 } catch {

@@ -12,6 +12,11 @@ public struct ClientConfigurationFiles: Sendable {
     public var apiKey: String?
     /// The API's name in `amplifyconfiguration.json`.
     public var apiName: String
+    /// The API's additional authorization modes: each gets its own `AppSync` entry in
+    /// `awsconfiguration.json`, as the AppSync console writes them for multi-auth clients.
+    public var additionalModes: [Identity.AuthorizationMode] = []
+    /// The API key clients send with `API_KEY`, when it is an additional mode.
+    public var additionalAPIKey: String?
     /// REST APIs, written next to the GraphQL API with `endpointType: REST`.
     public var restAPIs: [RESTAPIEntry] = []
 
@@ -80,16 +85,24 @@ public struct ClientConfigurationFiles: Sendable {
         ]
     }
 
-    /// `awsconfiguration.json`: `AppSync.Default`.
+    /// `awsconfiguration.json`: `AppSync.Default` for the default mode, and one entry
+    /// `<apiName>_<MODE>` per additional mode, each with its `ClientDatabasePrefix`.
     public var awsConfiguration: JSON {
-        var appSync: [(String, JSON)] = [
-            ("ApiUrl", .string(endpoint.absoluteString)),
-            ("Region", .string(region)),
-            ("AuthMode", .string(authorizationMode.rawValue)),
-        ]
-        if let apiKey { appSync.append(("ApiKey", .string(apiKey))) }
-        appSync.append(("ClientDatabasePrefix", .string("\(apiName)_\(authorizationMode.rawValue)")))
-        return ["Version": "1.0", "AppSync": ["Default": .object(JSONObject(appSync))]]
+        func entry(_ mode: Identity.AuthorizationMode, apiKey: String?) -> JSON {
+            var appSync: [(String, JSON)] = [
+                ("ApiUrl", .string(endpoint.absoluteString)),
+                ("Region", .string(region)),
+                ("AuthMode", .string(mode.rawValue)),
+            ]
+            if mode == .apiKey, let apiKey { appSync.append(("ApiKey", .string(apiKey))) }
+            appSync.append(("ClientDatabasePrefix", .string("\(apiName)_\(mode.rawValue)")))
+            return .object(JSONObject(appSync))
+        }
+        var clients: [(String, JSON)] = [("Default", entry(authorizationMode, apiKey: apiKey))]
+        for mode in additionalModes where mode != authorizationMode {
+            clients.append(("\(apiName)_\(mode.rawValue)", entry(mode, apiKey: additionalAPIKey)))
+        }
+        return ["Version": "1.0", "AppSync": .object(JSONObject(clients))]
     }
 
     /// Writes both files into `directory`.
