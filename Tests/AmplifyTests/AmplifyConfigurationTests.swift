@@ -28,6 +28,22 @@ import Testing
         }
     }
 
+    @Test func fileThatIsNotJSONIsRefusedWithWhereItStops() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "stratus-config-\(UUID().uuidString).json"
+        )
+        try Data(#"{"api": {"plugins": }}"#.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(
+            throws: ConfigurationError(
+                "The configuration file at '\(url.path)' is not JSON: Invalid JSON at offset 20: unexpected character. "
+                    + "Fix its syntax or write it again with `stratus serve`."
+            )
+        ) {
+            try AmplifyConfiguration(configurationFile: url)
+        }
+    }
+
     @Test func fileThatIsNotAnObjectIsRefused() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "stratus-config-\(UUID().uuidString).json"

@@ -95,7 +95,7 @@ extension AWSAPIPluginConfiguration {
                 "Cannot read the configuration file at '\(url.path)'. Pass the path of your awsconfiguration.json."
             )
         }
-        guard let json = try? JSONDecoder().decode(JSONValue.self, from: data) else {
+        guard let json = try? JSONValue(parsing: data) else {
             throw ConfigurationError("The configuration file at '\(url.path)' is not JSON. Fix its syntax.")
         }
         try self.init(awsConfiguration: json)

@@ -40,7 +40,7 @@ struct CognitoJSONClient: Sendable {
                 nil
             )
         }
-        let body = try? JSONDecoder().decode(JSONValue.self, from: response.body)
+        let body = try? JSONValue(parsing: response.body)
         guard (200..<300).contains(response.statusCode) else {
             throw Self.serviceError(response, body: body).authError
         }

@@ -30,7 +30,7 @@ enum JWTClaims {
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64),
-            let json = try? JSONDecoder().decode(JSONValue.self, from: data), case .object = json
+            let json = try? JSONValue(parsing: data), case .object = json
         else { return nil }
         return json
     }

@@ -246,7 +246,7 @@ public actor AppSyncRealTimeClient {
     private func receive(_ text: String, generation current: Int) async {
         guard current == generation else { return }
         lastActivity = .now
-        guard let message = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)),
+        guard let message = try? JSONValue(parsing: text),
             case .string(let type)? = message["type"]
         else {
             logger.warning("unreadable real-time message: \(text.prefix(200))")

@@ -24,7 +24,16 @@ public struct AmplifyConfiguration: Sendable, Hashable {
                 "Cannot read the configuration file at '\(url.path)'. Run `stratus serve` (which writes it) or pass the path of your amplifyconfiguration.json."
             )
         }
-        guard let json = try? JSONDecoder().decode(JSONValue.self, from: data), case .object = json else {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: data)
+        } catch {
+            throw ConfigurationError(
+                "The configuration file at '\(url.path)' is not JSON: \(error) Fix its syntax or write it again with "
+                    + "`stratus serve`."
+            )
+        }
+        guard case .object = json else {
             throw ConfigurationError(
                 "The configuration file at '\(url.path)' is not a JSON object. Fix its syntax or write it again with `stratus serve`."
             )

@@ -10,7 +10,7 @@ public struct GraphQLResponseDecoder: Sendable {
 
     /// Decodes `body` for `request`.
     public func decode<R: Decodable>(_ body: Data, for request: GraphQLRequest<R>) -> GraphQLResponse<R> {
-        guard let json = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+        guard let json = try? JSONValue(parsing: body) else {
             return .failure(
                 .transformationError(
                     String(decoding: body, as: UTF8.self),

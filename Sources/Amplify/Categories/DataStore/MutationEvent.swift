@@ -63,10 +63,10 @@ public struct MutationEvent: Sendable, Hashable, Codable {
 
     /// The model, decoded through the ``ModelRegistry``.
     ///
-    /// - Throws: ``ModelRegistryError`` when the model is not registered, `DecodingError` when the
-    ///   JSON does not fit it.
+    /// - Throws: ``JSONParseError`` when the text is not JSON, ``ModelRegistryError`` when the model
+    ///   is not registered, `DecodingError` when the JSON does not fit it.
     public func decodeModel() throws -> any Model {
-        let json = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+        let json = try JSONValue(parsing: json)
         return try ModelRegistry.decode(modelName: modelName, from: json)
     }
 
