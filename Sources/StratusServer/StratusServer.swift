@@ -268,9 +268,9 @@ public final class StratusServer: Sendable {
         if let violation = limits.check(document, schema: executable.schema, api: api) {
             return .failure(Self.limitFailure(violation))
         }
-        let problems = validate(
+        let problems = DocumentValidation.problems(
+            of: document,
             schema: executable.schema,
-            ast: document,
             rules: specifiedRules + [RequestValidation.literalRule]
         )
         guard problems.isEmpty else {

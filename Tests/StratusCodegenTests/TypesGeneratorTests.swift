@@ -149,6 +149,16 @@ import Testing
         )
     }
 
+    /// GraphQLSwift's validation traps on two identical operations; they are refused first.
+    @Test func aStatementWrittenTwiceIsAProblemNotATrap() {
+        let statement = "query GetNote {\n  note(id: \"1\") {\n    id\n  }\n}\n"
+        #expect(
+            problems(statement + statement) == [
+                #"queries.graphql:1:7: There can be only one operation named "GetNote"."#
+            ]
+        )
+    }
+
     @Test func inlineFragmentsOnOtherTypesBecomeTypeCases() throws {
         let sdl = """
             type Query { node: Node }

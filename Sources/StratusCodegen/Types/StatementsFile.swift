@@ -52,7 +52,7 @@ struct StatementsDocument {
         } catch {
             throw TypesError(file: files[0].path, "The statements cannot be parsed: \(error)")
         }
-        let errors = validate(schema: schema.schema, ast: parsed)
+        let errors = DocumentValidation.problems(of: parsed, schema: schema.schema)
         guard errors.isEmpty else {
             throw TypesError(errors.map { Self.problem($0, firstLines: firstLines, files: files) })
         }
