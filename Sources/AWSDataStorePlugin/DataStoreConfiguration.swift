@@ -93,17 +93,6 @@ public struct DataStoreConfiguration: Sendable {
     }
 
     static func applicationSupportDirectory(environment: [String: String]) -> URL {
-        #if canImport(Darwin)
-            if let url = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
-                return url
-            }
-        #endif
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return URL(fileURLWithPath: data, isDirectory: true)
-        }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home, isDirectory: true)
-            .appendingPathComponent(".local", isDirectory: true)
-            .appendingPathComponent("share", isDirectory: true)
+        UserDirectories.data(environment: environment)
     }
 }

@@ -1,3 +1,4 @@
+import Amplify
 import Foundation
 
 /// Where the AppSync client keeps its SQLite databases: the normalized query cache
@@ -97,19 +98,7 @@ public struct AWSAppSyncCacheConfiguration: Sendable, Hashable {
 
     /// `appsync` in the user's cache directory: `$XDG_CACHE_HOME`, else `~/.cache` on Linux.
     static func defaultDirectory(environment: [String: String]) -> URL {
-        #if os(Linux) || os(Android) || os(FreeBSD) || os(OpenBSD)
-            let base: URL
-            if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-                base = URL(fileURLWithPath: xdg, isDirectory: true)
-            } else {
-                let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-                base = (home ?? FileManager.default.homeDirectoryForCurrentUser).appendingPathComponent(".cache")
-            }
-        #else
-            let base =
-                FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
-                ?? FileManager.default.temporaryDirectory
-        #endif
+        let base = UserDirectories.cache(environment: environment)
         return base.appendingPathComponent("appsync", isDirectory: true)
     }
 }

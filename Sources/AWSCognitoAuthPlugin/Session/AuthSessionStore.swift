@@ -1,3 +1,4 @@
+import Amplify
 import Foundation
 import Synchronization
 
@@ -64,13 +65,7 @@ public struct FileAuthSessionStore: AuthSessionStore {
 
     /// A store named `name` (such as the user pool's id) in the XDG data directory.
     public init(name: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let base: URL
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            base = URL(filePath: data, directoryHint: .isDirectory)
-        } else {
-            let home = environment["HOME"] ?? NSHomeDirectory()
-            base = URL(filePath: home, directoryHint: .isDirectory).appending(path: ".local/share")
-        }
+        let base = UserDirectories.data(environment: environment)
         let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
         self.init(url: base.appending(path: "stratus/auth/\(safe).json"))
     }
