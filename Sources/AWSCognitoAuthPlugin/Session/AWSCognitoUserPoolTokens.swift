@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import Foundation
 
@@ -27,9 +28,7 @@ enum JWTClaims {
     static func of(_ token: String) -> JSONValue? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
+        guard let data = Base64URL.decode(parts[1]),
             let json = try? JSONValue(parsing: data), case .object = json
         else { return nil }
         return json

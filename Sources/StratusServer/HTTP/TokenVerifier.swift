@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Foundation
 import JWTKit
 
@@ -185,22 +186,4 @@ private struct SignatureOnly: JWTPayload {
     init(from decoder: any Decoder) throws {}
     func encode(to encoder: any Encoder) throws {}
     func verify(using algorithm: some JWTAlgorithm) async throws {}
-}
-
-/// base64url without padding, as JWT segments are written.
-enum Base64URL {
-    /// `data` in base64url, without padding.
-    static func encode(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    /// Base64url (or base64) text, padding optional.
-    static func decode(_ text: some StringProtocol) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
 }

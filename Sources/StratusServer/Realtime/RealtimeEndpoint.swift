@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Foundation
 import HTTPTypes
 import Hummingbird
