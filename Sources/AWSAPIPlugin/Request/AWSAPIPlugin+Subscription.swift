@@ -67,34 +67,15 @@ struct PluginRealTimeAuthorizer: AppSyncRealTimeAuthorizer {
     }
 
     private func authorization(url: URL, body: String) async throws -> [String: String] {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body.utf8)
-        // The host SigV4 signs, so that the object's `host` and its signature agree.
-        var object = ["host": SigV4Request.hostHeaderValue(for: url)]
-        switch authorizer.mode {
-        case .awsIAM:
-            request.setValue("application/json, text/javascript", forHTTPHeaderField: "accept")
-            request.setValue("amz-1.0", forHTTPHeaderField: "content-encoding")
-            request.setValue("application/json; charset=UTF-8", forHTTPHeaderField: "content-type")
-            let signed = try await authorizer.sign(request)
-            for (name, value) in signed.allHTTPHeaderFields ?? [:] {
-                switch name.lowercased() {
-                case "authorization": object["Authorization"] = value
-                case "x-amz-security-token": object["X-Amz-Security-Token"] = value
-                default: object[name.lowercased()] = value
-                }
-            }
-        case .apiKey:
+        try await AppSyncRealTimeAuthorizationObject.make(
+            url: url,
+            body: body,
+            mode: authorizer.mode,
+            now: authorizer.clock.now()
+        ) { request in
+            var request = request
             try await authorizer.authorize(&request)
-            object["x-api-key"] = request.value(forHTTPHeaderField: "x-api-key")
-            object["x-amz-date"] = SigV4Signer.amzDate(authorizer.clock.now())
-        case .amazonCognitoUserPools, .openIDConnect, .function:
-            try await authorizer.authorize(&request)
-            object["Authorization"] = request.value(forHTTPHeaderField: "authorization")
-        case .none:
-            break
+            return try await authorizer.sign(request)
         }
-        return object
     }
 }

@@ -135,26 +135,8 @@ struct AppSyncClientRealTimeAuthorizer: AppSyncRealTimeAuthorizer {
     }
 
     private func object(url: URL, body: String) async throws -> [String: String] {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body.utf8)
-        var object = ["host": SigV4Request.hostHeaderValue(for: url)]
-        if authorization.mode == .awsIAM {
-            request.setValue("application/json, text/javascript", forHTTPHeaderField: "accept")
-            request.setValue("amz-1.0", forHTTPHeaderField: "content-encoding")
-            request.setValue("application/json; charset=UTF-8", forHTTPHeaderField: "content-type")
+        try await AppSyncRealTimeAuthorizationObject.make(url: url, body: body, mode: authorization.mode, now: Date()) {
+            try await authorization.authorize($0)
         }
-        let authorized = try await authorization.authorize(request)
-        for (name, value) in authorized.allHTTPHeaderFields ?? [:] {
-            switch name.lowercased() {
-            case "authorization": object["Authorization"] = value
-            case "x-amz-security-token": object["X-Amz-Security-Token"] = value
-            default: object[name.lowercased()] = value
-            }
-        }
-        if authorization.mode == .apiKey {
-            object["x-amz-date"] = SigV4Signer.amzDate(Date())
-        }
-        return object
     }
 }
