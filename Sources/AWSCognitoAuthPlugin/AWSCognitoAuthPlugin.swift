@@ -24,7 +24,7 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
     public let key = "awsCognitoAuthPlugin"
 
     private let sessionStore: (any AuthSessionStore)?
-    private let transport: any AuthHTTPTransport
+    private let transport: any HTTPTransport
     private let hub: HubCategory
     private let now: @Sendable () -> Date
     private let initialConfiguration: AWSCognitoAuthConfiguration?
@@ -41,7 +41,7 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
     ///   - configuration: The pools, for a plugin configured without a file.
     public init(
         sessionStore: (any AuthSessionStore)? = nil,
-        transport: any AuthHTTPTransport = URLSessionAuthTransport(),
+        transport: any HTTPTransport = URLSessionTransport(),
         hub: HubCategory = Amplify.Hub,
         now: @escaping @Sendable () -> Date = { Date() },
         configuration: AWSCognitoAuthConfiguration? = nil

@@ -37,7 +37,7 @@ actor CognitoAuthEngine {
 
     init(
         configuration: AWSCognitoAuthConfiguration,
-        transport: any AuthHTTPTransport,
+        transport: any HTTPTransport,
         store: any AuthSessionStore,
         hub: HubCategory,
         now: @escaping @Sendable () -> Date

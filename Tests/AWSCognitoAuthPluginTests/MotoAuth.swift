@@ -78,7 +78,7 @@ struct MotoAuth {
         request.httpBody = try JSONEncoder().encode(JSONValue.object(body))
         let signed = SigV4Signer(service: "cognito-idp", region: "us-east-1")
             .sign(request, credentials: AWSCredentials(accessKeyId: "moto", secretAccessKey: "moto"))
-        let response = try await URLSessionAuthTransport().send(signed)
+        let response = try await URLSessionTransport().send(signed)
         try #require(
             response.statusCode == 200,
             "\(operation): HTTP \(response.statusCode) \(String(decoding: response.body, as: UTF8.self))"
@@ -118,7 +118,7 @@ final class TestClock: Sendable {
 }
 
 /// Sends requests over `URLSession` and records each operation, its input and the response headers.
-final class RecordingTransport: AuthHTTPTransport {
+final class RecordingTransport: HTTPTransport {
     struct Call: Sendable {
         var target: String
         var input: JSONValue
@@ -126,10 +126,10 @@ final class RecordingTransport: AuthHTTPTransport {
         var headers: [String: String]
     }
 
-    private let base: any AuthHTTPTransport
+    private let base: any HTTPTransport
     private let recorded = Mutex<[Call]>([])
 
-    init(base: any AuthHTTPTransport = URLSessionAuthTransport()) {
+    init(base: any HTTPTransport = URLSessionTransport()) {
         self.base = base
     }
 

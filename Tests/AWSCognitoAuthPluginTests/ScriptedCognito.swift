@@ -10,7 +10,7 @@ import Testing
 
 /// Answers Cognito operations from a script, holding `GetId` until the test releases it (and
 /// holding none after that).
-final class ScriptedCognito: AuthHTTPTransport {
+final class ScriptedCognito: HTTPTransport {
     private struct Hold {
         var isHolding: Bool
         var waiting: [CheckedContinuation<Void, Never>] = []

@@ -35,7 +35,7 @@ public final class AWSAppSyncClient: Sendable {
     public var store: ApolloStore? { apolloClient?.store }
 
     let cache: ApolloStore
-    private let session: URLSession
+    private let transport = URLSessionTransport()
     private let realTime: Mutex<AppSyncRealTimeClient?> = Mutex(nil)
     private let registration: CacheFileRegistry.Registration?
 
@@ -54,7 +54,6 @@ public final class AWSAppSyncClient: Sendable {
             throw error
         }
         apolloClient = ApolloClient(store: cache)
-        session = URLSession(configuration: .ephemeral)
     }
 
     deinit {
@@ -218,10 +217,9 @@ public final class AWSAppSyncClient: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "accept")
         request.httpBody = Data(Self.requestBody(operation).utf8)
         request = try await configuration.authorization.authorize(request)
-        let data: Data
-        let response: URLResponse
+        let response: APIResponse
         do {
-            (data, response) = try await session.data(for: request)
+            response = try await transport.send(request)
         } catch {
             throw AWSAppSyncClientError(
                 .requestFailed,
@@ -229,7 +227,8 @@ public final class AWSAppSyncClient: Sendable {
                     + "Check the network and that the server is running."
             )
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let data = response.body
+        let status = response.statusCode
         let json: JSONValue?
         do {
             json = try JSONValue(parsing: data)

@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import Foundation
 
@@ -14,7 +15,7 @@ struct CognitoJSONClient: Sendable {
     /// `AWSCognitoIdentityProviderService` or `AWSCognitoIdentityService`.
     let service: String
     let endpoint: URL
-    let transport: any AuthHTTPTransport
+    let transport: any HTTPTransport
 
     /// Calls `operation` with `input` and returns the answer's JSON object.
     ///

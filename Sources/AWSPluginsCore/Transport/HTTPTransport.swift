@@ -5,7 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Sends HTTP requests: the one place the plugin touches the network.
+/// Sends HTTP requests: the one place the API and Auth plugins touch the network.
 ///
 /// ``URLSessionTransport`` is the default. Tests pass an in-memory transport that records the
 /// requests and answers them; another HTTP client can be plugged in the same way.
@@ -22,7 +22,7 @@ public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response, whatever its status code.
     ///
     /// - Throws: Any error when no response arrives (the server cannot be reached, the
-    ///   connection drops, the task is cancelled); the plugin reports it as
-    ///   `APIError.networkError`. A `URLError` gives the clearest message.
+    ///   connection drops, the task is cancelled); the plugins report it in their own error
+    ///   (`APIError.networkError`, `AuthError.service`). A `URLError` gives the clearest message.
     func send(_ request: URLRequest) async throws -> APIResponse
 }
