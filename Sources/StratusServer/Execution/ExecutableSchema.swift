@@ -99,16 +99,17 @@ private struct Wiring {
         for model in api.schema.models {
             queries.merge(queryResolvers(of: model)) { first, _ in first }
             mutations.merge(mutationResolvers(of: model)) { first, _ in first }
+            let paid = paidRelations(of: model)
             try attach(
                 to: schema,
                 type: model.name,
-                resolvers: modelTypeResolvers(of: model),
+                resolvers: modelTypeResolvers(of: model, paidRelations: paid),
                 reading: Set(model.fields.filter { $0.relation != nil }.map(\.name))
             )
             try attach(
                 to: schema,
                 type: "Model\(model.name)Connection",
-                resolvers: connectionResolvers(paying: paidRelations(of: model))
+                resolvers: connectionResolvers(paying: paid)
             )
         }
         for nonModel in api.schema.nonModels {
@@ -150,27 +151,32 @@ private struct Wiring {
         guard let type = schema.getType(name: name) as? GraphQLObjectType else { return }
         let fields = try type.fields()
         for (name, field) in fields {
-            // A request past its deadline is cancelled: its remaining fields end at once.
-            if let resolve = resolvers[name] {
-                let reads = reading.contains(name)
+            guard let resolve = resolvers[name] else { continue }
+            guard countsResolvers || reading.contains(name) else {
+                // Most fields: those of every item. A request past its deadline is cancelled
+                // and its remaining fields end at once; one out of resolvers is cancelled too,
+                // but its answer is decided, and these fields cost nothing and raise no error.
                 field.resolve = { source, arguments, context, info in
-                    // A request out of resolvers is cancelled too, but its answer is already
-                    // decided: its fields end with `null` rather than errors, which cost more.
-                    let budget = Self.budget(context)
-                    if Task.isCancelled, budget?.isExhausted != true { throw CancellationError() }
-                    if countsResolvers, budget?.spend() == false { return nil }
-                    do {
-                        guard reads, let gate = (context as? RequestContext)?.reads else {
-                            return try await resolve(source, arguments, context, info)
-                        }
-                        return try await gate.run {
-                            // A resolver that waited may find the request's answer decided.
-                            if budget?.isExhausted == true { return nil }
-                            return try await resolve(source, arguments, context, info)
-                        }
-                    } catch is CancellationError where budget?.isExhausted == true {
-                        return nil
+                    if Task.isCancelled, Self.budget(context)?.isExhausted != true { throw CancellationError() }
+                    return try await resolve(source, arguments, context, info)
+                }
+                continue
+            }
+            field.resolve = { source, arguments, context, info in
+                let request = context as? RequestContext
+                let budget = request?.budget
+                if Task.isCancelled, budget?.isExhausted != true { throw CancellationError() }
+                if countsResolvers, budget?.spend() == false { return nil }
+                do {
+                    guard let gate = request?.reads else { return try await resolve(source, arguments, context, info) }
+                    return try await gate.run {
+                        // A resolver that waited may find the request's answer decided.
+                        if budget?.isExhausted == true { return nil }
+                        return try await resolve(source, arguments, context, info)
                     }
+                } catch is CancellationError where budget?.isExhausted == true {
+                    // Its fields end with `null` rather than errors, which cost more.
+                    return nil
                 }
             }
         }
@@ -312,14 +318,18 @@ private struct Wiring {
 
     // MARK: - Object types
 
-    private func modelTypeResolvers(of model: ModelType) -> [String: GraphQLFieldResolve] {
+    /// The field resolvers of `model`'s type; those of `paidRelations` do not count again for an
+    /// item its page paid for.
+    private func modelTypeResolvers(
+        of model: ModelType,
+        paidRelations: Set<String>
+    ) -> [String: GraphQLFieldResolve] {
         var resolvers: [String: GraphQLFieldResolve] = [
             TableLayout.versionColumn: { source, _, _, _ in (source as? ResolvedItem)?.item.version },
             TableLayout.deletedColumn: { source, _, _, _ in (source as? ResolvedItem)?.item.deleted },
             TableLayout.lastChangedAtColumn: { source, _, _, _ in (source as? ResolvedItem)?.item.lastChangedAt },
         ]
         let resolver = resolver
-        let paidRelations = paidRelations(of: model)
         for field in model.fields {
             let name = field.name
             let type = field.type
