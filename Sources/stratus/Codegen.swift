@@ -53,11 +53,24 @@ struct Codegen: ParsableCommand {
         )
 
         @OptionGroup var options: SchemaOptions
+        @OptionGroup var statements: StatementOptions
 
+        func run() throws {
+            let schema = try options.load()
+            try options.write(statements.generator.generate(schema))
+        }
+    }
+
+    /// How statements are generated, by `codegen statements` and by `codegen types` without
+    /// `--statements`.
+    struct StatementOptions: ParsableArguments {
         @Option(name: .long, help: "How deep nested selections go: 1 selects no associations.")
         var maxDepth: Int = 2
 
-        @Flag(inversion: .prefixedNo, help: "Include sync queries and _version, _deleted, _lastChangedAt.")
+        @Flag(
+            inversion: .prefixedNo,
+            help: "Include sync queries and _version, _deleted, _lastChangedAt (in the derived API too)."
+        )
         var conflictDetection = true
 
         func validate() throws {
@@ -66,11 +79,8 @@ struct Codegen: ParsableCommand {
             }
         }
 
-        func run() throws {
-            let schema = try options.load()
-            try options.write(
-                StatementsGenerator(maxDepth: maxDepth, conflictDetection: conflictDetection).generate(schema)
-            )
+        var generator: StatementsGenerator {
+            StatementsGenerator(maxDepth: maxDepth, conflictDetection: conflictDetection)
         }
     }
 
@@ -93,17 +103,7 @@ struct Codegen: ParsableCommand {
         @Option(name: .long, help: "The Swift file to write.")
         var output: String = "API.swift"
 
-        @Option(name: .long, help: "How deep the generated statements' selections go (without --statements).")
-        var maxDepth: Int = 2
-
-        @Flag(inversion: .prefixedNo, help: "Whether the derived API has conflict detection (sync metadata).")
-        var conflictDetection = true
-
-        func validate() throws {
-            guard maxDepth >= 1 else {
-                throw ValidationError("--max-depth must be 1 or more (got \(maxDepth)).")
-            }
-        }
+        @OptionGroup var generation: StatementOptions
 
         func run() throws {
             let (api, generated) = try loadAPI()
@@ -153,13 +153,12 @@ struct Codegen: ParsableCommand {
                 guard APISchema.isAnnotated(source) else {
                     return (try APISchema(sdl: source, fileName: fileName), nil)
                 }
-                let annotated = try loadSchema(at: schema)
+                let annotated = try parseSchema(source, fileName: fileName)
                 let derived = ServerAPI(
                     schema: annotated,
-                    configuration: ServerConfiguration(conflictDetection: conflictDetection)
+                    configuration: ServerConfiguration(conflictDetection: generation.conflictDetection)
                 )
-                let statements = StatementsGenerator(maxDepth: maxDepth, conflictDetection: conflictDetection)
-                    .generate(annotated)
+                let statements = generation.generator.generate(annotated)
                     .map { StatementsFile(path: $0.path, text: $0.contents) }
                 return (try APISchema(sdl: derived.sdl, fileName: fileName), statements)
             } catch let error as TypesError {

@@ -13,8 +13,15 @@ func loadSchema(at path: String) throws -> AnnotatedSchema {
     } catch {
         throw CommandFailure("Cannot read the schema at '\(path)'. Pass --schema with the path of a .graphql file.")
     }
+    return try parseSchema(source, fileName: url.lastPathComponent)
+}
+
+/// Parses an annotated schema already read from `fileName`.
+///
+/// - Throws: ``CommandFailure`` listing the schema's problems with their positions.
+func parseSchema(_ source: String, fileName: String) throws -> AnnotatedSchema {
     do {
-        return try SchemaParser().parse(source, fileName: url.lastPathComponent)
+        return try SchemaParser().parse(source, fileName: fileName)
     } catch {
         throw CommandFailure(error.description)
     }
