@@ -7,14 +7,9 @@ struct AuthPluginCredentialsProvider: AWSCredentialsProvider {
     let auth: any AuthCategoryPlugin
 
     func fetchCredentials() async throws -> AWSCredentials {
-        let session = try await auth.fetchAuthSession(options: nil)
-        guard let provider = session as? any AuthAWSCredentialsProvider else {
-            throw AuthError.configuration(
-                "The Auth plugin '\(auth.key)' gives sessions without AWS credentials.",
-                "Use an Auth plugin with an identity pool, or create AWSAPIPlugin(credentialsProvider:)."
-            )
-        }
-        return try provider.getAWSCredentials().get()
+        try await auth.sessionCredentials(
+            fix: "Use an Auth plugin with an identity pool, or create AWSAPIPlugin(credentialsProvider:)."
+        )
     }
 }
 
@@ -24,13 +19,9 @@ struct AuthPluginUserPoolsProvider: AmplifyUserPoolsAuthProvider {
     let auth: any AuthCategoryPlugin
 
     func getLatestAuthToken() async throws -> String {
-        let session = try await auth.fetchAuthSession(options: nil)
-        guard let provider = session as? any AuthCognitoTokensProvider else {
-            throw AuthError.configuration(
-                "The Auth plugin '\(auth.key)' gives sessions without user pool tokens.",
+        try await auth.sessionAccessToken(
+            fix:
                 "Use an Auth plugin with a user pool, or override userPoolsAuthProvider() in an APIAuthProviderFactory."
-            )
-        }
-        return try provider.getCognitoTokens().get().accessToken
+        )
     }
 }

@@ -25,14 +25,7 @@ public struct AWSCognitoAuthCredentialsProvider: AWSCredentialsProvider {
     /// - Throws: ``Amplify/AuthError`` when the session has none (no identity pool, an expired
     ///   session, a service error).
     public func fetchCredentials() async throws -> AWSCredentials {
-        let session = try await auth().fetchAuthSession(options: nil)
-        guard let provider = session as? any AuthAWSCredentialsProvider else {
-            throw AuthError.configuration(
-                "The Auth plugin's session holds no AWS credentials.",
-                "Use AWSCognitoAuthPlugin with an identity pool."
-            )
-        }
-        return try provider.getAWSCredentials().get()
+        try await auth().sessionCredentials(fix: "Use AWSCognitoAuthPlugin with an identity pool.")
     }
 }
 
@@ -62,13 +55,6 @@ public struct AWSCognitoUserPoolsAuthProvider: AmplifyUserPoolsAuthProvider, Sen
     ///
     /// - Throws: ``Amplify/AuthError``: `signedOut` when nobody is signed in.
     public func getLatestAuthToken() async throws -> String {
-        let session = try await auth().fetchAuthSession(options: nil)
-        guard let provider = session as? any AuthCognitoTokensProvider else {
-            throw AuthError.configuration(
-                "The Auth plugin's session holds no user pool tokens.",
-                "Use AWSCognitoAuthPlugin with a user pool."
-            )
-        }
-        return try provider.getCognitoTokens().get().accessToken
+        try await auth().sessionAccessToken(fix: "Use AWSCognitoAuthPlugin with a user pool.")
     }
 }
