@@ -38,7 +38,11 @@ let package = Package(
     ],
     targets: [
         // The model runtime shared by generated code, the API category and DataStore.
-        .target(name: "Amplify", swiftSettings: strict),
+        .target(
+            name: "Amplify",
+            dependencies: [.product(name: "OpenCombine", package: "OpenCombine")],
+            swiftSettings: strict
+        ),
         // Credentials, the SigV4 signer and verifier, auth modes shared by the AWS plugins and the server.
         .target(
             name: "AWSPluginsCore",
@@ -83,6 +87,7 @@ let package = Package(
             name: "AWSDataStorePlugin",
             dependencies: [
                 "Amplify",
+                "AWSPluginsCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "SQLiteExactText",
                 .product(name: "OpenCombine", package: "OpenCombine"),

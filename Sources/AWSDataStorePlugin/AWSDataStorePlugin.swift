@@ -25,39 +25,98 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     /// Where and how it stores them.
     public let configuration: DataStoreConfiguration
 
+    /// The hub the plugin sends its sync events to.
+    public let hub: HubCategory
+
     private let engine = Mutex<StorageEngine?>(nil)
+    private let sync = Mutex<SyncEngine?>(nil)
+    private let api: (any APICategory)?
     private let catalog: Result<ModelCatalog, DataStoreError>
 
     /// A plugin storing the models of `modelRegistration`, the `AmplifyModels()` that
     /// `stratus codegen models` generates.
-    public init(
+    ///
+    /// When an API plugin is added to Amplify too, the store syncs with its GraphQL API from
+    /// the first DataStore call (or ``start()``) on, and reports on `Amplify.Hub`'s
+    /// `.dataStore` channel.
+    public convenience init(
         modelRegistration: some AmplifyModelRegistration,
         configuration: DataStoreConfiguration = .default
     ) {
+        self.init(modelRegistration: modelRegistration, configuration: configuration, api: nil)
+    }
+
+    /// A plugin that syncs through `api` and reports on `hub`; with `api` `nil`, through the
+    /// API plugin added to Amplify, if any. Several plugins with their own API plugins and
+    /// databases act as several devices.
+    ///
+    /// ```swift
+    /// let api = AWSAPIPlugin(configuration: apiConfiguration)
+    /// let dataStore = AWSDataStorePlugin(
+    ///     modelRegistration: AmplifyModels(),
+    ///     configuration: DataStoreConfiguration(databaseURL: url),
+    ///     api: api,
+    ///     hub: HubCategory()
+    /// )
+    /// ```
+    public init(
+        modelRegistration: some AmplifyModelRegistration,
+        configuration: DataStoreConfiguration,
+        api: (any APICategory)?,
+        hub: HubCategory = Amplify.Hub
+    ) {
         self.modelRegistration = modelRegistration
         self.configuration = configuration
+        self.api = api
+        self.hub = hub
         let types = ModelRegistry.modelTypes(registeredBy: modelRegistration)
         self.catalog = Result { () throws(DataStoreError) in try ModelCatalog(modelTypes: types) }
     }
 
-    /// Opens the store.
+    /// Opens the store. Sync starts with the first DataStore call, or ``start()``.
     ///
     /// - Throws: ``DataStoreError`` when the models cannot be stored or the database file is not
     ///   DataStore's or is corrupted.
     public func configure(using configuration: JSONValue?) throws {
-        _ = try openEngine()
+        _ = try openStore()
     }
 
-    /// Closes the store and ends every observation.
+    /// Stops syncing, closes the store and ends every observation.
     public func reset() async {
+        await stopSync()
         engine.withLock { engine in
             defer { engine = nil }
             return engine
         }?.close()
     }
 
-    /// The open store, opening it first if needed.
+    /// Whether the plugin syncs with a backend now.
+    public var isSyncing: Bool { sync.withLock { $0 != nil } }
+
+    /// The open store, opening it first if needed, with sync started when there is a backend.
     func openEngine() throws(DataStoreError) -> StorageEngine {
+        let store = try openStore()
+        guard let api = api ?? Amplify.apiPlugin else { return store }
+        let started = sync.withLock { sync -> SyncEngine? in
+            guard sync == nil else { return nil }
+            let engine = SyncEngine(storage: store, api: api, hub: hub, configuration: configuration)
+            sync = engine
+            return engine
+        }
+        started?.start()
+        return store
+    }
+
+    private func stopSync() async {
+        let running = sync.withLock { sync in
+            defer { sync = nil }
+            return sync
+        }
+        await running?.stop()
+    }
+
+    /// The open store, opening it first if needed.
+    private func openStore() throws(DataStoreError) -> StorageEngine {
         let catalog = try catalog.get()
         return try engine.withLock { engine throws(DataStoreError) -> StorageEngine in
             if let engine { return engine }
@@ -141,14 +200,18 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         }
     }
 
+    /// Stops syncing, removes every record and the outbox; the next call starts again.
     public func clear() async throws {
-        try await openEngine().clear()
+        await stopSync()
+        try await openStore().clear()
     }
 
+    /// Opens the store and starts syncing, when there is a backend.
     public func start() async throws {
         _ = try openEngine()
     }
 
+    /// Stops syncing and closes the store; the next call opens it and starts again.
     public func stop() async throws {
         await reset()
     }

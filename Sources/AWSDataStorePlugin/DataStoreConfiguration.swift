@@ -61,8 +61,63 @@ public struct DataStoreConfiguration: Sendable {
         FileHandle.standardError.write(Data((entry.description + "\n").utf8))
     }
 
+    /// How long a sync stays fresh: within this time of the last sync, a model syncs only
+    /// what changed since (a delta sync); after it, everything again (a base sync). 24 hours by
+    /// default.
+    public var syncInterval: TimeInterval = 86_400
+
+    /// The most records a base sync reads per model; 10,000 by default.
+    public var syncMaxRecords: Int = 10_000
+
+    /// The records a sync query asks for per page; 1,000 by default.
+    public var syncPageSize: Int = 1_000
+
+    /// Which records of each model to sync (selective sync); every record of models without one.
+    public var syncExpressions: [DataStoreSyncExpression] = []
+
+    /// The most outbox changes in flight at once, each for a different record; 4 by default.
+    /// Changes to the same record are always sent one after another, in order.
+    public var outboxConcurrency: Int = 4
+
+    /// Settles a change the backend refused as a conflict (`ConflictUnhandled`): called with the
+    /// local and the backend's record, it answers through the resolver. By default the
+    /// backend's record is kept (``DataStoreConflictHandlerResolution/applyRemote``).
+    public var conflictHandler: DataStoreConflictHandler = { _, resolve in resolve(.applyRemote) }
+
+    /// Receives the errors of sync that no caller can be told of: an outbox change the backend
+    /// refused for good, a record the backend sent that does not fit its model. By default they
+    /// go to ``log``.
+    public var errorHandler: DataStoreErrorHandler?
+
     /// The default configuration.
     public init() {}
+
+    /// A configuration with the given sync settings, as Amplify's `.custom(...)` makes it.
+    ///
+    /// ```swift
+    /// let configuration = DataStoreConfiguration.custom(
+    ///     syncMaxRecords: 50_000,
+    ///     syncExpressions: [.syncExpression(Post.schema, where: { Post.keys.rating > 3 })]
+    /// )
+    /// ```
+    public static func custom(
+        errorHandler: DataStoreErrorHandler? = nil,
+        conflictHandler: DataStoreConflictHandler? = nil,
+        syncInterval: TimeInterval = 86_400,
+        syncMaxRecords: Int = 10_000,
+        syncPageSize: Int = 1_000,
+        syncExpressions: [DataStoreSyncExpression] = [],
+        databaseURL: URL? = nil
+    ) -> DataStoreConfiguration {
+        var configuration = DataStoreConfiguration(databaseURL: databaseURL)
+        configuration.errorHandler = errorHandler
+        if let conflictHandler { configuration.conflictHandler = conflictHandler }
+        configuration.syncInterval = syncInterval
+        configuration.syncMaxRecords = syncMaxRecords
+        configuration.syncPageSize = syncPageSize
+        configuration.syncExpressions = syncExpressions
+        return configuration
+    }
 
     /// The default configuration, with the database at `databaseURL`.
     public init(databaseURL: URL?) {

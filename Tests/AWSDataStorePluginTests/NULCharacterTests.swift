@@ -58,6 +58,7 @@ import Testing
 
     @Test func updatesAndDeletesNameOneRecord() async throws {
         let store = try await store()
+        try await store.markAllSent()
         var first = try #require(try await store.plugin.query(BlogPost.self, byId: Self.one))
         first.title = "first\u{0}edited"
         try await store.plugin.save(first)
@@ -106,6 +107,7 @@ import Testing
 
     @Test func listElementsHoldingNULMatchExactly() async throws {
         let store = try await store()
+        try await store.markAllSent()
         var first = try #require(try await store.plugin.query(BlogPost.self, byId: Self.one))
         first.keywords = [Self.one, "b"]
         try await store.plugin.save(first)

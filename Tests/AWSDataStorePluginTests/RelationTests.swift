@@ -77,6 +77,7 @@ import Testing
         try await store.plugin.save(PostTags(id: "pt1", post: post, tag: tag))
         let otherBlog = try await store.plugin.save(Blog(id: "b2", name: "Other"))
         try await store.plugin.save(Fixtures.post("p3", blog: otherBlog))
+        try await store.markAllSent()
         let outboxBefore = try await store.plugin.pendingMutations().count
 
         let events = Recorder<String>()

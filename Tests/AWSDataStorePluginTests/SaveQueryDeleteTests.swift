@@ -45,6 +45,7 @@ import Testing
         try await store.plugin.save(Fixtures.blog())
         try await store.plugin.save(Fixtures.post("p1", title: "First"))
         try await store.plugin.save(Fixtures.post("p2", title: "Second"))
+        try await store.markAllSent()
         var first = try #require(try await store.plugin.query(BlogPost.self, byId: "p1"))
         first.title = "First, edited"
         try await store.plugin.save(first)
@@ -60,6 +61,7 @@ import Testing
         for index in 1...5 {
             try await store.plugin.save(Fixtures.post("p\(index)", rating: index))
         }
+        try await store.markAllSent()
         try await store.plugin.delete(Fixtures.post("p1"))
         try await store.plugin.delete(BlogPost.self, withId: "p2")
         try await store.plugin.delete(BlogPost.self, where: BlogPost.keys.rating >= 4)

@@ -27,7 +27,7 @@ extension AWSAPIPlugin {
         var urlRequest = URLRequest(url: pipeline.endpoint.endpoint)
         urlRequest.httpMethod = "POST"
         urlRequest.httpBody = try Self.encode(request.body)
-        let response = try await pipeline.send(urlRequest, headers: nil)
+        let response = try await pipeline.send(urlRequest, headers: request.headers.isEmpty ? nil : request.headers)
         return GraphQLResponseDecoder().decode(response.body, for: request)
     }
 

@@ -68,6 +68,12 @@ final class MutationEventHub: Sendable {
         for observer in observers { observer.receive(.reset) }
     }
 
+    /// Tells the observers of `modelName` that its records may have changed: its sync ended.
+    func publishSynced(modelName: String) {
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers where observer.modelName == modelName { observer.receive(.reset) }
+    }
+
     /// Removes every observer, telling each that observation is over.
     func close() {
         let observers = state.withLock { state in

@@ -25,7 +25,8 @@ extension StorageEngine {
     ///
     /// Changes that cannot alter the result (a record that neither matches the predicate nor is
     /// in the last snapshot) are skipped, and a burst of changes gives one new snapshot. Without
-    /// a backend there is nothing to sync, so every snapshot is synced (`isSynced` is `true`).
+    /// a backend every snapshot is synced (`isSynced` is `true`); with one, `isSynced` turns true
+    /// (with a new snapshot) when the model's sync query ends.
     func observeQuery<M: Model>(
         _ type: M.Type,
         where predicate: (any QueryPredicate)?,
@@ -70,7 +71,12 @@ extension StorageEngine {
                     tracker.beginQuery()
                     let results = try await self.queryWithIdentifiers(M.self, table: table, predicate, sort)
                     tracker.endQuery(Set(results.map(\.identifier)))
-                    continuation.yield(DataStoreQuerySnapshot(items: results.map(\.model), isSynced: true))
+                    continuation.yield(
+                        DataStoreQuerySnapshot(
+                            items: results.map(\.model),
+                            isSynced: self.syncStatus.isSynced(table.name)
+                        )
+                    )
                     pending = await iterator.next() != nil
                 }
                 continuation.finish()

@@ -17,8 +17,38 @@ enum Outbox {
         "graphQLFilterJSON") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// Appends `event`.
+    /// Appends `event`, or merges it into the record's latest pending event.
+    ///
+    /// Only an event that was never sent takes a merge (one that was sent may have reached the
+    /// backend under its idempotency key), and events with a condition never merge:
+    /// create+update gives a create with the new data, update+update an update, update+delete a
+    /// delete, and create+delete removes both.
     static func enqueue(_ event: MutationEvent, _ db: Database) throws {
+        if event.graphQLFilterJSON == nil, let latest = try latestEvent(event.modelName, event.modelId, db),
+            !latest.inProcess, latest.filter == nil
+        {
+            switch (latest.mutationType, event.mutationType) {
+            case ("create", "update"), ("update", "update"), ("update", "delete"):
+                try db.cachedStatement(
+                    sql:
+                        "UPDATE \"\(table)\" SET \"json\" = ?, \"mutationType\" = ?, \"version\" = ? WHERE \"sequence\" = ?"
+                )
+                .executeExactly([
+                    event.json.databaseValue,
+                    (latest.mutationType == "create" ? "create" : event.mutationType).databaseValue,
+                    (max(latest.version ?? 0, event.version ?? 0) == 0
+                        ? nil : max(latest.version ?? 0, event.version ?? 0)).databaseValue,
+                    latest.sequence.databaseValue,
+                ])
+                return
+            case ("create", "delete"):
+                try db.cachedStatement(sql: "DELETE FROM \"\(table)\" WHERE \"sequence\" = ?")
+                    .executeExactly([latest.sequence.databaseValue])
+                return
+            default:
+                break
+            }
+        }
         try db.cachedStatement(sql: insertEvent).executeExactly([
             event.id.databaseValue, event.modelName.databaseValue, event.modelId.databaseValue,
             event.mutationType.databaseValue, event.json.databaseValue, event.createdAt.iso8601String.databaseValue,
@@ -42,7 +72,7 @@ enum Outbox {
         .map(event(from:))
     }
 
-    private static func event(from row: [DatabaseValue]) throws(DataStoreError) -> MutationEvent {
+    static func event(from row: [DatabaseValue]) throws(DataStoreError) -> MutationEvent {
         // These columns are `TEXT NOT NULL` in a STRICT table: SQLite holds text there and nothing else.
         let text = { (index: Int) in String.fromDatabaseValue(row[index]) ?? "" }
         let id = text(0)

@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import GRDB
+import Synchronization
 
 /// The on-device store: one SQLite database in WAL mode, a table per model, and the system
 /// tables (see ``SystemTables``).
@@ -17,6 +18,10 @@ final class StorageEngine: Sendable {
     let catalog: ModelCatalog
     /// Observers of committed changes.
     let hub = MutationEventHub()
+    /// Which models are synced, when a backend is configured.
+    let syncStatus = SyncStatus()
+    /// Told of the outbox events of each committed local change: the sync engine's wake-up.
+    let outboxListener = Mutex<(@Sendable ([MutationEvent]) -> Void)?>(nil)
     /// Predicate operations that queries leave to the in-memory evaluator.
     let conditions: InMemoryConditions
     /// Where messages go.
@@ -151,9 +156,13 @@ final class StorageEngine: Sendable {
     }
 
     /// Publishes `events` to observers once the current transaction commits.
-    func publishOnCommit(_ events: [MutationEvent], _ db: Database) {
+    func publishOnCommit(_ events: [MutationEvent], _ db: Database, local: Bool = true) {
         let hub = hub
-        db.afterNextTransaction { _ in hub.publish(events) }
+        let listener = local ? outboxListener.withLock { $0 } : nil
+        db.afterNextTransaction { _ in
+            hub.publish(events)
+            listener?(events)
+        }
     }
 
     /// A `DataStoreError` for any error.

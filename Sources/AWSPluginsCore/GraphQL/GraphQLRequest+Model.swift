@@ -95,7 +95,7 @@ extension GraphQLRequest {
         return GraphQLRequest<M?>(document: document, variables: variables, responseType: M?.self, decodePath: field)
     }
 
-    private static func graphQLKeyType(of field: ModelField) -> String {
+    static func graphQLKeyType(of field: ModelField) -> String {
         switch field.type {
         case .int, .timestamp: return "Int!"
         case .double: return "Float!"

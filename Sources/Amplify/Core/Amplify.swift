@@ -43,6 +43,11 @@ public enum Amplify {
     /// The hub the categories send their events on (`.auth`, `.dataStore`, `.api`).
     public static let Hub = HubCategory()
 
+    /// The API plugin that was added, if any: what DataStore syncs through.
+    package static var apiPlugin: (any APICategoryPlugin)? {
+        state.withLock { state in state.plugins.lazy.compactMap { $0 as? any APICategoryPlugin }.first }
+    }
+
     /// Adds a plugin. Add every plugin before calling ``configure(_:)``.
     ///
     /// - Throws: ``ConfigurationError`` after ``configure(_:)``, or when a plugin with the same

@@ -76,6 +76,13 @@ struct TestStore: Sendable {
         return AWSDataStorePlugin(modelRegistration: registration, configuration: configuration)
     }
 
+    /// Marks every pending outbox event as sent, as the sync engine does: later changes to
+    /// their records queue behind them instead of merging into them.
+    func markAllSent() async throws {
+        let engine = try engine
+        _ = try await engine.beginSending(try await engine.outboxEvents())
+    }
+
     /// The open engine.
     var engine: StorageEngine {
         get throws { try plugin.openEngine() }

@@ -22,6 +22,9 @@ public struct GraphQLRequest<R: Decodable>: Sendable {
     public var decodePath: String?
     /// The authorization mode for this request, overriding the API's default.
     public var authMode: AWSAuthorizationType?
+    /// Additional HTTP headers for this request, such as DataStore's `Idempotency-Key`; they are
+    /// set before the request is signed.
+    public var headers: [String: String] = [:]
 
     /// The type the response decodes to.
     public var responseType: R.Type { R.self }

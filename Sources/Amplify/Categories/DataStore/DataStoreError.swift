@@ -31,6 +31,9 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
         public static let invalidOperation = Code(rawValue: "invalidOperation")
         /// The storage failed: the disk, SQLite, or an error the store did not expect.
         public static let storage = Code(rawValue: "storage")
+        /// Sync with the backend failed: it refused a change for good, or sent a record that does
+        /// not fit its model.
+        public static let sync = Code(rawValue: "sync")
     }
 
     public let code: Code

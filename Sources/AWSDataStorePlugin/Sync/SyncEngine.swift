@@ -1,0 +1,631 @@
+import AWSPluginsCore
+import Amplify
+import Foundation
+import Synchronization
+
+/// DataStore's sync with an AppSync backend, through the API category.
+///
+/// Per model it subscribes to `onCreate`, `onUpdate` and `onDelete` (one shared real-time
+/// connection), holding the events back; once every subscription is established it runs the
+/// sync queries, parents before children (a delta sync from `lastSync` when the last one is
+/// recent enough and the sync expression is unchanged, a base sync otherwise), applies the held
+/// events, and lets the outbox drain. When a subscription drops it reports the network as
+/// inactive, and once they are all back it syncs what changed meanwhile and drains the outbox
+/// again.
+///
+/// The outbox sends the oldest event of each record, up to ``DataStoreConfiguration/outboxConcurrency``
+/// records at once, each with its event's id as `Idempotency-Key`; network failures are
+/// retried with jittered backoff (at once when the network comes back), and nothing is removed
+/// from the outbox before the backend answered it.
+final class SyncEngine: Sendable {
+    let storage: StorageEngine
+    let api: any APICategory
+    let hub: HubCategory
+    let configuration: DataStoreConfiguration
+    /// The models in sync order: every parent before its children.
+    let modelNames: [String]
+
+    private struct State {
+        var tasks: [Task<Void, Never>] = []
+        var networkActive: Bool?
+        var sentReady = false
+        /// Whether the outbox may send: the sync queries ended and the network is up.
+        var outboxOpen = false
+        /// The records with an event in flight.
+        var inFlight: Set<String> = []
+        var localListener: Int?
+    }
+    private let state = Mutex(State())
+    /// Fires when the outbox has work: a new event, a finished send, the network back.
+    let outboxSignal = WakeSignal()
+
+    init(storage: StorageEngine, api: any APICategory, hub: HubCategory, configuration: DataStoreConfiguration) {
+        self.storage = storage
+        self.api = api
+        self.hub = hub
+        self.configuration = configuration
+        self.modelNames = Self.syncOrder(storage.catalog)
+    }
+
+    /// The models with every parent (belongsTo target) before its children.
+    static func syncOrder(_ catalog: ModelCatalog) -> [String] {
+        var ordered: [String] = []
+        var visited: Set<String> = []
+        func visit(_ name: String, _ path: Set<String>) {
+            guard !visited.contains(name), !path.contains(name), let table = catalog.tables[name] else { return }
+            for foreignKey in table.foreignKeys where foreignKey.parentTable != name {
+                visit(foreignKey.parentTable, path.union([name]))
+            }
+            if visited.insert(name).inserted { ordered.append(name) }
+        }
+        for name in catalog.modelNames { visit(name, []) }
+        return ordered
+    }
+
+    // MARK: - Lifecycle
+
+    /// Starts syncing.
+    func start() {
+        storage.syncStatus.begin()
+        storage.outboxListener.withLock { listener in
+            listener = { [weak self] events in self?.enqueued(events) }
+        }
+        let session = Task { await self.runSessions() }
+        let outbox = Task { await self.runOutbox() }
+        state.withLock { $0.tasks = [session, outbox] }
+    }
+
+    /// Stops syncing and waits until nothing is in flight.
+    func stop() async {
+        storage.outboxListener.withLock { $0 = nil }
+        let tasks = state.withLock { state in
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        for task in tasks { task.cancel() }
+        outboxSignal.fire()
+        for task in tasks { await task.value }
+        storage.syncStatus.end()
+    }
+
+    // MARK: - Hub
+
+    private func dispatch(_ eventName: String, _ data: (any Sendable)? = nil) {
+        hub.dispatch(to: .dataStore, payload: HubPayload(eventName: eventName, data: data))
+    }
+
+    private func setNetwork(active: Bool) {
+        let changed = state.withLock { state -> Bool in
+            guard state.networkActive != active else { return false }
+            state.networkActive = active
+            if !active { state.outboxOpen = false }
+            return true
+        }
+        if changed { dispatch(HubPayload.EventName.DataStore.networkStatus, NetworkStatusEvent(active: active)) }
+    }
+
+    /// Reports an error no caller can be told of.
+    func report(_ error: DataStoreError) {
+        if let handler = configuration.errorHandler {
+            handler(error)
+        } else {
+            storage.log(.init(level: .error, message: error.message))
+        }
+    }
+
+    // MARK: - Subscriptions and sync queries
+
+    /// What the subscriptions deliver, merged.
+    private enum Incoming: Sendable {
+        case connection(Int, SubscriptionConnectionState)
+        case item(String, JSONValue)
+        case failed(Int, String)
+    }
+
+    /// Runs subscription sessions until the engine stops: each lives until a subscription
+    /// fails for good, and the next starts after a backoff.
+    private func runSessions() async {
+        var failures = 0
+        while !Task.isCancelled {
+            let ended = await runSession()
+            if Task.isCancelled { return }
+            failures = ended ? 0 : failures + 1
+            try? await Task.sleep(for: Self.backoff(attempt: max(failures, 1)))
+        }
+    }
+
+    /// One session: subscribe, sync, apply, and keep applying until the engine stops or a
+    /// subscription ends. Returns whether it ever became ready.
+    private func runSession() async -> Bool {
+        let (stream, continuation) = AsyncStream.makeStream(of: Incoming.self)
+        var sequences: [AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<JSONValue>>] = []
+        var pumps: [Task<Void, Never>] = []
+        var index = 0
+        for name in modelNames {
+            guard let table = storage.catalog.tables[name] else { continue }
+            for type in GraphQLSubscriptionType.allCases {
+                let sequence = api.subscribe(
+                    request: GraphQLRequest<JSONValue>.syncSubscription(modelSchema: table.schema, type: type)
+                )
+                sequences.append(sequence)
+                let id = index
+                index += 1
+                pumps.append(
+                    Task {
+                        do {
+                            for try await event in sequence {
+                                switch event {
+                                case .connection(let state): continuation.yield(.connection(id, state))
+                                case .data(.success(let item)): continuation.yield(.item(name, item))
+                                case .data(.failure(let error)):
+                                    continuation.yield(.failed(id, "an event of \(name) could not be read: \(error)"))
+                                }
+                            }
+                            continuation.yield(.failed(id, "the subscription to \(type.rawValue)\(name) ended"))
+                        } catch {
+                            continuation.yield(
+                                .failed(id, "the subscription to \(type.rawValue)\(name) failed: \(error)")
+                            )
+                        }
+                    }
+                )
+            }
+        }
+        defer {
+            for sequence in sequences { sequence.cancel() }
+            for pump in pumps { pump.cancel() }
+            continuation.finish()
+        }
+        var connected = Set<Int>()
+        var unavailable = Set<Int>()
+        var needsSync = true
+        var becameReady = false
+        var held: [(String, JSONValue)] = []
+        for await incoming in stream {
+            if Task.isCancelled { break }
+            switch incoming {
+            case .connection(let id, .connected):
+                connected.insert(id)
+            case .connection(let id, .connecting):
+                connected.remove(id)
+            case .connection(let id, .disconnected):
+                // What changed while the connection was down comes with the next sync query.
+                connected.remove(id)
+                needsSync = true
+                setNetwork(active: false)
+            case .item(let name, let item):
+                if needsSync {
+                    held.append((name, item))
+                } else {
+                    await apply(item, modelName: name)
+                }
+            case .failed(let id, let problem):
+                // A subscription the backend refuses for good (a model without subscriptions, an
+                // auth rule the mode does not meet) is left out; the others carry on.
+                if unavailable.insert(id).inserted {
+                    connected.remove(id)
+                    storage.log(
+                        .init(
+                            level: .warning,
+                            message: "DataStore syncs without one subscription: \(problem). Changes made elsewhere "
+                                + "to that model arrive with the next sync query instead; check the API's "
+                                + "authorization modes and the model's @auth rules and subscriptions if it should work."
+                        )
+                    )
+                }
+            }
+            guard needsSync, connected.count + unavailable.count == index else { continue }
+            setNetwork(active: true)
+            dispatch(HubPayload.EventName.DataStore.subscriptionsEstablished)
+            var attempt = 0
+            while !Task.isCancelled {
+                do {
+                    try await syncQueries()
+                    break
+                } catch {
+                    attempt += 1
+                    setNetwork(active: false)
+                    if !Self.isRetryable(error) {
+                        report(DataStoreError(.sync, "DataStore's sync query failed: \(error)"))
+                    }
+                    try? await Task.sleep(for: Self.backoff(attempt: attempt))
+                }
+            }
+            if Task.isCancelled { break }
+            setNetwork(active: true)
+            for (name, item) in held { await apply(item, modelName: name) }
+            held = []
+            needsSync = false
+            becameReady = true
+            let firstReady = state.withLock { state in
+                defer { state.sentReady = true }
+                state.outboxOpen = true
+                return !state.sentReady
+            }
+            if firstReady { dispatch(HubPayload.EventName.DataStore.ready) }
+            outboxSignal.fire()
+        }
+        return becameReady
+    }
+
+    /// Applies a record a subscription delivered, and tells the hub.
+    private func apply(_ item: JSONValue, modelName: String) async {
+        do {
+            let result = try await storage.reconcile([item], modelName: modelName)
+            for refused in result.refused { report(refused) }
+            for event in result.applied { dispatch(HubPayload.EventName.DataStore.syncReceived, event) }
+        } catch {
+            report(DataStoreError(.sync, "DataStore could not apply a \(modelName) from a subscription: \(error)"))
+        }
+    }
+
+    /// Runs every model's sync query, in sync order.
+    private func syncQueries() async throws {
+        dispatch(HubPayload.EventName.DataStore.syncQueriesStarted, SyncQueriesStartedEvent(models: modelNames))
+        for name in modelNames {
+            try Task.checkCancellation()
+            let event = try await syncModel(name)
+            storage.syncStatus.markSynced(name)
+            storage.hub.publishSynced(modelName: name)
+            dispatch(HubPayload.EventName.DataStore.modelSynced, event)
+        }
+        dispatch(HubPayload.EventName.DataStore.syncQueriesReady)
+    }
+
+    /// Syncs one model: a delta sync when the last sync is recent and used the same
+    /// expression, a base sync otherwise.
+    func syncModel(_ name: String) async throws -> ModelSyncedEvent {
+        guard let table = storage.catalog.tables[name] else {
+            return ModelSyncedEvent(
+                modelName: name,
+                isFullSync: false,
+                isDeltaSync: false,
+                added: 0,
+                updated: 0,
+                deleted: 0
+            )
+        }
+        let filter = configuration.syncExpressions.first { $0.modelSchema.name == name }
+            .flatMap { $0.modelPredicate().graphQLFilter(for: table.schema) }
+        let expression = try filter.map { try CanonicalJSON.text(of: $0) }
+        let stored = try await storage.lastSync(of: name)
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        let isDelta =
+            stored.lastSync.map { now - $0 < Int(configuration.syncInterval * 1000) } == true
+            && stored.expression == expression
+        let lastSync = isDelta ? stored.lastSync : nil
+        var nextToken: String?
+        var startedAt: Int?
+        var fetched = 0
+        var totals = ReconcileResult()
+        repeat {
+            let limit = max(1, min(configuration.syncPageSize, configuration.syncMaxRecords - fetched))
+            let request = GraphQLRequest<JSONValue>.syncQuery(
+                modelSchema: table.schema,
+                filter: filter,
+                limit: limit,
+                nextToken: nextToken,
+                lastSync: lastSync
+            )
+            let page: JSONValue
+            switch try await api.query(request: request) {
+            case .success(let value):
+                page = value
+            case .failure(let error):
+                throw DataStoreError(.sync, "The sync query of \(name) failed: \(error)")
+            }
+            let items = page["items"]?.arrayValue ?? []
+            nextToken = page["nextToken"]?.stringValue
+            startedAt = startedAt ?? page["startedAt"]?.intValue
+            fetched += items.count
+            let result = try await storage.reconcile(items, modelName: name)
+            for refused in result.refused { report(refused) }
+            totals.added += result.added
+            totals.updated += result.updated
+            totals.deleted += result.deleted
+        } while nextToken != nil && fetched < configuration.syncMaxRecords && !Task.isCancelled
+        try await storage.setLastSync(of: name, startedAt ?? stored.lastSync, expression: expression)
+        return ModelSyncedEvent(
+            modelName: name,
+            isFullSync: !isDelta,
+            isDeltaSync: isDelta,
+            added: totals.added,
+            updated: totals.updated,
+            deleted: totals.deleted
+        )
+    }
+
+    // MARK: - Outbox
+
+    /// Local changes were committed: tell the hub and wake the outbox.
+    private func enqueued(_ events: [MutationEvent]) {
+        for event in events {
+            if let model = try? event.decodeModel() {
+                dispatch(
+                    HubPayload.EventName.DataStore.outboxMutationEnqueued,
+                    OutboxMutationEvent(
+                        modelName: event.modelName,
+                        element: .init(model: model, version: event.version, deleted: event.mutationType == "delete")
+                    )
+                )
+            }
+        }
+        outboxSignal.fire()
+    }
+
+    /// Sends the outbox while the engine runs.
+    private func runOutbox() async {
+        await withTaskGroup(of: Void.self) { group in
+            var reportedEmpty: Bool?
+            while !Task.isCancelled {
+                let generation = outboxSignal.generation
+                let (open, inFlight) = state.withLock { ($0.outboxOpen, $0.inFlight) }
+                let room = max(1, configuration.outboxConcurrency) - inFlight.count
+                if open && room > 0 {
+                    do {
+                        let events = try await storage.sendableEvents(limit: room, excluding: inFlight)
+                        if events.isEmpty && inFlight.isEmpty {
+                            let pending = try await storage.pendingCount()
+                            if pending == 0 && reportedEmpty != true {
+                                reportedEmpty = true
+                                dispatch(HubPayload.EventName.DataStore.outboxStatus, OutboxStatusEvent(isEmpty: true))
+                            }
+                        }
+                        for event in events {
+                            reportedEmpty = false
+                            let key = Outbox.recordKey(event.modelName, event.modelId)
+                            state.withLock { _ = $0.inFlight.insert(key) }
+                            group.addTask {
+                                await self.send(event)
+                                self.state.withLock { _ = $0.inFlight.remove(key) }
+                                self.outboxSignal.fire()
+                            }
+                        }
+                    } catch {
+                        report(DataStoreError(.sync, "DataStore could not read its outbox: \(error)"))
+                        await outboxSignal.wait(after: generation, timeout: .seconds(5))
+                        continue
+                    }
+                }
+                await outboxSignal.wait(after: generation)
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// What the backend answered to an outbox event.
+    private enum Answer {
+        case accepted(JSONValue)
+        case conflict(JSONValue)
+        case conditionFailed(String)
+        case refused(String)
+    }
+
+    /// Sends one event until the backend answers it, then settles it.
+    private func send(_ event: MutationEvent) async {
+        guard let table = storage.catalog.tables[event.modelName] else { return }
+        var json: [String: JSONValue]
+        var condition: JSONValue?
+        var version: Int?
+        do {
+            guard case .object(let members) = try JSONValue(parsing: event.json) else {
+                throw DataStoreError(.invalidDatabase, "it is not a JSON object")
+            }
+            json = members
+            condition = try event.graphQLFilterJSON.map { try JSONValue(parsing: $0) }
+            let stored = try await storage.beginSending([event])
+            version = [stored.first ?? nil, event.version].compactMap { $0 }.max()
+        } catch {
+            report(
+                DataStoreError(.sync, "The outbox event '\(event.id)' of \(event.modelName) cannot be sent: \(error)")
+            )
+            return
+        }
+        var key = event.id
+        for round in 0..<4 {
+            let request = Self.mutation(table, event.mutationType, json, version, condition, key: key)
+            guard let answer = await deliver(request) else { return }
+            do {
+                switch answer {
+                case .accepted(let item):
+                    let (_, pending) = try await storage.finish(event, item: item)
+                    dispatch(
+                        HubPayload.EventName.DataStore.outboxMutationProcessed,
+                        outboxEvent(event.modelName, item)
+                    )
+                    if pending == 0 {
+                        dispatch(HubPayload.EventName.DataStore.outboxStatus, OutboxStatusEvent(isEmpty: true))
+                    }
+                    return
+                case .conflict(let remote):
+                    let resolution = await resolveConflict(event, local: json, remote: remote)
+                    let remoteVersion = remote["_version"]?.intValue
+                    switch resolution {
+                    case .applyRemote, .none:
+                        _ = try await storage.finish(event, item: remote, force: true)
+                        return
+                    case .retryLocal:
+                        break
+                    case .retry(let model):
+                        guard case .object(let members) = try model.jsonValue() else { return }
+                        json = members
+                    }
+                    version = remoteVersion ?? version
+                    key = "\(event.id).\(round + 1)"
+                case .conditionFailed(let message):
+                    dispatch(
+                        HubPayload.EventName.DataStore.conditionalSaveFailed,
+                        outboxEvent(event.modelName, .object(json))
+                    )
+                    storage.log(.init(level: .warning, message: message))
+                    await revert(event, table: table)
+                    return
+                case .refused(let message):
+                    report(
+                        DataStoreError(
+                            .sync,
+                            "The backend refused the \(event.mutationType) of \(event.modelName) '\(event.modelId)': "
+                                + "\(message) The local change is undone and the backend's record kept."
+                        )
+                    )
+                    dispatch(
+                        HubPayload.EventName.DataStore.outboxMutationFailed,
+                        outboxEvent(event.modelName, .object(json))
+                    )
+                    await revert(event, table: table)
+                    return
+                }
+            } catch {
+                report(DataStoreError(.sync, "DataStore could not settle the outbox event '\(event.id)': \(error)"))
+                return
+            }
+        }
+        report(
+            DataStoreError(
+                .sync,
+                "The \(event.mutationType) of \(event.modelName) '\(event.modelId)' met a conflict four times in a "
+                    + "row; the backend's record is kept."
+            )
+        )
+        await revert(event, table: table)
+    }
+
+    /// The mutation of an outbox event, with its idempotency key.
+    private static func mutation(
+        _ table: ModelTable,
+        _ kind: String,
+        _ json: [String: JSONValue],
+        _ version: Int?,
+        _ condition: JSONValue?,
+        key: String
+    ) -> GraphQLRequest<JSONValue> {
+        var request = GraphQLRequest<JSONValue>.syncMutation(
+            modelSchema: table.schema,
+            kind: kind,
+            json: json,
+            version: version,
+            condition: condition
+        )
+        request.headers["Idempotency-Key"] = key
+        return request
+    }
+
+    /// Sends `request` until the backend answers, backing off while the network fails;
+    /// `nil` when the engine stopped first.
+    private func deliver(_ request: GraphQLRequest<JSONValue>) async -> Answer? {
+        var attempt = 0
+        while !Task.isCancelled {
+            let generation = outboxSignal.generation
+            do {
+                let response = try await api.mutate(request: request)
+                switch response {
+                case .success(let item) where !item.isNull:
+                    return .accepted(item)
+                case .success:
+                    return .refused("it answered null.")
+                case .failure(.partial(let item, _)) where !item.isNull:
+                    return .accepted(item)
+                case .failure(.error(let errors)), .failure(.partial(_, let errors)):
+                    if let conflict = errors.first(where: { $0.errorType == "ConflictUnhandled" }),
+                        let data = conflict.data, !data.isNull
+                    {
+                        return .conflict(data)
+                    }
+                    let message = errors.map(\.description).joined(separator: "; ")
+                    if errors.contains(where: { $0.errorType?.contains("ConditionalCheckFailed") == true }) {
+                        return .conditionFailed(message)
+                    }
+                    return .refused(message)
+                case .failure(let error):
+                    return .refused("\(error)")
+                }
+            } catch {
+                guard Self.isRetryable(error) else { return .refused("\(error)") }
+                attempt += 1
+                await outboxSignal.wait(after: generation, timeout: Self.backoff(attempt: attempt))
+            }
+        }
+        return nil
+    }
+
+    /// Asks the conflict handler; `nil` when it cannot be asked (a record that cannot be read).
+    private func resolveConflict(
+        _ event: MutationEvent,
+        local: [String: JSONValue],
+        remote: JSONValue
+    ) async -> DataStoreConflictHandlerResolution? {
+        let localModel: any Model
+        let remoteModel: any Model
+        do {
+            localModel = try ModelRegistry.decode(modelName: event.modelName, from: .object(local))
+            remoteModel = try ModelRegistry.decode(modelName: event.modelName, from: remote)
+        } catch {
+            report(DataStoreError(.sync, "The records of a conflict on \(event.modelName) cannot be read: \(error)"))
+            return nil
+        }
+        let handler = configuration.conflictHandler
+        return await withCheckedContinuation { continuation in
+            let answered = Mutex(false)
+            handler(DataStoreConflictData(local: localModel, remote: remoteModel)) { resolution in
+                let first = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(returning: resolution) }
+            }
+        }
+    }
+
+    /// Undoes a refused change: the backend's record replaces the local one, or the local one
+    /// goes when the backend has none.
+    private func revert(_ event: MutationEvent, table: ModelTable) async {
+        do {
+            let keyValues = try JSONValue(parsing: event.json)
+            var key: [String: JSONValue] = [:]
+            for name in table.primaryKey { key[name] = keyValues[name] ?? .null }
+            let request = GraphQLRequest<JSONValue>.syncGet(modelSchema: table.schema, key: key)
+            switch try await api.query(request: request) {
+            case .success(let item) where !item.isNull:
+                _ = try await storage.finish(event, item: item, force: true)
+            case .success:
+                _ = try await storage.dropLocal(event)
+            case .failure(let error):
+                _ = try await storage.finish(event, item: nil)
+                report(DataStoreError(.sync, "DataStore could not read the backend's \(table.name): \(error)"))
+            }
+        } catch {
+            report(DataStoreError(.sync, "DataStore could not undo the refused change '\(event.id)': \(error)"))
+            _ = try? await storage.finish(event, item: nil)
+        }
+    }
+
+    private func outboxEvent(_ modelName: String, _ item: JSONValue) -> OutboxMutationEvent? {
+        guard let model = try? ModelRegistry.decode(modelName: modelName, from: item) else { return nil }
+        return OutboxMutationEvent(
+            modelName: modelName,
+            element: .init(
+                model: model,
+                version: item["_version"]?.intValue,
+                lastChangedAt: item["_lastChangedAt"]?.intValue,
+                deleted: item["_deleted"]?.booleanValue
+            )
+        )
+    }
+
+    // MARK: - Retries
+
+    /// Whether `error` is worth sending again: the network failed, or the backend is busy.
+    static func isRetryable(_ error: any Error) -> Bool {
+        switch error as? APIError {
+        case .networkError: return true
+        case .httpStatusError(let status, _): return status >= 500 || status == 429 || status == 408
+        default: return false
+        }
+    }
+
+    /// `2^attempt · 100 ms`, capped at 5 minutes, with half of it random.
+    static func backoff(attempt: Int) -> Duration {
+        let base = min(100.0 * pow(2.0, Double(min(attempt, 20))), 300_000.0)
+        return .milliseconds(Int(base / 2 + Double.random(in: 0...(base / 2))))
+    }
+}

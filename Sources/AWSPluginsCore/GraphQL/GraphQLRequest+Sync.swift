@@ -1,0 +1,123 @@
+import Amplify
+
+/// The requests of DataStore's sync engine: by schema rather than by type, with the sync fields
+/// (`_version`, `_deleted`, `_lastChangedAt`) selected, answering raw JSON.
+extension GraphQLRequest where R == JSONValue {
+    /// One page of `sync<Plural>`: the records of the model of `schema` matching `filter`
+    /// (a GraphQL filter), changed since `lastSync` (milliseconds since 1970) when given.
+    ///
+    /// The answer is `{items, nextToken, startedAt}`.
+    public static func syncQuery(
+        modelSchema schema: ModelSchema,
+        filter: JSONValue? = nil,
+        limit: Int,
+        nextToken: String? = nil,
+        lastSync: Int? = nil
+    ) -> GraphQLRequest<JSONValue> {
+        let plural = schema.syncPluralName ?? schema.listPluralName ?? schema.name + "s"
+        let field = "sync\(plural)"
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: true).lines(indent: 6)
+        let document =
+            ([
+                "query Sync\(plural)($filter: Model\(schema.name)FilterInput, $limit: Int, $nextToken: String, "
+                    + "$lastSync: AWSTimestamp) {",
+                "  \(field)(filter: $filter, limit: $limit, nextToken: $nextToken, lastSync: $lastSync) {",
+                "    items {",
+            ] + selection + ["    }", "    nextToken", "    startedAt", "  }", "}"]).joined(separator: "\n")
+        var variables: [String: JSONValue] = ["limit": .integer(limit)]
+        if let filter { variables["filter"] = filter }
+        if let nextToken { variables["nextToken"] = .string(nextToken) }
+        if let lastSync { variables["lastSync"] = .integer(lastSync) }
+        return GraphQLRequest<JSONValue>(
+            document: document,
+            variables: variables,
+            responseType: JSONValue.self,
+            decodePath: field
+        )
+    }
+
+    /// `type` events (`onCreatePost`, ...) of the model of `schema`, with the sync fields.
+    public static func syncSubscription(
+        modelSchema schema: ModelSchema,
+        type: GraphQLSubscriptionType
+    ) -> GraphQLRequest<JSONValue> {
+        let field = type.rawValue + schema.name
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: true).lines(indent: 4)
+        let document =
+            (["subscription \(Naming.upperFirst(field)) {", "  \(field) {"] + selection + ["  }", "}"])
+            .joined(separator: "\n")
+        return GraphQLRequest<JSONValue>(
+            document: document,
+            variables: nil,
+            responseType: JSONValue.self,
+            decodePath: field
+        )
+    }
+
+    /// The record of the model of `schema` whose key fields hold `key`, with the sync fields;
+    /// `null` when there is none.
+    public static func syncGet(modelSchema schema: ModelSchema, key: [String: JSONValue]) -> GraphQLRequest<JSONValue> {
+        let keys = schema.primaryKey.fields
+        let field = "get\(schema.name)"
+        let declarations = keys.map { "$\($0.name): \(graphQLKeyType(of: $0))" }.joined(separator: ", ")
+        let arguments = keys.map { "\($0.name): $\($0.name)" }.joined(separator: ", ")
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: true).lines(indent: 4)
+        let document =
+            (["query Get\(schema.name)(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + ["  }", "}"])
+            .joined(separator: "\n")
+        var variables: [String: JSONValue] = [:]
+        for field in keys { variables[field.name] = key[field.name] ?? .null }
+        return GraphQLRequest<JSONValue>(
+            document: document,
+            variables: variables,
+            responseType: JSONValue.self,
+            decodePath: field
+        )
+    }
+
+    /// The mutation that sends one outbox change: `createPost`, `updatePost` or `deletePost`
+    /// with `input` built from the record `json` (the model's JSON), `_version` when known, and
+    /// `condition` (a GraphQL filter) when the change has one.
+    public static func syncMutation(
+        modelSchema schema: ModelSchema,
+        kind: String,
+        json: [String: JSONValue],
+        version: Int?,
+        condition: JSONValue?
+    ) -> GraphQLRequest<JSONValue> {
+        var input: [String: JSONValue] = [:]
+        let keyNames = Set(schema.primaryKey.fields.map(\.name))
+        if kind == "delete" {
+            for name in keyNames { input[name] = json[name] ?? .null }
+        } else {
+            for field in schema.sortedFields where !field.isReadOnly && !field.type.isAssociation {
+                if let value = json[field.name], !value.isNull {
+                    input[field.name] = value
+                } else if kind == "update" && !keyNames.contains(field.name) {
+                    input[field.name] = .null
+                }
+            }
+        }
+        if let version { input["_version"] = .integer(version) }
+        let field = kind + schema.name
+        let withCondition = kind != "create" || condition != nil
+        let arguments = withCondition ? "input: $input, condition: $condition" : "input: $input"
+        let declarations =
+            "$input: \(Naming.upperFirst(kind))\(schema.name)Input!"
+            + (withCondition ? ", $condition: Model\(schema.name)ConditionInput" : "")
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: true).lines(indent: 4)
+        let document =
+            (["mutation \(Naming.upperFirst(field))(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + [
+                "  }", "}",
+            ])
+            .joined(separator: "\n")
+        var variables: [String: JSONValue] = ["input": .object(input)]
+        if let condition { variables["condition"] = condition }
+        return GraphQLRequest<JSONValue>(
+            document: document,
+            variables: variables,
+            responseType: JSONValue.self,
+            decodePath: field
+        )
+    }
+}

@@ -1,0 +1,235 @@
+import AWSAPIPlugin
+import Amplify
+import BlogModels
+import Foundation
+import StratusServer
+import StratusTesting
+import Testing
+
+@testable import AWSDataStorePlugin
+
+/// DataStore syncing with the local backend: devices with their own databases converge, the
+/// Hub tells what happens, the outbox survives an unreachable backend, conflicts reach the
+/// handler.
+@Suite struct SyncTests {
+    @Test func twoDevicesConvergeThroughTheBackend() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let first = try SyncDevice(backend: backend)
+        let second = try SyncDevice(backend: backend)
+        try await first.startAndWaitUntilReady()
+        try await second.startAndWaitUntilReady()
+
+        let blog = Blog(id: "b1", name: "Travels")
+        try await first.plugin.save(blog)
+        try await first.plugin.save(BlogPost(id: "p1", title: "Lisbon", blog: blog, status: .draft))
+        try await first.plugin.save(
+            BlogComment(
+                id: "c1",
+                content: "Nice",
+                post: BlogPost(id: "p1", title: "Lisbon", blog: blog, status: .draft)
+            )
+        )
+        try await first.waitUntilOutboxIsEmpty()
+        try await waitUntil("the post on the second device") {
+            try await second.plugin.query(BlogPost.self, byId: "p1")?.title == "Lisbon"
+        }
+        #expect(try await second.plugin.query(Blog.self, byId: "b1")?.name == "Travels")
+
+        // An update and a delete made on the second device reach the first.
+        var post = try #require(try await second.plugin.query(BlogPost.self, byId: "p1"))
+        post.title = "Porto"
+        try await second.plugin.save(post)
+        try await waitUntil("the update on the first device") {
+            try await first.plugin.query(BlogPost.self, byId: "p1")?.title == "Porto"
+        }
+        try await second.plugin.delete(Blog.self, withId: "b1")
+        try await second.waitUntilOutboxIsEmpty()
+        try await waitUntil("the deletion on the first device") {
+            try await first.plugin.query(Blog.self, byId: "b1") == nil
+        }
+        #expect(first.errors.values.isEmpty)
+        #expect(second.errors.values.isEmpty)
+        try await first.plugin.stop()
+        try await second.plugin.stop()
+    }
+
+    @Test func startSendsTheHubEventsInOrder() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let device = try SyncDevice(backend: backend)
+        try await device.startAndWaitUntilReady()
+        let names = device.eventNames.filter { $0 != HubPayload.EventName.DataStore.outboxStatus }
+        let models = SyncEngine.syncOrder(try device.plugin.openEngine().catalog)
+        #expect(
+            names
+                == [
+                    HubPayload.EventName.DataStore.networkStatus,
+                    HubPayload.EventName.DataStore.subscriptionsEstablished,
+                    HubPayload.EventName.DataStore.syncQueriesStarted,
+                ] + Array(repeating: HubPayload.EventName.DataStore.modelSynced, count: models.count) + [
+                    HubPayload.EventName.DataStore.syncQueriesReady,
+                    HubPayload.EventName.DataStore.ready,
+                ]
+        )
+        let payloads = device.events.values
+        #expect((payloads[0].data as? NetworkStatusEvent)?.active == true)
+        #expect((payloads[2].data as? SyncQueriesStartedEvent)?.models == models)
+        let synced = payloads.compactMap { $0.data as? ModelSyncedEvent }
+        #expect(synced.map(\.modelName) == models)
+        #expect(synced.allSatisfy { $0.isFullSync && !$0.isDeltaSync })
+        // Parents sync before their children.
+        #expect(models.firstIndex(of: "Blog")! < models.firstIndex(of: "Post")!)
+        #expect(models.firstIndex(of: "Post")! < models.firstIndex(of: "Comment")!)
+        // Comment has no subscriptions (`@model(subscriptions: null)`): sync goes on without them.
+        #expect(device.errors.values.isEmpty)
+        #expect(device.logs.messages.filter { $0.contains("without one subscription") }.count == 3)
+        #expect(
+            device.logs.messages.contains { $0.contains("Field 'onCreateComment' in type 'Subscription' is undefined") }
+        )
+        try await device.plugin.stop()
+    }
+
+    @Test func aRestartSyncsOnlyWhatChangedAndCountsIt() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let writer = try SyncDevice(backend: backend)
+        try await writer.startAndWaitUntilReady()
+        for index in 0..<3 { try await writer.plugin.save(Blog(id: "b\(index)", name: "Blog \(index)")) }
+        try await writer.waitUntilOutboxIsEmpty()
+
+        let reader = try SyncDevice(backend: backend)
+        try await reader.startAndWaitUntilReady()
+        let first = try #require(
+            reader.events.values.compactMap { $0.data as? ModelSyncedEvent }.first { $0.modelName == "Blog" }
+        )
+        #expect(first.isFullSync && first.added == 3)
+        try await reader.plugin.stop()
+
+        // Changes made while the reader is stopped arrive with a delta sync.
+        try await writer.plugin.save(Blog(id: "b1", name: "Renamed"))
+        try await writer.plugin.delete(Blog.self, withId: "b2")
+        try await writer.waitUntilOutboxIsEmpty()
+        let restarted = try SyncDevice(backend: backend, directory: reader.directory)
+        try await restarted.startAndWaitUntilReady()
+        let delta = try #require(
+            restarted.events.values.compactMap { $0.data as? ModelSyncedEvent }.first { $0.modelName == "Blog" }
+        )
+        #expect(delta.isDeltaSync && !delta.isFullSync)
+        #expect(delta.added == 0 && delta.updated == 1 && delta.deleted == 1)
+        #expect(try await restarted.plugin.query(Blog.self).map(\.name).sorted() == ["Blog 0", "Renamed"])
+        try await writer.plugin.stop()
+        try await restarted.plugin.stop()
+    }
+
+    @Test func savesMadeWhileTheBackendIsDownReachItWhenItIsBack() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let device = try SyncDevice(backend: backend)
+        try await device.startAndWaitUntilReady()
+        await backend.kill()
+        try await waitUntil("the network reported inactive") {
+            device.events.values.contains { ($0.data as? NetworkStatusEvent)?.active == false }
+        }
+        // Local calls neither fail nor wait while the backend is down.
+        let clock = ContinuousClock()
+        let elapsed = try await clock.measure {
+            for index in 0..<5 { try await device.plugin.save(Blog(id: "offline\(index)", name: "Offline \(index)")) }
+        }
+        #expect(elapsed < .seconds(2))
+        #expect(try await device.plugin.pendingMutations().count == 5)
+
+        try await backend.restart()
+        try await device.waitUntilOutboxIsEmpty()
+        let api = try backend.makeAPIPlugin()
+        let listed = try await api.query(request: .list(Blog.self)).get()
+        #expect(listed.map(\.id).sorted() == (0..<5).map { "offline\($0)" })
+        let statuses = device.events.values.compactMap { ($0.data as? NetworkStatusEvent)?.active }
+        #expect(statuses.prefix(3) == [true, false, true])
+        try await device.plugin.stop()
+    }
+
+    @Test func aConflictReachesTheHandlerAndRetryLocalWins() async throws {
+        let backend = try await SyncFixture.backend(ServerConfiguration(conflictResolution: .optimisticConcurrency))
+        defer { Task { await backend.stop() } }
+        let conflicts = Recorder<String>()
+        let device = try SyncDevice(backend: backend) { configuration in
+            configuration.conflictHandler = { data, resolve in
+                conflicts.append("\((data.local as? Blog)?.name ?? "?") vs \((data.remote as? Blog)?.name ?? "?")")
+                resolve(.retryLocal)
+            }
+        }
+        try await device.startAndWaitUntilReady()
+        try await device.plugin.save(Blog(id: "b1", name: "Original"))
+        try await device.waitUntilOutboxIsEmpty()
+        try await device.plugin.stop()
+
+        // Another client updates the blog while this device is stopped.
+        let api = try backend.makeAPIPlugin()
+        _ = try await api.mutate(request: .update(Blog(id: "b1", name: "Theirs"), version: 1)).get()
+
+        // The local change is based on version 1: the backend refuses it, the handler retries.
+        try await device.plugin.save(Blog(id: "b1", name: "Mine"))
+        try await device.waitUntilOutboxIsEmpty()
+        #expect(conflicts.values == ["Mine vs Theirs"])
+        let stored = try await api.query(request: .get(Blog.self, byId: "b1")).get()
+        #expect(stored?.name == "Mine")
+        try await waitUntil("the local record") { try await device.plugin.query(Blog.self, byId: "b1")?.name == "Mine" }
+        try await device.plugin.stop()
+    }
+
+    @Test func aChangeTheBackendRefusesIsUndoneAndReported() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let device = try SyncDevice(backend: backend)
+        try await device.startAndWaitUntilReady()
+        // AWSEmail is checked by the backend only.
+        try await device.plugin.save(Blog(id: "b1", name: "Blog"))
+        try await device.plugin.save(
+            BlogPost(
+                id: "p1",
+                title: "Bad",
+                blog: Blog(id: "b1", name: "Blog"),
+                status: .draft,
+                contactEmail: "not an email"
+            )
+        )
+        try await device.waitUntilOutboxIsEmpty()
+        try await waitUntil("the refused post removed") {
+            try await device.plugin.query(BlogPost.self, byId: "p1") == nil
+        }
+        #expect(try await device.plugin.query(Blog.self, byId: "b1") != nil)
+        #expect(device.eventNames.contains(HubPayload.EventName.DataStore.outboxMutationFailed))
+        let refusal = try #require(
+            device.errors.values.first { $0.message.contains("refused the create of Post 'p1'") }
+        )
+        #expect(refusal.code == .sync)
+        try await device.plugin.stop()
+    }
+
+    @Test func pendingChangesToOneRecordMergeUntilSent() async throws {
+        let store = try TestStore()
+        let blog = Fixtures.blog()
+        try await store.plugin.save(blog)
+        var renamed = blog
+        renamed.name = "Renamed"
+        try await store.plugin.save(renamed)
+        var events = try await store.plugin.pendingMutations()
+        #expect(events.map(\.mutationType) == ["create"])
+        #expect(events.first?.json.contains("Renamed") == true)
+
+        try await store.plugin.save(Fixtures.blog("b2"))
+        try await store.plugin.delete(Blog.self, withId: "b2")
+        events = try await store.plugin.pendingMutations()
+        #expect(events.map(\.modelId) == ["b1"])
+
+        // Once an event was sent, later changes queue behind it instead of merging.
+        let engine = try store.engine
+        _ = try await engine.beginSending(events)
+        renamed.name = "Again"
+        try await store.plugin.save(renamed)
+        try await store.plugin.save(renamed, where: Blog.keys.name == "Again")
+        events = try await store.plugin.pendingMutations()
+        #expect(events.map(\.mutationType) == ["create", "update", "update"])
+    }
+}
