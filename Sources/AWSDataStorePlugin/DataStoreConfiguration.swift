@@ -75,6 +75,10 @@ public struct DataStoreConfiguration: Sendable {
     /// Which records of each model to sync (selective sync); every record of models without one.
     public var syncExpressions: [DataStoreSyncExpression] = []
 
+    /// Which authorization modes sync uses: the API's default (``AuthModeStrategyType/default``),
+    /// or each model's `@auth` providers in turn (``AuthModeStrategyType/multiAuth``).
+    public var authModeStrategy: AuthModeStrategyType = .default
+
     /// The most outbox changes in flight at once, each for a different record; 4 by default.
     /// Changes to the same record are always sent one after another, in order.
     public var outboxConcurrency: Int = 4
@@ -107,6 +111,7 @@ public struct DataStoreConfiguration: Sendable {
         syncMaxRecords: Int = 10_000,
         syncPageSize: Int = 1_000,
         syncExpressions: [DataStoreSyncExpression] = [],
+        authModeStrategy: AuthModeStrategyType = .default,
         databaseURL: URL? = nil
     ) -> DataStoreConfiguration {
         var configuration = DataStoreConfiguration(databaseURL: databaseURL)
@@ -116,6 +121,7 @@ public struct DataStoreConfiguration: Sendable {
         configuration.syncMaxRecords = syncMaxRecords
         configuration.syncPageSize = syncPageSize
         configuration.syncExpressions = syncExpressions
+        configuration.authModeStrategy = authModeStrategy
         return configuration
     }
 

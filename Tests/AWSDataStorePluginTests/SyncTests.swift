@@ -232,4 +232,28 @@ import Testing
         events = try await store.plugin.pendingMutations()
         #expect(events.map(\.mutationType) == ["create", "update", "update"])
     }
+
+    @Test func multiAuthTriesEachModelsRulesInTurn() async throws {
+        // The fixture's own rules: Blog is readable with the API key only (public), Post with
+        // IAM only (private, iam), BlogSettings by its owner only (user pools, not configured).
+        let schema = try String(contentsOf: SyncFixture.fixtures.appending(path: "blog.graphql"), encoding: .utf8)
+        let backend = try await LocalBackend.start(schema: schema)
+        defer { Task { await backend.stop() } }
+
+        let multi = try SyncDevice(backend: backend) { $0.authModeStrategy = .multiAuth }
+        try await multi.startAndWaitUntilReady()
+        let synced = Set(multi.events.values.compactMap { ($0.data as? ModelSyncedEvent)?.modelName })
+        #expect(synced.isSuperset(of: ["Blog", "Post", "Comment"]))
+        #expect(!synced.contains("BlogSettings"))
+        #expect(multi.errors.values.count == 1)
+        #expect(multi.errors.values.first?.message.contains("refused the sync query of BlogSettings") == true)
+
+        // With the API key alone, Post's sync query is refused too.
+        let single = try SyncDevice(backend: backend)
+        try await single.startAndWaitUntilReady()
+        let refused = single.errors.values.map(\.message).filter { $0.contains("refused the sync query") }
+        #expect(refused.contains { $0.contains("sync query of Post") })
+        try await multi.plugin.stop()
+        try await single.plugin.stop()
+    }
 }

@@ -120,6 +120,7 @@ final class SyncEngine: Sendable {
         case connection(Int, SubscriptionConnectionState)
         case item(String, JSONValue)
         case failed(Int, String)
+        case unreadable(String)
     }
 
     /// Runs subscription sessions until the engine stops: each lives until a subscription
@@ -138,41 +139,50 @@ final class SyncEngine: Sendable {
     /// subscription ends. Returns whether it ever became ready.
     private func runSession() async -> Bool {
         let (stream, continuation) = AsyncStream.makeStream(of: Incoming.self)
-        var sequences: [AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<JSONValue>>] = []
         var pumps: [Task<Void, Never>] = []
         var index = 0
         for name in modelNames {
             guard let table = storage.catalog.tables[name] else { continue }
             for type in GraphQLSubscriptionType.allCases {
-                let sequence = api.subscribe(
-                    request: GraphQLRequest<JSONValue>.syncSubscription(modelSchema: table.schema, type: type)
-                )
-                sequences.append(sequence)
+                let request = GraphQLRequest<JSONValue>.syncSubscription(modelSchema: table.schema, type: type)
+                let modes = table.schema.authModes(for: .read, strategy: configuration.authModeStrategy)
                 let id = index
                 index += 1
+                let api = api
                 pumps.append(
                     Task {
-                        do {
-                            for try await event in sequence {
-                                switch event {
-                                case .connection(let state): continuation.yield(.connection(id, state))
-                                case .data(.success(let item)): continuation.yield(.item(name, item))
-                                case .data(.failure(let error)):
-                                    continuation.yield(.failed(id, "an event of \(name) could not be read: \(error)"))
+                        var refusals: [String] = []
+                        for mode in modes {
+                            var attempt = request
+                            attempt.authMode = mode
+                            let sequence = api.subscribe(request: attempt)
+                            do {
+                                try await withTaskCancellationHandler {
+                                    for try await event in sequence {
+                                        switch event {
+                                        case .connection(let state): continuation.yield(.connection(id, state))
+                                        case .data(.success(let item)): continuation.yield(.item(name, item))
+                                        case .data(.failure(let error)):
+                                            continuation.yield(
+                                                .unreadable("an event of \(name) could not be read: \(error)")
+                                            )
+                                        }
+                                    }
+                                } onCancel: {
+                                    sequence.cancel()
                                 }
+                                if Task.isCancelled { return }
+                                refusals.append("the subscription to \(type.rawValue)\(name) ended")
+                            } catch {
+                                refusals.append("the subscription to \(type.rawValue)\(name) failed: \(error)")
                             }
-                            continuation.yield(.failed(id, "the subscription to \(type.rawValue)\(name) ended"))
-                        } catch {
-                            continuation.yield(
-                                .failed(id, "the subscription to \(type.rawValue)\(name) failed: \(error)")
-                            )
                         }
+                        continuation.yield(.failed(id, refusals.joined(separator: "; ")))
                     }
                 )
             }
         }
         defer {
-            for sequence in sequences { sequence.cancel() }
             for pump in pumps { pump.cancel() }
             continuation.finish()
         }
@@ -199,6 +209,8 @@ final class SyncEngine: Sendable {
                 } else {
                     await apply(item, modelName: name)
                 }
+            case .unreadable(let problem):
+                report(DataStoreError(.sync, "DataStore skipped a subscription event: \(problem)"))
             case .failed(let id, let problem):
                 // A subscription the backend refuses for good (a model without subscriptions, an
                 // auth rule the mode does not meet) is left out; the others carry on.
@@ -264,7 +276,13 @@ final class SyncEngine: Sendable {
         dispatch(HubPayload.EventName.DataStore.syncQueriesStarted, SyncQueriesStartedEvent(models: modelNames))
         for name in modelNames {
             try Task.checkCancellation()
-            let event = try await syncModel(name)
+            let event: ModelSyncedEvent
+            do {
+                event = try await syncModel(name)
+            } catch let refused as SyncQueryRefused {
+                report(refused.error)
+                continue
+            }
             storage.syncStatus.markSynced(name)
             storage.hub.publishSynced(modelName: name)
             dispatch(HubPayload.EventName.DataStore.modelSynced, event)
@@ -294,6 +312,7 @@ final class SyncEngine: Sendable {
             stored.lastSync.map { now - $0 < Int(configuration.syncInterval * 1000) } == true
             && stored.expression == expression
         let lastSync = isDelta ? stored.lastSync : nil
+        let readModes = table.schema.authModes(for: .read, strategy: configuration.authModeStrategy)
         var nextToken: String?
         var startedAt: Int?
         var fetched = 0
@@ -308,11 +327,24 @@ final class SyncEngine: Sendable {
                 lastSync: lastSync
             )
             let page: JSONValue
-            switch try await api.query(request: request) {
+            let response: GraphQLResponse<JSONValue>
+            do {
+                response = try await send(request, modes: readModes, mutation: false)
+            } catch  where !Self.isRetryable(error) {
+                response = .failure(.unknown("\(error)", "", error))
+            }
+            switch response {
             case .success(let value):
                 page = value
             case .failure(let error):
-                throw DataStoreError(.sync, "The sync query of \(name) failed: \(error)")
+                throw SyncQueryRefused(
+                    error: DataStoreError(
+                        .sync,
+                        "The backend refused the sync query of \(name): \(error) Its records are not synced; check "
+                            + "the API's authorization modes against the model's @auth rules (or set "
+                            + "DataStoreConfiguration.authModeStrategy to .multiAuth)."
+                    )
+                )
             }
             let items = page["items"]?.arrayValue ?? []
             nextToken = page["nextToken"]?.stringValue
@@ -333,6 +365,11 @@ final class SyncEngine: Sendable {
             updated: totals.updated,
             deleted: totals.deleted
         )
+    }
+
+    /// A model's sync query the backend refused for good: the other models sync on.
+    struct SyncQueryRefused: Error {
+        let error: DataStoreError
     }
 
     // MARK: - Outbox
@@ -424,7 +461,14 @@ final class SyncEngine: Sendable {
         var key = event.id
         for round in 0..<4 {
             let request = Self.mutation(table, event.mutationType, json, version, condition, key: key)
-            guard let answer = await deliver(request) else { return }
+            let operation: ModelOperation =
+                switch event.mutationType {
+                case "create": .create
+                case "delete": .delete
+                default: .update
+                }
+            let modes = table.schema.authModes(for: operation, strategy: configuration.authModeStrategy)
+            guard let answer = await deliver(request, modes: modes) else { return }
             do {
                 switch answer {
                 case .accepted(let item):
@@ -512,12 +556,12 @@ final class SyncEngine: Sendable {
 
     /// Sends `request` until the backend answers, backing off while the network fails;
     /// `nil` when the engine stopped first.
-    private func deliver(_ request: GraphQLRequest<JSONValue>) async -> Answer? {
+    private func deliver(_ request: GraphQLRequest<JSONValue>, modes: [AWSAuthorizationType?]) async -> Answer? {
         var attempt = 0
         while !Task.isCancelled {
             let generation = outboxSignal.generation
             do {
-                let response = try await api.mutate(request: request)
+                let response = try await send(request, modes: modes, mutation: true)
                 switch response {
                 case .success(let item) where !item.isNull:
                     return .accepted(item)
@@ -584,7 +628,8 @@ final class SyncEngine: Sendable {
             var key: [String: JSONValue] = [:]
             for name in table.primaryKey { key[name] = keyValues[name] ?? .null }
             let request = GraphQLRequest<JSONValue>.syncGet(modelSchema: table.schema, key: key)
-            switch try await api.query(request: request) {
+            let modes = table.schema.authModes(for: .read, strategy: configuration.authModeStrategy)
+            switch try await send(request, modes: modes, mutation: false) {
             case .success(let item) where !item.isNull:
                 _ = try await storage.finish(event, item: item, force: true)
             case .success:

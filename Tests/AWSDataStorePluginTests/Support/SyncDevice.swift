@@ -63,8 +63,14 @@ final class SyncDevice: Sendable {
     /// Starts syncing and waits until DataStore is ready.
     func startAndWaitUntilReady() async throws {
         try await plugin.start()
-        try await waitUntil("\(HubPayload.EventName.DataStore.ready) on this device") {
-            self.eventNames.contains(HubPayload.EventName.DataStore.ready)
+        do {
+            try await waitUntil("\(HubPayload.EventName.DataStore.ready) on this device") {
+                self.eventNames.contains(HubPayload.EventName.DataStore.ready)
+            }
+        } catch {
+            throw WaitTimeout(
+                what: "DataStore.ready (events: \(eventNames); errors: \(errors.values); log: \(logs.messages))"
+            )
         }
     }
 
