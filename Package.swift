@@ -213,6 +213,7 @@ let package = Package(
         .testTarget(
             name: "AWSDataStorePluginTests",
             dependencies: ["AWSDataStorePlugin", "BlogModels", "StratusTesting"],
+            exclude: ["Interop"],
             swiftSettings: strict
         ),
         .testTarget(
