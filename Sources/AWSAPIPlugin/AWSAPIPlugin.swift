@@ -87,6 +87,28 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
         self.initialConfiguration = configuration
     }
 
+    /// Creates the plugin and registers the models of `modelRegistration` (the `AmplifyModels()`
+    /// that `stratus codegen models` generates), so that responses and DataStore's sync can
+    /// decode them: Amplify's form for an app that uses DataStore.
+    ///
+    /// ```swift
+    /// try Amplify.add(plugin: AWSAPIPlugin(modelRegistration: AmplifyModels()))
+    /// try Amplify.add(plugin: AWSDataStorePlugin(modelRegistration: AmplifyModels()))
+    /// ```
+    public convenience init(
+        modelRegistration: some AmplifyModelRegistration,
+        apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory(),
+        credentialsProvider: (any AWSCredentialsProvider)? = nil,
+        configuration: AWSAPIPluginConfiguration? = nil
+    ) {
+        _ = ModelRegistry.modelTypes(registeredBy: modelRegistration)
+        self.init(
+            apiAuthProviderFactory: apiAuthProviderFactory,
+            credentialsProvider: credentialsProvider,
+            configuration: configuration
+        )
+    }
+
     /// The configuration in use; `nil` before the plugin is configured.
     public var configuration: AWSAPIPluginConfiguration? {
         state.withLock { $0.configuration }

@@ -32,7 +32,10 @@ import Testing
         let result = try await ChildProcess.run([
             "python3", Self.script.path, "write", backend.endpoint.absoluteString, host, backend.apiKey,
         ])
-        try #require(result.status == .exited(0), "gql failed (\(Self.install)):\n\(result.outputText)\(result.errorText)")
+        try #require(
+            result.status == .exited(0),
+            "gql failed (\(Self.install)):\n\(result.outputText)\(result.errorText)"
+        )
 
         try await waitUntil("gql's writes in the store") {
             try await device.plugin.query(Blog.self, byId: "g1")?.name == "Edited by gql"

@@ -96,6 +96,11 @@ final class StorageEngine: Sendable {
             conditions: conditions,
             log: configuration.log
         )
+        do {
+            try pool.write { db in try SystemTables.createLaterTables(db) }
+        } catch {
+            throw translate(error, url: url)
+        }
         try engine.prepareTables(storedVersion: check.registryVersion, registryVersion: registryVersion)
         return engine
     }
@@ -208,6 +213,7 @@ final class StorageEngine: Sendable {
             try db.execute(sql: "DELETE FROM \"\(Outbox.table)\"")
             try db.execute(sql: "DELETE FROM \"\(SystemTables.syncMetadata)\"")
             try db.execute(sql: "DELETE FROM \"\(SystemTables.modelSync)\"")
+            try db.execute(sql: "DELETE FROM \"\(SystemTables.deferred)\"")
             db.afterNextTransaction { _ in hub.publishReset() }
         }
     }

@@ -12,11 +12,14 @@ import SQLiteExactText
 /// - `_stratus_sync_metadata`: per record (`Model|identifier`), the backend's `_version`,
 ///   `_deleted` and `_lastChangedAt`.
 /// - `_stratus_model_sync`: per model, when it was last synced and with which sync expression.
+/// - `_stratus_deferred`: per record, the latest record the backend sent while the record had
+///   pending outbox events; applied once they are gone.
 enum SystemTables {
     static let metadata = "_stratus_metadata"
     static let outbox = "_stratus_outbox"
     static let syncMetadata = "_stratus_sync_metadata"
     static let modelSync = "_stratus_model_sync"
+    static let deferred = "_stratus_deferred"
 
     /// The prefix of every system table's name.
     static let prefix = "_stratus_"
@@ -58,6 +61,20 @@ enum SystemTables {
                   "modelName" TEXT NOT NULL PRIMARY KEY,
                   "lastSync" INTEGER,
                   "syncExpression" TEXT
+                ) STRICT;
+                """
+        )
+    }
+
+    /// Creates the tables added after the first format, when they are missing.
+    static func createLaterTables(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS "\(deferred)" (
+                  "id" TEXT NOT NULL PRIMARY KEY,
+                  "modelName" TEXT NOT NULL,
+                  "json" TEXT NOT NULL,
+                  "version" INTEGER
                 ) STRICT;
                 """
         )

@@ -81,8 +81,13 @@ extension StorageEngine {
             result.refused.append(Self.unreadable(table, item, "\(error)"))
             return
         }
-        guard try !Outbox.hasPending(table.name, identifier, db) else { return }
         let version = item["_version"]?.intValue
+        guard try !Outbox.hasPending(table.name, identifier, db) else {
+            // The local change wins until the backend has it; the backend's record is kept for
+            // when the change is gone without an answer that carries it (merged away).
+            try Self.defer(item, table: table, key: Outbox.recordKey(table.name, identifier), version: version, db)
+            return
+        }
         let isDeleted = item["_deleted"]?.booleanValue ?? false
         let lastChangedAt = item["_lastChangedAt"]?.intValue
         let key = Outbox.recordKey(table.name, identifier)
@@ -156,6 +161,52 @@ extension StorageEngine {
             "DataStore skipped a \(table.name) the backend sent (\(item.shortDescription)): \(problem) Make the "
                 + "backend's schema and the generated models agree (regenerate them with `stratus codegen models`)."
         )
+    }
+
+    /// Keeps `item` for the record `key` unless a newer one is kept already.
+    static func `defer`(_ item: JSONValue, table: ModelTable, key: String, version: Int?, _ db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO "\(SystemTables.deferred)" ("id", "modelName", "json", "version") VALUES (?, ?, ?, ?)
+                ON CONFLICT ("id") DO UPDATE SET "json" = excluded."json", "version" = excluded."version"
+                WHERE coalesce(excluded."version", 0) >= coalesce("version", 0)
+                """
+        )
+        .executeExactly([
+            key.databaseValue, table.name.databaseValue, try CanonicalJSON.text(of: item).databaseValue,
+            version.databaseValue,
+        ])
+    }
+
+    /// Applies the kept backend record of each of `keys` whose record has no pending event
+    /// left, and forgets it.
+    func applyDeferred(_ keys: Set<String>, _ db: Database, _ result: inout ReconcileResult) throws {
+        for key in keys {
+            let rows = try db.cachedStatement(
+                sql: "SELECT \"modelName\", \"json\" FROM \"\(SystemTables.deferred)\" WHERE \"id\" = ?"
+            )
+            .fetchExactRows([key.databaseValue])
+            guard let row = rows.first, let modelName = String.fromDatabaseValue(row[0]),
+                let table = catalog.tables[modelName], let text = String.fromDatabaseValue(row[1])
+            else { continue }
+            let identifier = String(key.dropFirst(modelName.count + 1))
+            guard try !Outbox.hasPending(modelName, identifier, db) else { continue }
+            try db.cachedStatement(sql: "DELETE FROM \"\(SystemTables.deferred)\" WHERE \"id\" = ?")
+                .executeExactly([key.databaseValue])
+            try reconcile(try JSONValue(parsing: text), table: table, db, &result)
+        }
+    }
+
+    /// Applies the kept backend records of the records of `events` that have no pending event
+    /// left: local changes merged away (a create and a delete) leave the backend's record.
+    func applyDeferred(after events: [MutationEvent]) async throws(DataStoreError) -> ReconcileResult {
+        let keys = Set(events.map { Outbox.recordKey($0.modelName, $0.modelId) })
+        return try await write { db in
+            var result = ReconcileResult()
+            try self.applyDeferred(keys, db, &result)
+            self.publishOnCommit(result.applied, db, local: false)
+            return result
+        }
     }
 
     /// The backend's `_version` of the record `key` (`modelName|identifier`), when known.
@@ -235,6 +286,7 @@ extension StorageEngine {
                     try self.reconcile(item, table: table, db, &result)
                 }
             }
+            try self.applyDeferred([Outbox.recordKey(event.modelName, event.modelId)], db, &result)
             self.publishOnCommit(result.applied, db, local: false)
             return (result, try Outbox.count(db))
         }
@@ -259,6 +311,9 @@ extension StorageEngine {
                     self.publishOnCommit([deleted], db, local: false)
                 }
             }
+            var result = ReconcileResult()
+            try self.applyDeferred([Outbox.recordKey(event.modelName, event.modelId)], db, &result)
+            self.publishOnCommit(result.applied, db, local: false)
             return try Outbox.count(db)
         }
     }

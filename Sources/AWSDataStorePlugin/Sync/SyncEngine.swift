@@ -388,6 +388,15 @@ final class SyncEngine: Sendable {
             }
         }
         outboxSignal.fire()
+        // A change merged away (a create and a delete) leaves the backend's record, if it sent one.
+        Task {
+            do {
+                let result = try await storage.applyDeferred(after: events)
+                for event in result.applied { dispatch(HubPayload.EventName.DataStore.syncReceived, event) }
+            } catch {
+                report(DataStoreError(.sync, "DataStore could not apply a record the backend sent: \(error)"))
+            }
+        }
     }
 
     /// Sends the outbox while the engine runs.
@@ -482,7 +491,11 @@ final class SyncEngine: Sendable {
                     }
                     return
                 case .conflict(let remote):
-                    let resolution = await resolveConflict(event, local: json, remote: remote)
+                    // A record deleted on the backend cannot be changed: the deletion wins, as
+                    // in Amplify, without asking the handler.
+                    let resolution =
+                        remote["_deleted"]?.booleanValue == true
+                        ? .applyRemote : await resolveConflict(event, local: json, remote: remote)
                     let remoteVersion = remote["_version"]?.intValue
                     switch resolution {
                     case .applyRemote, .none:
