@@ -148,6 +148,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The example app: a terminal todo list that syncs through `stratus serve`.
+        .executableTarget(
+            name: "todo-sync",
+            dependencies: ["Amplify", "AWSAPIPlugin", "AWSDataStorePlugin"],
+            path: "Examples/TodoSync/Sources",
+            swiftSettings: strict
+        ),
         // Benchmarks: never linked by users.
         .executableTarget(
             name: "StratusBench",

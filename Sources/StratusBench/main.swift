@@ -1,7 +1,7 @@
 import GraphQL
 import StratusCodegen
 
-// Benchmarks for Stratus. Run with `swift run -c release StratusBench [codegen] [datastore] [api]`.
+// Benchmarks for Stratus. Run with `swift run -c release StratusBench [codegen] [datastore] [sync] [api]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -20,6 +20,9 @@ if selected.contains("api") {
 #if STRATUS_BENCH_DATASTORE
     if selected.contains("datastore") {
         try await DataStoreBenchmark().run()
+    }
+    if selected.contains("sync") {
+        try await SyncBenchmark().run()
     }
 #endif
 

@@ -533,7 +533,10 @@ final class SyncEngine: Sendable {
                     return
                 }
             } catch {
-                report(DataStoreError(.sync, "DataStore could not settle the outbox event '\(event.id)': \(error)"))
+                // Stopping cancels a send; the event stays in the outbox for the next start.
+                if !Task.isCancelled {
+                    report(DataStoreError(.sync, "DataStore could not settle the outbox event '\(event.id)': \(error)"))
+                }
                 return
             }
         }

@@ -1,0 +1,344 @@
+// DataStore's sync against the local backend, each figure next to a baseline in the same run.
+//
+// Run with `swift run -c release StratusBench sync` (`STRATUS_BENCH_SYNC_RECORDS=10000,100000`
+// sets the initial sync sizes).
+#if STRATUS_BENCH_DATASTORE
+    import AWSAPIPlugin
+    import AWSDataStorePlugin
+    import AWSPluginsCore
+    import Amplify
+    import Foundation
+    import GRDB
+    import StratusTesting
+    import Synchronization
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    /// - Initial sync of N records from the local backend, against a baseline that fetches the
+    ///   same pages with `URLSession` and bulk-inserts each page with GRDB in one transaction.
+    /// - Outbox drain: 5,000 saves until the outbox is empty, against the same creates sent with
+    ///   `URLSession`, one after another and four at a time.
+    /// - Save-to-remote-device latency: a save on one device until another device's `observe`
+    ///   delivers it, through the backend's subscription.
+    struct SyncBenchmark {
+        var sizes: [Int] =
+            ProcessInfo.processInfo.environment["STRATUS_BENCH_SYNC_RECORDS"]
+            .map { $0.split(separator: ",").compactMap { Int($0) } } ?? [10_000, 100_000]
+        var saves = Int(ProcessInfo.processInfo.environment["STRATUS_BENCH_SYNC_SAVES"] ?? "") ?? 5_000
+        var latencySamples = 300
+
+        static let schema = """
+            type Item @model {
+              id: ID!
+              name: String!
+              category: String! @index(name: "byCategory")
+              rating: Int!
+            }
+            """
+
+        func run() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "stratus-sync-bench-\(UUID().uuidString)",
+                isDirectory: true
+            )
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            _ = ModelRegistry.modelTypes(registeredBy: SyncBenchRegistration())
+            print("sync: DataStore's sync against URLSession + GRDB doing the same work, same run")
+            for size in sizes {
+                try await initialSync(size, in: directory)
+            }
+            try await outboxDrain(in: directory)
+            try await latency(in: directory)
+        }
+
+        // MARK: - Initial sync
+
+        private func initialSync(_ count: Int, in directory: URL) async throws {
+            let backend = try await LocalBackend.start(schema: Self.schema)
+            defer { Task { await backend.stop() } }
+            try await seed(count, into: backend)
+            let baseline = try await measure {
+                try await baselineSync(backend, into: directory.appendingPathComponent("raw-\(count).sqlite"))
+            }
+            let device = try makeDevice(backend, at: directory.appendingPathComponent("datastore-\(count).sqlite")) {
+                $0.syncMaxRecords = count
+            }
+            let ready = Mutex(false)
+            device.hub.listen(to: .dataStore, eventName: HubPayload.EventName.DataStore.ready) { _ in
+                ready.withLock { $0 = true }
+            }
+            let synced = try await measure {
+                try await device.start()
+                while !ready.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            let stored = try await device.query(SyncBenchItem.self, where: nil, sort: nil, paginate: nil).count
+            precondition(stored == count, "DataStore synced \(stored) of \(count) records")
+            try await device.stop()
+            printPair("initial sync of \(count) records", baseline, synced)
+        }
+
+        /// Inserts `count` items straight into the backend's table, as the server benchmark does.
+        private func seed(_ count: Int, into backend: LocalBackend) async throws {
+            let pool = try DatabasePool(path: backend.dataDirectory.appendingPathComponent("stratus.sqlite").path)
+            try await pool.write { db in
+                let statement = try db.makeStatement(
+                    sql: """
+                        INSERT INTO "Item" ("id", "name", "category", "rating", "createdAt", "updatedAt", "_version",
+                          "_deleted", "_lastChangedAt") VALUES (?, ?, ?, ?, ?, ?, 1, NULL, ?)
+                        """
+                )
+                for index in 0..<count {
+                    try statement.execute(arguments: [
+                        String(format: "item-%07d", index), "Item \(index)", "c\(index % 100)", index % 100,
+                        "2024-01-01T00:00:00.000Z", "2024-01-01T00:00:00.000Z", 1_704_067_200_000,
+                    ])
+                }
+            }
+            try pool.close()
+        }
+
+        /// The same pages with URLSession, each inserted with GRDB in one transaction.
+        private func baselineSync(_ backend: LocalBackend, into url: URL) async throws {
+            let pool = try DatabasePool(path: url.path)
+            try await pool.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE "Item" ("id" TEXT PRIMARY KEY, "name" TEXT, "category" TEXT, "rating" INTEGER,
+                          "version" INTEGER, "deleted" INTEGER, "lastChangedAt" INTEGER)
+                        """
+                )
+            }
+            let query = """
+                query Sync($nextToken: String) {
+                  syncItems(limit: 1000, nextToken: $nextToken) {
+                    items { id name category rating __typename _version _deleted _lastChangedAt }
+                    nextToken startedAt
+                  }
+                }
+                """
+            var token: Any = NSNull()
+            repeat {
+                var request = URLRequest(url: backend.endpoint)
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "content-type")
+                request.setValue(backend.apiKey, forHTTPHeaderField: "x-api-key")
+                request.httpBody = try JSONSerialization.data(withJSONObject: [
+                    "query": query, "variables": ["nextToken": token],
+                ])
+                let (data, _) = try await URLSession.shared.data(for: request)
+                let body = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                let page = (body?["data"] as? [String: Any])?["syncItems"] as? [String: Any]
+                let items = page?["items"] as? [[String: Any]] ?? []
+                let rows = items.map { item -> [DatabaseValue] in
+                    [
+                        (item["id"] as? String).databaseValue, (item["name"] as? String).databaseValue,
+                        (item["category"] as? String).databaseValue, (item["rating"] as? Int).databaseValue,
+                        (item["_version"] as? Int).databaseValue, (item["_deleted"] as? Bool).databaseValue,
+                        (item["_lastChangedAt"] as? Int).databaseValue,
+                    ]
+                }
+                try await pool.write { db in
+                    let statement = try db.cachedStatement(
+                        sql: "INSERT OR REPLACE INTO \"Item\" VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    )
+                    for row in rows { try statement.execute(arguments: StatementArguments(row)) }
+                }
+                token = page?["nextToken"] as? String ?? NSNull()
+            } while token is String
+            try pool.close()
+        }
+
+        // MARK: - Outbox
+
+        private func outboxDrain(in directory: URL) async throws {
+            let backend = try await LocalBackend.start(schema: Self.schema)
+            defer { Task { await backend.stop() } }
+            let create = """
+                mutation Create($input: CreateItemInput!) { createItem(input: $input) { id name category rating } }
+                """
+            func send(_ index: Int, prefix: String) async throws {
+                var request = URLRequest(url: backend.endpoint)
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "content-type")
+                request.setValue(backend.apiKey, forHTTPHeaderField: "x-api-key")
+                request.httpBody = try JSONSerialization.data(withJSONObject: [
+                    "query": create,
+                    "variables": [
+                        "input": ["id": "\(prefix)-\(index)", "name": "Item \(index)", "category": "c", "rating": 1]
+                    ],
+                ])
+                let (data, _) = try await URLSession.shared.data(for: request)
+                precondition(!data.isEmpty)
+            }
+            let serial = try await measure {
+                for index in 0..<saves { try await send(index, prefix: "serial") }
+            }
+            let parallel = try await measure {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for lane in 0..<4 {
+                        group.addTask {
+                            for index in stride(from: lane, to: saves, by: 4) { try await send(index, prefix: "lanes") }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            let device = try makeDevice(backend, at: directory.appendingPathComponent("outbox.sqlite"))
+            let ready = Mutex(false)
+            device.hub.listen(to: .dataStore, eventName: HubPayload.EventName.DataStore.ready) { _ in
+                ready.withLock { $0 = true }
+            }
+            try await device.start()
+            while !ready.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+            let drained = try await measure {
+                for index in 0..<saves {
+                    try await device.save(
+                        SyncBenchItem(id: "ds-\(index)", name: "Item \(index)", category: "c", rating: 1)
+                    )
+                }
+                while try await !device.pendingMutations().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            try await device.stop()
+            let rate = { (duration: Duration) in format(Double(saves) / seconds(duration)) }
+            print(
+                "  outbox drain of \(saves) saves: URLSession one by one \(rate(serial))/s, four at a time "
+                    + "\(rate(parallel))/s; DataStore (saved and sent) \(rate(drained))/s; ratio to one by one "
+                    + "\(format(seconds(serial) / seconds(drained)))x"
+            )
+        }
+
+        // MARK: - Latency
+
+        private func latency(in directory: URL) async throws {
+            let backend = try await LocalBackend.start(schema: Self.schema)
+            defer { Task { await backend.stop() } }
+            var devices: [AWSDataStorePlugin] = []
+            for name in ["sender", "receiver"] {
+                let device = try makeDevice(backend, at: directory.appendingPathComponent("\(name).sqlite"))
+                let ready = Mutex(false)
+                device.hub.listen(to: .dataStore, eventName: HubPayload.EventName.DataStore.ready) { _ in
+                    ready.withLock { $0 = true }
+                }
+                try await device.start()
+                while !ready.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+                devices.append(device)
+            }
+            let arrivals = Arrivals()
+            let receiver = devices[1]
+            let observation = Task {
+                for try await event in receiver.observe(SyncBenchItem.self) {
+                    let now = ContinuousClock.now
+                    arrivals.times.withLock { $0[event.modelId] = $0[event.modelId] ?? now }
+                }
+            }
+            var samples: [Duration] = []
+            for index in 0..<latencySamples {
+                let id = "latency-\(index)"
+                let start = ContinuousClock.now
+                try await devices[0].save(SyncBenchItem(id: id, name: "Item", category: "c", rating: 1))
+                while true {
+                    if let arrival = arrivals.times.withLock({ $0[id] }) {
+                        samples.append(arrival - start)
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            observation.cancel()
+            for device in devices { try await device.stop() }
+            samples.sort()
+            let p50 = samples[samples.count / 2]
+            let p99 = samples[min(samples.count - 1, samples.count * 99 / 100)]
+            print(
+                "  save to the other device's observe, \(latencySamples) saves one after another: p50 "
+                    + "\(format(seconds(p50) * 1000)) ms, p99 \(format(seconds(p99) * 1000)) ms"
+            )
+        }
+
+        // MARK: - Helpers
+
+        private func makeDevice(
+            _ backend: LocalBackend,
+            at url: URL,
+            adjust: (inout DataStoreConfiguration) -> Void = { _ in }
+        ) throws -> AWSDataStorePlugin {
+            var configuration = DataStoreConfiguration(databaseURL: url)
+            configuration.durability = .normal
+            configuration.checksIntegrityOnOpen = false
+            adjust(&configuration)
+            return AWSDataStorePlugin(
+                modelRegistration: SyncBenchRegistration(),
+                configuration: configuration,
+                api: try backend.makeAPIPlugin(),
+                hub: HubCategory()
+            )
+        }
+
+        private func measure(_ body: () async throws -> Void) async throws -> Duration {
+            let start = ContinuousClock.now
+            try await body()
+            return ContinuousClock.now - start
+        }
+
+        private func printPair(_ label: String, _ baseline: Duration, _ measured: Duration) {
+            print(
+                "  \(label): URLSession + GRDB \(format(seconds(baseline))) s, DataStore \(format(seconds(measured))) s, "
+                    + "ratio \(format(seconds(measured) / seconds(baseline)))x"
+            )
+        }
+
+        private func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+
+        private func format(_ value: Double) -> String {
+            String(format: value < 10 ? "%.3f" : "%.1f", value)
+        }
+    }
+
+    /// When each record first reached the receiving device.
+    final class Arrivals: Sendable {
+        let times = Mutex<[String: ContinuousClock.Instant]>([:])
+    }
+
+    struct SyncBenchRegistration: AmplifyModelRegistration {
+        let version = "sync-bench-1"
+
+        func registerModels(registry: ModelRegistry.Type) {
+            registry.register(modelType: SyncBenchItem.self)
+        }
+    }
+
+    /// The benchmark's model: the backend's `Item`.
+    struct SyncBenchItem: Model {
+        let id: String
+        var name: String
+        var category: String
+        var rating: Int
+
+        static let modelName = "Item"
+
+        enum CodingKeys: String, ModelKey {
+            case id, name, category, rating
+        }
+
+        static let keys = CodingKeys.self
+
+        static let schema = defineSchema { model in
+            let item = SyncBenchItem.keys
+            model.name = "Item"
+            model.listPluralName = "Items"
+            model.syncPluralName = "Items"
+            model.attributes(.primaryKey(fields: [item.id]))
+            model.fields(
+                .field(item.id, is: .required, ofType: .string),
+                .field(item.name, is: .required, ofType: .string),
+                .field(item.category, is: .required, ofType: .string),
+                .field(item.rating, is: .required, ofType: .int)
+            )
+        }
+    }
+#endif
