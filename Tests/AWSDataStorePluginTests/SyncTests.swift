@@ -256,4 +256,82 @@ import Testing
         try await multi.plugin.stop()
         try await single.plugin.stop()
     }
+
+    @Test func selectiveSyncAndTheChoiceBetweenBaseAndDelta() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let api = try backend.makeAPIPlugin()
+        for name in ["keep one", "keep two", "skip three"] {
+            _ = try await api.mutate(request: .create(Blog(id: name, name: name))).get()
+        }
+        let directory = try TemporaryDirectory()
+        func blogSynced(_ device: SyncDevice) throws -> ModelSyncedEvent {
+            try #require(
+                device.events.values.compactMap { $0.data as? ModelSyncedEvent }.first { $0.modelName == "Blog" }
+            )
+        }
+
+        // Only the records matching the sync expression come.
+        let selective = try SyncDevice(backend: backend, directory: directory) { configuration in
+            configuration.syncExpressions = [.syncExpression(Blog.schema, where: { Blog.keys.name.beginsWith("keep") })]
+        }
+        try await selective.startAndWaitUntilReady()
+        #expect(try await selective.plugin.query(Blog.self).map(\.id).sorted() == ["keep one", "keep two"])
+        #expect(try blogSynced(selective).isFullSync)
+        try await selective.plugin.stop()
+
+        // Another expression: a base sync again, even within the interval.
+        let everything = try SyncDevice(backend: backend, directory: directory)
+        try await everything.startAndWaitUntilReady()
+        #expect(try blogSynced(everything).isFullSync)
+        #expect(try await everything.plugin.query(Blog.self).count == 3)
+        try await everything.plugin.stop()
+
+        // The same expression within the interval: a delta sync; past the interval: a base sync.
+        let again = try SyncDevice(backend: backend, directory: directory)
+        try await again.startAndWaitUntilReady()
+        #expect(try blogSynced(again).isDeltaSync)
+        try await again.plugin.stop()
+        let expired = try SyncDevice(backend: backend, directory: directory) { $0.syncInterval = 0 }
+        try await expired.startAndWaitUntilReady()
+        #expect(try blogSynced(expired).isFullSync)
+        try await expired.plugin.stop()
+    }
+
+    @Test func aSchemaChangeKeepsTheOutboxAndSyncsAgain() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let directory = try TemporaryDirectory()
+        let device = try SyncDevice(backend: backend, directory: directory)
+        try await device.startAndWaitUntilReady()
+        try await device.plugin.stop()
+        // A change saved while stopped, then the app comes back with another model version.
+        let offline = TestStore.makePlugin(
+            BlogRegistration(),
+            at: directory.file("datastore.sqlite"),
+            logs: LogRecorder()
+        )
+        try await offline.save(Blog(id: "pending", name: "Saved before the upgrade"))
+        try await offline.stop()
+        let upgraded = AWSDataStorePlugin(
+            modelRegistration: VersionedRegistration(version: "next"),
+            configuration: DataStoreConfiguration(databaseURL: directory.file("datastore.sqlite")),
+            api: try backend.makeAPIPlugin(),
+            hub: HubCategory()
+        )
+        try await upgraded.start()
+        try await waitUntil("the pending change sent") { try await upgraded.pendingMutations().isEmpty }
+        let stored = try await backend.makeAPIPlugin().query(request: .get(Blog.self, byId: "pending")).get()
+        #expect(stored?.name == "Saved before the upgrade")
+        try await upgraded.stop()
+    }
+}
+
+/// The blog fixture's models under another registry version, as after a schema change.
+struct VersionedRegistration: AmplifyModelRegistration {
+    let version: String
+
+    func registerModels(registry: ModelRegistry.Type) {
+        BlogRegistration().registerModels(registry: registry)
+    }
 }
