@@ -65,6 +65,14 @@ struct DirectReads: Sendable {
         }
         var arguments = JSONObject()
         for argument in root.arguments {
+            // A variable the request declares but does not send leaves its argument out, as
+            // GraphQL coerces it (DataStore's sync queries declare `$filter` and `$lastSync`).
+            if let variable = argument.value as? Variable, variables[variable.name.value] == nil,
+                operation.variableDefinitions.first(where: { $0.variable.name.value == variable.name.value })?
+                    .defaultValue == nil
+            {
+                continue
+            }
             guard let value = try? valueFromASTUntyped(valueAST: argument.value, variables: variableValues),
                 let json = JSON(value)
             else { return nil }
