@@ -68,6 +68,25 @@ import Testing
         )
     }
 
+    @Test func initializeReadsAWSConfigurationJSON() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "mobile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appending(path: "awsconfiguration.json")
+        try Data(#"{"CognitoUserPool":{"Default":{"PoolId":"us-east-1_abc"}}}"#.utf8).write(to: url)
+        let reply = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            AWSMobileClient().initialize(awsConfiguration: url) { state, error in
+                continuation.resume(returning: "\(state.map { "\($0)" } ?? "nil") \(error.map { "\($0)" } ?? "nil")")
+            }
+        }
+        #expect(
+            reply
+                == "nil \(url.path) could not be read as awsconfiguration.json: awsconfiguration.json: "
+                + "CognitoUserPool.Default.AppClientId is missing. Add it to the configuration. Write the "
+                + "CognitoUserPool and CredentialsProvider sections, as amplify pull writes them."
+        )
+    }
+
     @Test func theIdentityPoolProviderGivesGuestCredentials() async throws {
         let moto = try await MotoUserPool.shared()
         let provider = AWSCognitoCredentialsProvider(

@@ -79,9 +79,10 @@ final class PrintedLines: Sendable {
         lines.withLock { $0.append(line) }
     }
 
-    /// The first `count` lines, waiting up to five seconds for them.
+    /// The first `count` lines, waiting for them up to 30 seconds (a loaded machine is slow;
+    /// the lines usually arrive within milliseconds).
     func first(_ count: Int) async throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let current = lines.withLock { $0 }
             if current.count >= count { return Array(current.prefix(count)) }
