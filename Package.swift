@@ -13,6 +13,10 @@ let package = Package(
         .library(name: "AWSDataStorePlugin", targets: ["AWSDataStorePlugin"]),
         .library(name: "AWSAppSync", targets: ["AWSAppSync"]),
         .library(name: "AWSCognitoAuthPlugin", targets: ["AWSCognitoAuthPlugin"]),
+        .library(name: "AWSCore", targets: ["AWSCore"]),
+        .library(name: "AWSAuthCore", targets: ["AWSAuthCore"]),
+        .library(name: "AWSAPIGateway", targets: ["AWSAPIGateway"]),
+        .library(name: "AWSMobileClient", targets: ["AWSMobileClient"]),
         .library(name: "StratusCodegen", targets: ["StratusCodegen"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
@@ -71,6 +75,27 @@ let package = Package(
                 .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: strict
+        ),
+        // The AWS Mobile SDK's core, over the Auth category: AWSTask, regions, service configurations
+        // and the identity pool's credentials provider.
+        .target(
+            name: "AWSCore",
+            dependencies: ["Amplify", "AWSPluginsCore", "AWSCognitoAuthPlugin"],
+            swiftSettings: strict
+        ),
+        // The AWS Mobile SDK's identity manager, over the Auth category.
+        .target(name: "AWSAuthCore", dependencies: ["Amplify", "AWSCore"], swiftSettings: strict),
+        // The AWS Mobile SDK's API Gateway client: signed REST calls for the clients `codegen rest-client` writes.
+        .target(
+            name: "AWSAPIGateway",
+            dependencies: ["Amplify", "AWSCore", "AWSPluginsCore"],
+            swiftSettings: strict
+        ),
+        // The AWS Mobile SDK's AWSMobileClient, over the Cognito Auth plugin.
+        .target(
+            name: "AWSMobileClient",
+            dependencies: ["Amplify", "AWSAuthCore", "AWSCore", "AWSCognitoAuthPlugin", "AWSPluginsCore"],
             swiftSettings: strict
         ),
         // Text bound and read with its length, NUL included, for DataStore and the server's store.
@@ -215,6 +240,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Reference"],
+            swiftSettings: strict
+        ),
+        // The API Gateway client `stratus codegen rest-client` writes for the REST API of
+        // Tests/Fixtures/rest-amplifyconfiguration.json, compiled by `swift build`.
+        .target(
+            name: "RESTClient",
+            dependencies: ["AWSAPIGateway", "AWSCore"],
+            path: "Tests/Fixtures/RESTClient",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AWSMobileSDKTests",
+            dependencies: [
+                "AWSCore", "AWSAuthCore", "AWSAPIGateway", "AWSMobileClient", "AWSAppSync", "AWSCognitoAuthPlugin",
+                "AWSPluginsCore", "RESTClient", "StratusTesting", "StratusServer", "TodoAPI",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,6 +1,11 @@
+import AWSPluginsCore
 import Foundation
 import StratusServer
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A Cognito user pool served by moto (Python) on a loopback port, with real RS256 tokens it
 /// issued: started once per test process by `Tests/Interop/moto_cognito.py`, which keeps running
@@ -45,6 +50,46 @@ public struct MotoUserPool: Sendable, Decodable {
             appIdClientRegex: clientRegex,
             jwks: .url(URL(string: jwksURL)!)
         )
+    }
+
+    /// The credentials moto's identity pool hands out, to guests and users alike.
+    public static let identityPoolCredentials = AWSCredentials(
+        accessKeyId: "TESTACCESSKEY12345",
+        secretAccessKey: "ABCSECRETKEY",
+        sessionToken: "ABC12345"
+    )
+
+    /// Creates a confirmed user of the pool with a permanent password, as an administrator
+    /// would (`AdminCreateUser`, then `AdminSetUserPassword`).
+    ///
+    /// - Throws: ``MotoUnavailable`` with moto's answer when a call fails.
+    public func createUser(_ username: String, password: String) async throws {
+        try await admin(
+            "AdminCreateUser",
+            ["Username": username, "TemporaryPassword": "Temp-pass1!", "MessageAction": "SUPPRESS"]
+        )
+        try await admin("AdminSetUserPassword", ["Username": username, "Password": password, "Permanent": true])
+    }
+
+    /// Calls the administrator's operation `operation` of the user pool service, signed with
+    /// placeholder keys (moto accepts any).
+    private func admin(_ operation: String, _ input: [String: any Sendable]) async throws {
+        var request = URLRequest(url: URL(string: endpoint)!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-amz-json-1.1", forHTTPHeaderField: "Content-Type")
+        request.setValue("AWSCognitoIdentityProviderService.\(operation)", forHTTPHeaderField: "X-Amz-Target")
+        var body = input
+        body["UserPoolId"] = poolId
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let signed = SigV4Signer(service: "cognito-idp", region: "us-east-1")
+            .sign(request, credentials: AWSCredentials(accessKeyId: "moto", secretAccessKey: "moto"))
+        let response = try await URLSessionTransport().send(signed)
+        guard response.statusCode == 200 else {
+            throw MotoUnavailable(
+                message:
+                    "moto refused \(operation): HTTP \(response.statusCode) \(String(decoding: response.body, as: UTF8.self))"
+            )
+        }
     }
 
     static let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -6,8 +6,8 @@ import StratusServer
 /// `stratus codegen …`: Swift models and GraphQL statements from an annotated schema.
 struct Codegen: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Generate Swift models, GraphQL statements or the AppSync client's API.swift.",
-        subcommands: [Models.self, Statements.self, Types.self]
+        abstract: "Generate Swift models, GraphQL statements, the AppSync client's API.swift or a REST API's client.",
+        subcommands: [Models.self, Statements.self, Types.self, RESTClient.self]
     )
 
     struct SchemaOptions: ParsableArguments {
@@ -191,6 +191,49 @@ struct Codegen: ParsableCommand {
                     throw CommandFailure("Cannot read the statements at '\(file)'.")
                 }
             }
+        }
+    }
+
+    struct RESTClient: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rest-client",
+            abstract: "Generate the AWSAPIGateway client class of a REST API: <Name>Client.swift.",
+            discussion: """
+                Reads the API's endpoint and region from the api.plugins.awsAPIPlugin.<name> entry of \
+                amplifyconfiguration.json (as `stratus serve` and `amplify pull` write it) and writes the \
+                class the AWS Mobile SDK's generated-src holds, for `import AWSAPIGateway`.
+                """
+        )
+
+        @Option(name: .long, help: "The amplifyconfiguration.json with the API.")
+        var config: String = "amplifyconfiguration.json"
+
+        @Option(name: .long, help: "The name of the REST API in the configuration.")
+        var api: String
+
+        @Option(name: .long, help: "The directory to write into (created if needed).")
+        var output: String
+
+        func run() throws {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: config))
+            } catch {
+                throw CommandFailure(
+                    "Cannot read the configuration at '\(config)'. Pass --config with an amplifyconfiguration.json file."
+                )
+            }
+            let file: GeneratedFile
+            do {
+                file = try RESTClientGenerator().generate(amplifyConfiguration: data, api: api)
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            let directory = URL(fileURLWithPath: output, isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let url = directory.appendingPathComponent(file.path)
+            try Data(file.contents.utf8).write(to: url, options: .atomic)
+            print("Wrote \(url.path)")
         }
     }
 }

@@ -23,7 +23,9 @@ struct ModelFileGenerator {
 
     func modelFile() -> String {
         var lines = [SwiftModelGenerator.header, "import Amplify", "import Foundation", ""]
-        lines.append("public struct \(model.name): Model, Equatable {")
+        // SwiftUI's lists take models that are `Identifiable`: those with a scalar `id` field.
+        let identifiable = model.fields.contains { $0.name == "id" && $0.relation == nil }
+        lines.append("public struct \(model.name): Model, Equatable\(identifiable ? ", Identifiable" : "") {")
         let targets = referenceTargets
         var parameters: [String] = []
         var assignments: [String] = []

@@ -29,6 +29,18 @@ indirect enum SwiftType: Equatable {
         }
     }
 
+    /// Whether a property of this type can be an `Identifiable` struct's `id`: a scalar (or an
+    /// optional one), which is `Hashable`; not a list or a selection set.
+    var isIdentifier: Bool {
+        switch self {
+        case .named(let name, let nested): return !nested && Self.scalarSpellings.contains(name)
+        case .optional(let wrapped): return wrapped.isIdentifier
+        case .list: return false
+        }
+    }
+
+    private static let scalarSpellings: Set<String> = ["GraphQLID", "String", "Int", "Double", "Bool"]
+
     /// The type made optional, unless it already is.
     var optional: SwiftType { isOptional ? self : .optional(self) }
 }

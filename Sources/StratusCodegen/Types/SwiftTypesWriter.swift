@@ -200,7 +200,8 @@ struct SwiftTypesWriter {
         conformance: String,
         statics: [String]
     ) {
-        open("public struct \(name): \(conformance)")
+        let identifiable = model.properties.contains { $0.responseKey == "id" && $0.type.isIdentifier }
+        open("public struct \(name): \(conformance)\(identifiable ? ", Identifiable" : "")")
         for text in statics {
             multilineLine(text)
             line("")

@@ -140,7 +140,11 @@ struct RequestAuthenticator: Sendable {
             guard let errorType = AppSyncErrorType(rawValue: error.errorType) else {
                 preconditionFailure("AppSyncErrorType lacks the SigV4 error type '\(error.errorType)'.")
             }
-            throw HTTPRejection(status: 403, errorType: errorType, message: error.description)
+            var rejection = HTTPRejection(status: 403, errorType: errorType, message: error.description)
+            if let canonicalRequest = error.expectedCanonicalRequest, let stringToSign = error.expectedStringToSign {
+                rejection.expectedSigning = (canonicalRequest, stringToSign)
+            }
+            throw rejection
         } catch {
             throw HTTPRejection(status: 403, errorType: .invalidSignature, message: "\(error)")
         }

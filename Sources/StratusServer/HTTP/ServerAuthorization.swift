@@ -99,6 +99,23 @@ struct HTTPRejection: Error, Sendable, Hashable {
     var status: Int
     var errorType: AppSyncErrorType
     var message: String
+    /// For a signature that does not match: the canonical request and string to sign the
+    /// server computed, which API Gateway's refusal quotes.
+    var expectedSigning: (canonicalRequest: String, stringToSign: String)? = nil
+
+    static func == (lhs: HTTPRejection, rhs: HTTPRejection) -> Bool {
+        lhs.status == rhs.status && lhs.errorType == rhs.errorType && lhs.message == rhs.message
+            && lhs.expectedSigning?.canonicalRequest == rhs.expectedSigning?.canonicalRequest
+            && lhs.expectedSigning?.stringToSign == rhs.expectedSigning?.stringToSign
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(errorType)
+        hasher.combine(message)
+        hasher.combine(expectedSigning?.canonicalRequest)
+        hasher.combine(expectedSigning?.stringToSign)
+    }
 
     static let emptyBody = HTTPRejection(
         status: 400,

@@ -132,7 +132,7 @@ struct RESTEndpoint: Sendable {
                 let identity = try authorizer.verifySignature(parts, service: "execute-api")
                 return .success(["accessKey": identity.claims["accessKeyId"] ?? .null])
             } catch {
-                return .failure(RESTResponse(status: 403, message: error.message))
+                return .failure(RESTResponse(status: 403, message: Self.apiGatewayMessage(error)))
             }
         case .userPools, .openIDConnect:
             guard let token = headers["authorization"], !token.isEmpty else { return .failure(Self.unauthorized) }
@@ -145,6 +145,15 @@ struct RESTEndpoint: Sendable {
         case .lambda:
             return .failure(Self.unauthorized)
         }
+    }
+
+    /// API Gateway's message for a SigV4 refusal: for a signature that does not match, it
+    /// adds a sentence and quotes the canonical request and string to sign it computed.
+    static func apiGatewayMessage(_ rejection: HTTPRejection) -> String {
+        guard let expected = rejection.expectedSigning else { return rejection.message }
+        return rejection.message + " Consult the service documentation for details.\n\n"
+            + "The Canonical String for this request should have been\n'\(expected.canonicalRequest)'\n\n"
+            + "The String-to-Sign should have been\n'\(expected.stringToSign)'\n"
     }
 
     // MARK: - The proxy integration

@@ -5188,7 +5188,7 @@ public struct GetBlogQuery: GraphQLQuery {
             set { snapshot[field: "getBlog"] = newValue }
         }
 
-        public struct GetBlog: GraphQLSelectionSet {
+        public struct GetBlog: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Blog"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -5522,7 +5522,7 @@ public struct ListBlogsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Blog"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -5865,7 +5865,7 @@ public struct SyncBlogsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Blog"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -6130,7 +6130,7 @@ public struct GetBlogSettingsQuery: GraphQLQuery {
             set { snapshot[field: "getBlogSettings"] = newValue }
         }
 
-        public struct GetBlogSettings: GraphQLSelectionSet {
+        public struct GetBlogSettings: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["BlogSettings"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -6344,7 +6344,7 @@ public struct ListBlogSettingsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["BlogSettings"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -6567,7 +6567,7 @@ public struct SyncBlogSettingsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["BlogSettings"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -6743,7 +6743,7 @@ public struct GetPostQuery: GraphQLQuery {
             set { snapshot[field: "getPost"] = newValue }
         }
 
-        public struct GetPost: GraphQLSelectionSet {
+        public struct GetPost: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Post"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -7171,7 +7171,7 @@ public struct ListPostsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Post"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -7608,7 +7608,7 @@ public struct SyncPostsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Post"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -8053,7 +8053,7 @@ public struct PostsByBlogQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Post"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -8396,7 +8396,7 @@ public struct GetCommentQuery: GraphQLQuery {
             set { snapshot[field: "getComment"] = newValue }
         }
 
-        public struct GetComment: GraphQLSelectionSet {
+        public struct GetComment: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Comment"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -8601,7 +8601,7 @@ public struct ListCommentsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Comment"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -8815,7 +8815,7 @@ public struct SyncCommentsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Comment"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -8958,7 +8958,7 @@ public struct TagQuery: GraphQLQuery {
             set { snapshot[field: "tag"] = newValue }
         }
 
-        public struct Tag: GraphQLSelectionSet {
+        public struct Tag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Tag"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -9154,7 +9154,7 @@ public struct AllTagsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Tag"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -9354,7 +9354,7 @@ public struct SyncTagsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Tag"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -11219,7 +11219,7 @@ public struct GetAlbumQuery: GraphQLQuery {
             set { snapshot[field: "getAlbum"] = newValue }
         }
 
-        public struct GetAlbum: GraphQLSelectionSet {
+        public struct GetAlbum: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Album"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -11415,7 +11415,7 @@ public struct ListAlbumsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Album"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -11620,7 +11620,7 @@ public struct SyncAlbumsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Album"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -11756,7 +11756,7 @@ public struct GetPhotoQuery: GraphQLQuery {
             set { snapshot[field: "getPhoto"] = newValue }
         }
 
-        public struct GetPhoto: GraphQLSelectionSet {
+        public struct GetPhoto: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Photo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -11961,7 +11961,7 @@ public struct ListPhotosQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Photo"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -12175,7 +12175,7 @@ public struct SyncPhotosQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Photo"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -12321,7 +12321,7 @@ public struct GetPostTagsQuery: GraphQLQuery {
             set { snapshot[field: "getPostTags"] = newValue }
         }
 
-        public struct GetPostTag: GraphQLSelectionSet {
+        public struct GetPostTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["PostTags"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -12544,7 +12544,7 @@ public struct ListPostTagsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["PostTags"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -12776,7 +12776,7 @@ public struct SyncPostTagsQuery: GraphQLQuery {
                 set { snapshot[field: "startedAt"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["PostTags"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -12955,7 +12955,7 @@ public struct CreateBlogMutation: GraphQLMutation {
             set { snapshot[field: "createBlog"] = newValue }
         }
 
-        public struct CreateBlog: GraphQLSelectionSet {
+        public struct CreateBlog: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Blog"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -13233,7 +13233,7 @@ public struct UpdateBlogMutation: GraphQLMutation {
             set { snapshot[field: "updateBlog"] = newValue }
         }
 
-        public struct UpdateBlog: GraphQLSelectionSet {
+        public struct UpdateBlog: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Blog"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -13511,7 +13511,7 @@ public struct DeleteBlogMutation: GraphQLMutation {
             set { snapshot[field: "deleteBlog"] = newValue }
         }
 
-        public struct DeleteBlog: GraphQLSelectionSet {
+        public struct DeleteBlog: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Blog"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -13777,7 +13777,7 @@ public struct CreateBlogSettingsMutation: GraphQLMutation {
             set { snapshot[field: "createBlogSettings"] = newValue }
         }
 
-        public struct CreateBlogSettings: GraphQLSelectionSet {
+        public struct CreateBlogSettings: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["BlogSettings"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -13935,7 +13935,7 @@ public struct UpdateBlogSettingsMutation: GraphQLMutation {
             set { snapshot[field: "updateBlogSettings"] = newValue }
         }
 
-        public struct UpdateBlogSettings: GraphQLSelectionSet {
+        public struct UpdateBlogSettings: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["BlogSettings"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -14093,7 +14093,7 @@ public struct DeleteBlogSettingsMutation: GraphQLMutation {
             set { snapshot[field: "deleteBlogSettings"] = newValue }
         }
 
-        public struct DeleteBlogSettings: GraphQLSelectionSet {
+        public struct DeleteBlogSettings: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["BlogSettings"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -14274,7 +14274,7 @@ public struct CreatePostMutation: GraphQLMutation {
             set { snapshot[field: "createPost"] = newValue }
         }
 
-        public struct CreatePost: GraphQLSelectionSet {
+        public struct CreatePost: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Post"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -14646,7 +14646,7 @@ public struct UpdatePostMutation: GraphQLMutation {
             set { snapshot[field: "updatePost"] = newValue }
         }
 
-        public struct UpdatePost: GraphQLSelectionSet {
+        public struct UpdatePost: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Post"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -15018,7 +15018,7 @@ public struct DeletePostMutation: GraphQLMutation {
             set { snapshot[field: "deletePost"] = newValue }
         }
 
-        public struct DeletePost: GraphQLSelectionSet {
+        public struct DeletePost: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Post"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -15366,7 +15366,7 @@ public struct CreateCommentMutation: GraphQLMutation {
             set { snapshot[field: "createComment"] = newValue }
         }
 
-        public struct CreateComment: GraphQLSelectionSet {
+        public struct CreateComment: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Comment"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -15515,7 +15515,7 @@ public struct UpdateCommentMutation: GraphQLMutation {
             set { snapshot[field: "updateComment"] = newValue }
         }
 
-        public struct UpdateComment: GraphQLSelectionSet {
+        public struct UpdateComment: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Comment"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -15664,7 +15664,7 @@ public struct DeleteCommentMutation: GraphQLMutation {
             set { snapshot[field: "deleteComment"] = newValue }
         }
 
-        public struct DeleteComment: GraphQLSelectionSet {
+        public struct DeleteComment: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Comment"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -15812,7 +15812,7 @@ public struct CreateTagMutation: GraphQLMutation {
             set { snapshot[field: "createTag"] = newValue }
         }
 
-        public struct CreateTag: GraphQLSelectionSet {
+        public struct CreateTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Tag"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -15952,7 +15952,7 @@ public struct UpdateTagMutation: GraphQLMutation {
             set { snapshot[field: "updateTag"] = newValue }
         }
 
-        public struct UpdateTag: GraphQLSelectionSet {
+        public struct UpdateTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Tag"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -16092,7 +16092,7 @@ public struct DeleteTagMutation: GraphQLMutation {
             set { snapshot[field: "deleteTag"] = newValue }
         }
 
-        public struct DeleteTag: GraphQLSelectionSet {
+        public struct DeleteTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Tag"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -17459,7 +17459,7 @@ public struct CreateAlbumMutation: GraphQLMutation {
             set { snapshot[field: "createAlbum"] = newValue }
         }
 
-        public struct CreateAlbum: GraphQLSelectionSet {
+        public struct CreateAlbum: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Album"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -17599,7 +17599,7 @@ public struct UpdateAlbumMutation: GraphQLMutation {
             set { snapshot[field: "updateAlbum"] = newValue }
         }
 
-        public struct UpdateAlbum: GraphQLSelectionSet {
+        public struct UpdateAlbum: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Album"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -17739,7 +17739,7 @@ public struct DeleteAlbumMutation: GraphQLMutation {
             set { snapshot[field: "deleteAlbum"] = newValue }
         }
 
-        public struct DeleteAlbum: GraphQLSelectionSet {
+        public struct DeleteAlbum: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Album"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -17880,7 +17880,7 @@ public struct CreatePhotoMutation: GraphQLMutation {
             set { snapshot[field: "createPhoto"] = newValue }
         }
 
-        public struct CreatePhoto: GraphQLSelectionSet {
+        public struct CreatePhoto: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Photo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -18029,7 +18029,7 @@ public struct UpdatePhotoMutation: GraphQLMutation {
             set { snapshot[field: "updatePhoto"] = newValue }
         }
 
-        public struct UpdatePhoto: GraphQLSelectionSet {
+        public struct UpdatePhoto: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Photo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -18178,7 +18178,7 @@ public struct DeletePhotoMutation: GraphQLMutation {
             set { snapshot[field: "deletePhoto"] = newValue }
         }
 
-        public struct DeletePhoto: GraphQLSelectionSet {
+        public struct DeletePhoto: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Photo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -18329,7 +18329,7 @@ public struct CreatePostTagsMutation: GraphQLMutation {
             set { snapshot[field: "createPostTags"] = newValue }
         }
 
-        public struct CreatePostTag: GraphQLSelectionSet {
+        public struct CreatePostTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["PostTags"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -18496,7 +18496,7 @@ public struct UpdatePostTagsMutation: GraphQLMutation {
             set { snapshot[field: "updatePostTags"] = newValue }
         }
 
-        public struct UpdatePostTag: GraphQLSelectionSet {
+        public struct UpdatePostTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["PostTags"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -18663,7 +18663,7 @@ public struct DeletePostTagsMutation: GraphQLMutation {
             set { snapshot[field: "deletePostTags"] = newValue }
         }
 
-        public struct DeletePostTag: GraphQLSelectionSet {
+        public struct DeletePostTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["PostTags"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -18839,7 +18839,7 @@ public struct OnCreateBlogSubscription: GraphQLSubscription {
             set { snapshot[field: "onCreateBlog"] = newValue }
         }
 
-        public struct OnCreateBlog: GraphQLSelectionSet {
+        public struct OnCreateBlog: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Blog"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -19115,7 +19115,7 @@ public struct OnUpdateBlogSubscription: GraphQLSubscription {
             set { snapshot[field: "onUpdateBlog"] = newValue }
         }
 
-        public struct OnUpdateBlog: GraphQLSelectionSet {
+        public struct OnUpdateBlog: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Blog"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -19391,7 +19391,7 @@ public struct OnDeleteBlogSubscription: GraphQLSubscription {
             set { snapshot[field: "onDeleteBlog"] = newValue }
         }
 
-        public struct OnDeleteBlog: GraphQLSelectionSet {
+        public struct OnDeleteBlog: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Blog"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -19655,7 +19655,7 @@ public struct OnCreateBlogSettingsSubscription: GraphQLSubscription {
             set { snapshot[field: "onCreateBlogSettings"] = newValue }
         }
 
-        public struct OnCreateBlogSettings: GraphQLSelectionSet {
+        public struct OnCreateBlogSettings: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["BlogSettings"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -19811,7 +19811,7 @@ public struct OnUpdateBlogSettingsSubscription: GraphQLSubscription {
             set { snapshot[field: "onUpdateBlogSettings"] = newValue }
         }
 
-        public struct OnUpdateBlogSettings: GraphQLSelectionSet {
+        public struct OnUpdateBlogSettings: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["BlogSettings"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -19967,7 +19967,7 @@ public struct OnDeleteBlogSettingsSubscription: GraphQLSubscription {
             set { snapshot[field: "onDeleteBlogSettings"] = newValue }
         }
 
-        public struct OnDeleteBlogSettings: GraphQLSelectionSet {
+        public struct OnDeleteBlogSettings: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["BlogSettings"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -20146,7 +20146,7 @@ public struct OnCreatePostSubscription: GraphQLSubscription {
             set { snapshot[field: "onCreatePost"] = newValue }
         }
 
-        public struct OnCreatePost: GraphQLSelectionSet {
+        public struct OnCreatePost: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Post"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -20516,7 +20516,7 @@ public struct OnUpdatePostSubscription: GraphQLSubscription {
             set { snapshot[field: "onUpdatePost"] = newValue }
         }
 
-        public struct OnUpdatePost: GraphQLSelectionSet {
+        public struct OnUpdatePost: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Post"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -20886,7 +20886,7 @@ public struct OnDeletePostSubscription: GraphQLSubscription {
             set { snapshot[field: "onDeletePost"] = newValue }
         }
 
-        public struct OnDeletePost: GraphQLSelectionSet {
+        public struct OnDeletePost: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Post"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -21231,7 +21231,7 @@ public struct OnCreateTagSubscription: GraphQLSubscription {
             set { snapshot[field: "onCreateTag"] = newValue }
         }
 
-        public struct OnCreateTag: GraphQLSelectionSet {
+        public struct OnCreateTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Tag"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -21369,7 +21369,7 @@ public struct OnUpdateTagSubscription: GraphQLSubscription {
             set { snapshot[field: "onUpdateTag"] = newValue }
         }
 
-        public struct OnUpdateTag: GraphQLSelectionSet {
+        public struct OnUpdateTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Tag"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -21507,7 +21507,7 @@ public struct OnDeleteTagSubscription: GraphQLSubscription {
             set { snapshot[field: "onDeleteTag"] = newValue }
         }
 
-        public struct OnDeleteTag: GraphQLSelectionSet {
+        public struct OnDeleteTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Tag"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -22860,7 +22860,7 @@ public struct OnCreateAlbumSubscription: GraphQLSubscription {
             set { snapshot[field: "onCreateAlbum"] = newValue }
         }
 
-        public struct OnCreateAlbum: GraphQLSelectionSet {
+        public struct OnCreateAlbum: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Album"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -22998,7 +22998,7 @@ public struct OnUpdateAlbumSubscription: GraphQLSubscription {
             set { snapshot[field: "onUpdateAlbum"] = newValue }
         }
 
-        public struct OnUpdateAlbum: GraphQLSelectionSet {
+        public struct OnUpdateAlbum: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Album"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -23136,7 +23136,7 @@ public struct OnDeleteAlbumSubscription: GraphQLSubscription {
             set { snapshot[field: "onDeleteAlbum"] = newValue }
         }
 
-        public struct OnDeleteAlbum: GraphQLSelectionSet {
+        public struct OnDeleteAlbum: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Album"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -23275,7 +23275,7 @@ public struct OnCreatePhotoSubscription: GraphQLSubscription {
             set { snapshot[field: "onCreatePhoto"] = newValue }
         }
 
-        public struct OnCreatePhoto: GraphQLSelectionSet {
+        public struct OnCreatePhoto: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Photo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -23422,7 +23422,7 @@ public struct OnUpdatePhotoSubscription: GraphQLSubscription {
             set { snapshot[field: "onUpdatePhoto"] = newValue }
         }
 
-        public struct OnUpdatePhoto: GraphQLSelectionSet {
+        public struct OnUpdatePhoto: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Photo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -23569,7 +23569,7 @@ public struct OnDeletePhotoSubscription: GraphQLSubscription {
             set { snapshot[field: "onDeletePhoto"] = newValue }
         }
 
-        public struct OnDeletePhoto: GraphQLSelectionSet {
+        public struct OnDeletePhoto: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Photo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -23718,7 +23718,7 @@ public struct OnCreatePostTagsSubscription: GraphQLSubscription {
             set { snapshot[field: "onCreatePostTags"] = newValue }
         }
 
-        public struct OnCreatePostTag: GraphQLSelectionSet {
+        public struct OnCreatePostTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["PostTags"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -23883,7 +23883,7 @@ public struct OnUpdatePostTagsSubscription: GraphQLSubscription {
             set { snapshot[field: "onUpdatePostTags"] = newValue }
         }
 
-        public struct OnUpdatePostTag: GraphQLSelectionSet {
+        public struct OnUpdatePostTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["PostTags"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -24048,7 +24048,7 @@ public struct OnDeletePostTagsSubscription: GraphQLSubscription {
             set { snapshot[field: "onDeletePostTags"] = newValue }
         }
 
-        public struct OnDeletePostTag: GraphQLSelectionSet {
+        public struct OnDeletePostTag: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["PostTags"]
 
             public static let selections: [any GraphQLSelection] = [

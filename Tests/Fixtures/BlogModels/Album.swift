@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct Album: Model, Equatable {
+public struct Album: Model, Equatable, Identifiable {
     public let id: String
     public var title: String
     public var photos: List<Photo>?

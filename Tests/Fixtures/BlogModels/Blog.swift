@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct Blog: Model, Equatable {
+public struct Blog: Model, Equatable, Identifiable {
     public let id: String
     public var name: String
     public var visibility: Visibility?

@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct BlogSettings: Model, Equatable {
+public struct BlogSettings: Model, Equatable, Identifiable {
     public let id: String
     public var theme: String?
     public var blog: Blog? {

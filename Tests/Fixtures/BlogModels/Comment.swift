@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct Comment: Model, Equatable {
+public struct Comment: Model, Equatable, Identifiable {
     public let id: String
     public var content: String
     public var post: Post? {

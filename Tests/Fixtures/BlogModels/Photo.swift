@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct Photo: Model, Equatable {
+public struct Photo: Model, Equatable, Identifiable {
     public let id: String
     public var caption: String?
     public var album: Album? {

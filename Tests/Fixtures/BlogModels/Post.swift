@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct Post: Model, Equatable {
+public struct Post: Model, Equatable, Identifiable {
     public let id: String
     public var title: String
     public var blogID: String? {

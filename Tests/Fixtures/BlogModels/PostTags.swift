@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct PostTags: Model, Equatable {
+public struct PostTags: Model, Equatable, Identifiable {
     public let id: String
     public var postId: String? {
         _post.identifiers.first?.stringValue

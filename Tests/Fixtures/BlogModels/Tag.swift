@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct Tag: Model, Equatable {
+public struct Tag: Model, Equatable, Identifiable {
     public let id: String
     public var label: String
     public var posts: List<PostTags>?

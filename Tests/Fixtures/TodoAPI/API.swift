@@ -431,7 +431,7 @@ public struct GetTodoQuery: GraphQLQuery {
             set { snapshot[field: "getTodo"] = newValue }
         }
 
-        public struct GetTodo: GraphQLSelectionSet {
+        public struct GetTodo: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Todo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -595,7 +595,7 @@ public struct ListTodosQuery: GraphQLQuery {
                 set { snapshot[field: "nextToken"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Todo"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -728,7 +728,7 @@ public struct ListTodoTitlesQuery: GraphQLQuery {
                 set { snapshot[field: "items"] = newValue }
             }
 
-            public struct Item: GraphQLSelectionSet {
+            public struct Item: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Todo"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -827,7 +827,7 @@ public struct GetNodeQuery: GraphQLQuery {
             set { snapshot[field: "node"] = newValue }
         }
 
-        public struct Node: GraphQLSelectionSet {
+        public struct Node: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Todo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -868,7 +868,7 @@ public struct GetNodeQuery: GraphQLQuery {
                 set { if let newValue { snapshot = newValue.snapshot } }
             }
 
-            public struct AsTodo: GraphQLSelectionSet {
+            public struct AsTodo: GraphQLSelectionSet, Identifiable {
                 public static let possibleTypes = ["Todo"]
 
                 public static let selections: [any GraphQLSelection] = [
@@ -969,7 +969,7 @@ public struct CreateTodoMutation: GraphQLMutation {
             set { snapshot[field: "createTodo"] = newValue }
         }
 
-        public struct CreateTodo: GraphQLSelectionSet {
+        public struct CreateTodo: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Todo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -1069,7 +1069,7 @@ public struct UpdateTodoMutation: GraphQLMutation {
             set { snapshot[field: "updateTodo"] = newValue }
         }
 
-        public struct UpdateTodo: GraphQLSelectionSet {
+        public struct UpdateTodo: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Todo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -1169,7 +1169,7 @@ public struct DeleteTodoMutation: GraphQLMutation {
             set { snapshot[field: "deleteTodo"] = newValue }
         }
 
-        public struct DeleteTodo: GraphQLSelectionSet {
+        public struct DeleteTodo: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Todo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -1255,7 +1255,7 @@ public struct OnCreateTodoSubscription: GraphQLSubscription {
             set { snapshot[field: "onCreateTodo"] = newValue }
         }
 
-        public struct OnCreateTodo: GraphQLSelectionSet {
+        public struct OnCreateTodo: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Todo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -1341,7 +1341,7 @@ public struct OnUpdateTodoSubscription: GraphQLSubscription {
             set { snapshot[field: "onUpdateTodo"] = newValue }
         }
 
-        public struct OnUpdateTodo: GraphQLSelectionSet {
+        public struct OnUpdateTodo: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Todo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -1427,7 +1427,7 @@ public struct OnDeleteTodoSubscription: GraphQLSubscription {
             set { snapshot[field: "onDeleteTodo"] = newValue }
         }
 
-        public struct OnDeleteTodo: GraphQLSelectionSet {
+        public struct OnDeleteTodo: GraphQLSelectionSet, Identifiable {
             public static let possibleTypes = ["Todo"]
 
             public static let selections: [any GraphQLSelection] = [
@@ -1475,7 +1475,7 @@ public struct OnDeleteTodoSubscription: GraphQLSubscription {
     }
 }
 
-public struct TodoDetails: GraphQLFragment {
+public struct TodoDetails: GraphQLFragment, Identifiable {
     public static let fragmentDefinition = """
     fragment TodoDetails on Todo {
       __typename
