@@ -44,6 +44,7 @@ let package = Package(
             name: "AWSPluginsCore",
             dependencies: [
                 "Amplify",
+                .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
