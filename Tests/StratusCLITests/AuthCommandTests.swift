@@ -112,13 +112,35 @@ import Testing
         )
         #expect(created.body == #"{"data":{"createNote":{"text":"hi"}}}"#)
 
+        // A sign-up's code is printed, since no email leaves the machine.
+        let signUp = try await HTTPExchange(
+            URL(string: "\(origin)/")!,
+            post: #"{"ClientId":"cliclient","Username":"carl","Password":"Carl-pass1!"}"#,
+            headers: [
+                "Content-Type": "application/x-amz-json-1.1",
+                "X-Amz-Target": "AWSCognitoIdentityProviderService.SignUp",
+            ]
+        )
+        #expect(signUp.status == 200, "\(signUp.body)")
+        let printed = try await serving.process.line(startingWith: "Cognito: the confirmation code of 'carl' is ")
+        let code = try #require(printed.split(separator: " ").last)
+        let confirm = try await HTTPExchange(
+            URL(string: "\(origin)/")!,
+            post: #"{"ClientId":"cliclient","Username":"carl","ConfirmationCode":"\#(code)"}"#,
+            headers: [
+                "Content-Type": "application/x-amz-json-1.1",
+                "X-Amz-Target": "AWSCognitoIdentityProviderService.ConfirmSignUp",
+            ]
+        )
+        #expect(confirm.status == 200, "\(confirm.body)")
+
         let groups = try await Self.users(["groups", "bob", "--add", "Admins"], in: directory)
         #expect(groups.standardOutput == "Admins\n", "\(groups.standardError)")
         let list = try await Self.users(["list"], in: directory)
         let lines = list.standardOutput.split(separator: "\n").map {
             $0.split(separator: "\t").prefix(2).joined(separator: " ")
         }
-        #expect(lines == ["alice CONFIRMED", "bob CONFIRMED"], "\(list.standardOutput)")
+        #expect(lines == ["alice CONFIRMED", "bob CONFIRMED", "carl CONFIRMED"], "\(list.standardOutput)")
         #expect(list.standardOutput.contains("email=alice@example.com groups=Admins"))
 
         let delete = try await Self.users(["delete", "bob"], in: directory)

@@ -15,7 +15,12 @@ import Testing
         let directory = temporaryDirectory()
         let pool: CognitoUserPool
 
-        init(poolId: String = "us-east-1_Unit", clock: TestClock = TestClock(), maxFailedSignIns: Int = 5) throws {
+        init(
+            poolId: String = "us-east-1_Unit",
+            clock: TestClock = TestClock(),
+            maxFailedSignIns: Int = 5,
+            rotatesRefreshTokens: Bool = false
+        ) throws {
             let configuration = CognitoConfiguration(
                 userPoolId: poolId,
                 clients: [.init(clientId: "unitclient"), .init(clientId: "secretclient", clientSecret: "shh")],
@@ -28,6 +33,7 @@ import Testing
                         groups: ["Admins"]
                     )
                 ],
+                rotatesRefreshTokens: rotatesRefreshTokens,
                 maxFailedSignIns: maxFailedSignIns
             )
             pool = try CognitoUserPool(
@@ -177,12 +183,17 @@ import Testing
         #expect(signUp.status == 200)
         #expect(signUp.body["UserConfirmed"] == false)
         #expect(try fixture.pool.pendingCode(for: "bob") == "424242")
+        let resent = await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "bob"])
+        #expect(resent.body.text == #"{"CodeDeliveryDetails":{"Destination":"local","DeliveryMedium":"EMAIL"}}"#)
         let confirm = await fixture.call(
             "ConfirmSignUp",
             ["ClientId": "unitclient", "Username": "bob", "ConfirmationCode": "424242"]
         )
         #expect(confirm.status == 200)
         #expect(try fixture.pool.pendingCode(for: "bob") == nil)
+        let again = await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "bob"])
+        #expect(again.status == 400)
+        #expect(again.body.text == #"{"__type":"InvalidParameterException","message":"User is already confirmed."}"#)
         _ = try await fixture.signIn("bob", "Bobs-secret-pass9!")
 
         // Every file of the directory, the SQLite journal included, lacks both passwords.
@@ -193,6 +204,27 @@ import Testing
             #expect(bytes.range(of: Data("Bobs-secret-pass9!".utf8)) == nil, "\(file.lastPathComponent)")
             #expect(bytes.range(of: Data("Alice-pass1!".utf8)) == nil, "\(file.lastPathComponent)")
         }
+    }
+
+    @Test func refreshTokensRotateWhenConfigured() async throws {
+        let fixture = try Fixture(rotatesRefreshTokens: true)
+        let first = try #require(try await fixture.signIn()["RefreshToken"]?.stringValue)
+        func refresh(_ token: String) async -> (status: Int, body: JSON) {
+            await fixture.call(
+                "InitiateAuth",
+                [
+                    "AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": "unitclient",
+                    "AuthParameters": ["REFRESH_TOKEN": .string(token)],
+                ]
+            )
+        }
+        let rotated = await refresh(first)
+        let second = try #require(rotated.body["AuthenticationResult"]?["RefreshToken"]?.stringValue)
+        #expect(second != first)
+        let reused = await refresh(first)
+        #expect(reused.status == 400)
+        #expect(reused.body.text == #"{"__type":"NotAuthorizedException","message":"Refresh Token has been revoked"}"#)
+        #expect(await refresh(second).status == 200)
     }
 
     @Test func theSigningKeyAndUsersSurviveAReopen() async throws {
