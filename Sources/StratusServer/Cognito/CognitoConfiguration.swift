@@ -78,10 +78,12 @@ public struct CognitoConfiguration: Sendable, Hashable {
 
     /// An app client: its id and, for a confidential client, its secret.
     public struct AppClient: Sendable, Hashable {
+        /// The id requests name in `ClientId`, and tokens carry in `aud` and `client_id`.
         public var clientId: String
         /// The secret `SECRET_HASH` is computed with; `nil` for a public client.
         public var clientSecret: String?
 
+        /// A client; with `clientSecret`, requests must carry `SECRET_HASH`.
         public init(clientId: String, clientSecret: String? = nil) {
             self.clientId = clientId
             self.clientSecret = clientSecret
@@ -90,10 +92,15 @@ public struct CognitoConfiguration: Sendable, Hashable {
 
     /// What a password must contain, as a pool's `PasswordPolicy` says it.
     public struct PasswordPolicy: Sendable, Hashable {
+        /// The fewest characters a password may have.
         public var minimumLength: Int
+        /// Whether a password needs a lower-case letter.
         public var requiresLowercase: Bool
+        /// Whether a password needs an upper-case letter.
         public var requiresUppercase: Bool
+        /// Whether a password needs a digit.
         public var requiresNumbers: Bool
+        /// Whether a password needs a character that is neither a letter, a digit nor a space.
         public var requiresSymbols: Bool
 
         /// Cognito's default policy: 8 characters with a lower-case and an upper-case letter, a
@@ -134,11 +141,16 @@ public struct CognitoConfiguration: Sendable, Hashable {
 
     /// A user the pool starts with, confirmed, with a permanent password.
     public struct User: Sendable, Hashable {
+        /// The name the user signs in with.
         public var username: String
+        /// The permanent password; only its SRP verifier and hash are kept.
         public var password: String
+        /// Attributes such as `email`, which the ID token carries.
         public var attributes: [String: String]
+        /// Groups of the pool, which tokens carry in `cognito:groups`.
         public var groups: [String]
 
+        /// A confirmed user with a permanent password.
         public init(username: String, password: String, attributes: [String: String] = [:], groups: [String] = []) {
             self.username = username
             self.password = password

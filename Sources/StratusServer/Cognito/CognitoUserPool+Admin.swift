@@ -102,10 +102,15 @@ extension CognitoUserPool {
 
     /// One user as `stratus users list` shows it.
     public struct UserSummary: Sendable, Hashable {
+        /// The name the user signs in with.
         public var username: String
+        /// The user's immutable id, the `sub` of its tokens.
         public var sub: String
+        /// Cognito's status: `UNCONFIRMED`, `CONFIRMED`, `FORCE_CHANGE_PASSWORD` or `RESET_REQUIRED`.
         public var status: String
+        /// The groups the user is in.
         public var groups: [String]
+        /// The user's attributes other than `sub`.
         public var attributes: [String: String]
     }
 

@@ -137,14 +137,20 @@ extension ClientConfigurationFiles {
     /// The local Cognito as clients configure it: the user pool, its app client, the identity
     /// pool, and the origin both answer at.
     public struct CognitoEntry: Sendable, Hashable {
+        /// The user pool id, `PoolId`.
         public var userPoolId: String
+        /// The app client clients sign in through, `AppClientId`.
         public var appClientId: String
+        /// That client's secret, when it has one.
         public var appClientSecret: String?
+        /// The identity pool id, when there is one.
         public var identityPoolId: String?
+        /// The pools' region.
         public var region: String
         /// `http://127.0.0.1:<port>`.
         public var endpoint: URL
 
+        /// An entry of each value.
         public init(
             userPoolId: String,
             appClientId: String,
