@@ -5,7 +5,7 @@ import Foundation
 
 extension CognitoUserPool {
     /// `InitiateAuth`: `USER_SRP_AUTH`, `USER_PASSWORD_AUTH` and `REFRESH_TOKEN_AUTH`.
-    func initiateAuth(_ input: CognitoInput) async throws -> JSONObject {
+    func initiateAuth(_ input: CognitoInput) throws -> JSONObject {
         let flow = try input.string("AuthFlow")
         let parameters = try input.map("AuthParameters")
         switch flow {
@@ -34,7 +34,7 @@ extension CognitoUserPool {
             guard let verifier = BigUInt(user.password.srpVerifier, radix: 16) else {
                 throw CognitoError("InternalErrorException", "The stored SRP verifier of '\(username)' is unreadable.")
             }
-            let (privateB, publicB) = try await SRPServer.computed { SRPServer.challenge(verifier: verifier) }
+            let (privateB, publicB) = SRPServer.challenge(verifier: verifier)
             let secretBlock = PasswordHash.randomBytes(48).base64EncodedString()
             remember(
                 PendingChallenge(
@@ -67,7 +67,7 @@ extension CognitoUserPool {
     }
 
     /// `RespondToAuthChallenge`: `PASSWORD_VERIFIER` and `NEW_PASSWORD_REQUIRED`.
-    func respondToAuthChallenge(_ input: CognitoInput) async throws -> JSONObject {
+    func respondToAuthChallenge(_ input: CognitoInput) throws -> JSONObject {
         let name = try input.string("ChallengeName")
         let responses = try input.map("ChallengeResponses")
         let username = try parameter("USERNAME", responses)
@@ -90,9 +90,7 @@ extension CognitoUserPool {
             else {
                 throw CognitoError.invalidSession
             }
-            let key = try await SRPServer.computed {
-                SRPServer.key(publicA: publicA, publicB: publicB, privateB: privateB, verifier: verifier)
-            }
+            let key = SRPServer.key(publicA: publicA, publicB: publicB, privateB: privateB, verifier: verifier)
             let expected = key.map {
                 SRPGroup.claimSignature(
                     key: $0,

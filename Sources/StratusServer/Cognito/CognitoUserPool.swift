@@ -138,7 +138,9 @@ public final class CognitoUserPool: Sendable {
             } catch {
                 throw CognitoError.serialization
             }
-            let output = try await perform(target: target, input: CognitoInput(input))
+            // Password hashing and SRP's exponentiations are slow: the whole operation runs on
+            // the pool's own queue, never holding a thread of the concurrency pool.
+            let output = try await SRPServer.computed { try self.perform(target: target, input: CognitoInput(input)) }
             return (200, .object(output))
         } catch let error as CognitoError {
             return (400, error.body)
@@ -150,16 +152,16 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    private func perform(target: String, input: CognitoInput) async throws -> JSONObject {
+    private func perform(target: String, input: CognitoInput) throws -> JSONObject {
         let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { throw CognitoError.unknownOperation(target) }
         switch (parts[0], parts[1]) {
         case ("AWSCognitoIdentityProviderService", "SignUp"): return try signUp(input)
         case ("AWSCognitoIdentityProviderService", "ConfirmSignUp"): return try confirmSignUp(input)
         case ("AWSCognitoIdentityProviderService", "ResendConfirmationCode"): return try resendConfirmationCode(input)
-        case ("AWSCognitoIdentityProviderService", "InitiateAuth"): return try await initiateAuth(input)
+        case ("AWSCognitoIdentityProviderService", "InitiateAuth"): return try initiateAuth(input)
         case ("AWSCognitoIdentityProviderService", "RespondToAuthChallenge"):
-            return try await respondToAuthChallenge(input)
+            return try respondToAuthChallenge(input)
         case ("AWSCognitoIdentityProviderService", "GetUser"): return try getUser(input)
         case ("AWSCognitoIdentityProviderService", "UpdateUserAttributes"): return try updateUserAttributes(input)
         case ("AWSCognitoIdentityProviderService", "ChangePassword"): return try changePassword(input)

@@ -36,11 +36,12 @@ enum SRPServer {
         return SRPGroup.derivedKey(sharedSecret: secret, scrambler: u)
     }
 
-    /// Where the exponentiations run: a queue of their own, off the concurrency pool, since a
-    /// 3072-bit exponentiation takes about a second in a debug build.
-    private static let exponentiations = DispatchQueue(label: "StratusServer.srp", attributes: .concurrent)
+    /// Where the pool's operations run: one serial queue of their own, off the concurrency pool,
+    /// since a 3072-bit exponentiation takes about a second in a debug build and scrypt a large
+    /// fraction of one; serial, so that sign-ins never take more than one core from the API.
+    private static let exponentiations = DispatchQueue(label: "StratusServer.cognito")
 
-    /// The value of `body`, computed on the SRP queue.
+    /// The value of `body`, computed on the pool's queue.
     static func computed<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let result: Result<T, any Error> = await withCheckedContinuation { continuation in
             exponentiations.async { continuation.resume(returning: Result { try body() }) }
