@@ -19,7 +19,8 @@ import Testing
             poolId: String = "us-east-1_Unit",
             clock: TestClock = TestClock(),
             maxFailedSignIns: Int = 5,
-            rotatesRefreshTokens: Bool = false
+            rotatesRefreshTokens: Bool = false,
+            allowsGuests: Bool = true
         ) throws {
             let configuration = CognitoConfiguration(
                 userPoolId: poolId,
@@ -34,6 +35,7 @@ import Testing
                     )
                 ],
                 rotatesRefreshTokens: rotatesRefreshTokens,
+                allowsGuests: allowsGuests,
                 maxFailedSignIns: maxFailedSignIns
             )
             pool = try CognitoUserPool(
@@ -225,6 +227,33 @@ import Testing
         #expect(reused.status == 400)
         #expect(reused.body.text == #"{"__type":"NotAuthorizedException","message":"Refresh Token has been revoked"}"#)
         #expect(await refresh(second).status == 200)
+    }
+
+    @Test func withoutGuestsOnlyThePoolsUsersGetCredentialsOfTheAuthenticatedRole() async throws {
+        let fixture = try Fixture(allowsGuests: false)
+        let poolId = try #require(fixture.pool.configuration.identityPoolId)
+        func identity(_ operation: String, _ input: JSON) async -> (status: Int, body: JSON) {
+            await fixture.pool.respond(target: "AWSCognitoIdentityService.\(operation)", body: Data(input.text.utf8))
+        }
+        let guest = await identity("GetId", ["IdentityPoolId": .string(poolId)])
+        #expect(guest.status == 400)
+        #expect(
+            guest.body.text
+                == #"{"__type":"NotAuthorizedException","message":"Unauthenticated access is not supported for this identity pool."}"#
+        )
+        #expect(fixture.pool.loginKey == "127.0.0.1:7/us-east-1_Unit")
+        let idToken = try #require(try await fixture.signIn()["IdToken"]?.stringValue)
+        let logins: JSON = .object([fixture.pool.loginKey: .string(idToken)])
+        let user = await identity("GetId", ["IdentityPoolId": .string(poolId), "Logins": logins])
+        let identityId = try #require(user.body["IdentityId"]?.stringValue)
+        let answer = await identity("GetCredentialsForIdentity", ["IdentityId": .string(identityId), "Logins": logins])
+        let accessKeyId = try #require(answer.body["Credentials"]?["AccessKeyId"]?.stringValue)
+        #expect(accessKeyId.hasPrefix("ASIA"))
+        let issued = try #require(fixture.pool.issuedCredentials(for: accessKeyId))
+        #expect(issued.secret == answer.body["Credentials"]?["SecretKey"]?.stringValue)
+        #expect(issued.claims["cognitoIdentityAuthType"] == "authenticated")
+        #expect(issued.claims["cognitoIdentityId"]?.stringValue == identityId)
+        #expect(issued.claims["username"] == "alice")
     }
 
     @Test func theSigningKeyAndUsersSurviveAReopen() async throws {
