@@ -52,6 +52,7 @@ let package = Package(
             name: "AWSPluginsCore",
             dependencies: [
                 "Amplify",
+                .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,6 +127,9 @@ let package = Package(
                 "StratusCodegen",
                 "Amplify",
                 "AWSPluginsCore",
+                .product(name: "BigInt", package: "BigInt"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "SQLiteExactText",
                 .product(name: "GraphQL", package: "GraphQL"),

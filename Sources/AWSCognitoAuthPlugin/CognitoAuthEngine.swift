@@ -489,8 +489,9 @@ actor CognitoAuthEngine {
         var logins: [String: JSONValue] = [:]
         if let user = session.user {
             let issuer = JWTClaims.of(user.tokens.idToken)?["iss"]?.stringValue
+            // The issuer without its scheme, as Cognito keys logins (an `http://` issuer is a local pool's).
             let provider =
-                issuer.map { $0.replacingOccurrences(of: "https://", with: "") }
+                issuer.map { issuer in issuer.range(of: "://").map { String(issuer[$0.upperBound...]) } ?? issuer }
                 ?? configuration.userPool?.providerName ?? ""
             logins[provider] = .string(user.tokens.idToken)
         }

@@ -4,6 +4,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case invalidAPI(String)
         case invalidDefault(String)
         case storage(StorageError)
+        case cognito(String)
     }
 
     let reason: Reason
@@ -25,10 +26,13 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             return detail
         case .storage(let error):
             return error.description
+        case .cognito(let detail):
+            return detail
         }
     }
 
     static func invalidAPI(_ detail: String) -> ServerError { ServerError(reason: .invalidAPI(detail)) }
     static func invalidDefault(_ detail: String) -> ServerError { ServerError(reason: .invalidDefault(detail)) }
     static func storage(_ error: StorageError) -> ServerError { ServerError(reason: .storage(error)) }
+    static func cognito(_ detail: String) -> ServerError { ServerError(reason: .cognito(detail)) }
 }

@@ -24,6 +24,10 @@ public final class LocalBackend: Sendable {
     public let credentials: AWSCredentials
     /// The temporary data directory, removed by ``stop()``.
     public let dataDirectory: URL
+    /// The local Cognito served on the same port, when the backend was started with one.
+    public let cognito: CognitoUserPool?
+    /// The origin the Cognito services answer at (`http://127.0.0.1:<port>`), boto3's `endpoint_url`.
+    public var origin: URL { URL(string: "http://127.0.0.1:\(endpoint.port ?? 0)")! }
 
     private struct Running {
         var server: StratusServer
@@ -49,9 +53,11 @@ public final class LocalBackend: Sendable {
         configuration: ServerConfiguration,
         authorization: ServerAuthorization,
         restAPIs: [RESTAPI],
+        cognito: CognitoUserPool?,
         server: StratusServer,
         task: Task<Void, any Error>
     ) {
+        self.cognito = cognito
         self.endpoint = endpoint
         self.apiKey = apiKey
         self.credentials = credentials
@@ -68,9 +74,16 @@ public final class LocalBackend: Sendable {
         _ server: StratusServer,
         authorization: ServerAuthorization,
         restAPIs: [RESTAPI],
+        cognito: CognitoUserPool?,
         port: Int
     ) async throws -> (Task<Void, any Error>, Int) {
-        let http = StratusHTTPServer(server: server, authorization: authorization, restAPIs: restAPIs, log: { _ in })
+        let http = StratusHTTPServer(
+            server: server,
+            authorization: authorization,
+            restAPIs: restAPIs,
+            cognito: cognito,
+            log: { _ in }
+        )
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
             defer { continuation.finish() }
@@ -85,7 +98,9 @@ public final class LocalBackend: Sendable {
     }
 
     /// Starts a backend for `schema` with API key (default) and IAM modes. IAM accepts
-    /// ``credentials`` and `otherIAMCredentials` (such as an identity pool's).
+    /// ``credentials`` and `otherIAMCredentials` (such as an identity pool's). With `cognito`,
+    /// a local user pool and identity pool answer on the same port (``cognito``), and the API
+    /// trusts their tokens and credentials.
     ///
     /// - Throws: ``SchemaError`` for a bad schema, or what the server throws when it cannot start.
     public static func start(
@@ -97,13 +112,17 @@ public final class LocalBackend: Sendable {
         userPool: UserPoolAuthorization? = nil,
         openIDConnect: OIDCAuthorization? = nil,
         restAPIs: [RESTAPI] = [],
-        otherIAMCredentials: [AWSCredentials] = []
+        otherIAMCredentials: [AWSCredentials] = [],
+        cognito cognitoConfiguration: CognitoConfiguration? = nil
     ) async throws -> LocalBackend {
         let schema = try SchemaParser().parse(source)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "stratus-backend-\(UUID().uuidString)"
         )
         let server = try StratusServer(schema: schema, configuration: configuration, dataDirectory: directory)
+        let cognito = try cognitoConfiguration.map {
+            try CognitoUserPool(configuration: $0, dataDirectory: directory, log: { _ in })
+        }
         let apiKey = "da2-test-\(UUID().uuidString.prefix(8).lowercased())"
         let credentials = AWSCredentials(
             accessKeyId: "AKIDSTRATUSTEST",
@@ -128,7 +147,13 @@ public final class LocalBackend: Sendable {
         let task: Task<Void, any Error>
         let port: Int
         do {
-            (task, port) = try await serve(server, authorization: authorization, restAPIs: restAPIs, port: 0)
+            (task, port) = try await serve(
+                server,
+                authorization: authorization,
+                restAPIs: restAPIs,
+                cognito: cognito,
+                port: 0
+            )
         } catch {
             try? server.close()
             throw error
@@ -142,6 +167,7 @@ public final class LocalBackend: Sendable {
             configuration: configuration,
             authorization: authorization,
             restAPIs: restAPIs,
+            cognito: cognito,
             server: server,
             task: task
         )
@@ -171,6 +197,7 @@ public final class LocalBackend: Sendable {
                     server,
                     authorization: authorization,
                     restAPIs: restAPIs,
+                    cognito: cognito,
                     port: endpoint.port ?? 0
                 )
                 running.withLock { $0 = Running(server: server, task: task) }

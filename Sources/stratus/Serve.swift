@@ -61,6 +61,16 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Where to write amplifyconfiguration.json and awsconfiguration.json.")
     var configOutput: String = "."
 
+    @Flag(
+        name: .long,
+        help: """
+            Serve a local Cognito user pool and identity pool on the same port (also on when the --config \
+            file has an "auth" block), trusted by the API: AMAZON_COGNITO_USER_POOLS and AWS_IAM become \
+            additional modes unless the --config file lists additionalModes. Confirmation codes are printed.
+            """
+    )
+    var auth = false
+
     func run() async throws {
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
@@ -77,10 +87,23 @@ struct Serve: AsyncParsableCommand {
 
         let apiKeys = try settings.apiKeys(defaultIn: directory)
         let configDirectory = config.map { URL(filePath: $0).deletingLastPathComponent() } ?? URL(filePath: ".")
-        let (userPool, openIDConnect) = try settings.tokenAuthorization(relativeTo: configDirectory)
+        let cognitoConfiguration = try settings.cognitoConfiguration(enabled: auth)
+        let (userPool, openIDConnect) = try settings.tokenAuthorization(
+            relativeTo: configDirectory,
+            hasLocalPool: cognitoConfiguration != nil
+        )
+        let additionalModes: [Identity.AuthorizationMode] = {
+            var modes = settings.additionalModes
+            guard cognitoConfiguration != nil, settings.authorization?.additionalModes == nil else { return modes }
+            for mode in [Identity.AuthorizationMode.userPools, .awsIAM]
+            where mode != settings.defaultMode && !modes.contains(mode) {
+                modes.append(mode)
+            }
+            return modes
+        }()
         let authorization = ServerAuthorization(
             defaultMode: settings.defaultMode,
-            additionalModes: settings.additionalModes,
+            additionalModes: additionalModes,
             apiKeys: apiKeys,
             iamCredentials: settings.iamCredentials,
             region: settings.region ?? "us-east-1",
@@ -111,13 +134,34 @@ struct Serve: AsyncParsableCommand {
         for change in server.appliedSchemaChanges {
             print("Migrated \(directory.path): \(change)")
         }
+        let cognito: CognitoUserPool?
+        do {
+            cognito = try cognitoConfiguration.map {
+                try CognitoUserPool(
+                    configuration: $0,
+                    dataDirectory: directory,
+                    log: { message in
+                        print(message)
+                        fflush(nil)
+                    }
+                )
+            }
+        } catch {
+            try? server.close()
+            throw CommandFailure("Cannot start the local Cognito: \(error)")
+        }
         let limits = try settings.limits()
         let restAPIs = try settings.restAPIs()
-        let http = StratusHTTPServer(server: server, authorization: authorization, limits: limits, restAPIs: restAPIs)
+        let http = StratusHTTPServer(
+            server: server,
+            authorization: authorization,
+            limits: limits,
+            restAPIs: restAPIs,
+            cognito: cognito
+        )
         let host = host
         let outputDirectory = URL(fileURLWithPath: configOutput, isDirectory: true)
         let defaultMode = settings.defaultMode
-        let additionalModes = settings.additionalModes
         let region = settings.region ?? "us-east-1"
         do {
             try await http.run(host: host, port: port, stopsOnSignals: true) { port in
@@ -131,6 +175,12 @@ struct Serve: AsyncParsableCommand {
                 files.restAPIs = restAPIs.map { ClientConfigurationFiles.RESTAPIEntry($0, graphQLEndpoint: endpoint) }
                 files.additionalModes = additionalModes
                 files.additionalAPIKey = additionalModes.contains(.apiKey) ? apiKeys.first?.value : nil
+                if let cognito {
+                    files.cognito = ClientConfigurationFiles.CognitoEntry(
+                        cognito,
+                        endpoint: URL(string: cognito.servedOrigin)!
+                    )
+                }
                 do {
                     try files.write(to: outputDirectory)
                 } catch {
@@ -140,6 +190,14 @@ struct Serve: AsyncParsableCommand {
                 print("Real-time endpoint: ws://\(host):\(port)/graphql/realtime")
                 for api in restAPIs { print("REST API \(api.name): \(api.endpoint(besides: endpoint).absoluteString)") }
                 if let key = apiKeys.first { print("API key: \(key.value)") }
+                if let cognito {
+                    let pool = cognito.configuration
+                    print(
+                        "Cognito user pool: \(pool.userPoolId) at \(cognito.servedOrigin)/ (issuer \(cognito.issuer))"
+                    )
+                    print("Cognito app clients: \(pool.clients.map(\.clientId).joined(separator: ", "))")
+                    if let identityPool = pool.identityPoolId { print("Cognito identity pool: \(identityPool)") }
+                }
                 print("Data: \(directory.path)")
                 print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")
                 fflush(nil)

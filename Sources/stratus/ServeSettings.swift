@@ -92,6 +92,8 @@ struct ServeSettings: Decodable {
 
     var region: String?
     var authorization: Authorization?
+    /// The local Cognito (``AuthSettings``).
+    var auth: AuthSettings?
     var conflictResolution: String?
     var conflictHandler: Handler?
     var models: [String: Model]?
@@ -358,7 +360,12 @@ struct ServeSettings: Decodable {
     }
 
     /// The user pool and OIDC provider, checked against the modes that need them.
-    func tokenAuthorization(relativeTo directory: URL) throws -> (UserPoolAuthorization?, OIDCAuthorization?) {
+    /// With `hasLocalPool`, `AMAZON_COGNITO_USER_POOLS` may go without `authorization.userPool`:
+    /// the local Cognito's tokens are trusted.
+    func tokenAuthorization(
+        relativeTo directory: URL,
+        hasLocalPool: Bool = false
+    ) throws -> (UserPoolAuthorization?, OIDCAuthorization?) {
         let modes = try modes()
         func source(url: String?, file: String?, key: String) throws -> JWKSSource? {
             if let url {
@@ -404,7 +411,7 @@ struct ServeSettings: Decodable {
                 issuer: pool.issuer,
                 jwks: try source(url: pool.jwksUrl, file: pool.jwksFile, key: "authorization.userPool")
             )
-        } else if modes.contains(.userPools) {
+        } else if modes.contains(.userPools), !hasLocalPool {
             throw CommandFailure(
                 "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile "
                     + "when the keys are not at the pool's issuer) in the configuration file."

@@ -5,6 +5,6 @@ struct Stratus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stratus",
         abstract: "Offline-first data layer tools: code generation and a local AppSync-compatible backend.",
-        subcommands: [Codegen.self, Serve.self]
+        subcommands: [Codegen.self, Serve.self, Users.self]
     )
 }

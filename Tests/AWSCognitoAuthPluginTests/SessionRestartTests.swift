@@ -17,22 +17,22 @@ import Testing
     @Test(.enabled(if: SessionRestartTests.environment[roleVariable] == nil))
     func aSignedInSessionSurvivesANewProcess() async throws {
         #if os(Linux)
-            let moto = try await MotoAuth.start()
-            let username = MotoAuth.newUsername("restart")
+            let moto = try await TestCognito.start(.moto)
+            let username = TestCognito.newUsername("restart")
             try await moto.createUser(username, email: "\(username)@example.com")
             let directory = try SessionStoreTests.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let section: JSONValue = [
                 "CognitoUserPool": [
                     "Default": [
-                        "PoolId": .string(moto.pool.poolId), "AppClientId": .string(moto.pool.authClientId),
-                        "Region": "us-east-1", "Endpoint": .string(moto.pool.endpoint),
+                        "PoolId": .string(moto.poolId), "AppClientId": .string(moto.authClientId),
+                        "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
                     ]
                 ],
                 "Auth": ["Default": ["authenticationFlowType": "USER_PASSWORD_AUTH"]],
             ]
             let configuration: JSONValue = ["auth": ["plugins": ["awsCognitoAuthPlugin": section]]]
-            let store = FileAuthSessionStore(name: moto.pool.poolId, environment: ["XDG_DATA_HOME": directory.path])
+            let store = FileAuthSessionStore(name: moto.poolId, environment: ["XDG_DATA_HOME": directory.path])
             let auth = AWSCognitoAuthPlugin(sessionStore: store, hub: HubCategory())
             try auth.configure(with: AmplifyConfiguration(json: configuration))
             _ = try await auth.signIn(username: username, password: "Secret-pass1!", options: nil)

@@ -45,8 +45,8 @@ import Testing
     }
 
     @Test func aSignedInSessionSurvivesANewPluginAndSignOutRemovesIt() async throws {
-        let moto = try await MotoAuth.start()
-        let username = MotoAuth.newUsername("stored")
+        let moto = try await TestCognito.start(.moto)
+        let username = TestCognito.newUsername("stored")
         try await moto.createUser(username)
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

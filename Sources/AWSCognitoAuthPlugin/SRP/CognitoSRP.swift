@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import BigInt
 import Crypto
@@ -20,21 +21,7 @@ import Foundation
 /// ```
 public struct CognitoSRP: Sendable {
     /// The group's prime `N`.
-    static let prime = BigUInt(
-        "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
-            + "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-            + "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
-            + "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
-            + "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
-            + "15728E5A8AAAC42DAD33170D04507A33A85521ABDF1CBA64ECFB850458DBEF0A8AEA71575D060C7DB3970F85A6E1E4C7"
-            + "ABF5AE8CDB0933D71E8C94E04A25619DCEE3D2261AD2EE6BF12FFA06D98A0864D87602733EC86A64521F2B18177B200C"
-            + "BBE117577A615D6C770988C0BAD946E208E24FA074E5AB3143DB5BFCE0FD108E4B82D120A93AD2CAFFFFFFFFFFFFFFFF",
-        radix: 16
-    )!
-    /// The group's generator `g`.
-    static let generator = BigUInt(2)
-    /// The multiplier `k = H(N | g)`.
-    static let multiplier = BigUInt(Data(SHA256.hash(data: padded(prime) + padded(generator))))
+    static var prime: BigUInt { SRPGroup.prime }
 
     /// The pool's name: the part of its id after the underscore (`Abc123` for `us-east-1_Abc123`).
     public let poolName: String
@@ -46,9 +33,7 @@ public struct CognitoSRP: Sendable {
     /// A new exchange for the pool `poolId`, with a random 256-bit private value (RFC 5054 asks
     /// for at least 256 bits; a longer one only makes each sign-in slower).
     public init(poolId: String) {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        self.init(poolId: poolId, privateA: BigUInt(bytes) % Self.prime)
+        self.init(poolId: poolId, privateA: SRPGroup.randomPrivateValue())
     }
 
     /// An exchange with a chosen private value, for reproducible test vectors.
@@ -57,7 +42,7 @@ public struct CognitoSRP: Sendable {
     init(poolId: String, privateA: BigUInt) {
         self.poolName = poolId.split(separator: "_", maxSplits: 1).last.map(String.init) ?? poolId
         self.privateA = privateA
-        self.largeA = Self.generator.power(privateA, modulus: Self.prime)
+        self.largeA = SRPGroup.generator.power(privateA, modulus: SRPGroup.prime)
         precondition(largeA != 0, "The SRP private value gives A = 0; choose another.")
     }
 
@@ -84,25 +69,21 @@ public struct CognitoSRP: Sendable {
         serverB: String,
         salt: String
     ) throws(AuthError) -> SymmetricKey {
-        guard let largeB = BigUInt(serverB, radix: 16), let saltBytes = Self.bytes(ofHex: Self.padded(hex: salt))
+        guard let largeB = BigUInt(serverB, radix: 16),
+            let saltBytes = SRPGroup.bytes(ofHex: SRPGroup.padded(hex: salt))
         else {
             throw Self.badChallenge("SRP_B or SALT is not hexadecimal")
         }
-        guard largeB % Self.prime != 0 else { throw Self.badChallenge("SRP_B is a multiple of N") }
-        let u = BigUInt(Data(SHA256.hash(data: Self.padded(largeA) + Self.padded(largeB))))
+        let prime = SRPGroup.prime
+        guard largeB % prime != 0 else { throw Self.badChallenge("SRP_B is a multiple of N") }
+        let u = SRPGroup.scrambler(largeA, largeB)
         guard u != 0 else { throw Self.badChallenge("the scrambling value u is zero") }
-        let identity = Data(SHA256.hash(data: Data("\(poolName)\(userIdForSRP):\(password)".utf8)))
-        let x = BigUInt(Data(SHA256.hash(data: saltBytes + identity)))
-        let gx = Self.generator.power(x, modulus: Self.prime)
-        let kgx = (Self.multiplier * gx) % Self.prime
-        let base = (largeB % Self.prime + Self.prime - kgx) % Self.prime
-        let s = base.power(privateA + u * x, modulus: Self.prime)
-        let prk = HMAC<SHA256>.authenticationCode(for: Self.padded(s), using: SymmetricKey(data: Self.padded(u)))
-        let okm = HMAC<SHA256>.authenticationCode(
-            for: Data("Caldera Derived Key".utf8) + [1],
-            using: SymmetricKey(data: Data(prk))
-        )
-        return SymmetricKey(data: Data(okm).prefix(16))
+        let x = SRPGroup.privateKey(poolName: poolName, userIdForSRP: userIdForSRP, password: password, salt: saltBytes)
+        let gx = SRPGroup.generator.power(x, modulus: prime)
+        let kgx = (SRPGroup.multiplier * gx) % prime
+        let base = (largeB % prime + prime - kgx) % prime
+        let s = base.power(privateA + u * x, modulus: prime)
+        return SRPGroup.derivedKey(sharedSecret: s, scrambler: u)
     }
 
     /// `PASSWORD_CLAIM_SIGNATURE`: the base64 HMAC-SHA256, under `key`, of the pool name, the
@@ -121,8 +102,13 @@ public struct CognitoSRP: Sendable {
         guard let block = Data(base64Encoded: secretBlock, options: .ignoreUnknownCharacters) else {
             throw Self.badChallenge("SECRET_BLOCK is not base64")
         }
-        let message = Data(poolName.utf8) + Data(userIdForSRP.utf8) + block + Data(timestamp.utf8)
-        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key)).base64EncodedString()
+        return SRPGroup.claimSignature(
+            key: key,
+            poolName: poolName,
+            userIdForSRP: userIdForSRP,
+            secretBlock: block,
+            timestamp: timestamp
+        ).base64EncodedString()
     }
 
     /// `TIMESTAMP` as Cognito expects it: `Tue Jan 2 03:04:05 UTC 2024` (the day not padded).
@@ -148,36 +134,6 @@ public struct CognitoSRP: Sendable {
             using: SymmetricKey(data: Data(clientSecret.utf8))
         )
         return Data(mac).base64EncodedString()
-    }
-
-    /// The big-endian bytes of `value`, with a leading zero byte when the high bit is set (and
-    /// one zero byte for zero).
-    static func padded(_ value: BigUInt) -> Data {
-        let bytes = value.serialize()
-        guard let first = bytes.first else { return Data([0]) }
-        return first >= 0x80 ? Data([0]) + bytes : bytes
-    }
-
-    /// Hexadecimal text padded as the numbers are: to an even length, then with `00` in front
-    /// when the first digit is 8 or more.
-    static func padded(hex: String) -> String {
-        if hex.count % 2 == 1 { return "0" + hex }
-        if let first = hex.first, "89abcdefABCDEF".contains(first) { return "00" + hex }
-        return hex
-    }
-
-    /// The bytes of even-length hexadecimal text; `nil` when it is not hexadecimal.
-    static func bytes(ofHex hex: String) -> Data? {
-        guard hex.count % 2 == 0 else { return nil }
-        var data = Data(capacity: hex.count / 2)
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            data.append(byte)
-            index = next
-        }
-        return data
     }
 
     private static func badChallenge(_ reason: String) -> AuthError {

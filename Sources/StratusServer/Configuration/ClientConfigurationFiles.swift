@@ -44,6 +44,9 @@ public struct ClientConfigurationFiles: Sendable {
         }
     }
 
+    /// The local Cognito whose pools the Auth category's section names; `nil` for none.
+    public var cognito: CognitoEntry?
+
     public init(
         endpoint: URL,
         region: String = "us-east-1",
@@ -78,11 +81,15 @@ public struct ClientConfigurationFiles: Sendable {
             if rest.authorizationMode == .apiKey, let apiKey { entry.append(("apiKey", .string(apiKey))) }
             apis.append((rest.name, .object(JSONObject(entry))))
         }
-        return [
+        var configuration: JSONObject = [
             "UserAgent": "stratus/1.0",
             "Version": "1.0",
             "api": ["plugins": ["awsAPIPlugin": .object(JSONObject(apis))]],
         ]
+        if let cognito {
+            configuration["auth"] = ["plugins": ["awsCognitoAuthPlugin": .object(cognito.pluginSection)]]
+        }
+        return .object(configuration)
     }
 
     /// `awsconfiguration.json`: `AppSync.Default` for the default mode, and one entry
@@ -102,7 +109,13 @@ public struct ClientConfigurationFiles: Sendable {
         for mode in additionalModes where mode != authorizationMode {
             clients.append(("\(apiName)_\(mode.rawValue)", entry(mode, apiKey: additionalAPIKey)))
         }
-        return ["Version": "1.0", "AppSync": .object(JSONObject(clients))]
+        var configuration: JSONObject = ["Version": "1.0", "AppSync": .object(JSONObject(clients))]
+        if let cognito {
+            for (key, value) in cognito.pluginSection where key != "UserAgent" && key != "Version" {
+                configuration[key] = value
+            }
+        }
+        return .object(configuration)
     }
 
     /// Writes both files into `directory`.
@@ -117,5 +130,81 @@ public struct ClientConfigurationFiles: Sendable {
             to: directory.appending(path: "awsconfiguration.json"),
             options: .atomic
         )
+    }
+}
+
+extension ClientConfigurationFiles {
+    /// The local Cognito as clients configure it: the user pool, its app client, the identity
+    /// pool, and the origin both answer at.
+    public struct CognitoEntry: Sendable, Hashable {
+        /// The user pool id, `PoolId`.
+        public var userPoolId: String
+        /// The app client clients sign in through, `AppClientId`.
+        public var appClientId: String
+        /// That client's secret, when it has one.
+        public var appClientSecret: String?
+        /// The identity pool id, when there is one.
+        public var identityPoolId: String?
+        /// The pools' region.
+        public var region: String
+        /// `http://127.0.0.1:<port>`.
+        public var endpoint: URL
+
+        /// An entry of each value.
+        public init(
+            userPoolId: String,
+            appClientId: String,
+            appClientSecret: String? = nil,
+            identityPoolId: String?,
+            region: String,
+            endpoint: URL
+        ) {
+            self.userPoolId = userPoolId
+            self.appClientId = appClientId
+            self.appClientSecret = appClientSecret
+            self.identityPoolId = identityPoolId
+            self.region = region
+            self.endpoint = endpoint
+        }
+
+        /// The entry of a pool served at `endpoint`, with its first app client.
+        public init(_ pool: CognitoUserPool, endpoint: URL) {
+            let configuration = pool.configuration
+            self.init(
+                userPoolId: configuration.userPoolId,
+                appClientId: configuration.clients.first?.clientId ?? "",
+                appClientSecret: configuration.clients.first?.clientSecret,
+                identityPoolId: configuration.identityPoolId,
+                region: configuration.region,
+                endpoint: endpoint
+            )
+        }
+
+        /// `awsCognitoAuthPlugin`'s section: `CognitoUserPool.Default`,
+        /// `CredentialsProvider.CognitoIdentity.Default` (with `Endpoint`) and `Auth.Default`.
+        var pluginSection: JSONObject {
+            var pool: JSONObject = [
+                "PoolId": .string(userPoolId),
+                "AppClientId": .string(appClientId),
+                "Region": .string(region),
+                "Endpoint": .string(endpoint.absoluteString),
+            ]
+            if let appClientSecret { pool["AppClientSecret"] = .string(appClientSecret) }
+            var section: JSONObject = ["UserAgent": "stratus/1.0", "Version": "1.0"]
+            section["CognitoUserPool"] = ["Default": .object(pool)]
+            if let identityPoolId {
+                section["CredentialsProvider"] = [
+                    "CognitoIdentity": [
+                        "Default": [
+                            "PoolId": .string(identityPoolId),
+                            "Region": .string(region),
+                            "Endpoint": .string(endpoint.absoluteString),
+                        ]
+                    ]
+                ]
+            }
+            section["Auth"] = ["Default": ["authenticationFlowType": "USER_SRP_AUTH"]]
+            return section
+        }
     }
 }

@@ -82,7 +82,16 @@ enum Authorization {
         for rule in rules where mode(of: rule.provider) == identity.authorizationMode {
             guard rule.operations.contains(where: operation.ruleOperations.contains) else { continue }
             switch rule.allow {
-            case .public, .private, .custom:
+            case .public, .private:
+                // Identity pool credentials stand for a role: `public` rules admit guests (the
+                // unauthenticated role), `private` rules signed-in users (the authenticated role).
+                if let role = identity.claims["cognitoIdentityAuthType"]?.stringValue,
+                    (rule.allow == .public) != (role == "unauthenticated")
+                {
+                    continue
+                }
+                return .all
+            case .custom:
                 return .all
             case .groups:
                 let callerGroups = groups(of: identity, claim: rule.groupClaim ?? "cognito:groups")

@@ -12,13 +12,17 @@ struct RequestAuthenticator: Sendable {
     let configuration: ServerAuthorization
     let clock: @Sendable () -> Date
     let tokens: TokenVerifier
+    /// The local Cognito, whose tokens and issued credentials are trusted as well.
+    let cognito: CognitoUserPool?
 
-    init(configuration: ServerAuthorization, clock: @escaping @Sendable () -> Date) {
+    init(configuration: ServerAuthorization, clock: @escaping @Sendable () -> Date, cognito: CognitoUserPool? = nil) {
         self.configuration = configuration
         self.clock = clock
+        self.cognito = cognito
         self.tokens = TokenVerifier(
             userPool: configuration.userPool,
             openIDConnect: configuration.openIDConnect,
+            localPool: cognito,
             clock: clock
         )
     }
@@ -78,7 +82,8 @@ struct RequestAuthenticator: Sendable {
             let issuer = claims?["iss"]?.stringValue
             let isOurIssuer =
                 issuer != nil
-                && (issuer == configuration.userPool?.issuer || issuer == configuration.openIDConnect?.issuer)
+                && (issuer == configuration.userPool?.issuer || issuer == configuration.openIDConnect?.issuer
+                    || issuer == cognito?.issuer)
             if !jwtModes.isEmpty, isOurIssuer || configuration.lambdaAuthorizer == nil || !modes.contains(.lambda) {
                 do {
                     return try await tokens.identity(for: token, modes: jwtModes)
@@ -116,12 +121,16 @@ struct RequestAuthenticator: Sendable {
     /// against the configured credentials.
     func verifySignature(_ parts: SignedParts, service: String = "appsync") throws(HTTPRejection) -> Identity {
         let credentials = configuration.iamCredentials
+        let cognito = cognito
         let verifier = SigV4Verifier(
             service: service,
             region: configuration.region,
             clockSkew: configuration.clockSkew
         ) { accessKeyId in
-            credentials.first { $0.accessKeyId == accessKeyId }.map { ($0.secretAccessKey, $0.sessionToken) }
+            if let configured = credentials.first(where: { $0.accessKeyId == accessKeyId }) {
+                return (configured.secretAccessKey, configured.sessionToken)
+            }
+            return cognito?.issuedCredentials(for: accessKeyId).map { ($0.secret, $0.sessionToken) }
         }
         do {
             let identity = try verifier.verify(
@@ -132,6 +141,12 @@ struct RequestAuthenticator: Sendable {
                 body: parts.body,
                 now: clock()
             )
+            // Credentials of the identity pool say whose they are and which role they stand for.
+            if !credentials.contains(where: { $0.accessKeyId == identity.accessKeyId }),
+                let issued = cognito?.issuedCredentials(for: identity.accessKeyId)
+            {
+                return Identity(authorizationMode: .awsIAM, claims: issued.claims)
+            }
             return Identity(
                 authorizationMode: .awsIAM,
                 claims: ["accessKeyId": .string(identity.accessKeyId)]

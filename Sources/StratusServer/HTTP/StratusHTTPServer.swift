@@ -23,6 +23,9 @@ public struct StratusHTTPServer: Sendable {
     public let realtimeLimits: RealtimeLimits
     /// The REST APIs served under `/rest/<name>`.
     public let restAPIs: [RESTAPI]
+    /// The local Cognito user pool and identity pool served on the same port (`POST /` with an
+    /// `X-Amz-Target`), whose tokens and credentials the API trusts; `nil` for none.
+    public let cognito: CognitoUserPool?
     private let clock: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
 
@@ -32,6 +35,7 @@ public struct StratusHTTPServer: Sendable {
         limits: ServerLimits = ServerLimits(),
         realtimeLimits: RealtimeLimits = RealtimeLimits(),
         restAPIs: [RESTAPI] = [],
+        cognito: CognitoUserPool? = nil,
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) {
@@ -40,6 +44,7 @@ public struct StratusHTTPServer: Sendable {
         self.limits = limits
         self.realtimeLimits = realtimeLimits
         self.restAPIs = restAPIs
+        self.cognito = cognito
         self.clock = clock
         self.log = log
     }
@@ -72,7 +77,7 @@ public struct StratusHTTPServer: Sendable {
         shutdownRequests: AsyncStream<Void>?,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let authorizer = RequestAuthenticator(configuration: authorization, clock: clock)
+        let authorizer = RequestAuthenticator(configuration: authorization, clock: clock, cognito: cognito)
         let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
         let realtime = RealtimeEndpoint(server: server, authorizer: authorizer, limits: realtimeLimits, log: log)
         let router = Router()
@@ -89,6 +94,18 @@ public struct StratusHTTPServer: Sendable {
             )
             for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .head, .options] {
                 router.on("rest/**", method: method) { request, _ in await rest.respond(to: request) }
+            }
+        }
+        if let cognito {
+            let endpoint = CognitoEndpoint(
+                pool: cognito,
+                iamCredentials: authorization.iamCredentials,
+                maxRequestBytes: limits.maxRequestBytes,
+                clock: clock
+            )
+            router.post("/") { request, _ in await endpoint.respond(to: request) }
+            router.get(RouterPath("\(cognito.configuration.userPoolId)/.well-known/jwks.json")) { _, _ in
+                endpoint.keys()
             }
         }
         // Upgrade requests are routed apart: `/graphql/realtime`, and `/graphql` itself, where
@@ -124,7 +141,11 @@ public struct StratusHTTPServer: Sendable {
                 )
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
-            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) },
+            onServerRunning: { [cognito] channel in
+                let bound = channel.localAddress?.port ?? port
+                cognito?.setOrigin("http://\(host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host):\(bound)")
+                await onReady(bound)
+            },
             logger: logger
         )
         var groupConfiguration = ServiceGroupConfiguration(

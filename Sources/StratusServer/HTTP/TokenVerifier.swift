@@ -16,13 +16,23 @@ struct TokenVerifier: Sendable {
     let openIDConnect: OIDCAuthorization?
     let userPoolKeys: TokenKeys?
     let openIDConnectKeys: TokenKeys?
+    /// The local Cognito's pool, trusted besides ``userPool``, and its keys.
+    let localPool: CognitoUserPool?
+    let localPoolKeys: TokenKeys?
     let clock: @Sendable () -> Date
 
-    init(userPool: UserPoolAuthorization?, openIDConnect: OIDCAuthorization?, clock: @escaping @Sendable () -> Date) {
+    init(
+        userPool: UserPoolAuthorization?,
+        openIDConnect: OIDCAuthorization?,
+        localPool: CognitoUserPool? = nil,
+        clock: @escaping @Sendable () -> Date
+    ) {
         self.userPool = userPool
         self.openIDConnect = openIDConnect
         self.userPoolKeys = userPool.map { TokenKeys(source: $0.jwks) }
         self.openIDConnectKeys = openIDConnect.map { TokenKeys(source: $0.jwks) }
+        self.localPool = localPool
+        self.localPoolKeys = localPool.map { TokenKeys(source: .json($0.jwks)) }
         self.clock = clock
     }
 
@@ -45,6 +55,17 @@ struct TokenVerifier: Sendable {
         if modes.contains(.userPools), let userPool, let userPoolKeys, issuer == userPool.issuer {
             try await userPoolKeys.verifySignature(of: token)
             try checkUserPoolClaims(claims, userPool)
+            return Identity(authorizationMode: .userPools, claims: claims)
+        }
+        if modes.contains(.userPools), let localPool, let localPoolKeys, issuer == localPool.issuer {
+            try await localPoolKeys.verifySignature(of: token)
+            try checkUserPoolClaims(claims, localPool.authorization)
+            // Only the pool's own clients, and tokens not revoked by sign-out or RevokeToken.
+            let client = claims["token_use"]?.stringValue == "id" ? claims["aud"] : claims["client_id"]
+            guard let client = client?.stringValue,
+                localPool.configuration.clients.contains(where: { $0.clientId == client }),
+                !localPool.isRevoked(token: token)
+            else { throw .notAuthorized }
             return Identity(authorizationMode: .userPools, claims: claims)
         }
         if modes.contains(.openIDConnect), let openIDConnect, let openIDConnectKeys,

@@ -130,7 +130,14 @@ struct RESTEndpoint: Sendable {
             }
             do {
                 let identity = try authorizer.verifySignature(parts, service: "execute-api")
-                return .success(["accessKey": identity.claims["accessKeyId"] ?? .null])
+                // Identity pool credentials say which identity and role they stand for, as API
+                // Gateway's `cognitoAuthenticationType` does.
+                return .success([
+                    "accessKey": identity.claims["accessKeyId"] ?? .null,
+                    "cognitoIdentityId": identity.claims["cognitoIdentityId"] ?? .null,
+                    "cognitoIdentityPoolId": identity.claims["cognitoIdentityPoolId"] ?? .null,
+                    "cognitoAuthenticationType": identity.claims["cognitoIdentityAuthType"] ?? .null,
+                ])
             } catch {
                 return .failure(RESTResponse(status: 403, message: Self.apiGatewayMessage(error)))
             }
@@ -193,6 +200,9 @@ struct RESTEndpoint: Sendable {
                 "sourceIp": "127.0.0.1",
                 "accessKey": identity["accessKey"] ?? .null,
                 "apiKey": identity["apiKey"] ?? .null,
+                "cognitoIdentityId": identity["cognitoIdentityId"] ?? .null,
+                "cognitoIdentityPoolId": identity["cognitoIdentityPoolId"] ?? .null,
+                "cognitoAuthenticationType": identity["cognitoAuthenticationType"] ?? .null,
             ],
         ]
         if let claims = identity["claims"] {

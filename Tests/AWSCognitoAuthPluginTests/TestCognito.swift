@@ -2,6 +2,7 @@ import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusServer
 import StratusTesting
 import Synchronization
 import Testing
@@ -10,15 +11,109 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Cognito as moto serves it, with plugins configured for it and the admin calls tests need.
-struct MotoAuth {
-    let pool: MotoUserPool
+/// Which Cognito a test runs against: moto's (Python), or the one `stratus serve` runs on the
+/// API's port (``LocalBackend`` with a ``CognitoUserPool``).
+enum CognitoService: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case moto, serve
 
-    static func start() async throws -> MotoAuth {
-        MotoAuth(pool: try await MotoUserPool.shared())
+    var testDescription: String { rawValue }
+}
+
+/// A Cognito user pool and identity pool for tests, with plugins configured for it and the
+/// admin calls tests need.
+struct TestCognito {
+    let service: CognitoService
+    let poolId: String
+    /// An app client allowing SRP, password and refresh-token sign-ins.
+    let authClientId: String
+    /// An app client with a secret.
+    let secretClientId: String
+    let clientSecret: String
+    let identityPoolId: String
+    /// Where both services answer.
+    let endpoint: URL
+    /// The credentials the administrator's calls are signed with.
+    let adminCredentials: AWSCredentials
+    /// The local pool, for ``CognitoService/serve``.
+    let localPool: CognitoUserPool?
+    /// moto's pool, for ``CognitoService/moto``.
+    let motoPool: MotoUserPool?
+
+    static func start(_ service: CognitoService = .moto) async throws -> TestCognito {
+        switch service {
+        case .moto:
+            let pool = try await MotoUserPool.shared()
+            return TestCognito(
+                service: .moto,
+                poolId: pool.poolId,
+                authClientId: pool.authClientId,
+                secretClientId: pool.secretClientId,
+                clientSecret: pool.clientSecret,
+                identityPoolId: pool.identityPoolId,
+                endpoint: URL(string: pool.endpoint)!,
+                adminCredentials: AWSCredentials(accessKeyId: "moto", secretAccessKey: "moto"),
+                localPool: nil,
+                motoPool: pool
+            )
+        case .serve:
+            let backend = try await servedBackend()
+            let configuration = try #require(backend.cognito?.configuration)
+            return TestCognito(
+                service: .serve,
+                poolId: configuration.userPoolId,
+                authClientId: configuration.clients[0].clientId,
+                secretClientId: configuration.clients[1].clientId,
+                clientSecret: try #require(configuration.clients[1].clientSecret),
+                identityPoolId: try #require(configuration.identityPoolId),
+                endpoint: backend.origin,
+                adminCredentials: backend.credentials,
+                localPool: backend.cognito,
+                motoPool: nil
+            )
+        }
     }
 
-    var endpoint: URL { URL(string: pool.endpoint)! }
+    /// The local backend with a Cognito, started once per test process, as moto is.
+    private static let served = Mutex<Task<LocalBackend, any Error>?>(nil)
+
+    private static func servedBackend() async throws -> LocalBackend {
+        let task = served.withLock { task in
+            if let task { return task }
+            let new = Task {
+                try await LocalBackend.start(
+                    schema: "type Todo @model { id: ID! name: String }",
+                    additionalModes: [.awsIAM, .userPools],
+                    cognito: CognitoConfiguration(
+                        userPoolId: "us-east-1_StratusAuth",
+                        clients: [
+                            .init(clientId: "stratusauthclient"),
+                            .init(clientId: "stratussecretclient", clientSecret: "stratus-client-secret"),
+                        ]
+                    )
+                )
+            }
+            task = new
+            return new
+        }
+        return try await task.value
+    }
+
+    /// The key of the pool's ID tokens in an identity pool's `Logins`.
+    var providerName: String {
+        switch service {
+        case .moto: "cognito-idp.us-east-1.amazonaws.com/\(poolId)"
+        case .serve: "\(endpoint.host!):\(endpoint.port!)/\(poolId)"
+        }
+    }
+
+    /// The code that confirms `username`'s sign-up: moto accepts any, the local pool printed
+    /// (and kept) its own.
+    func confirmationCode(for username: String) throws -> String {
+        switch service {
+        case .moto: "123456"
+        case .serve: try #require(try localPool?.pendingCode(for: username))
+        }
+    }
 
     /// The configuration of the SRP client (or of the client with a secret), with or without
     /// the identity pool.
@@ -29,14 +124,14 @@ struct MotoAuth {
     ) -> AWSCognitoAuthConfiguration {
         AWSCognitoAuthConfiguration(
             userPool: .init(
-                poolId: pool.poolId,
-                appClientId: secret ? pool.secretClientId : pool.authClientId,
-                appClientSecret: secret ? pool.clientSecret : nil,
+                poolId: poolId,
+                appClientId: secret ? secretClientId : authClientId,
+                appClientSecret: secret ? clientSecret : nil,
                 region: "us-east-1",
                 endpoint: endpoint
             ),
             identityPool: identityPool
-                ? .init(poolId: pool.identityPoolId, region: "us-east-1", endpoint: endpoint) : nil,
+                ? .init(poolId: identityPoolId, region: "us-east-1", endpoint: endpoint) : nil,
             authenticationFlowType: flow
         )
     }
@@ -65,19 +160,19 @@ struct MotoAuth {
         "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
     }
 
-    /// Calls the administrator's operation `operation` of the user pool service on moto,
-    /// signed with moto's placeholder keys; returns the answer.
+    /// Calls the administrator's operation `operation` of the user pool service, signed with
+    /// ``adminCredentials``; returns the answer.
     @discardableResult
     func admin(_ operation: String, _ input: [String: JSONValue]) async throws -> JSONValue {
-        var request = URLRequest(url: endpoint)
+        var request = URLRequest(url: endpoint.appending(path: "/"))
         request.httpMethod = "POST"
         request.setValue("application/x-amz-json-1.1", forHTTPHeaderField: "Content-Type")
         request.setValue("AWSCognitoIdentityProviderService.\(operation)", forHTTPHeaderField: "X-Amz-Target")
         var body = input
-        body["UserPoolId"] = .string(pool.poolId)
+        body["UserPoolId"] = .string(poolId)
         request.httpBody = try JSONEncoder().encode(JSONValue.object(body))
         let signed = SigV4Signer(service: "cognito-idp", region: "us-east-1")
-            .sign(request, credentials: AWSCredentials(accessKeyId: "moto", secretAccessKey: "moto"))
+            .sign(request, credentials: adminCredentials)
         let response = try await URLSessionTransport().send(signed)
         try #require(
             response.statusCode == 200,

@@ -1,0 +1,166 @@
+import Foundation
+
+/// The local Cognito user pool (and, optionally, identity pool) that `stratus serve --auth`
+/// runs on the API's port: its app clients, password policy, groups, pre-created users and token
+/// lifetimes, as the `auth` block of `stratus.json` sets them.
+///
+/// ```swift
+/// var cognito = CognitoConfiguration()
+/// cognito.clients = [.init(clientId: "localclient")]
+/// cognito.users = [.init(username: "alice", password: "Secret-pass1!", groups: ["Admins"])]
+/// ```
+public struct CognitoConfiguration: Sendable, Hashable {
+    /// The user pool id, `<region>_<name>`.
+    public var userPoolId: String
+    /// The region of both pools.
+    public var region: String
+    /// The app clients of the pool.
+    public var clients: [AppClient]
+    /// What a password must contain.
+    public var passwordPolicy: PasswordPolicy
+    /// The groups of the pool.
+    public var groups: [String]
+    /// Users created when the pool is first opened (and kept as they are afterwards).
+    public var users: [User]
+    /// How long ID and access tokens last.
+    public var tokenLifetime: TimeInterval
+    /// How long refresh tokens last.
+    public var refreshTokenLifetime: TimeInterval
+    /// Whether each refresh hands out a new refresh token (revoking the one it took).
+    public var rotatesRefreshTokens: Bool
+    /// Whether sign-up confirms the user at once, without a code.
+    public var autoConfirmsSignUp: Bool
+    /// The identity pool id, `<region>:<uuid>`; `nil` for no identity pool.
+    public var identityPoolId: String?
+    /// Whether the identity pool gives guests credentials.
+    public var allowsGuests: Bool
+    /// How long the identity pool's credentials last.
+    public var credentialsLifetime: TimeInterval
+    /// How many failed sign-ins in a row lock a user out for ``lockout``.
+    public var maxFailedSignIns: Int
+    /// How long a user stays locked out after ``maxFailedSignIns`` failures.
+    public var lockout: TimeInterval
+
+    /// A configuration with one app client without a secret and an identity pool allowing guests.
+    public init(
+        userPoolId: String = "us-east-1_Local",
+        region: String = "us-east-1",
+        clients: [AppClient] = [AppClient(clientId: "stratuslocalclient")],
+        passwordPolicy: PasswordPolicy = PasswordPolicy(),
+        groups: [String] = [],
+        users: [User] = [],
+        tokenLifetime: TimeInterval = 3600,
+        refreshTokenLifetime: TimeInterval = 30 * 86400,
+        rotatesRefreshTokens: Bool = false,
+        autoConfirmsSignUp: Bool = false,
+        identityPoolId: String? = "us-east-1:00000000-0000-4000-8000-00000000a0b1",
+        allowsGuests: Bool = true,
+        credentialsLifetime: TimeInterval = 3600,
+        maxFailedSignIns: Int = 5,
+        lockout: TimeInterval = 60
+    ) {
+        self.userPoolId = userPoolId
+        self.region = region
+        self.clients = clients
+        self.passwordPolicy = passwordPolicy
+        self.groups = groups
+        self.users = users
+        self.tokenLifetime = tokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.rotatesRefreshTokens = rotatesRefreshTokens
+        self.autoConfirmsSignUp = autoConfirmsSignUp
+        self.identityPoolId = identityPoolId
+        self.allowsGuests = allowsGuests
+        self.credentialsLifetime = credentialsLifetime
+        self.maxFailedSignIns = maxFailedSignIns
+        self.lockout = lockout
+    }
+
+    /// An app client: its id and, for a confidential client, its secret.
+    public struct AppClient: Sendable, Hashable {
+        /// The id requests name in `ClientId`, and tokens carry in `aud` and `client_id`.
+        public var clientId: String
+        /// The secret `SECRET_HASH` is computed with; `nil` for a public client.
+        public var clientSecret: String?
+
+        /// A client; with `clientSecret`, requests must carry `SECRET_HASH`.
+        public init(clientId: String, clientSecret: String? = nil) {
+            self.clientId = clientId
+            self.clientSecret = clientSecret
+        }
+    }
+
+    /// What a password must contain, as a pool's `PasswordPolicy` says it.
+    public struct PasswordPolicy: Sendable, Hashable {
+        /// The fewest characters a password may have.
+        public var minimumLength: Int
+        /// Whether a password needs a lower-case letter.
+        public var requiresLowercase: Bool
+        /// Whether a password needs an upper-case letter.
+        public var requiresUppercase: Bool
+        /// Whether a password needs a digit.
+        public var requiresNumbers: Bool
+        /// Whether a password needs a character that is neither a letter, a digit nor a space.
+        public var requiresSymbols: Bool
+
+        /// Cognito's default policy: 8 characters with a lower-case and an upper-case letter, a
+        /// number and a symbol.
+        public init(
+            minimumLength: Int = 8,
+            requiresLowercase: Bool = true,
+            requiresUppercase: Bool = true,
+            requiresNumbers: Bool = true,
+            requiresSymbols: Bool = true
+        ) {
+            self.minimumLength = minimumLength
+            self.requiresLowercase = requiresLowercase
+            self.requiresUppercase = requiresUppercase
+            self.requiresNumbers = requiresNumbers
+            self.requiresSymbols = requiresSymbols
+        }
+
+        /// Why `password` breaks the policy, in Cognito's words; `nil` when it does not.
+        func violation(of password: String) -> String? {
+            let prefix = "Password did not conform with policy: "
+            if password.count < minimumLength { return prefix + "Password not long enough" }
+            if requiresLowercase, !password.contains(where: \.isLowercase) {
+                return prefix + "Password must have lowercase characters"
+            }
+            if requiresUppercase, !password.contains(where: \.isUppercase) {
+                return prefix + "Password must have uppercase characters"
+            }
+            if requiresNumbers, !password.contains(where: \.isNumber) {
+                return prefix + "Password must have numeric characters"
+            }
+            if requiresSymbols, !password.contains(where: { !$0.isLetter && !$0.isNumber && !$0.isWhitespace }) {
+                return prefix + "Password must have symbol characters"
+            }
+            return nil
+        }
+    }
+
+    /// A user the pool starts with, confirmed, with a permanent password.
+    public struct User: Sendable, Hashable {
+        /// The name the user signs in with.
+        public var username: String
+        /// The permanent password; only its SRP verifier and hash are kept.
+        public var password: String
+        /// Attributes such as `email`, which the ID token carries.
+        public var attributes: [String: String]
+        /// Groups of the pool, which tokens carry in `cognito:groups`.
+        public var groups: [String]
+
+        /// A confirmed user with a permanent password.
+        public init(username: String, password: String, attributes: [String: String] = [:], groups: [String] = []) {
+            self.username = username
+            self.password = password
+            self.attributes = attributes
+            self.groups = groups
+        }
+    }
+
+    /// The pool's name: the part of its id after the underscore, which SRP hashes.
+    var poolName: String {
+        userPoolId.split(separator: "_", maxSplits: 1).last.map(String.init) ?? userPoolId
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+extension CognitoUserPool {
+    /// `GetId`: the identity of a signed-in user (by the `Logins` of this pool's ID token), or a
+    /// new guest identity when the pool allows guests.
+    func getId(_ input: CognitoInput) throws -> JSONObject {
+        _ = try identityPool(input)
+        if let login = try self.login(input) {
+            if let existing = try store.all(IdentityRecord.self).first(where: { $0.login == login.key }) {
+                return ["IdentityId": .string(existing.identityId)]
+            }
+            let record = IdentityRecord(identityId: newIdentityId(), login: login.key)
+            try store.write(record)
+            return ["IdentityId": .string(record.identityId)]
+        }
+        guard configuration.allowsGuests else {
+            throw CognitoError.notAuthorized("Unauthenticated access is not supported for this identity pool.")
+        }
+        let record = IdentityRecord(identityId: newIdentityId(), login: nil)
+        try store.write(record)
+        return ["IdentityId": .string(record.identityId)]
+    }
+
+    /// `GetCredentialsForIdentity`: temporary credentials of the authenticated role for an
+    /// identity whose login is given, of the unauthenticated role for a guest's.
+    func getCredentialsForIdentity(_ input: CognitoInput) throws -> JSONObject {
+        guard configuration.identityPoolId != nil else {
+            throw CognitoError("ResourceNotFoundException", "The local Cognito has no identity pool.")
+        }
+        let identityId = try input.string("IdentityId")
+        guard var identity = try store.read(IdentityRecord.self, identityId) else {
+            throw CognitoError("ResourceNotFoundException", "Identity '\(identityId)' not found.")
+        }
+        let login = try self.login(input)
+        if let expected = identity.login {
+            guard let login, login.key == expected else {
+                throw CognitoError.notAuthorized(
+                    "Logins don't match. Please include at least one valid login for this identity or identity pool."
+                )
+            }
+        } else if let login {
+            // A guest who signs in keeps the identity, which becomes the user's.
+            identity.login = login.key
+            try store.write(identity)
+        } else if !configuration.allowsGuests {
+            throw CognitoError.notAuthorized("Unauthenticated access is not supported for this identity pool.")
+        }
+        let expiration = clock().addingTimeInterval(configuration.credentialsLifetime)
+        let credentials = IssuedCredentials(
+            accessKeyId: "ASIA" + Self.randomText(16, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
+            secretAccessKey: Self.randomText(
+                40,
+                alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+"
+            ),
+            sessionToken: PasswordHash.randomBytes(96).base64EncodedString(),
+            identityId: identityId,
+            isAuthenticated: login != nil,
+            username: login?.username,
+            sub: login?.sub,
+            expiration: expiration
+        )
+        try store.write(credentials)
+        return [
+            "IdentityId": .string(identityId),
+            "Credentials": .object([
+                "AccessKeyId": .string(credentials.accessKeyId),
+                "SecretKey": .string(credentials.secretAccessKey),
+                "SessionToken": .string(credentials.sessionToken),
+                "Expiration": .int(Int(expiration.timeIntervalSince1970)),
+            ]),
+        ]
+    }
+
+    /// The identity pool id of a request, which must be this pool's.
+    private func identityPool(_ input: CognitoInput) throws -> String {
+        let poolId = try input.string("IdentityPoolId")
+        guard let own = configuration.identityPoolId, poolId == own else {
+            throw CognitoError("ResourceNotFoundException", "IdentityPool '\(poolId)' not found.")
+        }
+        return poolId
+    }
+
+    /// The user a request's `Logins` proves: an ID token of this pool, under ``loginKey``.
+    private func login(_ input: CognitoInput) throws -> (key: String, username: String, sub: String)? {
+        let logins = try input.map("Logins")
+        guard !logins.isEmpty else { return nil }
+        guard let token = logins[loginKey] else {
+            throw CognitoError.notAuthorized(
+                "Invalid login token. Unknown provider: \(logins.keys.sorted().joined(separator: ", "))"
+            )
+        }
+        guard let claims = try verifiedClaims(of: token, use: "id"),
+            let audience = claims["aud"]?.stringValue,
+            configuration.clients.contains(where: { $0.clientId == audience }),
+            let sub = claims["sub"]?.stringValue,
+            let username = claims["cognito:username"]?.stringValue
+        else {
+            throw CognitoError.notAuthorized("Invalid login token. Not a valid OpenId Connect identity token.")
+        }
+        guard !(try isRevoked(claims)) else {
+            throw CognitoError.notAuthorized("Invalid login token. Token is revoked.")
+        }
+        return ("\(loginKey):\(sub)", username, sub)
+    }
+
+    private func newIdentityId() -> String {
+        "\(configuration.region):\(UUID().uuidString.lowercased())"
+    }
+
+    private static func randomText(_ count: Int, alphabet: String) -> String {
+        let characters = Array(alphabet)
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<count).map { _ in characters.randomElement(using: &generator)! })
+    }
+
+    /// The secret, session token and caller of credentials this identity pool issued and that
+    /// have not expired; `nil` for others.
+    package func issuedCredentials(
+        for accessKeyId: String
+    ) -> (secret: String, sessionToken: String, claims: JSONObject)? {
+        guard accessKeyId.hasPrefix("ASIA") else { return nil }
+        let record: IssuedCredentials?
+        do {
+            record = try store.read(IssuedCredentials.self, accessKeyId)
+        } catch {
+            log("The local Cognito cannot read the credentials '\(accessKeyId)': \(error)")
+            return nil
+        }
+        guard let record, record.expiration > clock() else { return nil }
+        var claims: JSONObject = [
+            "accessKeyId": .string(record.accessKeyId),
+            "cognitoIdentityPoolId": .string(configuration.identityPoolId ?? ""),
+            "cognitoIdentityId": .string(record.identityId),
+            "cognitoIdentityAuthType": .string(record.isAuthenticated ? "authenticated" : "unauthenticated"),
+        ]
+        if let username = record.username { claims["username"] = .string(username) }
+        if let sub = record.sub { claims["sub"] = .string(sub) }
+        return (record.secretAccessKey, record.sessionToken, claims)
+    }
+}

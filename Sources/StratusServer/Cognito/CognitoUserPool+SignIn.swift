@@ -1,0 +1,372 @@
+import AWSPluginsCore
+import BigInt
+import Crypto
+import Foundation
+
+extension CognitoUserPool {
+    /// `InitiateAuth`: `USER_SRP_AUTH`, `USER_PASSWORD_AUTH` and `REFRESH_TOKEN_AUTH`.
+    func initiateAuth(_ input: CognitoInput) throws -> JSONObject {
+        let flow = try input.string("AuthFlow")
+        let parameters = try input.map("AuthParameters")
+        switch flow {
+        case "USER_PASSWORD_AUTH":
+            let username = try parameter("USERNAME", parameters)
+            let client = try self.client(input, username: username, secretHash: parameters["SECRET_HASH"])
+            let password = try parameter("PASSWORD", parameters)
+            var user = try self.user(username)
+            try checkNotLockedOut(user)
+            guard try PasswordHash.matches(password, user.password) else {
+                recordFailure(of: user)
+                throw CognitoError.incorrectPassword
+            }
+            recordSuccess(of: user)
+            return try signedIn(&user, client: client)
+        case "USER_SRP_AUTH":
+            let username = try parameter("USERNAME", parameters)
+            let client = try self.client(input, username: username, secretHash: parameters["SECRET_HASH"])
+            guard let publicA = BigUInt(try parameter("SRP_A", parameters), radix: 16),
+                publicA % SRPGroup.prime != 0
+            else {
+                throw CognitoError.invalidParameter("SRP_A is not a valid hexadecimal SRP value.")
+            }
+            let user = try self.user(username)
+            try checkNotLockedOut(user)
+            guard let verifier = BigUInt(user.password.srpVerifier, radix: 16) else {
+                throw CognitoError("InternalErrorException", "The stored SRP verifier of '\(username)' is unreadable.")
+            }
+            let (privateB, publicB) = SRPServer.challenge(verifier: verifier)
+            let secretBlock = PasswordHash.randomBytes(48).base64EncodedString()
+            remember(
+                PendingChallenge(
+                    kind: .passwordVerifier(privateB: privateB, publicB: publicB, publicA: publicA),
+                    username: username,
+                    clientId: client.clientId,
+                    expires: clock().addingTimeInterval(180)
+                ),
+                as: secretBlock
+            )
+            return [
+                "ChallengeName": "PASSWORD_VERIFIER",
+                "ChallengeParameters": .object([
+                    "SALT": .string(user.password.srpSalt),
+                    "SECRET_BLOCK": .string(secretBlock),
+                    "SRP_B": .string(String(publicB, radix: 16)),
+                    "USERNAME": .string(username),
+                    "USER_ID_FOR_SRP": .string(username),
+                ]),
+            ]
+        case "REFRESH_TOKEN_AUTH", "REFRESH_TOKEN":
+            return try refresh(input, parameters)
+        default:
+            throw CognitoError.invalidParameter(
+                "1 validation error detected: Value '\(flow)' at 'authFlow' failed to satisfy constraint: "
+                    + "Member must satisfy enum value set: [USER_SRP_AUTH, REFRESH_TOKEN_AUTH, REFRESH_TOKEN, "
+                    + "USER_PASSWORD_AUTH]"
+            )
+        }
+    }
+
+    /// `RespondToAuthChallenge`: `PASSWORD_VERIFIER` and `NEW_PASSWORD_REQUIRED`.
+    func respondToAuthChallenge(_ input: CognitoInput) throws -> JSONObject {
+        let name = try input.string("ChallengeName")
+        let responses = try input.map("ChallengeResponses")
+        let username = try parameter("USERNAME", responses)
+        let client = try self.client(input, username: username, secretHash: responses["SECRET_HASH"])
+        switch name {
+        case "PASSWORD_VERIFIER":
+            let secretBlock = try parameter("PASSWORD_CLAIM_SECRET_BLOCK", responses)
+            let signature = try parameter("PASSWORD_CLAIM_SIGNATURE", responses)
+            let timestamp = try parameter("TIMESTAMP", responses)
+            guard let challenge = take(secretBlock), challenge.username == username,
+                challenge.clientId == client.clientId,
+                case .passwordVerifier(let privateB, let publicB, let publicA) = challenge.kind
+            else {
+                throw CognitoError.invalidSession
+            }
+            var user = try self.user(username)
+            try checkNotLockedOut(user)
+            guard let verifier = BigUInt(user.password.srpVerifier, radix: 16),
+                let block = Data(base64Encoded: secretBlock)
+            else {
+                throw CognitoError.invalidSession
+            }
+            let key = SRPServer.key(publicA: publicA, publicB: publicB, privateB: privateB, verifier: verifier)
+            let expected = key.map {
+                SRPGroup.claimSignature(
+                    key: $0,
+                    poolName: configuration.poolName,
+                    userIdForSRP: username,
+                    secretBlock: block,
+                    timestamp: timestamp
+                ).base64EncodedString()
+            }
+            guard let expected, expected == signature else {
+                recordFailure(of: user)
+                throw CognitoError.incorrectPassword
+            }
+            recordSuccess(of: user)
+            return try signedIn(&user, client: client)
+        case "NEW_PASSWORD_REQUIRED":
+            let session = try input.string("Session")
+            guard let challenge = take(session), challenge.username == username, challenge.clientId == client.clientId,
+                case .newPassword = challenge.kind
+            else {
+                throw CognitoError.invalidSession
+            }
+            var user = try self.user(username)
+            try setPassword(try parameter("NEW_PASSWORD", responses), of: &user)
+            for (name, value) in responses where name.hasPrefix("userAttributes.") {
+                user.attributes[String(name.dropFirst("userAttributes.".count))] = value
+            }
+            user.status = .confirmed
+            try store.write(user)
+            return try signedIn(&user, client: client)
+        default:
+            throw CognitoError.invalidParameter("The challenge '\(name)' is not one the local pool asks.")
+        }
+    }
+
+    private func parameter(_ name: String, _ parameters: [String: String]) throws -> String {
+        guard let value = parameters[name] else {
+            throw CognitoError.invalidParameter("Missing required parameter \(name)")
+        }
+        return value
+    }
+
+    /// The answer to a verified password: tokens, or the challenge the user's status asks.
+    private func signedIn(_ user: inout CognitoUser, client: CognitoConfiguration.AppClient) throws -> JSONObject {
+        guard user.enabled else { throw CognitoError.notAuthorized("User is disabled.") }
+        switch user.status {
+        case .unconfirmed:
+            throw CognitoError.userNotConfirmed
+        case .resetRequired:
+            throw CognitoError("PasswordResetRequiredException", "Password reset required for the user")
+        case .forceChangePassword:
+            let session = PasswordHash.randomBytes(48).base64EncodedString()
+            remember(
+                PendingChallenge(
+                    kind: .newPassword,
+                    username: user.username,
+                    clientId: client.clientId,
+                    expires: clock().addingTimeInterval(180)
+                ),
+                as: session
+            )
+            var parameters: JSONObject = ["USER_ID_FOR_SRP": .string(user.username)]
+            parameters["requiredAttributes"] = "[]"
+            parameters["userAttributes"] = .string(
+                JSON.object(
+                    JSONObject(user.attributes.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) })
+                )
+                .text
+            )
+            return [
+                "ChallengeName": "NEW_PASSWORD_REQUIRED", "ChallengeParameters": .object(parameters),
+                "Session": .string(session),
+            ]
+        case .confirmed:
+            let refreshToken = PasswordHash.randomBytes(64).base64EncodedString()
+            let originJti = UUID().uuidString.lowercased()
+            let now = clock()
+            try store.write(
+                RefreshTokenRecord(
+                    tokenHash: Self.hash(of: refreshToken),
+                    username: user.username,
+                    clientId: client.clientId,
+                    originJti: originJti,
+                    authTime: now,
+                    expires: now.addingTimeInterval(configuration.refreshTokenLifetime),
+                    revoked: false
+                )
+            )
+            var result = try tokens(for: user, clientId: client.clientId, originJti: originJti, authTime: now)
+            result["RefreshToken"] = .string(refreshToken)
+            return ["AuthenticationResult": .object(result), "ChallengeParameters": .object([:])]
+        }
+    }
+
+    private func refresh(_ input: CognitoInput, _ parameters: [String: String]) throws -> JSONObject {
+        let token = try parameter("REFRESH_TOKEN", parameters)
+        guard var record = try store.read(RefreshTokenRecord.self, Self.hash(of: token)) else {
+            throw CognitoError.invalidRefreshToken
+        }
+        guard !record.revoked else { throw CognitoError.revokedRefreshToken }
+        guard record.expires > clock() else { throw CognitoError.notAuthorized("Refresh Token has expired") }
+        let user = try self.user(record.username)
+        let client = try self.client(
+            input,
+            username: parameters["USERNAME"] ?? user.username,
+            secretHash: parameters["SECRET_HASH"]
+        )
+        guard client.clientId == record.clientId else { throw CognitoError.invalidRefreshToken }
+        guard user.enabled else { throw CognitoError.notAuthorized("User is disabled.") }
+        var result = try tokens(
+            for: user,
+            clientId: client.clientId,
+            originJti: record.originJti,
+            authTime: record.authTime
+        )
+        if configuration.rotatesRefreshTokens {
+            record.revoked = true
+            try store.write(record)
+            let rotated = PasswordHash.randomBytes(64).base64EncodedString()
+            var next = record
+            next.tokenHash = Self.hash(of: rotated)
+            next.revoked = false
+            next.expires = clock().addingTimeInterval(configuration.refreshTokenLifetime)
+            try store.write(next)
+            result["RefreshToken"] = .string(rotated)
+        }
+        return ["AuthenticationResult": .object(result), "ChallengeParameters": .object([:])]
+    }
+
+    /// The ID and access tokens of a sign-in or a refresh.
+    private func tokens(for user: CognitoUser, clientId: String, originJti: String, authTime: Date) throws -> JSONObject
+    {
+        let now = clock()
+        let issuedAt = Int(now.timeIntervalSince1970)
+        let expires = issuedAt + Int(configuration.tokenLifetime)
+        let eventId = UUID().uuidString.lowercased()
+        var id: JSONObject = ["sub": .string(user.sub)]
+        if !user.groups.isEmpty { id["cognito:groups"] = .array(user.groups.map { .string($0) }) }
+        for (name, value) in user.attributes.sorted(by: { $0.key < $1.key }) {
+            id[name] =
+                name == "email_verified" || name == "phone_number_verified" ? .bool(value == "true") : .string(value)
+        }
+        id["iss"] = .string(issuer)
+        id["cognito:username"] = .string(user.username)
+        id["origin_jti"] = .string(originJti)
+        id["aud"] = .string(clientId)
+        id["event_id"] = .string(eventId)
+        id["token_use"] = "id"
+        id["auth_time"] = .int(Int(authTime.timeIntervalSince1970))
+        id["exp"] = .int(expires)
+        id["iat"] = .int(issuedAt)
+        id["jti"] = .string(UUID().uuidString.lowercased())
+        var access: JSONObject = ["sub": .string(user.sub)]
+        if !user.groups.isEmpty { access["cognito:groups"] = .array(user.groups.map { .string($0) }) }
+        access["iss"] = .string(issuer)
+        access["client_id"] = .string(clientId)
+        access["origin_jti"] = .string(originJti)
+        access["event_id"] = .string(eventId)
+        access["token_use"] = "access"
+        access["scope"] = "aws.cognito.signin.user.admin"
+        access["auth_time"] = .int(Int(authTime.timeIntervalSince1970))
+        access["exp"] = .int(expires)
+        access["iat"] = .int(issuedAt)
+        access["jti"] = .string(UUID().uuidString.lowercased())
+        access["username"] = .string(user.username)
+        return [
+            "AccessToken": .string(try signingKey.sign(access)),
+            "ExpiresIn": .int(Int(configuration.tokenLifetime)),
+            "IdToken": .string(try signingKey.sign(id)),
+            "TokenType": "Bearer",
+        ]
+    }
+
+    static func hash(of token: String) -> String {
+        Hex.lowercase(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    // MARK: - Challenges waiting
+
+    private func remember(_ challenge: PendingChallenge, as key: String) {
+        let now = clock()
+        pending.withLock { pending in
+            pending = pending.filter { $0.value.expires > now }
+            pending[key] = challenge
+        }
+    }
+
+    /// The challenge under `key`, removed: each answers once.
+    private func take(_ key: String) -> PendingChallenge? {
+        let now = clock()
+        return pending.withLock { pending in
+            guard let challenge = pending.removeValue(forKey: key), challenge.expires > now else { return nil }
+            return challenge
+        }
+    }
+
+    // MARK: - Failed sign-ins
+
+    private func checkNotLockedOut(_ user: CognitoUser) throws {
+        let now = clock()
+        let locked = failures.withLock { $0[user.username]?.lockedUntil.map { $0 > now } ?? false }
+        if locked { throw CognitoError.attemptsExceeded }
+    }
+
+    private func recordFailure(of user: CognitoUser) {
+        let now = clock()
+        let limit = configuration.maxFailedSignIns
+        let lockout = configuration.lockout
+        failures.withLock { failures in
+            var entry = failures[user.username] ?? (0, nil)
+            if let until = entry.lockedUntil, until <= now { entry = (0, nil) }
+            entry.count += 1
+            if entry.count >= limit { entry.lockedUntil = now.addingTimeInterval(lockout) }
+            failures[user.username] = entry
+        }
+    }
+
+    private func recordSuccess(of user: CognitoUser) {
+        _ = failures.withLock { $0.removeValue(forKey: user.username) }
+    }
+
+    // MARK: - Tokens presented
+
+    /// The claims of a token this pool signed, after checking its signature, `iss`, `exp`,
+    /// `token_use` and that it was not revoked; `nil` for any other token.
+    func verifiedClaims(of token: String, use: String) throws -> JSONObject? {
+        guard let claims = signingKey.verifiedClaims(of: token),
+            claims["iss"]?.stringValue == issuer,
+            claims["token_use"]?.stringValue == use,
+            let expires = claims["exp"]?.doubleValue, expires > clock().timeIntervalSince1970
+        else { return nil }
+        return claims
+    }
+
+    /// Whether the tokens of `claims` were revoked: by `RevokeToken` (their `origin_jti`), by
+    /// `GlobalSignOut` (issued before it), or by the user's deletion.
+    func isRevoked(_ claims: JSONObject) throws -> Bool {
+        if let origin = claims["origin_jti"]?.stringValue, try store.read(RevokedOrigin.self, origin) != nil {
+            return true
+        }
+        let username = claims["cognito:username"]?.stringValue ?? claims["username"]?.stringValue ?? ""
+        guard let user = try store.read(CognitoUser.self, username) else { return true }
+        if let after = user.tokensValidAfter, let issuedAt = claims["iat"]?.doubleValue,
+            issuedAt < after.timeIntervalSince1970
+        {
+            return true
+        }
+        return !user.enabled
+    }
+
+    /// The user of a valid access token.
+    func user(ofAccessToken token: String) throws -> CognitoUser {
+        guard let claims = try verifiedClaims(of: token, use: "access") else { throw CognitoError.invalidAccessToken }
+        guard !(try isRevoked(claims)) else { throw CognitoError.revokedAccessToken }
+        guard let username = claims["username"]?.stringValue, let user = try store.read(CognitoUser.self, username)
+        else {
+            throw CognitoError.userNotFound
+        }
+        return user
+    }
+
+    /// Whether `token`, presented to the API, was revoked; `false` for a token of another issuer.
+    package func isRevoked(token: String) -> Bool {
+        guard let claims = signingKey.verifiedClaims(of: token) else { return false }
+        do {
+            return try isRevoked(claims)
+        } catch {
+            log("The local Cognito cannot check whether a token was revoked: \(error)")
+            return true
+        }
+    }
+}
+
+/// The `origin_jti` of tokens revoked with their refresh token.
+struct RevokedOrigin: CognitoRecord, Hashable {
+    static let kind = "revokedOrigin"
+    var key: String { originJti }
+    var originJti: String
+}

@@ -1,0 +1,395 @@
+import AWSPluginsCore
+import BigInt
+import Crypto
+import Foundation
+import Synchronization
+import _CryptoExtras
+
+/// A Cognito user pool (and its identity pool) served locally: the JSON protocol of
+/// `AWSCognitoIdentityProviderService` and `AWSCognitoIdentityService`, RS256 tokens with a
+/// JWKS, and users kept in the data directory.
+///
+/// `stratus serve --auth` runs one on the API's port; tests and tools make one directly:
+///
+/// ```swift
+/// let pool = try CognitoUserPool(configuration: CognitoConfiguration(), dataDirectory: directory)
+/// try await pool.addUser(username: "alice", password: "Secret-pass1!")
+/// ```
+///
+/// No password is stored: only its SRP verifier and a scrypt hash. Confirmation codes are
+/// logged, since no message leaves the machine, and kept with the users.
+public final class CognitoUserPool: Sendable {
+    /// The pool's configuration.
+    public let configuration: CognitoConfiguration
+    let store: any CognitoStore
+    let signingKey: CognitoSigningKey
+    let clock: @Sendable () -> Date
+    let log: @Sendable (String) -> Void
+    let codeGenerator: @Sendable () -> String
+
+    /// The SRP exchanges and new-password challenges waiting for an answer, by secret block or
+    /// session.
+    let pending = Mutex<[String: PendingChallenge]>([:])
+    /// Failed sign-ins per user: how many in a row, and until when the user is locked out.
+    let failures = Mutex<[String: (count: Int, lockedUntil: Date?)]>([:])
+    private let origin = Mutex<String>("http://127.0.0.1:20002")
+
+    /// Opens the pool's state in `dataDirectory` (`cognito.sqlite`), creating the signing key and
+    /// the configured users the first time.
+    ///
+    /// - Throws: ``ServerError`` when the state cannot be opened or the configured users cannot
+    ///   be created (a password breaking the policy names the user).
+    public convenience init(
+        configuration: CognitoConfiguration,
+        dataDirectory: URL,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws(ServerError) {
+        let store: SQLiteCognitoStore
+        do {
+            store = try SQLiteCognitoStore(directory: dataDirectory)
+        } catch {
+            throw ServerError.cognito("The user pool's state in \(dataDirectory.path) cannot be opened: \(error)")
+        }
+        try self.init(configuration: configuration, store: store, clock: clock, log: log)
+    }
+
+    /// A pool over `store`; `codeGenerator` makes confirmation codes (six random digits by
+    /// default).
+    ///
+    /// - Throws: ``ServerError`` when the signing key or the configured users cannot be set up.
+    package init(
+        configuration: CognitoConfiguration,
+        store: any CognitoStore,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
+    ) throws(ServerError) {
+        self.configuration = configuration
+        self.store = store
+        self.clock = clock
+        self.log = log
+        self.codeGenerator = codeGenerator
+        do {
+            signingKey = try CognitoSigningKey.load(from: store)
+        } catch {
+            throw ServerError.cognito("The user pool's signing key cannot be loaded or created: \(error)")
+        }
+        for user in configuration.users {
+            do {
+                guard try store.read(CognitoUser.self, user.username) == nil else { continue }
+                try createUser(
+                    username: user.username,
+                    password: user.password,
+                    attributes: user.attributes,
+                    status: .confirmed,
+                    groups: user.groups
+                )
+            } catch {
+                throw ServerError.cognito("The configured user '\(user.username)' cannot be created: \(error)")
+            }
+        }
+    }
+
+    // MARK: - Addresses
+
+    /// Sets the origin the pool is served at (`http://127.0.0.1:PORT`), which its issuer and
+    /// identity pool login key derive from; the HTTP server calls it once it has bound its port.
+    public func setOrigin(_ origin: String) {
+        self.origin.withLock { $0 = origin }
+    }
+
+    /// The origin the pool is served at.
+    public var servedOrigin: String { origin.withLock { $0 } }
+
+    /// The `iss` of the pool's tokens: `<origin>/<userPoolId>`.
+    public var issuer: String { "\(servedOrigin)/\(configuration.userPoolId)" }
+
+    /// The key of the pool in an identity pool's `Logins`: the issuer without its scheme.
+    public var loginKey: String {
+        let issuer = issuer
+        guard let range = issuer.range(of: "://") else { return issuer }
+        return String(issuer[range.upperBound...])
+    }
+
+    /// The JWKS document of the pool's signing key.
+    public var jwks: String { signingKey.jwks.text }
+
+    /// How `AMAZON_COGNITO_USER_POOLS` requests are verified against this pool.
+    public var authorization: UserPoolAuthorization {
+        UserPoolAuthorization(
+            userPoolId: configuration.userPoolId,
+            region: configuration.region,
+            issuer: issuer,
+            jwks: .json(jwks)
+        )
+    }
+
+    // MARK: - Dispatch
+
+    /// Answers one request of either service: its `X-Amz-Target` and body. Every refusal is a
+    /// ``CognitoError`` answered with HTTP 400.
+    func respond(target: String, body: Data) async -> (status: Int, body: JSON) {
+        do {
+            let input: JSONObject
+            do {
+                guard let object = try JSON(parsing: body).objectValue else { throw CognitoError.serialization }
+                input = object
+            } catch {
+                throw CognitoError.serialization
+            }
+            // Password hashing and SRP's exponentiations are slow: the whole operation runs on
+            // the pool's own queue, never holding a thread of the concurrency pool.
+            let output = try await SRPServer.computed { try self.perform(target: target, input: CognitoInput(input)) }
+            return (200, .object(output))
+        } catch let error as CognitoError {
+            return (400, error.body)
+        } catch {
+            log("The local Cognito failed to answer \(target): \(error)")
+            return (
+                500, CognitoError("InternalErrorException", "An internal failure occurred. See the server log.").body
+            )
+        }
+    }
+
+    private func perform(target: String, input: CognitoInput) throws -> JSONObject {
+        let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { throw CognitoError.unknownOperation(target) }
+        switch (parts[0], parts[1]) {
+        case ("AWSCognitoIdentityProviderService", "SignUp"): return try signUp(input)
+        case ("AWSCognitoIdentityProviderService", "ConfirmSignUp"): return try confirmSignUp(input)
+        case ("AWSCognitoIdentityProviderService", "ResendConfirmationCode"): return try resendConfirmationCode(input)
+        case ("AWSCognitoIdentityProviderService", "InitiateAuth"): return try initiateAuth(input)
+        case ("AWSCognitoIdentityProviderService", "RespondToAuthChallenge"):
+            return try respondToAuthChallenge(input)
+        case ("AWSCognitoIdentityProviderService", "GetUser"): return try getUser(input)
+        case ("AWSCognitoIdentityProviderService", "UpdateUserAttributes"): return try updateUserAttributes(input)
+        case ("AWSCognitoIdentityProviderService", "ChangePassword"): return try changePassword(input)
+        case ("AWSCognitoIdentityProviderService", "ForgotPassword"): return try forgotPassword(input)
+        case ("AWSCognitoIdentityProviderService", "ConfirmForgotPassword"): return try confirmForgotPassword(input)
+        case ("AWSCognitoIdentityProviderService", "GlobalSignOut"): return try globalSignOut(input)
+        case ("AWSCognitoIdentityProviderService", "RevokeToken"): return try revokeToken(input)
+        case ("AWSCognitoIdentityProviderService", let operation) where Self.adminOperations.contains(operation):
+            return try admin(operation, input)
+        case ("AWSCognitoIdentityService", "GetId"): return try getId(input)
+        case ("AWSCognitoIdentityService", "GetCredentialsForIdentity"): return try getCredentialsForIdentity(input)
+        default: throw CognitoError.unknownOperation(target)
+        }
+    }
+
+    /// The operations only an administrator (a SigV4-signed request) may call.
+    static let adminOperations: Set<String> = [
+        "AdminCreateUser", "AdminSetUserPassword", "AdminConfirmSignUp", "AdminAddUserToGroup",
+        "AdminRemoveUserFromGroup", "AdminDeleteUser", "AdminGetUser", "AdminListGroupsForUser", "ListUsers",
+        "AdminUserGlobalSignOut",
+    ]
+
+    // MARK: - Clients
+
+    /// The app client `ClientId` names, after checking `SECRET_HASH` for a client with a secret.
+    func client(_ input: CognitoInput, username: String?, secretHash: String?) throws -> CognitoConfiguration.AppClient
+    {
+        let clientId = try input.string("ClientId")
+        guard let client = configuration.clients.first(where: { $0.clientId == clientId }) else {
+            throw CognitoError.unknownClient(clientId)
+        }
+        if let secret = client.clientSecret {
+            guard let secretHash else {
+                throw CognitoError.notAuthorized(
+                    "Client \(clientId) is configured for secret but secret was not received"
+                )
+            }
+            let expected = Self.secretHash(username: username ?? "", clientId: clientId, clientSecret: secret)
+            guard secretHash == expected else {
+                throw CognitoError.notAuthorized("Unable to verify secret hash for client \(clientId)")
+            }
+        }
+        return client
+    }
+
+    static func secretHash(username: String, clientId: String, clientSecret: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data((username + clientId).utf8),
+            using: SymmetricKey(data: Data(clientSecret.utf8))
+        )
+        return Data(mac).base64EncodedString()
+    }
+
+    // MARK: - Users
+
+    func user(_ username: String) throws -> CognitoUser {
+        guard let user = try store.read(CognitoUser.self, username) else { throw CognitoError.userNotFound }
+        return user
+    }
+
+    /// Creates a user, refusing an existing username or a password the policy refuses.
+    @discardableResult
+    func createUser(
+        username: String,
+        password: String,
+        attributes: [String: String],
+        status: CognitoUser.Status,
+        groups: [String] = []
+    ) throws -> CognitoUser {
+        guard !username.isEmpty, username.count <= 128, !username.contains(where: \.isWhitespace) else {
+            throw CognitoError.invalidParameter(
+                "Username should be a non-empty string of up to 128 characters without spaces."
+            )
+        }
+        guard try store.read(CognitoUser.self, username) == nil else { throw CognitoError.usernameExists }
+        if let violation = configuration.passwordPolicy.violation(of: password) {
+            throw CognitoError("InvalidPasswordException", violation)
+        }
+        for group in groups where !configuration.groups.contains(group) {
+            throw CognitoError("ResourceNotFoundException", "Group not found.")
+        }
+        var attributes = attributes
+        attributes["sub"] = nil
+        let now = clock()
+        let user = CognitoUser(
+            username: username,
+            sub: UUID().uuidString.lowercased(),
+            status: status,
+            enabled: true,
+            attributes: attributes,
+            groups: groups,
+            password: try PasswordHash.record(password: password, username: username, poolName: configuration.poolName),
+            created: now,
+            modified: now
+        )
+        try store.write(user)
+        return user
+    }
+
+    /// Replaces a user's password, after checking it against the policy.
+    func setPassword(_ password: String, of user: inout CognitoUser) throws {
+        if let violation = configuration.passwordPolicy.violation(of: password) {
+            throw CognitoError("InvalidPasswordException", violation)
+        }
+        user.password = try PasswordHash.record(
+            password: password,
+            username: user.username,
+            poolName: configuration.poolName
+        )
+        user.modified = clock()
+    }
+
+    /// A new code for `purpose`, kept and logged.
+    func issueCode(for user: CognitoUser, purpose: CognitoCode.Purpose) throws -> JSONObject {
+        let code = CognitoCode(
+            username: user.username,
+            purpose: purpose,
+            code: codeGenerator(),
+            expires: clock().addingTimeInterval(purpose == .signUp ? 86400 : 3600)
+        )
+        try store.write(code)
+        let what = purpose == .signUp ? "confirmation code" : "password reset code"
+        log("Cognito: the \(what) of '\(user.username)' is \(code.code)")
+        return Self.deliveryDetails(of: user)
+    }
+
+    /// The code waiting for `username`, as `serve` printed it; tests and `stratus users` read it.
+    public func pendingCode(for username: String, passwordReset: Bool = false) throws -> String? {
+        try store.read(CognitoCode.self, CognitoCode.key(username, passwordReset ? .forgotPassword : .signUp))?.code
+    }
+
+    /// Checks and consumes the code for `purpose`.
+    func consumeCode(_ code: String, for username: String, purpose: CognitoCode.Purpose) throws {
+        guard let stored = try store.read(CognitoCode.self, CognitoCode.key(username, purpose)) else {
+            throw CognitoError.codeMismatch
+        }
+        guard stored.expires > clock() else { throw CognitoError.expiredCode }
+        guard stored.code == code else { throw CognitoError.codeMismatch }
+        try store.delete(CognitoCode.self, stored.key)
+    }
+
+    static func deliveryDetails(of user: CognitoUser) -> JSONObject {
+        guard let email = user.attributes["email"] else {
+            return ["CodeDeliveryDetails": .object(["Destination": "local", "DeliveryMedium": "EMAIL"])]
+        }
+        let masked = email.first.map { "\($0)***@" } ?? ""
+        let domain = email.split(separator: "@").last.map(String.init) ?? ""
+        return [
+            "CodeDeliveryDetails": .object([
+                "Destination": .string(masked + domain), "DeliveryMedium": "EMAIL", "AttributeName": "email",
+            ])
+        ]
+    }
+
+    /// `[{"Name": "sub", "Value": …}, …]`: `sub` first, then the attributes by name.
+    static func attributeList(of user: CognitoUser) -> JSON {
+        var list: [JSON] = [.object(["Name": "sub", "Value": .string(user.sub)])]
+        for (name, value) in user.attributes.sorted(by: { $0.key < $1.key }) {
+            list.append(.object(["Name": .string(name), "Value": .string(value)]))
+        }
+        return .array(list)
+    }
+
+    /// The attributes of a `UserAttributes` list.
+    static func attributes(_ value: JSON?) throws -> [String: String] {
+        guard let value else { return [:] }
+        guard let list = value.arrayValue else { throw CognitoError.invalidParameter("UserAttributes must be a list.") }
+        var attributes: [String: String] = [:]
+        for element in list {
+            guard let name = element["Name"]?.stringValue, let value = element["Value"]?.stringValue else {
+                throw CognitoError.invalidParameter("Each user attribute needs a Name and a Value.")
+            }
+            attributes[name] = value
+        }
+        return attributes
+    }
+}
+
+/// A challenge waiting for `RespondToAuthChallenge`.
+struct PendingChallenge: Sendable {
+    enum Kind: Sendable {
+        case passwordVerifier(privateB: BigUInt, publicB: BigUInt, publicA: BigUInt)
+        case newPassword
+    }
+
+    var kind: Kind
+    var username: String
+    var clientId: String
+    var expires: Date
+}
+
+/// A request's members, read with Cognito's validation errors.
+struct CognitoInput: Sendable {
+    let object: JSONObject
+
+    init(_ object: JSONObject) {
+        self.object = object
+    }
+
+    subscript(name: String) -> JSON? { object[name] }
+
+    /// A required string member.
+    func string(_ name: String) throws -> String {
+        guard let value = object[name], !value.isNull else { throw CognitoError.missing(name) }
+        guard let text = value.stringValue else {
+            throw CognitoError.invalidParameter("\(name) must be a string.")
+        }
+        return text
+    }
+
+    /// An optional string member.
+    func optionalString(_ name: String) throws -> String? {
+        guard let value = object[name], !value.isNull else { return nil }
+        guard let text = value.stringValue else { throw CognitoError.invalidParameter("\(name) must be a string.") }
+        return text
+    }
+
+    /// A map of strings, such as `AuthParameters`.
+    func map(_ name: String) throws -> [String: String] {
+        guard let value = object[name], !value.isNull else { return [:] }
+        guard let members = value.objectValue else { throw CognitoError.invalidParameter("\(name) must be a map.") }
+        var result: [String: String] = [:]
+        for (key, member) in members {
+            guard let text = member.stringValue else {
+                throw CognitoError.invalidParameter("\(name).\(key) must be a string.")
+            }
+            result[key] = text
+        }
+        return result
+    }
+}

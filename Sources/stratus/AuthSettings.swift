@@ -1,0 +1,122 @@
+import Foundation
+import StratusServer
+
+/// The `auth` block of `stratus.json`: the local Cognito user pool and identity pool.
+///
+/// ```json
+/// "auth": {
+///   "userPoolId": "us-east-1_Local",
+///   "clients": [{ "clientId": "localclient" }, { "clientId": "server", "clientSecret": "s3cret" }],
+///   "passwordPolicy": { "minimumLength": 8, "requireSymbols": false },
+///   "groups": ["Admins"],
+///   "users": [{ "username": "alice", "password": "Secret-pass1!", "attributes": { "email": "a@example.com" },
+///               "groups": ["Admins"] }],
+///   "tokenLifetimeSeconds": 3600, "refreshTokenLifetimeSeconds": 2592000, "rotateRefreshTokens": false,
+///   "autoConfirmSignUp": false, "identityPoolId": "us-east-1:…", "allowGuests": true
+/// }
+/// ```
+struct AuthSettings: Decodable {
+    struct Client: Decodable {
+        var clientId: String
+        var clientSecret: String?
+    }
+
+    struct PasswordPolicy: Decodable {
+        var minimumLength: Int?
+        var requireLowercase: Bool?
+        var requireUppercase: Bool?
+        var requireNumbers: Bool?
+        var requireSymbols: Bool?
+    }
+
+    struct User: Decodable {
+        var username: String
+        var password: String
+        var attributes: [String: String]?
+        var groups: [String]?
+    }
+
+    var userPoolId: String?
+    var region: String?
+    var clients: [Client]?
+    var passwordPolicy: PasswordPolicy?
+    var groups: [String]?
+    var users: [User]?
+    var tokenLifetimeSeconds: Double?
+    var refreshTokenLifetimeSeconds: Double?
+    var rotateRefreshTokens: Bool?
+    var autoConfirmSignUp: Bool?
+    var identityPoolId: String?
+    var allowGuests: Bool?
+    var maxFailedSignIns: Int?
+    var lockoutSeconds: Double?
+
+    /// The pool's configuration, the defaults of ``CognitoConfiguration`` filling what is absent.
+    ///
+    /// - Throws: ``CommandFailure`` for a pool id that is not `<region>_<name>`, or a lifetime
+    ///   that is not positive.
+    func configuration(region fallbackRegion: String?) throws -> CognitoConfiguration {
+        var configuration = CognitoConfiguration()
+        if let region = region ?? fallbackRegion {
+            configuration.region = region
+            configuration.userPoolId = "\(region)_Local"
+            configuration.identityPoolId = "\(region):00000000-0000-4000-8000-00000000a0b1"
+        }
+        if let userPoolId {
+            guard userPoolId.contains("_"), !userPoolId.hasSuffix("_") else {
+                throw CommandFailure(
+                    "auth.userPoolId '\(userPoolId)' is not a user pool id. Write it as <region>_<name>, such as us-east-1_Local."
+                )
+            }
+            configuration.userPoolId = userPoolId
+        }
+        if let clients, !clients.isEmpty {
+            configuration.clients = clients.map { .init(clientId: $0.clientId, clientSecret: $0.clientSecret) }
+        }
+        if let policy = passwordPolicy {
+            configuration.passwordPolicy = CognitoConfiguration.PasswordPolicy(
+                minimumLength: policy.minimumLength ?? 8,
+                requiresLowercase: policy.requireLowercase ?? true,
+                requiresUppercase: policy.requireUppercase ?? true,
+                requiresNumbers: policy.requireNumbers ?? true,
+                requiresSymbols: policy.requireSymbols ?? true
+            )
+        }
+        configuration.groups = groups ?? []
+        configuration.users = (users ?? []).map {
+            .init(
+                username: $0.username,
+                password: $0.password,
+                attributes: $0.attributes ?? [:],
+                groups: $0.groups ?? []
+            )
+        }
+        for (key, value) in [
+            ("tokenLifetimeSeconds", tokenLifetimeSeconds),
+            ("refreshTokenLifetimeSeconds", refreshTokenLifetimeSeconds),
+            ("lockoutSeconds", lockoutSeconds),
+        ] {
+            if let value, value <= 0 {
+                throw CommandFailure("auth.\(key) is \(value); give a number of seconds above 0.")
+            }
+        }
+        configuration.tokenLifetime = tokenLifetimeSeconds ?? configuration.tokenLifetime
+        configuration.refreshTokenLifetime = refreshTokenLifetimeSeconds ?? configuration.refreshTokenLifetime
+        configuration.rotatesRefreshTokens = rotateRefreshTokens ?? false
+        configuration.autoConfirmsSignUp = autoConfirmSignUp ?? false
+        if let identityPoolId { configuration.identityPoolId = identityPoolId }
+        configuration.allowsGuests = allowGuests ?? true
+        configuration.maxFailedSignIns = maxFailedSignIns ?? configuration.maxFailedSignIns
+        configuration.lockout = lockoutSeconds ?? configuration.lockout
+        return configuration
+    }
+}
+
+extension ServeSettings {
+    /// The local Cognito's configuration when `--auth` is given or `stratus.json` has an `auth`
+    /// block; `nil` otherwise.
+    func cognitoConfiguration(enabled: Bool) throws -> CognitoConfiguration? {
+        guard enabled || auth != nil else { return nil }
+        return try (auth ?? AuthSettings()).configuration(region: region)
+    }
+}

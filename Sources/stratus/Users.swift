@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import StratusServer
+
+/// `stratus users`: the local Cognito's users, managed in the data directory whether `serve` is
+/// running or not.
+struct Users: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage the users of the local Cognito user pool that `stratus serve --auth` runs.",
+        subcommands: [Add.self, List.self, Confirm.self, Delete.self, Groups.self]
+    )
+
+    /// Where the pool lives and how it is configured.
+    struct Location: ParsableArguments {
+        @Option(name: .long, help: "The data directory of `stratus serve`.")
+        var dataDir: String = ".stratus"
+
+        @Option(name: .long, help: "The JSON file whose \"auth\" block configures the pool (as given to serve).")
+        var config: String?
+
+        /// The pool in the data directory.
+        func open() throws -> CognitoUserPool {
+            let settings = try ServeSettings.load(path: config)
+            guard let configuration = try settings.cognitoConfiguration(enabled: true) else {
+                preconditionFailure("cognitoConfiguration(enabled: true) always gives a configuration.")
+            }
+            do {
+                return try CognitoUserPool(
+                    configuration: configuration,
+                    dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true),
+                    log: { print($0) }
+                )
+            } catch {
+                throw CommandFailure("Cannot open the user pool in '\(dataDir)': \(error)")
+            }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a confirmed user with a permanent password.")
+
+        @OptionGroup var location: Location
+        @Argument(help: "The username.") var username: String
+        @Option(name: .long, help: "The password; it must meet the pool's password policy.") var password: String
+        @Option(name: .long, help: "An attribute as name=value, such as email=alice@example.com (repeatable).")
+        var attribute: [String] = []
+        @Option(name: .long, help: "A group of the pool to put the user in (repeatable).") var group: [String] = []
+
+        func run() throws {
+            var attributes: [String: String] = [:]
+            for pair in attribute {
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                    throw CommandFailure(
+                        "--attribute '\(pair)' is not name=value. Write it as email=alice@example.com."
+                    )
+                }
+                attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            let pool = try location.open()
+            try failing {
+                try pool.addUser(username: username, password: password, attributes: attributes, groups: group)
+            }
+            print("Added \(username).")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the users, their status and groups.")
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            let pool = try location.open()
+            for user in try failing({ try pool.listUsers() }) {
+                let groups = user.groups.isEmpty ? "" : " groups=\(user.groups.joined(separator: ","))"
+                let email = user.attributes["email"].map { " email=\($0)" } ?? ""
+                print("\(user.username)\t\(user.status)\tsub=\(user.sub)\(email)\(groups)")
+            }
+        }
+    }
+
+    struct Confirm: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Confirm a user who signed up, without the code.")
+
+        @OptionGroup var location: Location
+        @Argument(help: "The username.") var username: String
+
+        func run() throws {
+            let pool = try location.open()
+            try failing { try pool.confirmUser(username) }
+            print("Confirmed \(username).")
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a user; its tokens stop working.")
+
+        @OptionGroup var location: Location
+        @Argument(help: "The username.") var username: String
+
+        func run() throws {
+            let pool = try location.open()
+            try failing { try pool.deleteUser(username) }
+            print("Deleted \(username).")
+        }
+    }
+
+    struct Groups: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a user's groups, or add and remove them with --add and --remove."
+        )
+
+        @OptionGroup var location: Location
+        @Argument(help: "The username.") var username: String
+        @Option(name: .long, help: "A group to add the user to (repeatable).") var add: [String] = []
+        @Option(name: .long, help: "A group to remove the user from (repeatable).") var remove: [String] = []
+
+        func run() throws {
+            let pool = try location.open()
+            for group in add { try failing { try pool.setGroup(group, of: username, member: true) } }
+            for group in remove { try failing { try pool.setGroup(group, of: username, member: false) } }
+            guard let user = try failing({ try pool.listUsers() }).first(where: { $0.username == username }) else {
+                throw CommandFailure("There is no user '\(username)'. See them with: stratus users list")
+            }
+            print(user.groups.isEmpty ? "\(username) is in no group." : user.groups.joined(separator: "\n"))
+        }
+    }
+}
+
+/// The value of `body`, a pool's refusal becoming the command's failure message.
+private func failing<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as ServerError {
+        throw CommandFailure(error.description)
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+/// `stratus serve --auth` and `stratus users`: the local Cognito from the command line.
+@Suite struct AuthCommandTests {
+    static let config = """
+        {
+          "auth": {
+            "userPoolId": "us-east-1_Cli",
+            "clients": [{ "clientId": "cliclient" }],
+            "groups": ["Admins"],
+            "users": [{ "username": "alice", "password": "Alice-pass1!", "attributes": { "email": "alice@example.com" },
+                        "groups": ["Admins"] }],
+            "identityPoolId": "us-east-1:11111111-2222-4333-8444-555555555555"
+          }
+        }
+        """
+
+    /// Runs `stratus users arguments` against the data directory and configuration of `directory`.
+    static func users(_ arguments: [String], in directory: TemporaryDirectory) async throws -> StratusProcess {
+        let process = try await StratusProcess(
+            ["users"] + arguments + ["--data-dir", directory.path("data"), "--config", directory.path("stratus.json")],
+            in: directory.url
+        )
+        _ = try await process.exitStatus()
+        return process
+    }
+
+    /// A password sign-in through the running server's user pool.
+    static func signIn(_ username: String, _ password: String, port: Int) async throws -> HTTPExchange {
+        try await HTTPExchange(
+            URL(string: "http://127.0.0.1:\(port)/")!,
+            post: """
+                {"AuthFlow":"USER_PASSWORD_AUTH","ClientId":"cliclient",\
+                "AuthParameters":{"USERNAME":"\(username)","PASSWORD":"\(password)"}}
+                """,
+            headers: [
+                "Content-Type": "application/x-amz-json-1.1",
+                "X-Amz-Target": "AWSCognitoIdentityProviderService.InitiateAuth",
+            ]
+        )
+    }
+
+    @Test func serveWritesTheAuthSectionAndUsersAreManagedWhileItRuns() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write(Self.config, to: "stratus.json")
+        let schema = try directory.write(
+            "type Note @model @auth(rules: [{allow: owner}]) { id: ID! text: String }",
+            to: "schema.graphql"
+        )
+        let serving = try await ServeCommandTests.Serving(
+            [
+                "--schema", schema.path, "--config", directory.path("stratus.json"), "--data-dir",
+                directory.path("data"),
+            ],
+            in: directory
+        )
+        let port = serving.port
+        let origin = "http://127.0.0.1:\(port)"
+        #expect(
+            try await serving.process.line(startingWith: "Cognito user pool: ")
+                == "Cognito user pool: us-east-1_Cli at \(origin)/ (issuer \(origin)/us-east-1_Cli)"
+        )
+        #expect(
+            try await serving.process.line(startingWith: "Cognito app clients: ") == "Cognito app clients: cliclient"
+        )
+        #expect(
+            try await serving.process.line(startingWith: "Cognito identity pool: ")
+                == "Cognito identity pool: us-east-1:11111111-2222-4333-8444-555555555555"
+        )
+
+        // The Auth category's section, with the served endpoint.
+        let amplify = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: directory.url.appending(path: "amplifyconfiguration.json"))
+        )
+        let plugin =
+            try #require(
+                ((amplify as? [String: Any])?["auth"] as? [String: Any])?["plugins"] as? [String: Any]
+            )["awsCognitoAuthPlugin"] as? [String: Any]
+        let pool = (plugin?["CognitoUserPool"] as? [String: Any])?["Default"] as? [String: String]
+        #expect(
+            pool == ["PoolId": "us-east-1_Cli", "AppClientId": "cliclient", "Region": "us-east-1", "Endpoint": origin]
+        )
+        let identity =
+            ((plugin?["CredentialsProvider"] as? [String: Any])?["CognitoIdentity"] as? [String: Any])?[
+                "Default"
+            ] as? [String: String]
+        #expect(
+            identity == [
+                "PoolId": "us-east-1:11111111-2222-4333-8444-555555555555", "Region": "us-east-1", "Endpoint": origin,
+            ]
+        )
+        let aws = try String(contentsOf: directory.url.appending(path: "awsconfiguration.json"), encoding: .utf8)
+        #expect(aws.contains(#""CognitoUserPool":{"Default":{"PoolId":"us-east-1_Cli""#), "\(aws)")
+        #expect(aws.contains(#""AuthMode":"AMAZON_COGNITO_USER_POOLS""#), "\(aws)")
+
+        // A user added from the command line while the server runs signs in through it, and
+        // the ID token authorizes GraphQL requests (user pools became an additional mode).
+        let add = try await Self.users(
+            ["add", "bob", "--password", "Bob-pass1!", "--attribute", "email=bob@example.com"],
+            in: directory
+        )
+        #expect(add.standardOutput == "Added bob.\n", "\(add.standardError)")
+        let signIn = try await Self.signIn("bob", "Bob-pass1!", port: port)
+        #expect(signIn.status == 200, "\(signIn.body)")
+        let result = try JSONSerialization.jsonObject(with: Data(signIn.body.utf8)) as? [String: Any]
+        let idToken = try #require((result?["AuthenticationResult"] as? [String: Any])?["IdToken"] as? String)
+        let created = try await HTTPExchange(
+            URL(string: "\(origin)/graphql")!,
+            post: #"{"query":"mutation { createNote(input: {text: \"hi\"}) { text } }"}"#,
+            headers: ["Authorization": idToken]
+        )
+        #expect(created.body == #"{"data":{"createNote":{"text":"hi"}}}"#)
+
+        // A sign-up's code is printed, since no email leaves the machine.
+        let signUp = try await HTTPExchange(
+            URL(string: "\(origin)/")!,
+            post: #"{"ClientId":"cliclient","Username":"carl","Password":"Carl-pass1!"}"#,
+            headers: [
+                "Content-Type": "application/x-amz-json-1.1",
+                "X-Amz-Target": "AWSCognitoIdentityProviderService.SignUp",
+            ]
+        )
+        #expect(signUp.status == 200, "\(signUp.body)")
+        let printed = try await serving.process.line(startingWith: "Cognito: the confirmation code of 'carl' is ")
+        let code = try #require(printed.split(separator: " ").last)
+        let confirm = try await HTTPExchange(
+            URL(string: "\(origin)/")!,
+            post: #"{"ClientId":"cliclient","Username":"carl","ConfirmationCode":"\#(code)"}"#,
+            headers: [
+                "Content-Type": "application/x-amz-json-1.1",
+                "X-Amz-Target": "AWSCognitoIdentityProviderService.ConfirmSignUp",
+            ]
+        )
+        #expect(confirm.status == 200, "\(confirm.body)")
+
+        let groups = try await Self.users(["groups", "bob", "--add", "Admins"], in: directory)
+        #expect(groups.standardOutput == "Admins\n", "\(groups.standardError)")
+        let list = try await Self.users(["list"], in: directory)
+        let lines = list.standardOutput.split(separator: "\n").map {
+            $0.split(separator: "\t").prefix(2).joined(separator: " ")
+        }
+        #expect(lines == ["alice CONFIRMED", "bob CONFIRMED", "carl CONFIRMED"], "\(list.standardOutput)")
+        #expect(list.standardOutput.contains("email=alice@example.com groups=Admins"))
+
+        let delete = try await Self.users(["delete", "bob"], in: directory)
+        #expect(delete.standardOutput == "Deleted bob.\n")
+        let again = try await Self.users(["delete", "bob"], in: directory)
+        #expect(try await again.exitStatus() == 1)
+        #expect(again.standardError == "Error: UserNotFoundException: User does not exist.\n")
+        let refused = try await Self.signIn("bob", "Bob-pass1!", port: port)
+        #expect(refused.status == 400)
+        #expect(refused.body == #"{"__type":"UserNotFoundException","message":"User does not exist."}"#)
+        await serving.process.stop()
+    }
+}
