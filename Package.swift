@@ -120,6 +120,8 @@ let package = Package(
             name: "StratusTesting",
             dependencies: [
                 "StratusServer", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
