@@ -187,36 +187,27 @@ public final class FaultProxy: Sendable {
             state.connections[state.nextConnection] = [client.channel]
             return state.nextConnection
         }
-        defer {
-            _ = state.withLock { $0.connections.removeValue(forKey: id) }
-            client.channel.close(promise: nil)
-        }
-        guard await passes(id) else { return }
-        let target: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-        do {
-            target = try await ClientBootstrap(group: client.channel.eventLoop)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .connect(host: targetHost, port: targetPort) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch {
-            return
-        }
-        let registered = state.withLock { state in
-            guard state.connections[id] != nil else { return false }
-            state.connections[id]?.append(target.channel)
-            return true
-        }
-        guard registered else {
-            target.channel.close(promise: nil)
-            return
-        }
-        let carried = ByteCount()
+        defer { _ = state.withLock { $0.connections.removeValue(forKey: id) } }
+        // Every channel is used through `executeThenClose`, which finishes its writer and closes
+        // it however the relay ends.
         do {
             try await client.executeThenClose { clientInbound, clientOutbound in
+                guard await passes(id) else { return }
+                let target = try await ClientBootstrap(group: client.channel.eventLoop)
+                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .connect(host: targetHost, port: targetPort) { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        }
+                    }
                 try await target.executeThenClose { targetInbound, targetOutbound in
+                    let registered = state.withLock { state in
+                        guard state.connections[id] != nil else { return false }
+                        state.connections[id]?.append(target.channel)
+                        return true
+                    }
+                    guard registered else { return }
+                    let carried = ByteCount()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
                             try await self.pump(clientInbound, to: targetOutbound, id: id, carried: carried) {
@@ -237,8 +228,8 @@ public final class FaultProxy: Sendable {
                 }
             }
         } catch {
-            client.channel.close(promise: nil)
-            target.channel.close(promise: nil)
+            // A side closed, the target refused the connection, or a fault cut it: the
+            // connection is over either way.
         }
     }
 
@@ -294,5 +285,6 @@ private final class ByteCount: Sendable {
 public struct FaultProxyError: Error, Sendable, CustomStringConvertible {
     /// What went wrong and what to do.
     public let message: String
+    /// The message.
     public var description: String { message }
 }

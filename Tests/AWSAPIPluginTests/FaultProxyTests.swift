@@ -109,15 +109,16 @@ import Testing
     @Test func aDelayHoldsEachChunk() async throws {
         try await Self.withProxy { _, proxy, api in
             _ = try await api.query(request: .list(Album.self)).get()
-            proxy.delay(by: .milliseconds(250))
+            proxy.delay(by: .milliseconds(750))
             let start = ContinuousClock.now
             _ = try await api.query(request: .list(Album.self)).get()
             let delayed = ContinuousClock.now - start
-            #expect(delayed >= .milliseconds(500), "a request chunk and a response chunk, each held")
+            #expect(delayed >= .milliseconds(1500), "a request chunk and a response chunk, each held")
             proxy.resume()
             let again = ContinuousClock.now
             _ = try await api.query(request: .list(Album.self)).get()
-            #expect(ContinuousClock.now - again < .milliseconds(250))
+            // Held, it would take 1.5 s at least; a busy machine answers in under a second.
+            #expect(ContinuousClock.now - again < .milliseconds(1500))
         }
     }
 
@@ -129,8 +130,14 @@ import Testing
             let before = proxy.bytesFromClients
             let beforeTarget = proxy.bytesFromTarget
             proxy.dropAfter(bytes: 100)
-            let request = Task { _ = try await api.query(request: .list(Album.self)).get() }
-            let error = await Self.failsWhileCut(proxy, request)
+            // A retry on a fresh connection is dropped at the limit too.
+            let error: (any Error)?
+            do {
+                _ = try await api.query(request: .list(Album.self)).get()
+                error = nil
+            } catch let failure {
+                error = failure
+            }
             guard case .networkError? = error as? APIError else {
                 Issue.record("expected a network error, got \(String(describing: error))")
                 return
@@ -149,19 +156,19 @@ import Testing
         try await Self.withProxy { backend, proxy, api in
             let recorder = Recorder(api.subscribe(request: .subscription(of: Album.self, type: .onCreate)))
             defer { recorder.task.cancel() }
-            try await recorder.wait("connected", seconds: 10) { $0.states.contains(.connected) }
+            try await recorder.wait("connected", seconds: 30) { $0.states.contains(.connected) }
             proxy.blackHole()
             proxy.cutAllConnections()
-            try await recorder.wait("disconnected", seconds: 10) { $0.states.contains(.disconnected) }
+            try await recorder.wait("disconnected", seconds: 30) { $0.states.contains(.disconnected) }
             let direct = try backend.makeAPIPlugin()
             _ = try await direct.mutate(request: .create(Album(id: "unheard", title: "Missed"))).get()
             try await Task.sleep(for: .milliseconds(300))
             #expect(!recorder.values.contains { $0.id == "unheard" })
             #expect(recorder.states.filter { $0 == .connected }.count == 1)
             proxy.resume()
-            try await recorder.wait("reconnected", seconds: 20) { $0.states.filter { $0 == .connected }.count >= 2 }
+            try await recorder.wait("reconnected", seconds: 30) { $0.states.filter { $0 == .connected }.count >= 2 }
             _ = try await direct.mutate(request: .create(Album(id: "heard", title: "Back"))).get()
-            try await recorder.wait("the event after resume", seconds: 10) { $0.values.contains { $0.id == "heard" } }
+            try await recorder.wait("the event after resume", seconds: 30) { $0.values.contains { $0.id == "heard" } }
             #expect(recorder.ended == nil, "a cut never ends a subscription")
         }
     }
@@ -173,10 +180,10 @@ import Testing
         try await Self.withProxy(configuration: configuration) { backend, _, api in
             let recorder = Recorder(api.subscribe(request: .subscription(of: Album.self, type: .onUpdate)))
             defer { recorder.task.cancel() }
-            try await recorder.wait("connected", seconds: 10) { $0.states.contains(.connected) }
+            try await recorder.wait("connected", seconds: 30) { $0.states.contains(.connected) }
             var album = try await api.mutate(request: .create(Album(id: "c1", title: "Mine"))).get()
             #expect(try await backend.bumpVersion(model: "Album", id: "c1") == 2)
-            try await recorder.wait("the bump", seconds: 10) { $0.values.contains { $0.id == "c1" } }
+            try await recorder.wait("the bump", seconds: 30) { $0.values.contains { $0.id == "c1" } }
             #expect(try await backend.bumpVersion(model: "Album", id: "c1", setting: ["title": "Theirs"]) == 3)
             album.title = "Changed"
             let refused = try await api.mutate(request: .update(album, version: 2))
