@@ -49,13 +49,15 @@ import Testing
     /// (an HTTP client may retry once on a fresh connection, which then hangs too).
     static func failsWhileCut(_ proxy: FaultProxy, _ work: Task<Void, any Error>) async -> (any Error)? {
         let cutter = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(50))
+            while (try? await Task.sleep(for: .milliseconds(50))) != nil {
                 proxy.cutAllConnections()
             }
         }
-        defer { cutter.cancel() }
-        switch await work.result {
+        let result = await work.result
+        // No cut may land after this returns, on the requests that follow.
+        cutter.cancel()
+        await cutter.value
+        switch result {
         case .success: return nil
         case .failure(let error): return error
         }
