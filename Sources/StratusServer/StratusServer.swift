@@ -134,8 +134,7 @@ public final class StratusServer: Sendable {
 
     /// Runs a request; `direct` lets single list, sync and index queries skip the executor
     /// (``DirectReads``), which tests turn off to compare both paths. `answeredDirectly` tells
-    /// which path answered.
-    /// `idempotency` is recorded with every write of a mutation.
+    /// which path answered. `idempotency` is recorded with every write of a mutation.
     func execute(
         query: String,
         variables: JSONObject,
