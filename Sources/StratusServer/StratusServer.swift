@@ -27,7 +27,11 @@ public final class StratusServer: Sendable {
     public var appliedSchemaChanges: [SchemaChange] { store.appliedChanges }
 
     let executable: ExecutableSchema
-    private let store: SQLiteItemStore
+    let store: SQLiteItemStore
+    /// The current instant.
+    let clock: @Sendable () -> Date
+    /// The mutations under way with an `Idempotency-Key`.
+    let idempotentRequests = IdempotentRequests()
     /// The committed writes, as subscriptions hear them.
     let events = MutationBroadcaster()
     private let documents = DocumentCache()
@@ -68,6 +72,7 @@ public final class StratusServer: Sendable {
         api = ServerAPI(schema: schema, configuration: configuration)
         limits = DocumentLimits(configuration)
         self.dataDirectory = dataDirectory
+        self.clock = clock
         do throws(DefaultValue.Invalid) {
             try DefaultValue.check(schema)
         } catch {
@@ -129,32 +134,49 @@ public final class StratusServer: Sendable {
 
     /// Runs a request; `direct` lets single list, sync and index queries skip the executor
     /// (``DirectReads``), which tests turn off to compare both paths. `answeredDirectly` tells
-    /// which path answered.
+    /// which path answered. `idempotency` is recorded with every write of a mutation.
     func execute(
         query: String,
         variables: JSONObject,
         operationName: String?,
         identity: Identity,
-        direct: Bool
+        direct: Bool,
+        idempotency: IdempotencyClaim? = nil
     ) async -> (response: ServerResponse, answeredDirectly: Bool) {
+        let request = Request(
+            query: query,
+            variables: variables,
+            operationName: operationName,
+            identity: identity,
+            idempotency: idempotency
+        )
         guard query.utf8.count > HeavyRequestLane.documentBytes else {
-            return await run(query, variables, operationName, identity, direct: direct, isHeavy: false)
+            return await run(request, direct: direct, isHeavy: false)
         }
         return await heavyLane.run {
-            await self.run(query, variables, operationName, identity, direct: direct, isHeavy: true)
+            await self.run(request, direct: direct, isHeavy: true)
         }
+    }
+
+    /// A request as ``run(_:direct:isHeavy:)`` runs it.
+    private struct Request: Sendable {
+        var query: String
+        var variables: JSONObject
+        var operationName: String?
+        var identity: Identity
+        var idempotency: IdempotencyClaim?
     }
 
     /// Runs a request; with `isHeavy` (or many root fields), its execution runs on the
     /// ``HeavyRequestLane``.
     private func run(
-        _ query: String,
-        _ variables: JSONObject,
-        _ operationName: String?,
-        _ identity: Identity,
+        _ request: Request,
         direct: Bool,
         isHeavy: Bool
     ) async -> (response: ServerResponse, answeredDirectly: Bool) {
+        let (query, variables, operationName, identity) = (
+            request.query, request.variables, request.operationName, request.identity
+        )
         let schema = executable.schema
         let document: Document
         switch self.document(of: query) {
@@ -205,7 +227,12 @@ public final class StratusServer: Sendable {
                 schema: schema,
                 documentAST: document,
                 rootValue: (),
-                context: RequestContext(identity: identity, budget: budget, reads: ReadGate(width: 4)),
+                context: RequestContext(
+                    identity: identity,
+                    budget: budget,
+                    reads: ReadGate(width: 4),
+                    idempotency: request.idempotency
+                ),
                 variableValues: variableValues,
                 operationName: operationName
             )

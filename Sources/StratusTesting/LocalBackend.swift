@@ -214,18 +214,20 @@ public final class LocalBackend: Sendable {
         }
     }
 
-    /// An API plugin configured for this backend with `authorizationType`.
+    /// An API plugin configured for this backend with `authorizationType`; with a `proxy`, its
+    /// GraphQL requests and real-time connections go through it.
     ///
     /// - Throws: `ConfigurationError` when the configuration is refused.
     public func makeAPIPlugin(
         authorizationType: AWSAuthorizationType = .apiKey,
-        apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory()
+        apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory(),
+        through proxy: FaultProxy? = nil
     ) throws -> AWSAPIPlugin {
         var endpoints: [AWSAPIPluginConfiguration.Endpoint] = [
             .init(
                 name: "stratus",
                 endpointType: .graphQL,
-                endpoint: endpoint,
+                endpoint: proxy?.url(proxying: endpoint) ?? endpoint,
                 region: "us-east-1",
                 authorizationType: authorizationType,
                 apiKey: apiKey,
@@ -254,6 +256,71 @@ public final class LocalBackend: Sendable {
         return plugin
     }
 
+    /// Makes the server's copy of an item newer, as a write from another device would: an
+    /// update through the server's own API that raises `_version` by one and sets `values`
+    /// (none by default).
+    ///
+    /// A client that then writes the item with the version it knows meets a conflict, as it
+    /// would against AppSync:
+    ///
+    /// ```swift
+    /// let version = try await backend.bumpVersion(model: "Todo", id: todo.id, setting: ["name": "Theirs"])
+    /// // A save with `_version: version - 1` now gets ConflictUnhandled under
+    /// // OPTIMISTIC_CONCURRENCY, or is merged under AUTOMERGE.
+    /// ```
+    ///
+    /// Subscribers hear the update with every field of the item, as a client's full update
+    /// would send them.
+    ///
+    /// - Parameters:
+    ///   - model: The model's name; its primary key must be `id`, and the server must run with
+    ///     conflict detection.
+    ///   - id: The item's `id`.
+    ///   - values: Fields to change, by name, as the update's `input` takes them.
+    ///   - identity: Who writes; an API-key caller unless the model's rules need another.
+    /// - Returns: The item's new `_version`.
+    /// - Throws: ``LocalBackendError`` naming the model and item when the model is unknown, the
+    ///   item does not exist, or the server refuses the update.
+    @discardableResult
+    public func bumpVersion(
+        model: String,
+        id: String,
+        setting values: JSONObject = [:],
+        as identity: Identity = .apiKey
+    ) async throws -> Int {
+        guard let type = schema.models.first(where: { $0.name == model }),
+            let get = type.operations.get, let update = type.operations.update
+        else {
+            throw LocalBackendError(
+                message: "The schema has no model '\(model)' with get and update operations. Give one of: "
+                    + schema.models.map(\.name).joined(separator: ", ") + "."
+            )
+        }
+        let idLiteral = JSON.string(id).text
+        let read = await server.execute(query: "{ \(get)(id: \(idLiteral)) { _version } }", identity: identity).body
+        guard let version = read["data"]?[get]?["_version"]?.intValue else {
+            throw LocalBackendError(
+                message: "Cannot read the _version of \(model) '\(id)': the server answered \(read.text). "
+                    + "Create the item first, and start the backend with conflict detection."
+            )
+        }
+        let generator = StatementsGenerator(conflictDetection: configuration.conflictDetection)
+        guard let document = generator.document(ofField: update, in: schema) else {
+            throw LocalBackendError(message: "The schema has no mutation \(update) for \(model).")
+        }
+        var input = values
+        input["id"] = .string(id)
+        input["_version"] = .int(version)
+        let written = await server.execute(query: document, variables: ["input": .object(input)], identity: identity)
+            .body
+        guard let bumped = written["data"]?[update]?["_version"]?.intValue else {
+            throw LocalBackendError(
+                message: "The server refused to update \(model) '\(id)': it answered \(written.text)."
+            )
+        }
+        return bumped
+    }
+
     /// The base URL of a REST API: `http://127.0.0.1:<port>/rest/<name>`.
     public func restEndpoint(of name: String) -> URL {
         RESTAPI(name: name, routes: []).endpoint(besides: endpoint)
@@ -266,8 +333,9 @@ public final class LocalBackend: Sendable {
     }
 }
 
-/// The local backend could not start.
+/// The local backend could not start, or refused what a test asked of it.
 public struct LocalBackendError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong and what to do.
     public let message: String
     public var description: String { message }
 }

@@ -23,6 +23,11 @@ struct Serve: AsyncParsableCommand {
             stdout: {"action":"RESOLVE","resolvedItem":{...}}, {"action":"REJECT"} or {"action":"REMOVE"}. \
             A command that times out (5 seconds unless timeoutSeconds says otherwise), exits with a non-zero \
             status or answers anything else fails the write with ConflictUnhandled, and nothing is written.
+
+            A mutation sent with an Idempotency-Key header runs once: its response is kept in the data \
+            directory (idempotencyKeyTTLSeconds in the --config file, 24 hours by default) and answered \
+            again to a repeat with the same key and body; the same key with another body gets 422, and a \
+            repeat while the first is still running gets 409.
             """
     )
 

@@ -23,6 +23,7 @@ import StratusServer
 ///   "maxRequestBytes": 1048576,
 ///   "queryDepthLimit": 10,
 ///   "resolverCountLimit": 10000,
+///   "idempotencyKeyTTLSeconds": 86400,
 ///   "executionTimeoutSeconds": 30,
 ///   "requestHeadTimeoutSeconds": 10,
 ///   "idleTimeoutSeconds": 60,
@@ -101,6 +102,8 @@ struct ServeSettings: Decodable {
     /// AppSync's `queryDepthLimit` (0, the default, or 1–75) and `resolverCountLimit` (1–10,000).
     var queryDepthLimit: Int?
     var resolverCountLimit: Int?
+    /// How long a mutation's response is kept for repeats with its `Idempotency-Key`.
+    var idempotencyKeyTTLSeconds: Double?
     var executionTimeoutSeconds: Double?
     var requestHeadTimeoutSeconds: Double?
     var idleTimeoutSeconds: Double?
@@ -305,7 +308,9 @@ struct ServeSettings: Decodable {
             conflictResolution: strategy,
             modelConflictResolution: perModel,
             queryDepthLimit: queryDepthLimit ?? 0,
-            resolverCountLimit: resolverCountLimit ?? 10_000
+            resolverCountLimit: resolverCountLimit ?? 10_000,
+            idempotencyKeyTTL: idempotencyKeyTTLSeconds.map { .milliseconds(Int(($0 * 1000).rounded())) }
+                ?? .seconds(24 * 3600)
         )
     }
 
@@ -320,6 +325,12 @@ struct ServeSettings: Decodable {
         if let count = resolverCountLimit, !(1...10_000).contains(count) {
             throw CommandFailure(
                 "resolverCountLimit \(count) in the configuration file is out of range. Give 1 to 10000."
+            )
+        }
+        if let seconds = idempotencyKeyTTLSeconds, !(seconds > 0 && seconds.isFinite) {
+            throw CommandFailure(
+                "idempotencyKeyTTLSeconds \(seconds) in the configuration file is out of range. "
+                    + "Give a number of seconds above 0 (86400, the default, keeps keys for 24 hours)."
             )
         }
         if let count = maxConnectionsPerAddress, count < 1 {

@@ -340,6 +340,11 @@ import Testing
                 "idleTimeoutSeconds 0.0 in the configuration file is out of range. Give a number of seconds above 0."
             ),
             (
+                #"{"idempotencyKeyTTLSeconds": -1}"#,
+                "idempotencyKeyTTLSeconds -1.0 in the configuration file is out of range. "
+                    + "Give a number of seconds above 0 (86400, the default, keeps keys for 24 hours)."
+            ),
+            (
                 #"{"conflictResolution": "AUTOMERGE""#,
                 "The configuration file 'stratus.json' is not valid JSON at line 1, column 35: "
                     + "unexpected end of input. See `stratus serve --help`."

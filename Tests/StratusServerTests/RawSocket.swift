@@ -45,12 +45,13 @@ final class RawSocket: Sendable {
     }
 
     /// What the server sent until it closed the connection, or `nil` when it was still open
-    /// after `timeout`; read on a thread of its own, so that waiting blocks no task.
+    /// after `timeout`; read on a thread of its own, so that waiting blocks no task (nor a
+    /// thread of Dispatch's pool, which on Linux runs the tasks and grows slowly when blocked).
     func answer(within timeout: Duration) async -> String? {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread {
                 continuation.resume(returning: self.readUntilClosed(timeout: timeout))
-            }
+            }.start()
         }
     }
 

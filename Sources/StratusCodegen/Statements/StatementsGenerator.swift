@@ -94,6 +94,17 @@ public struct StatementsGenerator: Sendable {
     }
 
     /// Every enabled operation of `model`: queries, index queries, mutations, subscriptions.
+    /// The document `generate(_:)` writes for the operation whose root field is `field`
+    /// (`updatePost`), selecting every field of the model; `nil` when no model has it.
+    package func document(ofField field: String, in schema: AnnotatedSchema) -> String? {
+        for model in schema.models {
+            if let statement = statements(for: model, in: schema).first(where: { $0.field == field }) {
+                return statement.text
+            }
+        }
+        return nil
+    }
+
     func statements(for model: ModelType, in schema: AnnotatedSchema) -> [Statement] {
         let selectionSet = selectionSet(of: model, depth: maxDepth, in: schema)
         let connection = connectionSelectionSet(items: selectionSet)

@@ -2,7 +2,8 @@
 ///
 /// Every property has the default an Amplify project using DataStore gets: conflict detection on
 /// for every model, resolved by automerge, tombstones kept for 30 days, the delta journal for 30
-/// minutes, pages of 100 items and at most 1,000.
+/// minutes, pages of 100 items and at most 1,000. `Idempotency-Key`s of mutations are kept for
+/// 24 hours.
 ///
 /// ```swift
 /// var configuration = ServerConfiguration()
@@ -46,6 +47,11 @@ public struct ServerConfiguration: Sendable {
     /// AppSync, where 0 and any value outside 1–10,000 mean 10,000 too.
     public var resolverCountLimit: Int
 
+    /// How long the HTTP endpoint keeps the response to a mutation sent with an
+    /// `Idempotency-Key` header, and answers it again to a repeat of the request; 24 hours by
+    /// default. Keys are kept in the data directory, per caller, and removed once expired.
+    public var idempotencyKeyTTL: Duration
+
     /// Creates a configuration; every argument has the AppSync default.
     public init(
         conflictDetection: Bool = true,
@@ -56,8 +62,10 @@ public struct ServerConfiguration: Sendable {
         defaultPageSize: Int = 100,
         maximumPageSize: Int = 1000,
         queryDepthLimit: Int = 0,
-        resolverCountLimit: Int = 10_000
+        resolverCountLimit: Int = 10_000,
+        idempotencyKeyTTL: Duration = .seconds(24 * 3600)
     ) {
+        self.idempotencyKeyTTL = idempotencyKeyTTL
         self.queryDepthLimit = queryDepthLimit
         self.resolverCountLimit = resolverCountLimit
         self.conflictDetection = conflictDetection

@@ -31,6 +31,10 @@ enum AppSyncErrorType: String, Sendable, Hashable, CaseIterable {
     case duplicatedOperation = "DuplicatedOperationError"
     case limitExceeded = "LimitExceededError"
     case slowConsumer = "SlowConsumerError"
+    // `Idempotency-Key`s of mutations (the local backend's own; AppSync ignores the header).
+    case idempotencyKeyInUse = "IdempotencyKeyInUseException"
+    case idempotencyKeyReused = "IdempotencyKeyReusedException"
+    case idempotentResponseLost = "IdempotentResponseLostException"
 }
 
 /// One object of the `errors` of an AppSync answer, and the one place such answers are written.

@@ -9,6 +9,8 @@ struct RequestContext: Sendable {
     let budget: ResolverBudget
     /// The store reads the request may have under way at once.
     let reads: ReadGate
+    /// The `Idempotency-Key` of a mutation, recorded with its writes.
+    var idempotency: IdempotencyClaim? = nil
 }
 
 /// AppSync's `resolverCountLimit`, counted as resolvers run: a field under a list runs once per
@@ -308,7 +310,8 @@ private struct Wiring {
                     selection: SelectionTrimmer(schema: schema, fragments: info.fragments).plan(
                         for: model,
                         selections: info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] }
-                    )
+                    ),
+                    idempotency: (context as? RequestContext)?.idempotency
                 )
                 return try await guarded(field) { try await write(resolver, request) }
             }

@@ -13,6 +13,8 @@ struct MutationRequest: Sendable {
     /// The mutation's selection set, read once: how a `ConflictUnhandled` error shows the
     /// server's item, and which fields subscribers of the mutation see.
     let selection: SelectionTrimmer.Plan
+    /// The request's `Idempotency-Key`, recorded with each write of the mutation.
+    var idempotency: IdempotencyClaim?
 
     /// The server's item as a `ConflictUnhandled` error shows it: trimmed to the selection set.
     func trim(_ item: ResolvedItem) -> JSON {
@@ -246,7 +248,10 @@ extension ModelResolver {
     /// write; for a removal, the last stored values) to the subscribers of the mutation.
     ///
     /// Callers hold the item's write lock, so events of one item are published in commit order.
+    /// The request's `Idempotency-Key` is recorded in the write's transaction.
     private func commit(_ request: MutationRequest, item: StoredItem, _ write: ItemWrite) async throws -> WriteOutcome {
+        var write = write
+        write.idempotency = request.idempotency
         let outcome = try await store.write(write)
         if outcome == .written, let kind = WriteEvent.Kind(field: request.field, of: request.model) {
             events.publish(model: request.model, kind: kind, item: item, selectedFields: request.selection.fieldNames)

@@ -61,6 +61,13 @@ struct GraphQLEndpoint: Sendable {
             {
                 throw HTTPRejection.mutationOverGET
             }
+            let keys = request.headers[values: .idempotencyKey]
+            if !keys.isEmpty,
+                server.operationType(of: operation.query, operationName: operation.operationName) == .mutation
+            {
+                let key = try IdempotencyKey(fieldValues: keys)
+                return try await respondOnce(to: operation, identity: identity, key: key, body: body)
+            }
             let result = await execute(operation, identity: identity)
             return Self.response(status: 200, data: result)
         } catch let rejection as HTTPRejection {
@@ -104,23 +111,41 @@ struct GraphQLEndpoint: Sendable {
 
     /// The body of the answer, serialized once: its size is checked on the bytes that are sent.
     private func execute(_ operation: Operation, identity: Identity) async -> Data {
-        let server = server
-        let work = Task {
-            await server.execute(
-                query: operation.query,
-                variables: operation.variables,
-                operationName: operation.operationName,
-                identity: identity
-            ).body
+        let work = Task { [self] in
+            let body = await run(operation, identity: identity, idempotency: nil)
+            return finalBody(body)
         }
-        guard let result = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
-            return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null).data
-        }
-        let data = result.data
+        return await answer(of: work)
+    }
+
+    /// Runs `operation`, recording `idempotency` with its writes.
+    func run(_ operation: Operation, identity: Identity, idempotency: IdempotencyClaim?) async -> JSON {
+        await server.execute(
+            query: operation.query,
+            variables: operation.variables,
+            operationName: operation.operationName,
+            identity: identity,
+            direct: true,
+            idempotency: idempotency
+        ).response.body
+    }
+
+    /// `body` serialized, or the error of a body over ``ServerLimits/maxResponseBytes``.
+    func finalBody(_ body: JSON) -> Data {
+        let data = body.data
         if data.count > limits.maxResponseBytes {
             let message =
                 "The response is larger than \(limits.maxResponseBytes) bytes. Select fewer fields or a smaller limit."
             return AppSyncError.body([AppSyncError(.responsePayloadTooLarge, message)], data: .null).data
+        }
+        return data
+    }
+
+    /// What `work` answers, or the `ExecutionTimeout` error when it takes longer than
+    /// ``ServerLimits/executionTimeout`` (the work goes on).
+    func answer(of work: Task<Data, Never>) async -> Data {
+        guard let data = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
+            return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null).data
         }
         return data
     }

@@ -95,6 +95,8 @@ struct ItemWrite: Sendable {
     var journalExpiresAt: Int?
     /// Expired tombstones and journal entries before this instant do not exist.
     var now: Int
+    /// The `Idempotency-Key` of the mutation, recorded in the write's transaction when it writes.
+    var idempotency: IdempotencyClaim? = nil
 }
 
 /// What came of an ``ItemWrite``.

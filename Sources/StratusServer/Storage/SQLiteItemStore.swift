@@ -6,8 +6,9 @@ import Synchronization
 
 /// The embedded store: one SQLite database in the data directory, through GRDB.
 ///
-/// Each model has a table (see ``TableLayout``); `_stratus_delta` is the delta journal and
-/// `_stratus_meta` holds the secret that signs pagination tokens. Opening a directory again
+/// Each model has a table (see ``TableLayout``); `_stratus_delta` is the delta journal,
+/// `_stratus_meta` holds the secret that signs pagination tokens and `_stratus_idempotency` the
+/// `Idempotency-Key`s of mutations. Opening a directory again
 /// finds the same items, tombstones and journal. Tables gain the columns and indexes of fields
 /// added to the schema since they were created.
 final class SQLiteItemStore: ItemStore {
@@ -17,7 +18,8 @@ final class SQLiteItemStore: ItemStore {
     static let journalTable = "_stratus_delta"
     static let metaTable = "_stratus_meta"
 
-    private let pool: DatabasePool
+    /// The database; other files of the store read and write it too.
+    let pool: DatabasePool
     /// Held while the store is open, so that a second server cannot open the same directory.
     private let lock: DataDirectoryLock
     private let layouts: [String: TableLayout]
@@ -213,6 +215,7 @@ final class SQLiteItemStore: ItemStore {
                 CREATE INDEX IF NOT EXISTS "_stratus_delta_expiry" ON \(journalTable.quotedSQLIdentifier) ("expiresAt");
                 """
         )
+        try createIdempotencyTable(db)
         for layout in layouts {
             if try db.tableExists(layout.model.name) {
                 let existing = Set(try db.columns(in: layout.model.name).map(\.name))
@@ -433,6 +436,7 @@ final class SQLiteItemStore: ItemStore {
                     "DELETE FROM \(Self.journalTable.quotedSQLIdentifier) WHERE \"expiresAt\" <= ?",
                     [write.now.databaseValue]
                 )
+                try Self.purgeIdempotencyKeys(now: write.now, in: db)
             }
             return try Self.perform(write, layout: layout, condition: condition, in: db)
         }
@@ -503,6 +507,9 @@ final class SQLiteItemStore: ItemStore {
             }
         case .remove:
             try db.exactExecute("DELETE FROM \(layout.table) WHERE \(keyConditions)", keyArguments)
+        }
+        if let claim = write.idempotency {
+            try recordWrite(of: claim, now: write.now, in: db)
         }
         return .written
     }
