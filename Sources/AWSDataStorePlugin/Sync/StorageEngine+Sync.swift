@@ -254,6 +254,25 @@ extension StorageEngine {
         }
     }
 
+    /// Marks the outbox event `id` as sent at least once and returns it as it is now (a change
+    /// saved since it was picked may have merged into it), with the backend's `_version` of its
+    /// record; `nil` when it is gone (merged away).
+    func beginSending(id: String) async throws(DataStoreError) -> (event: MutationEvent, version: Int?)? {
+        try await write { db in
+            try Outbox.markInProcess(id, db)
+            let rows = try db.cachedStatement(
+                sql: """
+                    SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
+                    FROM "\(Outbox.table)" WHERE "id" = ?
+                    """
+            )
+            .fetchExactRows([id.databaseValue])
+            guard let row = rows.first else { return nil }
+            let event = try Outbox.event(from: row)
+            return (event, try Self.storedVersion(Outbox.recordKey(event.modelName, event.modelId), db))
+        }
+    }
+
     /// The events that may be sent now: the oldest of each record not in `excluding`.
     func sendableEvents(limit: Int, excluding: Set<String>) async throws(DataStoreError) -> [MutationEvent] {
         try await read { db in try Outbox.sendable(limit: limit, excluding: excluding, db) }

@@ -445,25 +445,30 @@ final class SyncEngine: Sendable {
         case conflict(JSONValue)
         case conditionFailed(String)
         case refused(String)
+        case answerLost
     }
 
     /// Sends one event until the backend answers it, then settles it.
-    private func send(_ event: MutationEvent) async {
-        guard let table = storage.catalog.tables[event.modelName] else { return }
+    private func send(_ picked: MutationEvent) async {
+        guard let table = storage.catalog.tables[picked.modelName] else { return }
+        let event: MutationEvent
         var json: [String: JSONValue]
         var condition: JSONValue?
         var version: Int?
         do {
+            // What is sent is the event as stored once it is marked: a save made since it was
+            // picked may have merged into it, and must not be lost.
+            guard let (current, stored) = try await storage.beginSending(id: picked.id) else { return }
+            event = current
             guard case .object(let members) = try JSONValue(parsing: event.json) else {
                 throw DataStoreError(.invalidDatabase, "it is not a JSON object")
             }
             json = members
             condition = try event.graphQLFilterJSON.map { try JSONValue(parsing: $0) }
-            let stored = try await storage.beginSending([event])
-            version = [stored.first ?? nil, event.version].compactMap { $0 }.max()
+            version = [stored, event.version].compactMap { $0 }.max()
         } catch {
             report(
-                DataStoreError(.sync, "The outbox event '\(event.id)' of \(event.modelName) cannot be sent: \(error)")
+                DataStoreError(.sync, "The outbox event '\(picked.id)' of \(picked.modelName) cannot be sent: \(error)")
             )
             return
         }
@@ -515,6 +520,9 @@ final class SyncEngine: Sendable {
                         outboxEvent(event.modelName, .object(json))
                     )
                     storage.log(.init(level: .warning, message: message))
+                    await revert(event, table: table)
+                    return
+                case .answerLost:
                     await revert(event, table: table)
                     return
                 case .refused(let message):
@@ -590,6 +598,10 @@ final class SyncEngine: Sendable {
                         let data = conflict.data, !data.isNull
                     {
                         return .conflict(data)
+                    }
+                    // The backend applied the change but lost its answer: read its record.
+                    if errors.contains(where: { $0.errorType == "IdempotentResponseLostException" }) {
+                        return .answerLost
                     }
                     let message = errors.map(\.description).joined(separator: "; ")
                     if errors.contains(where: { $0.errorType?.contains("ConditionalCheckFailed") == true }) {
@@ -679,7 +691,8 @@ final class SyncEngine: Sendable {
     static func isRetryable(_ error: any Error) -> Bool {
         switch error as? APIError {
         case .networkError: return true
-        case .httpStatusError(let status, _): return status >= 500 || status == 429 || status == 408
+        // 409: the backend is still answering the same idempotency key.
+        case .httpStatusError(let status, _): return status >= 500 || status == 429 || status == 408 || status == 409
         default: return false
         }
     }
