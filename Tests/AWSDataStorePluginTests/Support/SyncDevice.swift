@@ -38,6 +38,7 @@ final class SyncDevice: Sendable {
     init(
         backend: LocalBackend,
         directory: TemporaryDirectory? = nil,
+        through proxy: FaultProxy? = nil,
         adjust: (inout DataStoreConfiguration) -> Void = { _ in }
     ) throws {
         self.directory = try directory ?? TemporaryDirectory()
@@ -50,7 +51,7 @@ final class SyncDevice: Sendable {
         plugin = AWSDataStorePlugin(
             modelRegistration: BlogRegistration(),
             configuration: configuration,
-            api: try backend.makeAPIPlugin(),
+            api: try backend.makeAPIPlugin(through: proxy),
             hub: hub
         )
         let events = events
