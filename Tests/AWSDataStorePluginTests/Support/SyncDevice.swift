@@ -65,7 +65,9 @@ final class SyncDevice: Sendable {
     func startAndWaitUntilReady() async throws {
         try await plugin.start()
         do {
-            try await waitUntil("\(HubPayload.EventName.DataStore.ready) on this device") {
+            // Generous: each device subscribes to three events of every model, and the whole suite
+            // running in parallel on two cores makes that slow.
+            try await waitUntil("\(HubPayload.EventName.DataStore.ready) on this device", timeout: .seconds(90)) {
                 self.eventNames.contains(HubPayload.EventName.DataStore.ready)
             }
         } catch {
@@ -84,7 +86,7 @@ final class SyncDevice: Sendable {
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
 func waitUntil(
     _ what: String,
-    timeout: Duration = .seconds(20),
+    timeout: Duration = .seconds(60),
     _ condition: @Sendable () async throws -> Bool
 ) async throws {
     let clock = ContinuousClock()
