@@ -137,6 +137,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
+                "AWSAppSync",
                 "StratusCodegen",
                 "StratusServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -241,15 +242,25 @@ let package = Package(
             path: "Tests/Fixtures/BlogAPI",
             swiftSettings: strict + [.swiftLanguageMode(.v5)]
         ),
+        // A client process the exactly-once tests kill with SIGKILL while it queues and replays.
+        .executableTarget(
+            name: "AppSyncQueueChild",
+            dependencies: ["AWSAppSync", "TodoAPI"],
+            path: "Tests/AppSyncQueueChild",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AWSAppSyncTests",
-            dependencies: ["AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting", "StratusServer"],
+            dependencies: [
+                "AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting", "StratusServer",
+                "AppSyncQueueChild",
+            ],
             swiftSettings: strict
         ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
         .testTarget(
             name: "StratusCLITests",
-            dependencies: ["stratus", "StratusTesting", "StratusServer", "StratusCodegen"],
+            dependencies: ["stratus", "AWSAppSync", "StratusTesting", "StratusServer", "StratusCodegen"],
             swiftSettings: strict
         ),
     ]

@@ -43,6 +43,8 @@ public struct AWSAppSyncClientError: Error, Sendable, Hashable, CustomStringConv
     public let statusCode: Int?
     /// The body the server answered with, when it did.
     public let body: Data?
+    /// The delay the server's `Retry-After` header asked for.
+    var retryAfter: Duration?
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, statusCode: Int? = nil, body: Data? = nil) {
