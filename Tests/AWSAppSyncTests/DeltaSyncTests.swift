@@ -132,6 +132,11 @@ struct SyncTodosQuery: GraphQLQuery {
             _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t2", name: "Eggs")))
 
             // Another run of the app: lastSync is on disk, so the delta query runs.
+            let stored = try #require(
+                try SubscriptionMetadataStore(
+                    databaseURL: clients.directory.appending(path: "subscriptionMetadataCache.db")
+                ).lastSync(of: "ListTodos{}||SyncTodos{}")
+            )
             let transport = RecordingTransport()
             let appSyncClient = try clients.makeClient(transport: transport)
             let deltaWatcher = appSyncClient.sync(
@@ -146,11 +151,6 @@ struct SyncTodosQuery: GraphQLQuery {
             #expect(error == nil)
             // t1 was written less than two seconds before the first sync started: fetched again.
             #expect(second == "delta Eggs,Milk")
-            let stored = try #require(
-                try SubscriptionMetadataStore(
-                    databaseURL: clients.directory.appending(path: "subscriptionMetadataCache.db")
-                ).lastSync(of: "ListTodos{}||SyncTodos{}")
-            )
             let body = try #require(transport.posts.first?.httpBody)
             let variables = try JSONValue(parsing: body).objectValue?["variables"]
             // syncTodos takes DataStore's millisecond timestamps.

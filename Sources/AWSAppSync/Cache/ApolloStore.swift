@@ -23,12 +23,21 @@ public final class ApolloStore: Sendable {
     private let observers = Mutex<[UUID: @Sendable (Set<String>, UUID?) -> Void]>([:])
     /// Whether optimistic layers exist: reads merge them only then.
     let layers: Mutex<Bool>
+    /// The size limit and time to live, with what eviction needs to know.
+    let bounds: CacheBounds?
 
     /// A store in the SQLite file at `url`, created if needed, or in memory when `url` is `nil`.
     ///
     /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the file
     ///   cannot be opened or is not a cache database.
-    public init(databaseURL url: URL? = nil) throws {
+    public convenience init(databaseURL url: URL? = nil) throws {
+        try self.init(databaseURL: url, sizeLimit: nil, timeToLive: nil)
+    }
+
+    /// A store that keeps its records under `sizeLimit` bytes and drops those not read or
+    /// written for `timeToLive` seconds, least recently used first, except those live watchers
+    /// read.
+    init(databaseURL url: URL?, sizeLimit: Int?, timeToLive: TimeInterval?) throws {
         do {
             if let url {
                 try FileManager.default.createDirectory(
@@ -44,9 +53,19 @@ public final class ApolloStore: Sendable {
                     sql: "CREATE TABLE IF NOT EXISTS records (key TEXT NOT NULL PRIMARY KEY, record TEXT NOT NULL)"
                 )
                 try OptimisticLayers.createTable(db)
+                try CacheBounds.createColumns(db)
             }
             let layered = try database.read(OptimisticLayers.exist)
             layers = Mutex(layered)
+            if sizeLimit != nil || timeToLive != nil {
+                bounds = CacheBounds(
+                    sizeLimit: sizeLimit,
+                    timeToLive: timeToLive,
+                    bytes: try database.read(CacheBounds.storedBytes)
+                )
+            } else {
+                bounds = nil
+            }
         } catch {
             throw AWSAppSyncClientError(
                 .cache,
@@ -111,6 +130,7 @@ public final class ApolloStore: Sendable {
                         let exist = try OptimisticLayers.exist(db)
                         layers.withLock { $0 = exist }
                     }
+                    if let bounds { try bounds.settle(db, addedBytes: transaction.addedBytes) }
                     changed = transaction.changedKeys
                     return value
                 }
@@ -127,6 +147,7 @@ public final class ApolloStore: Sendable {
         try database.write { db in
             try db.execute(sql: "DELETE FROM records; DELETE FROM optimistic_layers")
             layers.withLock { $0 = false }
+            bounds?.bytes.withLock { $0 = 0 }
         }
     }
 
@@ -134,9 +155,25 @@ public final class ApolloStore: Sendable {
     /// when a record or field is missing or does not fit the selections.
     func load<Query: GraphQLQuery>(query: Query) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
         try withinReadTransaction { transaction in
-            try transaction.readWithDependencies(query: query)
+            let loaded = try transaction.readWithDependencies(query: query)
+            bounds?.touch(transaction.loaded.compactMap { $0.value == nil ? nil : $0.key })
+            return loaded
         }.get()
     }
+
+    /// Keeps the records whose fields `dependentKeys` name (`record.field`) while `watcher`
+    /// lives: eviction leaves them.
+    func pin(_ watcher: UUID, dependentKeys: Set<String>) {
+        bounds?.pin(watcher, records: Set(dependentKeys.compactMap(CacheBounds.recordKey(ofDependency:))))
+    }
+
+    /// Lets eviction take the records `watcher` read.
+    func unpin(_ watcher: UUID) {
+        bounds?.pin(watcher, records: nil)
+    }
+
+    /// The bytes the records take, as eviction counts them (keys and text).
+    var storedBytes: Int? { bounds?.bytes.withLock { $0 } }
 
     /// Writes the data of an operation's response in one transaction.
     ///
@@ -189,6 +226,8 @@ public class ReadTransaction {
     var base: [CacheKey: [String: JSONValue]?] = [:]
     /// For records with optimistic fields: those fields, the layers merged in order.
     var overlay: [CacheKey: [String: JSONValue]] = [:]
+    /// The stored size of the records loaded from the table (key and text, in bytes).
+    var storedSizes: [CacheKey: Int] = [:]
 
     init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool) {
         self.db = db
@@ -255,6 +294,7 @@ public class ReadTransaction {
             while let row = try rows.next() {
                 let key: String = row[0]
                 let text: String = row[1]
+                storedSizes[key] = key.utf8.count + text.utf8.count
                 guard case .object(let fields) = try JSONValue(parsing: text) else {
                     throw AWSAppSyncClientError(
                         .cache,
@@ -297,6 +337,8 @@ public final class ReadWriteTransaction: ReadTransaction {
     let layer: String?
     /// Whether this transaction added or removed optimistic layers.
     private(set) var layersChanged = false
+    /// How many bytes the records written add to the table (negative when they shrank).
+    private(set) var addedBytes = 0
 
     init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool, layer: String?) {
         self.layer = layer
@@ -375,10 +417,16 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
         guard changed else { return }
         let statement = try db.cachedStatement(
-            sql:
-                "INSERT INTO records (key, record) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET record = excluded.record"
+            sql: """
+                INSERT INTO records (key, record, accessed) VALUES (?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET record = excluded.record, accessed = excluded.accessed
+                """
         )
-        try statement.execute(arguments: [key, try Self.text(of: record, key: key)])
+        let text = try Self.text(of: record, key: key)
+        try statement.execute(arguments: [key, text, CacheBounds.now()])
+        let size = key.utf8.count + text.utf8.count
+        addedBytes += size - (storedSizes[key] ?? 0)
+        storedSizes[key] = size
         if let shadow {
             base[key] = record
             loaded[key] = record.merging(shadow) { $1 }

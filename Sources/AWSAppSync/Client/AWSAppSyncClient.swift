@@ -68,7 +68,11 @@ public final class AWSAppSyncClient: Sendable {
         registration = try queries.map { try CacheFileRegistry.register($0, for: appSyncConfig) }
         let mutations: OfflineMutationStore
         do {
-            cache = try ApolloStore(databaseURL: queries)
+            cache = try ApolloStore(
+                databaseURL: queries,
+                sizeLimit: appSyncConfig.cacheConfiguration?.sizeLimit,
+                timeToLive: appSyncConfig.cacheConfiguration?.timeToLive
+            )
             mutations = try OfflineMutationStore(databaseURL: appSyncConfig.cacheConfiguration?.offlineMutations)
             subscriptionMetadata = try SubscriptionMetadataStore(
                 databaseURL: appSyncConfig.cacheConfiguration?.subscriptionMetadataCache
