@@ -154,6 +154,8 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
             callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
             return false
         }
+        // The handler runs once the sync is recorded.
+        let deliver: @Sendable () -> Void
         if let (delta, handler) = deltaQuery, let lastSync, started.timeIntervalSince(lastSync) <= interval {
             var variables = delta.variables ?? [:]
             let seconds = lastSync.timeIntervalSince1970
@@ -169,7 +171,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
                     return false
                 }
                 try client.cache.publish(data: data, for: delta, origin: nil)
-                callbackQueue.async { handler(result, nil, nil) }
+                deliver = { handler(result, nil, nil) }
             } catch {
                 callbackQueue.async { handler(nil, nil, error) }
                 return false
@@ -182,7 +184,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
                     return false
                 }
                 try client.cache.publish(data: data, for: baseQuery, origin: nil)
-                callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(result, nil) }
+                deliver = { [baseQueryResultHandler] in baseQueryResultHandler(result, nil) }
             } catch {
                 callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
                 return false
@@ -196,6 +198,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
             callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
             return false
         }
+        callbackQueue.async(execute: deliver)
         return true
     }
 

@@ -43,6 +43,10 @@ package final class OfflineMutationStore: Sendable {
                     withIntermediateDirectories: true
                 )
                 database = try DatabaseQueue(path: url.path, configuration: Self.configuration(readonly: false))
+                // One fsync per commit (the log's) instead of three, with the same durability.
+                try database.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+                }
             } else {
                 database = try DatabaseQueue()
             }
