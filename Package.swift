@@ -154,6 +154,8 @@ let package = Package(
                 "AWSDataStorePlugin",
                 "AWSAPIPlugin",
                 "AWSPluginsCore",
+                "AWSAppSync",
+                "TodoAPI",
                 "StratusTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
