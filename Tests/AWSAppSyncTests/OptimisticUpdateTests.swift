@@ -325,6 +325,25 @@ import TodoAPI
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func clearingTheQueueEndsAnAsyncPerformAsCancelled() async throws {
+        try await OfflineClients.withBackend { clients in
+            let appSyncClient = try clients.makeClient()
+            await clients.backend.kill()
+            let performing = Task {
+                try await appSyncClient.perform(mutation: CreateTodoMutation(input: CreateTodoInput(name: "Dropped")))
+            }
+            #expect(try await OfflineClients.eventually { try !clients.queued.isEmpty })
+            appSyncClient.clearCaches(options: ClearCacheOptions(clearMutations: true))
+            let error = await #expect(throws: AWSAppSyncClientError.self) { try await performing.value }
+            #expect(error?.code == .cancelled)
+            #expect(
+                error?.message
+                    == "CreateTodo was cancelled and taken out of the offline queue before the server answered it. "
+                    + "Perform it again if it is still wanted."
+            )
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func clearCachesClearsEachCacheOnItsOwn() async throws {
         try await Self.withPrimedClient { clients, appSyncClient, _, _ in
             await clients.backend.kill()

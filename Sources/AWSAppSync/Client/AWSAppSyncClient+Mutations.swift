@@ -58,6 +58,26 @@ extension AWSAppSyncClient {
         conflictResolutionBlock: MutationConflictHandler<Mutation>? = nil,
         resultHandler: (@Sendable (GraphQLResult<Mutation.Data>?, (any Error)?) -> Void)? = nil
     ) -> PerformMutationOperation<Mutation> {
+        enqueue(
+            mutation: mutation,
+            queue: queue,
+            optimisticUpdate: optimisticUpdate,
+            conflictResolutionBlock: conflictResolutionBlock,
+            reportsCancel: false,
+            resultHandler: resultHandler
+        )
+    }
+
+    /// Queues `mutation`; a cancel is reported to `resultHandler` when `reportsCancel` is true.
+    @discardableResult
+    private func enqueue<Mutation: GraphQLMutation>(
+        mutation: Mutation,
+        queue: DispatchQueue,
+        optimisticUpdate: OptimisticResponseBlock?,
+        conflictResolutionBlock: MutationConflictHandler<Mutation>?,
+        reportsCancel: Bool,
+        resultHandler: (@Sendable (GraphQLResult<Mutation.Data>?, (any Error)?) -> Void)?
+    ) -> PerformMutationOperation<Mutation> {
         let id = UUID().uuidString
         let handler = LiveMutation(
             id: id,
@@ -65,6 +85,7 @@ extension AWSAppSyncClient {
             cache: cache,
             queue: queue,
             conflictResolutionBlock: conflictResolutionBlock,
+            reportsCancel: reportsCancel,
             resultHandler: resultHandler
         )
         let operation = PerformMutationOperation<Mutation>(identifier: id, mutationQueue: mutationQueue)
@@ -117,7 +138,9 @@ extension AWSAppSyncClient {
     ///
     /// - Throws: ``AWSAppSyncClientError``: ``AWSAppSyncClientError/Code/requestFailed`` when
     ///   the server refused the request as a whole (HTTP 4xx) or answered with a body that is
-    ///   not a GraphQL response; ``AWSAppSyncClientError/Code/cache`` when it cannot be queued.
+    ///   not a GraphQL response; ``AWSAppSyncClientError/Code/cache`` when it cannot be queued;
+    ///   ``AWSAppSyncClientError/Code/cancelled`` when ``clearCaches(options:)`` cleared the
+    ///   queue before the server answered.
     ///   GraphQL errors are in the result's `errors`. While the server cannot be reached, this
     ///   waits: the mutation stays queued.
     public func perform<Mutation: GraphQLMutation>(
@@ -126,11 +149,12 @@ extension AWSAppSyncClient {
         conflictResolutionBlock: MutationConflictHandler<Mutation>? = nil
     ) async throws -> GraphQLResult<Mutation.Data> {
         try await withCheckedThrowingContinuation { continuation in
-            perform(
+            enqueue(
                 mutation: mutation,
                 queue: Self.asyncResultQueue,
                 optimisticUpdate: optimisticUpdate,
-                conflictResolutionBlock: conflictResolutionBlock
+                conflictResolutionBlock: conflictResolutionBlock,
+                reportsCancel: true
             ) { result, error in
                 if let result {
                     continuation.resume(returning: result)
@@ -300,6 +324,8 @@ final class LiveMutation<Mutation: GraphQLMutation>: QueuedMutationHandler {
     let cache: ApolloStore
     let queue: DispatchQueue
     let conflictResolutionBlock: MutationConflictHandler<Mutation>?
+    /// Whether a cancel is reported to the result handler (the async form, which waits for it).
+    let reportsCancel: Bool
     let resultHandler: (@Sendable (GraphQLResult<Mutation.Data>?, (any Error)?) -> Void)?
     /// The mutation sent once more after the conflict block resolved a conflict.
     private let resent = Mutex<Mutation?>(nil)
@@ -310,8 +336,10 @@ final class LiveMutation<Mutation: GraphQLMutation>: QueuedMutationHandler {
         cache: ApolloStore,
         queue: DispatchQueue,
         conflictResolutionBlock: MutationConflictHandler<Mutation>?,
+        reportsCancel: Bool,
         resultHandler: (@Sendable (GraphQLResult<Mutation.Data>?, (any Error)?) -> Void)?
     ) {
+        self.reportsCancel = reportsCancel
         self.id = id
         self.mutation = mutation
         self.cache = cache
@@ -370,6 +398,15 @@ final class LiveMutation<Mutation: GraphQLMutation>: QueuedMutationHandler {
         } catch {
             // The layer stays until the next start removes layers without a queued mutation.
         }
+        guard reportsCancel else { return }
+        delivery(
+            nil,
+            AWSAppSyncClientError(
+                .cancelled,
+                "\(Mutation.operationName) was cancelled and taken out of the offline queue before the server "
+                    + "answered it. Perform it again if it is still wanted."
+            )
+        )()
     }
 
     /// Removes the optimistic layer, and returns how to deliver.
