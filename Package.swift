@@ -173,6 +173,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
+                "AWSAppSync",
                 "StratusCodegen",
                 "StratusServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -196,6 +197,8 @@ let package = Package(
                 "AWSDataStorePlugin",
                 "AWSAPIPlugin",
                 "AWSPluginsCore",
+                "AWSAppSync",
+                "TodoAPI",
                 "StratusTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -302,15 +305,25 @@ let package = Package(
             path: "Tests/Fixtures/BlogAPI",
             swiftSettings: strict + [.swiftLanguageMode(.v5)]
         ),
+        // A client process the exactly-once tests kill with SIGKILL while it queues and replays.
+        .executableTarget(
+            name: "AppSyncQueueChild",
+            dependencies: ["AWSAppSync", "TodoAPI"],
+            path: "Tests/AppSyncQueueChild",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AWSAppSyncTests",
-            dependencies: ["AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting", "StratusServer"],
+            dependencies: [
+                "AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting", "StratusServer",
+                "AppSyncQueueChild",
+            ],
             swiftSettings: strict
         ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
         .testTarget(
             name: "StratusCLITests",
-            dependencies: ["stratus", "StratusTesting", "StratusServer", "StratusCodegen"],
+            dependencies: ["stratus", "AWSAppSync", "StratusTesting", "StratusServer", "StratusCodegen"],
             swiftSettings: strict
         ),
     ]

@@ -1,7 +1,8 @@
 import GraphQL
 import StratusCodegen
 
-// Benchmarks for Stratus. Run with `swift run -c release StratusBench [codegen] [datastore] [sync] [api]`.
+// Benchmarks for Stratus. Run with
+// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [appsync-queue]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -25,6 +26,10 @@ if selected.contains("api") {
         try await SyncBenchmark().run()
     }
 #endif
+
+if selected.contains("appsync-queue") {
+    try await AppSyncQueueBenchmark().run()
+}
 
 if selected.contains("fanout") {
     try await FanoutBenchmark().run()

@@ -4,7 +4,8 @@ import ArgumentParser
 struct Stratus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stratus",
-        abstract: "Offline-first data layer tools: code generation and a local AppSync-compatible backend.",
-        subcommands: [Codegen.self, Serve.self, Users.self]
+        abstract:
+            "Offline-first data layer tools: code generation, a local AppSync-compatible backend, and client queues.",
+        subcommands: [Codegen.self, Serve.self, Users.self, Queue.self]
     )
 }

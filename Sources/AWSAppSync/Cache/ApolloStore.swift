@@ -21,12 +21,23 @@ public final class ApolloStore: Sendable {
     private let database: DatabaseQueue
     private let keyForObject: Mutex<CacheKeyForObject?>
     private let observers = Mutex<[UUID: @Sendable (Set<String>, UUID?) -> Void]>([:])
+    /// Whether optimistic layers exist: reads merge them only then.
+    let layers: Mutex<Bool>
+    /// The size limit and time to live, with what eviction needs to know.
+    let bounds: CacheBounds?
 
     /// A store in the SQLite file at `url`, created if needed, or in memory when `url` is `nil`.
     ///
     /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the file
     ///   cannot be opened or is not a cache database.
-    public init(databaseURL url: URL? = nil) throws {
+    public convenience init(databaseURL url: URL? = nil) throws {
+        try self.init(databaseURL: url, sizeLimit: nil, timeToLive: nil)
+    }
+
+    /// A store that keeps its records under `sizeLimit` bytes and drops those not read or
+    /// written for `timeToLive` seconds, least recently used first, except those live watchers
+    /// read.
+    init(databaseURL url: URL?, sizeLimit: Int?, timeToLive: TimeInterval?) throws {
         do {
             if let url {
                 try FileManager.default.createDirectory(
@@ -41,6 +52,19 @@ public final class ApolloStore: Sendable {
                 try db.execute(
                     sql: "CREATE TABLE IF NOT EXISTS records (key TEXT NOT NULL PRIMARY KEY, record TEXT NOT NULL)"
                 )
+                try OptimisticLayers.createTable(db)
+                try CacheBounds.createColumns(db)
+            }
+            let layered = try database.read(OptimisticLayers.exist)
+            layers = Mutex(layered)
+            if sizeLimit != nil || timeToLive != nil {
+                bounds = CacheBounds(
+                    sizeLimit: sizeLimit,
+                    timeToLive: timeToLive,
+                    bytes: try database.read(CacheBounds.storedBytes)
+                )
+            } else {
+                bounds = nil
             }
         } catch {
             throw AWSAppSyncClientError(
@@ -67,7 +91,7 @@ public final class ApolloStore: Sendable {
         do {
             return .success(
                 try database.read { db in
-                    try body(ReadTransaction(db: db, cacheKeyForObject: keyForObject))
+                    try body(ReadTransaction(db: db, cacheKeyForObject: keyForObject, layered: layers.withLock { $0 }))
                 }
             )
         } catch {
@@ -86,6 +110,7 @@ public final class ApolloStore: Sendable {
 
     func withinReadWriteTransaction<T>(
         origin: UUID?,
+        layer: String? = nil,
         _ body: (ReadWriteTransaction) throws -> T
     ) -> Result<T, any Error> {
         let keyForObject = cacheKeyForObject
@@ -94,8 +119,18 @@ public final class ApolloStore: Sendable {
         do {
             result = .success(
                 try database.write { db in
-                    let transaction = ReadWriteTransaction(db: db, cacheKeyForObject: keyForObject)
+                    let transaction = ReadWriteTransaction(
+                        db: db,
+                        cacheKeyForObject: keyForObject,
+                        layered: layers.withLock { $0 },
+                        layer: layer
+                    )
                     let value = try body(transaction)
+                    if transaction.layersChanged {
+                        let exist = try OptimisticLayers.exist(db)
+                        layers.withLock { $0 = exist }
+                    }
+                    if let bounds { try bounds.settle(db, addedBytes: transaction.addedBytes) }
                     changed = transaction.changedKeys
                     return value
                 }
@@ -107,13 +142,38 @@ public final class ApolloStore: Sendable {
         return result
     }
 
+    /// Deletes every record and optimistic layer.
+    func clear() throws {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM records; DELETE FROM optimistic_layers")
+            layers.withLock { $0 = false }
+            bounds?.bytes.withLock { $0 = 0 }
+        }
+    }
+
     /// Reads `query` from the cache: its data and the `record.field` keys it read, or `nil`
     /// when a record or field is missing or does not fit the selections.
     func load<Query: GraphQLQuery>(query: Query) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
         try withinReadTransaction { transaction in
-            try transaction.readWithDependencies(query: query)
+            let loaded = try transaction.readWithDependencies(query: query)
+            bounds?.touch(transaction.loaded.compactMap { $0.value == nil ? nil : $0.key })
+            return loaded
         }.get()
     }
+
+    /// Keeps the records whose fields `dependentKeys` name (`record.field`) while `watcher`
+    /// lives: eviction leaves them.
+    func pin(_ watcher: UUID, dependentKeys: Set<String>) {
+        bounds?.pin(watcher, records: Set(dependentKeys.compactMap(CacheBounds.recordKey(ofDependency:))))
+    }
+
+    /// Lets eviction take the records `watcher` read.
+    func unpin(_ watcher: UUID) {
+        bounds?.pin(watcher, records: nil)
+    }
+
+    /// The bytes the records take, as eviction counts them (keys and text).
+    var storedBytes: Int? { bounds?.bytes.withLock { $0 } }
 
     /// Writes the data of an operation's response in one transaction.
     ///
@@ -124,10 +184,12 @@ public final class ApolloStore: Sendable {
     func publish<Operation: GraphQLOperation>(
         data: Operation.Data,
         for operation: Operation,
-        origin: UUID?
+        origin: UUID?,
+        removingLayer layer: String? = nil
     ) throws -> Set<String> {
         try withinReadWriteTransaction(origin: origin) { transaction in
-            try transaction.write(snapshot: data.snapshot, for: operation)
+            if let layer { try transaction.removeLayer(layer) }
+            return try transaction.write(snapshot: data.snapshot, for: operation)
         }.get()
     }
 
@@ -155,12 +217,22 @@ public final class ApolloStore: Sendable {
 public class ReadTransaction {
     let db: Database
     let cacheKeyForObject: CacheKeyForObject?
-    /// Records read or written in this transaction (`nil`: known to be absent).
+    /// Records read or written in this transaction as queries see them, optimistic layers
+    /// included (`nil`: known to be absent).
     var loaded: [CacheKey: [String: JSONValue]?] = [:]
+    /// Whether optimistic layers exist, so that reads merge them.
+    var layered: Bool
+    /// For records with optimistic fields: the stored record under them (`nil`: none).
+    var base: [CacheKey: [String: JSONValue]?] = [:]
+    /// For records with optimistic fields: those fields, the layers merged in order.
+    var overlay: [CacheKey: [String: JSONValue]] = [:]
+    /// The stored size of the records loaded from the table (key and text, in bytes).
+    var storedSizes: [CacheKey: Int] = [:]
 
-    init(db: Database, cacheKeyForObject: CacheKeyForObject?) {
+    init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool) {
         self.db = db
         self.cacheKeyForObject = cacheKeyForObject
+        self.layered = layered
     }
 
     /// The data of `query` in the cache.
@@ -222,6 +294,7 @@ public class ReadTransaction {
             while let row = try rows.next() {
                 let key: String = row[0]
                 let text: String = row[1]
+                storedSizes[key] = key.utf8.count + text.utf8.count
                 guard case .object(let fields) = try JSONValue(parsing: text) else {
                     throw AWSAppSyncClientError(
                         .cache,
@@ -230,6 +303,24 @@ public class ReadTransaction {
                 }
                 loaded[key] = fields
             }
+            if layered { try loadLayers(of: batch) }
+        }
+    }
+
+    /// Merges the optimistic layers of `keys` over their loaded records, oldest layer first.
+    private func loadLayers(of keys: [CacheKey]) throws {
+        let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ",")
+        let statement = try db.cachedStatement(
+            sql: "SELECT key, record FROM optimistic_layers WHERE key IN (\(placeholders)) ORDER BY sequence"
+        )
+        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(keys))
+        while let row = try rows.next() {
+            let key: String = row[0]
+            let fields = try OptimisticLayers.fields(row[1], key: key)
+            let current: [String: JSONValue]? = loaded[key] ?? nil
+            if overlay[key] == nil { base[key] = .some(current) }
+            overlay[key, default: [:]].merge(fields) { $1 }
+            loaded[key] = (current ?? [:]).merging(fields) { $1 }
         }
     }
 
@@ -241,6 +332,18 @@ public class ReadTransaction {
 public final class ReadWriteTransaction: ReadTransaction {
     /// The `record.field` keys whose values this transaction changed.
     private(set) var changedKeys: Set<String> = []
+    /// The optimistic layer this transaction writes to (a queued mutation's id), or `nil` to
+    /// write the records themselves.
+    let layer: String?
+    /// Whether this transaction added or removed optimistic layers.
+    private(set) var layersChanged = false
+    /// How many bytes the records written add to the table (negative when they shrank).
+    private(set) var addedBytes = 0
+
+    init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool, layer: String?) {
+        self.layer = layer
+        super.init(db: db, cacheKeyForObject: cacheKeyForObject, layered: layered || layer != nil)
+    }
 
     /// Reads `query`'s data, lets `body` change it, and writes it back.
     ///
@@ -286,15 +389,62 @@ public final class ReadWriteTransaction: ReadTransaction {
     }
 
     /// Sets `fields` on the record `key`, keeping its other fields; writes only what changed.
+    ///
+    /// In an optimistic transaction the fields go to its layer; otherwise to the record, under
+    /// the layers of queued mutations, which keep showing their values until they are removed.
     private func merge(_ fields: [String: JSONValue], into key: CacheKey) throws {
-        var record = try self.record(key) ?? [:]
+        let view = try self.record(key) ?? [:]
+        if let layer {
+            let changedFields = fields.filter { view[$0.key] != $0.value }
+            guard !changedFields.isEmpty else { return }
+            var layerRecord = try OptimisticLayers.record(db, layer: layer, key: key) ?? [:]
+            layerRecord.merge(changedFields) { $1 }
+            try OptimisticLayers.write(db, layer: layer, key: key, record: try Self.text(of: layerRecord, key: key))
+            if overlay[key] == nil { base[key] = .some(try self.storedRecord(key)) }
+            overlay[key, default: [:]].merge(changedFields) { $1 }
+            loaded[key] = view.merging(changedFields) { $1 }
+            for field in changedFields.keys { changedKeys.insert("\(key).\(field)") }
+            layersChanged = true
+            return
+        }
+        let shadow = overlay[key]
+        var record = shadow == nil ? view : (base[key] ?? nil) ?? [:]
         var changed = false
         for (field, value) in fields where record[field] != value {
             record[field] = value
-            changedKeys.insert("\(key).\(field)")
+            if shadow?[field] == nil { changedKeys.insert("\(key).\(field)") }
             changed = true
         }
         guard changed else { return }
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO records (key, record, accessed) VALUES (?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET record = excluded.record, accessed = excluded.accessed
+                """
+        )
+        let text = try Self.text(of: record, key: key)
+        try statement.execute(arguments: [key, text, CacheBounds.now()])
+        let size = key.utf8.count + text.utf8.count
+        addedBytes += size - (storedSizes[key] ?? 0)
+        storedSizes[key] = size
+        if let shadow {
+            base[key] = record
+            loaded[key] = record.merging(shadow) { $1 }
+        } else {
+            loaded[key] = record
+        }
+    }
+
+    /// The record `key` as stored, without optimistic layers.
+    private func storedRecord(_ key: CacheKey) throws -> [String: JSONValue]? {
+        if let known = base[key] { return known }
+        let statement = try db.cachedStatement(sql: "SELECT record FROM records WHERE key = ?")
+        guard let text = try String.fetchOne(statement, arguments: [key]) else { return nil }
+        return try OptimisticLayers.fields(text, key: key)
+    }
+
+    /// The stored text of a record.
+    static func text(of record: [String: JSONValue], key: CacheKey) throws -> String {
         var writer = JSONTextWriter(sortsKeys: true, doubleStyle: .keepsFraction)
         JSONValue.object(record).write(to: &writer)
         guard !writer.wroteNonFiniteNumber else {
@@ -303,11 +453,20 @@ public final class ReadWriteTransaction: ReadTransaction {
                 "The record '\(key)' holds an infinite or NaN number, which JSON cannot hold. Fix the value written."
             )
         }
-        let statement = try db.cachedStatement(
-            sql:
-                "INSERT INTO records (key, record) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET record = excluded.record"
-        )
-        try statement.execute(arguments: [key, writer.text])
-        loaded[key] = record
+        return writer.text
+    }
+
+    /// Removes the optimistic layer of the queued mutation `layer`: the fields it set show the
+    /// records' own values again.
+    func removeLayer(_ layer: String) throws {
+        let removed = try OptimisticLayers.remove(db, layer: layer)
+        guard !removed.isEmpty else { return }
+        layersChanged = true
+        for (key, fields) in removed {
+            for field in fields.keys { changedKeys.insert("\(key).\(field)") }
+            loaded[key] = nil
+            base[key] = nil
+            overlay[key] = nil
+        }
     }
 }

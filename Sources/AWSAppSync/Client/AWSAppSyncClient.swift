@@ -35,28 +35,79 @@ public final class AWSAppSyncClient: Sendable {
     public var store: ApolloStore? { apolloClient?.store }
 
     let cache: ApolloStore
-    private let transport = URLSessionTransport()
+    let http: AppSyncHTTPClient
+    let mutationQueue: MutationQueue
+    let subscriptionMetadata: SubscriptionMetadataStore
+    /// The results of the mutations replayed from the offline queue after a restart, in the
+    /// order they were answered; also told to the configuration's `offlineMutationDelegate`.
+    ///
+    /// The sequence keeps every result until it is read, and has one reader.
+    ///
+    /// ```swift
+    /// for await replayed in appSyncClient.offlineMutationResults {
+    ///     print(replayed.recordIdentifier, replayed.snapshot ?? [:])
+    /// }
+    /// ```
+    public let offlineMutationResults: AsyncStream<OfflineMutationResult>
     private let realTime: Mutex<AppSyncRealTimeClient?> = Mutex(nil)
     private let registration: CacheFileRegistry.Registration?
 
     /// A client for the API, authorization and cache of `appSyncConfig`.
     ///
+    /// Mutations left in the offline queue by an earlier run are sent at once.
+    ///
     /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the
-    ///   query cache's file cannot be opened.
+    ///   query cache's or the mutation queue's file cannot be opened.
     public init(appSyncConfig: AWSAppSyncClientConfiguration) throws {
         configuration = appSyncConfig
+        http = AppSyncHTTPClient(
+            configuration: appSyncConfig,
+            transport: appSyncConfig.transport ?? URLSessionTransport()
+        )
         let queries = appSyncConfig.cacheConfiguration?.queries
         registration = try queries.map { try CacheFileRegistry.register($0, for: appSyncConfig) }
+        let mutations: OfflineMutationStore
         do {
-            cache = try ApolloStore(databaseURL: queries)
+            cache = try ApolloStore(
+                databaseURL: queries,
+                sizeLimit: appSyncConfig.cacheConfiguration?.sizeLimit,
+                timeToLive: appSyncConfig.cacheConfiguration?.timeToLive
+            )
+            mutations = try OfflineMutationStore(databaseURL: appSyncConfig.cacheConfiguration?.offlineMutations)
+            subscriptionMetadata = try SubscriptionMetadataStore(
+                databaseURL: appSyncConfig.cacheConfiguration?.subscriptionMetadataCache
+            )
+            try cache.removeLayers(notIn: mutations.ids())
         } catch {
             registration.map(CacheFileRegistry.unregister)
             throw error
         }
         apolloClient = ApolloClient(store: cache)
+        let (results, continuation) = AsyncStream.makeStream(
+            of: OfflineMutationResult.self,
+            bufferingPolicy: .unbounded
+        )
+        offlineMutationResults = results
+        let delegate = appSyncConfig.offlineMutationDelegate
+        mutationQueue = MutationQueue(
+            store: mutations,
+            http: http,
+            cache: cache,
+            policy: appSyncConfig.retryPolicy
+        ) { result in
+            delegate?.mutationCallback(
+                recordIdentifier: result.recordIdentifier,
+                operationString: result.operationString,
+                snapshot: result.snapshot,
+                error: result.error
+            )
+            continuation.yield(result)
+        }
+        mutationQueue.start()
     }
 
     deinit {
+        mutationQueue.stop()
         registration.map(CacheFileRegistry.unregister)
     }
 
@@ -161,136 +212,30 @@ public final class AWSAppSyncClient: Sendable {
         return (result, keys)
     }
 
-    // MARK: - Mutations
-
-    /// Sends `mutation` and calls `resultHandler` on `queue` with its result or error; the
-    /// objects of its result are written to the cache, so that watchers showing them update.
-    ///
-    /// ```swift
-    /// appSyncClient?.perform(mutation: CreateTodoMutation(input: mutationInput)) { result, error in
-    ///     if let resultError = result?.errors { print("Error saving the item on server: \(resultError)") }
-    /// }
-    /// ```
-    public func perform<Mutation: GraphQLMutation>(
-        mutation: Mutation,
-        queue: DispatchQueue = .main,
-        resultHandler: (@Sendable (GraphQLResult<Mutation.Data>?, (any Error)?) -> Void)? = nil
-    ) {
-        Task {
-            let outcome: Result<GraphQLResult<Mutation.Data>, any Error>
-            do {
-                outcome = .success(try await self.perform(mutation: mutation))
-            } catch {
-                outcome = .failure(error)
-            }
-            guard let resultHandler else { return }
-            queue.async {
-                switch outcome {
-                case .success(let result): resultHandler(result, nil)
-                case .failure(let error): resultHandler(nil, error)
-                }
-            }
-        }
-    }
-
-    /// Sends `mutation` and returns its result, whose objects are written to the cache.
-    ///
-    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/requestFailed``) when
-    ///   the server cannot be reached or answers with another status than 2xx or a body that
-    ///   is not a GraphQL response. GraphQL errors are in the result's `errors`.
-    public func perform<Mutation: GraphQLMutation>(mutation: Mutation) async throws -> GraphQLResult<Mutation.Data> {
-        let result = try await send(mutation)
-        if let data = result.data {
-            try cache.publish(data: data, for: mutation, origin: nil)
-        }
-        return result
-    }
-
     // MARK: - HTTP
 
-    /// Sends `operation` to the API and reads its response.
+    /// Sends `operation` to the API and reads its response. An answer tells the mutation
+    /// queue that the network works.
     func send<Operation: GraphQLOperation>(_ operation: Operation) async throws -> GraphQLResult<Operation.Data> {
-        let endpoint = configuration.appSyncServiceConfig.endpoint
-        var request = URLRequest(url: endpoint)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "content-type")
-        request.setValue("application/json", forHTTPHeaderField: "accept")
-        request.httpBody = Data(Self.requestBody(operation).utf8)
-        request = try await configuration.authorization.authorize(request)
-        let response: APIResponse
         do {
-            response = try await transport.send(request)
-        } catch {
-            throw AWSAppSyncClientError(
-                .requestFailed,
-                "The request to \(endpoint.absoluteString) failed: \(sentence: error) "
-                    + "Check the network and that the server is running."
-            )
-        }
-        let data = response.body
-        let status = response.statusCode
-        let json: JSONValue?
-        do {
-            json = try JSONValue(parsing: data)
-        } catch {
-            json = nil
-        }
-        let isGraphQLBody: Bool
-        if let json, case .object(let body) = json, body["errors"] != nil || body["data"] != nil {
-            isGraphQLBody = true
-        } else {
-            isGraphQLBody = false
-        }
-        guard (200..<300).contains(status) else {
-            // AppSync refuses a request as a whole (UnauthorizedException, a malformed request)
-            // with a 4xx status and a GraphQL errors body: the call failed, and says why.
-            var reason = data.isEmpty ? "no body" : "the body \(String(decoding: data.prefix(300), as: UTF8.self))"
-            if isGraphQLBody, let json, let errors = json.objectValue?["errors"]?.arrayValue {
-                reason = errors.compactMap { error -> String? in
-                    guard let object = error.objectValue else { return nil }
-                    let type = object["errorType"]?.stringValue.map { "\($0): " } ?? ""
-                    return type + (object["message"]?.stringValue ?? "")
-                }.joined(separator: "; ")
-            }
-            let fix =
-                status == 401 || status == 403
-                ? "Check the \(configuration.authorization.mode.rawValue) key, token or credentials the client sends."
-                : "Check ApiUrl in awsconfiguration.json and the server's logs."
-            throw AWSAppSyncClientError(
-                .requestFailed,
-                "\(endpoint.absoluteString) refused \(Operation.operationName) with HTTP \(status): "
-                    + (reason.hasSuffix(".") ? reason : reason + ".") + " \(fix)",
-                statusCode: status,
-                body: data
-            )
-        }
-        guard isGraphQLBody, let json else {
-            throw AWSAppSyncClientError(
-                .requestFailed,
-                "\(endpoint.absoluteString) answered \(Operation.operationName) with HTTP \(status) and "
-                    + (data.isEmpty ? "no body" : "a body that is not a GraphQL response") + ". "
-                    + "Check ApiUrl in awsconfiguration.json.",
-                statusCode: status,
-                body: data
-            )
-        }
-        do {
-            return try GraphQLResult(response: json, operation: operation)
-        } catch {
-            throw AWSAppSyncClientError(
-                .parseError,
-                "The response of \(Operation.operationName) does not fit API.swift: \(sentence: error) "
-                    + "Regenerate API.swift from the API's current schema.",
-                statusCode: status,
-                body: data
-            )
+            let result = try await http.send(operation)
+            mutationQueue.networkAvailable()
+            return result
+        } catch let error as AWSAppSyncClientError where error.statusCode != nil {
+            mutationQueue.networkAvailable()
+            throw error
         }
     }
 
     /// `{"query": …, "variables": …}`: the body of an operation's request.
     static func requestBody<Operation: GraphQLOperation>(_ operation: Operation) -> String {
-        var body: [String: JSONValue] = ["query": .string(Operation.operationString)]
-        body["variables"] = .object(operation.variables ?? [:])
+        requestBody(Operation.operationString, variables: operation.variables)
+    }
+
+    /// `{"query": …, "variables": …}` of a document and its variables.
+    static func requestBody(_ operationString: String, variables: GraphQLMap?) -> String {
+        var body: [String: JSONValue] = ["query": .string(operationString)]
+        body["variables"] = .object(variables ?? [:])
         var writer = JSONTextWriter(sortsKeys: true, doubleStyle: .keepsFraction)
         JSONValue.object(body).write(to: &writer)
         return writer.text

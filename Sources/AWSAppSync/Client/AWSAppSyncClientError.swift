@@ -31,6 +31,9 @@ public struct AWSAppSyncClientError: Error, Sendable, Hashable, CustomStringConv
         /// The cache does not hold the operation's data (async `fetch` with
         /// `.returnCacheDataDontFetch`).
         public static let cacheMiss = Code("cacheMiss")
+        /// A queued mutation was cancelled before the server answered it (the async `perform`
+        /// when ``AWSAppSyncClient/clearCaches(options:)`` clears the queue).
+        public static let cancelled = Code("cancelled")
 
         public var description: String { name }
     }
@@ -43,6 +46,8 @@ public struct AWSAppSyncClientError: Error, Sendable, Hashable, CustomStringConv
     public let statusCode: Int?
     /// The body the server answered with, when it did.
     public let body: Data?
+    /// The delay the server's `Retry-After` header asked for.
+    var retryAfter: Duration?
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, statusCode: Int? = nil, body: Data? = nil) {

@@ -75,7 +75,13 @@ public final class GraphQLQueryWatcher<Query: GraphQLQuery>: Cancellable {
             let keys = await client.run(query: query, cachePolicy: cachePolicy, origin: identity) { result, error in
                 self.deliver(result, error)
             }
-            if let keys { self.state.withLock { $0.dependentKeys = keys } }
+            if let keys {
+                let live = self.state.withLock { state in
+                    state.dependentKeys = keys
+                    return !state.cancelled
+                }
+                if live { client.store?.pin(identity, dependentKeys: keys) }
+            }
         }
         state.withLock { $0.task = task }
     }
@@ -89,6 +95,7 @@ public final class GraphQLQueryWatcher<Query: GraphQLQuery>: Cancellable {
         }
         task?.cancel()
         if let token { client.store?.removeObserver(token) }
+        client.store?.unpin(identity)
     }
 
     private func deliver(_ result: GraphQLResult<Query.Data>?, _ error: (any Error)?) {

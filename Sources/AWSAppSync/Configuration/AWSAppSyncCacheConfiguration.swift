@@ -24,6 +24,19 @@ public struct AWSAppSyncCacheConfiguration: Sendable, Hashable {
     public let offlineMutations: URL?
     /// The subscription metadata, `nil` to keep it in memory.
     public let subscriptionMetadataCache: URL?
+    /// The most bytes the query cache's records may take (keys and JSON text); `nil` for no
+    /// limit. Past it, the least recently used records are evicted down to nine tenths of it,
+    /// except those a live watcher read.
+    ///
+    /// ```swift
+    /// var cacheConfiguration = try AWSAppSyncCacheConfiguration()
+    /// cacheConfiguration.sizeLimit = 10_000_000
+    /// cacheConfiguration.timeToLive = 7 * 86_400
+    /// ```
+    public var sizeLimit: Int?
+    /// How many seconds a record of the query cache is kept after it was last read or written;
+    /// `nil` to keep records until evicted for size. Records a live watcher read are kept.
+    public var timeToLive: TimeInterval?
 
     /// A configuration that keeps every cache in memory.
     public static let inMemory = AWSAppSyncCacheConfiguration(

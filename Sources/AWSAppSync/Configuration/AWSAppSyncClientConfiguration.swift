@@ -11,6 +11,12 @@ import Foundation
 /// `awsLambdaAuthProvider:` for `AWS_LAMBDA`; `API_KEY` uses `ApiKey` unless an
 /// `apiKeyAuthProvider:` is given).
 ///
+/// Queued mutations are tried again when the server cannot be reached (after
+/// `2^n·100 ms + jitter`, capped at 5 minutes, or at once when the API answers again), when it
+/// answers HTTP 5xx or 429 (after its `Retry-After`), when no token or credentials can be had,
+/// and once at once after an HTTP 401, with the token or credentials fetched again. Other
+/// refusals end the mutation with an error.
+///
 /// ```swift
 /// let appSyncConfig = try AWSAppSyncClientConfiguration(
 ///     appSyncServiceConfig: AWSAppSyncServiceConfig(),
@@ -23,7 +29,13 @@ public struct AWSAppSyncClientConfiguration: Sendable {
     public let appSyncServiceConfig: AWSAppSyncServiceConfig
     /// Where the caches are; in memory when `nil`.
     public let cacheConfiguration: AWSAppSyncCacheConfiguration?
+    /// Hears of the mutations replayed from the offline queue after a restart.
+    public let offlineMutationDelegate: (any AWSAppSyncOfflineMutationDelegate)?
     let authorization: AppSyncAuthorization
+    /// When queued mutations are tried again.
+    var retryPolicy = MutationRetryPolicy()
+    /// What sends the client's HTTP requests; `URLSession` when `nil`.
+    var transport: (any HTTPTransport)?
 
     /// A configuration for the API of `appSyncServiceConfig`.
     ///
@@ -36,10 +48,12 @@ public struct AWSAppSyncClientConfiguration: Sendable {
         userPoolsAuthProvider: (any AWSCognitoUserPoolsAuthProvider)? = nil,
         oidcAuthProvider: (any AWSOIDCAuthProvider)? = nil,
         awsLambdaAuthProvider: (any AWSLambdaAuthProvider)? = nil,
-        cacheConfiguration: AWSAppSyncCacheConfiguration? = nil
+        cacheConfiguration: AWSAppSyncCacheConfiguration? = nil,
+        offlineMutationDelegate: (any AWSAppSyncOfflineMutationDelegate)? = nil
     ) throws {
         self.appSyncServiceConfig = appSyncServiceConfig
         self.cacheConfiguration = cacheConfiguration
+        self.offlineMutationDelegate = offlineMutationDelegate
         self.authorization = try AppSyncAuthorization(
             config: appSyncServiceConfig,
             apiKeyAuthProvider: apiKeyAuthProvider,
@@ -66,7 +80,8 @@ public struct AWSAppSyncClientConfiguration: Sendable {
         userPoolsAuthProvider: (any AWSCognitoUserPoolsAuthProvider)? = nil,
         oidcAuthProvider: (any AWSOIDCAuthProvider)? = nil,
         awsLambdaAuthProvider: (any AWSLambdaAuthProvider)? = nil,
-        databaseURL: URL? = nil
+        databaseURL: URL? = nil,
+        offlineMutationDelegate: (any AWSAppSyncOfflineMutationDelegate)? = nil
     ) throws {
         try self.init(
             appSyncServiceConfig: appSyncClientInfo,
@@ -77,7 +92,8 @@ public struct AWSAppSyncClientConfiguration: Sendable {
             awsLambdaAuthProvider: awsLambdaAuthProvider,
             cacheConfiguration: databaseURL.map {
                 AWSAppSyncCacheConfiguration(offlineMutations: nil, queries: $0, subscriptionMetadataCache: nil)
-            }
+            },
+            offlineMutationDelegate: offlineMutationDelegate
         )
     }
 }

@@ -1,0 +1,224 @@
+import AWSPluginsCore
+import Amplify
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One sync operation: subscribe, catch up with the base or delta query, then apply the
+/// subscription's messages, in that order; see
+/// ``AWSAppSyncClient/sync(baseQuery:baseQueryResultHandler:subscription:subscriptionResultHandler:deltaQuery:deltaQueryResultHandler:callbackQueue:syncConfiguration:)``.
+///
+/// Every step goes through one stream consumed by one task: messages that arrive while a query
+/// runs wait in the stream, and are applied after its result, in order.
+final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscription, Delta: GraphQLQuery>:
+    Cancellable
+{
+    private enum Event: Sendable {
+        /// Catch up: the subscription is acknowledged, the interval passed, or a retry is due.
+        case run
+        case message(JSONValue)
+        case failed(any Error)
+    }
+
+    private let client: AWSAppSyncClient
+    private let baseQuery: Base
+    private let baseQueryResultHandler: @Sendable (GraphQLResult<Base.Data>?, (any Error)?) -> Void
+    private let subscription: (Subscription, DeltaQueryResultHandler<Subscription>)?
+    private let deltaQuery: (Delta, DeltaQueryResultHandler<Delta>)?
+    private let callbackQueue: DispatchQueue
+    private let interval: TimeInterval
+    private let events: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    init(
+        client: AWSAppSyncClient,
+        baseQuery: Base,
+        baseQueryResultHandler: @escaping @Sendable (GraphQLResult<Base.Data>?, (any Error)?) -> Void,
+        subscription: (Subscription, DeltaQueryResultHandler<Subscription>)?,
+        deltaQuery: (Delta, DeltaQueryResultHandler<Delta>)?,
+        callbackQueue: DispatchQueue,
+        syncConfiguration: SyncConfiguration
+    ) {
+        self.client = client
+        self.baseQuery = baseQuery
+        self.baseQueryResultHandler = baseQueryResultHandler
+        self.subscription = subscription
+        self.deltaQuery = deltaQuery
+        self.callbackQueue = callbackQueue
+        self.interval = TimeInterval(syncConfiguration.baseRefreshIntervalInSeconds)
+        (events, continuation) = AsyncStream.makeStream(of: Event.self)
+    }
+
+    /// The key of this sync operation in the subscription metadata: its operations and variables.
+    var operationKey: String {
+        func part<Operation: GraphQLOperation>(_ operation: Operation?) -> String {
+            guard let operation else { return "" }
+            var writer = JSONTextWriter(sortsKeys: true, doubleStyle: .keepsFraction)
+            JSONValue.object(operation.variables ?? [:]).write(to: &writer)
+            return Operation.operationName + writer.text
+        }
+        return [part(baseQuery), part(subscription?.0), part(deltaQuery?.0)].joined(separator: "|")
+    }
+
+    func start() -> Self {
+        var started: [Task<Void, Never>] = [Task { await self.consume() }]
+        if let (subscription, _) = subscription {
+            let realTime = client.realTimeClient
+            started.append(
+                Task { [continuation] in
+                    let stream = await realTime.subscribe(data: AWSAppSyncClient.requestBody(subscription))
+                    do {
+                        for try await event in stream {
+                            switch event {
+                            case .connection(.connected): continuation.yield(.run)
+                            case .connection: break
+                            case .data(let payload): continuation.yield(.message(payload))
+                            }
+                        }
+                    } catch {
+                        continuation.yield(.failed(error))
+                    }
+                }
+            )
+        } else {
+            continuation.yield(.run)
+        }
+        let interval = interval
+        started.append(
+            Task { [continuation] in
+                while !Task.isCancelled {
+                    do {
+                        try await Task.sleep(for: .seconds(max(interval, 1)))
+                    } catch {
+                        return
+                    }
+                    continuation.yield(.run)
+                }
+            }
+        )
+        tasks.withLock { $0 = started }
+        return self
+    }
+
+    /// Stops the sync: its subscription ends, and no handler is called afterwards.
+    func cancel() {
+        let running = tasks.withLock { tasks in
+            defer { tasks = [] }
+            return tasks
+        }
+        for task in running { task.cancel() }
+        continuation.finish()
+    }
+
+    private func consume() async {
+        var failures = 0
+        for await event in events {
+            guard !Task.isCancelled else { return }
+            switch event {
+            case .run:
+                if await catchUp() {
+                    failures = 0
+                } else {
+                    failures += 1
+                    let delay = client.configuration.retryPolicy.delay(afterFailures: failures)
+                    let retry = Task { [continuation] in
+                        do {
+                            try await Task.sleep(for: delay)
+                            continuation.yield(.run)
+                        } catch {
+                            // Cancelled with the sync.
+                        }
+                    }
+                    tasks.withLock { $0.append(retry) }
+                }
+            case .message(let payload):
+                apply(payload)
+            case .failed(let error):
+                if let (_, handler) = subscription {
+                    callbackQueue.async { handler(nil, nil, error) }
+                }
+            }
+        }
+    }
+
+    /// Runs the base or the delta query, writes its result to the cache and records the sync;
+    /// returns whether it succeeded.
+    private func catchUp() async -> Bool {
+        let started = Date()
+        let key = operationKey
+        let lastSync: Date?
+        do {
+            lastSync = try client.subscriptionMetadata.lastSync(of: key)
+        } catch {
+            callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
+            return false
+        }
+        // The handler runs once the sync is recorded.
+        let deliver: @Sendable () -> Void
+        if let (delta, handler) = deltaQuery, let lastSync, started.timeIntervalSince(lastSync) <= interval {
+            var variables = delta.variables ?? [:]
+            let seconds = lastSync.timeIntervalSince1970
+            variables["lastSync"] = .integer(Self.deltaTakesMilliseconds ? Int(seconds * 1000) : Int(seconds))
+            do {
+                let json = try await client.http.post(
+                    body: AWSAppSyncClient.requestBody(Delta.operationString, variables: variables),
+                    operationName: Delta.operationName
+                )
+                let result = try AppSyncHTTPClient.decode(json, for: delta)
+                guard let data = result.data else {
+                    callbackQueue.async { handler(result, nil, nil) }
+                    return false
+                }
+                try client.cache.publish(data: data, for: delta, origin: nil)
+                deliver = { handler(result, nil, nil) }
+            } catch {
+                callbackQueue.async { handler(nil, nil, error) }
+                return false
+            }
+        } else {
+            do {
+                let result = try await client.send(baseQuery)
+                guard let data = result.data else {
+                    callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(result, nil) }
+                    return false
+                }
+                try client.cache.publish(data: data, for: baseQuery, origin: nil)
+                deliver = { [baseQueryResultHandler] in baseQueryResultHandler(result, nil) }
+            } catch {
+                callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
+                return false
+            }
+        }
+        do {
+            // Two seconds earlier: a change committed while the query ran is fetched again
+            // rather than missed.
+            try client.subscriptionMetadata.setLastSync(started.addingTimeInterval(-2), of: key)
+        } catch {
+            callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
+            return false
+        }
+        callbackQueue.async(execute: deliver)
+        return true
+    }
+
+    /// Writes a subscription message to the cache and hands it to the handler.
+    private func apply(_ payload: JSONValue) {
+        guard let (subscription, handler) = subscription else { return }
+        do {
+            let result = try AppSyncHTTPClient.decode(payload, for: subscription)
+            if let data = result.data {
+                try client.cache.publish(data: data, for: subscription, origin: nil)
+            }
+            callbackQueue.async { handler(result, nil, nil) }
+        } catch {
+            callbackQueue.async { handler(nil, nil, error) }
+        }
+    }
+
+    /// Whether the delta query is one of the `sync*` queries of an API with conflict
+    /// detection, whose `lastSync` is in milliseconds as DataStore sends it.
+    static var deltaTakesMilliseconds: Bool {
+        Delta.operationString.range(of: #"\{\s*(\w+\s*:\s*)?sync[A-Z]\w*\s*\("#, options: .regularExpression) != nil
+    }
+}

@@ -1,0 +1,363 @@
+import Amplify
+import Foundation
+import Synchronization
+
+/// What the handler of a queued mutation made of an answer.
+enum QueuedMutationOutcome: Sendable {
+    /// Send this request body once more in the mutation's place (a resolved conflict).
+    case resend(String)
+    /// Done: the queue deletes the mutation, then calls this to deliver the result.
+    case done(deliver: @Sendable () -> Void)
+}
+
+/// What the caller of a queued mutation does with its outcome; see ``MutationQueue``.
+protocol QueuedMutationHandler: Sendable {
+    /// Handles the server's GraphQL response.
+    func handle(response: JSONValue) async -> QueuedMutationOutcome
+    /// Handles a failure that retrying will not mend; returns how to deliver it.
+    func fail(_ error: AWSAppSyncClientError) async -> @Sendable () -> Void
+    /// The mutation was cancelled: no result will be delivered.
+    func cancelled()
+}
+
+/// The offline mutation queue of one client: mutations are written to
+/// ``OfflineMutationStore`` before they are sent, then sent one at a time in the order they
+/// were queued.
+///
+/// A mutation is deleted when the server answers it with a GraphQL response (errors included),
+/// when it fails in a way retrying will not mend (a refusal such as HTTP 400 or 403, a second
+/// 401 after the credentials were fetched again), and when it is cancelled. It stays, and is
+/// tried again, when the server cannot be reached (after `2^n·100 ms + jitter`, capped at 5 min,
+/// or at once when the API answers again), when the server answers HTTP 5xx or 429 (after its
+/// `Retry-After` when it gives one), and when no token or credentials can be had. Every attempt
+/// carries the mutation's durable id as its `Idempotency-Key`, so that a server keeping the
+/// first response per key applies a mutation replayed after a crash once.
+///
+/// Mutations found in the database when the client starts have no caller any more: their
+/// outcomes go to `replayed`.
+final class MutationQueue: Sendable {
+    private struct State {
+        var handlers: [String: any QueuedMutationHandler] = [:]
+        var cancelled: Set<String> = []
+        var inFlight: String?
+        /// When the head of the queue may be tried again, and whether to probe the network
+        /// meanwhile.
+        var backoff: (id: String, until: ContinuousClock.Instant, probe: Bool)?
+    }
+
+    private enum Verdict {
+        case refreshAndRetry
+        case retry(after: Duration, probe: Bool)
+        case drop
+    }
+
+    let store: OfflineMutationStore
+    private let http: AppSyncHTTPClient
+    private let cache: ApolloStore
+    private let policy: MutationRetryPolicy
+    private let replayed: @Sendable (OfflineMutationResult) -> Void
+    private let doorbell = Doorbell()
+    private let state = Mutex(State())
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(
+        store: OfflineMutationStore,
+        http: AppSyncHTTPClient,
+        cache: ApolloStore,
+        policy: MutationRetryPolicy,
+        replayed: @escaping @Sendable (OfflineMutationResult) -> Void
+    ) {
+        self.store = store
+        self.http = http
+        self.cache = cache
+        self.policy = policy
+        self.replayed = replayed
+    }
+
+    /// Starts sending the queued mutations.
+    func start() {
+        task.withLock { task in
+            guard task == nil else { return }
+            task = Task { await self.run() }
+        }
+    }
+
+    /// Stops sending; queued mutations stay in the database.
+    func stop() {
+        let running = task.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        running?.cancel()
+        doorbell.ring()
+    }
+
+    /// Queues a mutation for `handler`; it is on disk when this returns.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when it
+    ///   cannot be written.
+    func enqueue(
+        id: String,
+        operationName: String,
+        requestBody: String,
+        handler: any QueuedMutationHandler
+    ) throws {
+        state.withLock { $0.handlers[id] = handler }
+        do {
+            _ = try store.enqueue(id: id, operationName: operationName, requestBody: requestBody)
+        } catch {
+            state.withLock { _ = $0.handlers.removeValue(forKey: id) }
+            throw AWSAppSyncClientError(
+                .cache,
+                "Cannot queue \(operationName) in the offline mutation queue: \(sentence: error) "
+                    + "Check that the cache directory is writable and has space."
+            )
+        }
+        doorbell.ring()
+    }
+
+    /// Cancels the queued mutation `id`: it is deleted and its handler hears nothing more. One
+    /// already sent may still be applied by the server.
+    func cancel(_ id: String) {
+        let (handler, inFlight) = state.withLock { state in
+            state.cancelled.insert(id)
+            return (state.handlers.removeValue(forKey: id), state.inFlight == id)
+        }
+        if !inFlight {
+            do {
+                try store.delete(id)
+            } catch {
+                // The loop skips it all the same, and deletes it when it comes to it.
+            }
+        }
+        handler?.cancelled()
+    }
+
+    /// Cancels every queued mutation and empties the queue.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the
+    ///   database cannot be written.
+    func cancelAll() throws {
+        let ids: [String]
+        do {
+            ids = try store.deleteAll()
+        } catch {
+            throw AWSAppSyncClientError(
+                .cache,
+                "Cannot clear the offline mutation queue: \(sentence: error) Check that the cache directory is writable."
+            )
+        }
+        let handlers = state.withLock { state in
+            ids.compactMap { id -> (any QueuedMutationHandler)? in
+                state.cancelled.insert(id)
+                return state.handlers.removeValue(forKey: id)
+            }
+        }
+        for handler in handlers { handler.cancelled() }
+    }
+
+    /// The network works again (another request of the client got an answer): a mutation
+    /// waiting after a network failure is tried at once.
+    func networkAvailable() {
+        let waiting = state.withLock { state -> Bool in
+            guard let backoff = state.backoff, backoff.probe else { return false }
+            state.backoff = nil
+            return true
+        }
+        if waiting { doorbell.ring() }
+    }
+
+    // MARK: - Sending
+
+    private func run() async {
+        while !Task.isCancelled {
+            let head: QueuedMutation?
+            do {
+                head = try store.first()
+            } catch {
+                await doorbell.wait(timeout: policy.probeInterval)
+                continue
+            }
+            guard let head else {
+                await doorbell.wait(timeout: nil)
+                continue
+            }
+            if let backoff = state.withLock({ $0.backoff }), backoff.id == head.id {
+                let remaining = backoff.until - .now
+                if remaining > .zero {
+                    if backoff.probe && remaining > policy.probeInterval {
+                        await doorbell.wait(timeout: policy.probeInterval)
+                        if !Task.isCancelled, await http.isReachable() { networkAvailable() }
+                    } else {
+                        await doorbell.wait(timeout: remaining)
+                    }
+                    continue
+                }
+            }
+            let proceed = state.withLock { state -> Bool in
+                state.backoff = nil
+                guard !state.cancelled.contains(head.id) else { return false }
+                state.inFlight = head.id
+                return true
+            }
+            if proceed {
+                await attempt(head)
+            } else {
+                finish(head.id)
+            }
+        }
+    }
+
+    /// Sends `mutation` (again after a 401 or a resolved conflict) and settles its outcome.
+    private func attempt(_ mutation: QueuedMutation) async {
+        var body = mutation.requestBody
+        var key = mutation.id
+        var refreshed = false
+        var resent = false
+        while true {
+            do {
+                let json = try await http.post(body: body, operationName: mutation.operationName, idempotencyKey: key)
+                let (handler, cancelled) = state.withLock {
+                    ($0.handlers[mutation.id], $0.cancelled.contains(mutation.id))
+                }
+                var deliver: (@Sendable () -> Void)?
+                if let handler {
+                    switch await handler.handle(response: json) {
+                    case .resend(let resend) where !resent:
+                        resent = true
+                        refreshed = false
+                        body = resend
+                        key = mutation.id + "-resend"
+                        continue
+                    case .resend:
+                        break
+                    case .done(let delivery):
+                        deliver = delivery
+                    }
+                } else if !cancelled {
+                    await replay(mutation, response: json, error: nil)
+                }
+                finish(mutation.id)
+                deliver?()
+                return
+            } catch {
+                let failure =
+                    error as? AWSAppSyncClientError
+                    ?? AWSAppSyncClientError(.requestFailed, "\(mutation.operationName) failed: \(sentence: error)")
+                switch verdict(failure, failures: mutation.attempts + 1, refreshed: refreshed) {
+                case .refreshAndRetry:
+                    // The token or credentials may have expired since they were fetched: the
+                    // next attempt fetches them again.
+                    refreshed = true
+                    continue
+                case .retry(let delay, let probe):
+                    do {
+                        try store.recordFailure(of: mutation.id, error: failure.message)
+                    } catch {
+                        // The count is informational; the mutation itself is still queued.
+                    }
+                    state.withLock { state in
+                        state.inFlight = nil
+                        state.backoff = (mutation.id, .now + delay, probe)
+                    }
+                    return
+                case .drop:
+                    let (handler, cancelled) = state.withLock {
+                        ($0.handlers[mutation.id], $0.cancelled.contains(mutation.id))
+                    }
+                    var deliver: (@Sendable () -> Void)?
+                    if let handler {
+                        deliver = await handler.fail(failure)
+                    } else if !cancelled {
+                        await replay(mutation, response: nil, error: failure)
+                    }
+                    finish(mutation.id)
+                    deliver?()
+                    return
+                }
+            }
+        }
+    }
+
+    /// What to do after a failed attempt, the `failures`-th of the mutation.
+    private func verdict(_ error: AWSAppSyncClientError, failures: Int, refreshed: Bool) -> Verdict {
+        if error.code == .authentication {
+            return .retry(after: policy.delay(afterFailures: failures), probe: false)
+        }
+        guard let status = error.statusCode else {
+            return error.code == .requestFailed
+                ? .retry(after: policy.delay(afterFailures: failures), probe: true) : .drop
+        }
+        switch status {
+        case 401 where !refreshed:
+            return .refreshAndRetry
+        case 429, 500...599:
+            return .retry(after: error.retryAfter ?? policy.delay(afterFailures: failures), probe: false)
+        default:
+            return .drop
+        }
+    }
+
+    /// Deletes `id` from the queue once it is settled.
+    private func finish(_ id: String) {
+        do {
+            try store.delete(id)
+        } catch {
+            // Left in the queue, it is sent again with the same Idempotency-Key.
+        }
+        state.withLock { state in
+            state.handlers[id] = nil
+            state.cancelled.remove(id)
+            if state.inFlight == id { state.inFlight = nil }
+        }
+    }
+
+    /// Reports the outcome of a mutation queued by an earlier run of the client, and removes
+    /// its optimistic layer.
+    private func replay(_ mutation: QueuedMutation, response: JSONValue?, error: AWSAppSyncClientError?) async {
+        var data: Snapshot?
+        var errors: [GraphQLError]?
+        var failure = error
+        if let body = response?.objectValue {
+            data = body["data"]?.objectValue
+            if let entries = body["errors"]?.arrayValue {
+                do {
+                    errors = try entries.enumerated().map { index, entry in
+                        try GraphQLError(responseError: entry, path: ["errors", String(index)])
+                    }
+                } catch {
+                    failure = AWSAppSyncClientError(
+                        .parseError,
+                        "The response of \(mutation.operationName) has malformed errors: \(sentence: error)"
+                    )
+                }
+            }
+        }
+        do {
+            try cache.removeLayer(mutation.id)
+        } catch {
+            failure = failure ?? (error as? AWSAppSyncClientError)
+        }
+        var operationString = ""
+        do {
+            operationString = try mutation.operationString()
+        } catch {
+            failure =
+                failure
+                ?? AWSAppSyncClientError(
+                    .cache,
+                    "The queued request of \(mutation.operationName) is not JSON: \(sentence: error) Clear the queue."
+                )
+        }
+        replayed(
+            OfflineMutationResult(
+                recordIdentifier: mutation.id,
+                operationName: mutation.operationName,
+                operationString: operationString,
+                snapshot: data,
+                errors: errors,
+                error: failure
+            )
+        )
+    }
+}

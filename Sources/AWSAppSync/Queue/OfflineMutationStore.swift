@@ -1,0 +1,190 @@
+import Foundation
+import GRDB
+
+/// A mutation waiting in the offline queue: what is sent, and how its attempts went.
+package struct QueuedMutation: Sendable, Hashable {
+    /// The durable id, sent as the `Idempotency-Key` header of every attempt.
+    package let id: String
+    /// The position in the queue: mutations are sent in this order.
+    package let sequence: Int64
+    /// The operation's name (`CreateTodo`).
+    package let operationName: String
+    /// The request body: `{"query": …, "variables": …}`.
+    package let requestBody: String
+    /// When it was queued.
+    package let createdAt: Date
+    /// How many attempts failed so far.
+    package let attempts: Int
+    /// The error of the last failed attempt.
+    package let lastError: String?
+
+    /// The operation's document, read from the request body.
+    ///
+    /// - Throws: ``JSONDecodingError`` when the stored body is not JSON.
+    package func operationString() throws -> String {
+        try JSONValue(parsing: Data(requestBody.utf8)).objectValue?["query"]?.stringValue ?? ""
+    }
+}
+
+/// The offline mutation queue's SQLite database (`offlineMutations.db`): a mutation is written
+/// here before it is sent, and deleted once it is done.
+package final class OfflineMutationStore: Sendable {
+    private let database: DatabaseQueue
+
+    /// The queue in the file at `url`, created if needed, or in memory when `url` is `nil`.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the file
+    ///   cannot be opened or is not a mutation queue.
+    package init(databaseURL url: URL?) throws {
+        do {
+            if let url {
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
+                database = try DatabaseQueue(path: url.path, configuration: Self.configuration(readonly: false))
+                // One fsync per commit (the log's) instead of three, with the same durability.
+                try database.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+                }
+            } else {
+                database = try DatabaseQueue()
+            }
+            try database.write(Self.createTable)
+        } catch {
+            throw AWSAppSyncClientError(
+                .cache,
+                "Cannot open the offline mutation queue at '\(url?.path ?? ":memory:")': \(sentence: error) "
+                    + "Pass another file in the cache configuration, or delete this one (its queued mutations are lost)."
+            )
+        }
+    }
+
+    private static func createTable(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS mutations (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    operationName TEXT NOT NULL,
+                    requestBody TEXT NOT NULL,
+                    createdAt REAL NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    lastError TEXT
+                )
+                """
+        )
+    }
+
+    /// Queues a mutation and returns it; it is on disk when this returns.
+    package func enqueue(id: String, operationName: String, requestBody: String) throws -> QueuedMutation {
+        try database.write { db in
+            let now = Date()
+            try db.execute(
+                sql: "INSERT INTO mutations (id, operationName, requestBody, createdAt) VALUES (?, ?, ?, ?)",
+                arguments: [id, operationName, requestBody, now.timeIntervalSince1970]
+            )
+            return QueuedMutation(
+                id: id,
+                sequence: db.lastInsertedRowID,
+                operationName: operationName,
+                requestBody: requestBody,
+                createdAt: now,
+                attempts: 0,
+                lastError: nil
+            )
+        }
+    }
+
+    /// The mutation to send next.
+    func first() throws -> QueuedMutation? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM mutations ORDER BY sequence LIMIT 1").map(
+                Self.mutation
+            )
+        }
+    }
+
+    /// Every queued mutation, in order.
+    package func all() throws -> [QueuedMutation] {
+        try database.read(Self.all)
+    }
+
+    /// The ids of the queued mutations.
+    func ids() throws -> Set<String> {
+        try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM mutations")) }
+    }
+
+    /// Counts a failed attempt of `id`.
+    package func recordFailure(of id: String, error: String) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "UPDATE mutations SET attempts = attempts + 1, lastError = ? WHERE id = ?",
+                arguments: [error, id]
+            )
+        }
+    }
+
+    /// Deletes `id`; returns whether it was queued.
+    @discardableResult
+    func delete(_ id: String) throws -> Bool {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM mutations WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Deletes every queued mutation and returns their ids.
+    func deleteAll() throws -> [String] {
+        try database.write { db in
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM mutations ORDER BY sequence")
+            try db.execute(sql: "DELETE FROM mutations")
+            return ids
+        }
+    }
+
+    /// Waits for a lock held by another connection (the client's, or `stratus queue list`'s)
+    /// rather than failing.
+    private static func configuration(readonly: Bool) -> Configuration {
+        var configuration = Configuration()
+        configuration.readonly = readonly
+        configuration.busyMode = .timeout(10)
+        return configuration
+    }
+
+    private static let columns = "id, sequence, operationName, requestBody, createdAt, attempts, lastError"
+
+    private static func all(_ db: Database) throws -> [QueuedMutation] {
+        try Row.fetchAll(db, sql: "SELECT \(columns) FROM mutations ORDER BY sequence").map(mutation)
+    }
+
+    private static func mutation(_ row: Row) -> QueuedMutation {
+        QueuedMutation(
+            id: row[0],
+            sequence: row[1],
+            operationName: row[2],
+            requestBody: row[3],
+            createdAt: Date(timeIntervalSince1970: row[4]),
+            attempts: row[5],
+            lastError: row[6]
+        )
+    }
+
+    /// The queued mutations of the database at `url`, read without changing it: what
+    /// `stratus queue list` shows.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the file
+    ///   cannot be read as a mutation queue.
+    package static func queuedMutations(inDatabaseAt url: URL) throws -> [QueuedMutation] {
+        do {
+            let database = try DatabaseQueue(path: url.path, configuration: configuration(readonly: true))
+            return try database.read(all)
+        } catch {
+            throw AWSAppSyncClientError(
+                .cache,
+                "Cannot read the offline mutation queue at '\(url.path)': \(sentence: error) "
+                    + "Pass the directory of a client's offlineMutations.db."
+            )
+        }
+    }
+}

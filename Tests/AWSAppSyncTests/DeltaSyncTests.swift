@@ -1,0 +1,205 @@
+import AWSPluginsCore
+import Foundation
+import StratusTesting
+import Synchronization
+import Testing
+import TodoAPI
+
+@testable import AWSAppSync
+
+/// `syncTodos` as `stratus codegen types` writes a delta query: the client fills `$lastSync`.
+struct SyncTodosQuery: GraphQLQuery {
+    static let operationName = "SyncTodos"
+    static let operationString = """
+        query SyncTodos($lastSync: AWSTimestamp) {
+          syncTodos(lastSync: $lastSync) {
+            __typename
+            items {
+              __typename
+              id
+              name
+              _deleted
+            }
+            startedAt
+          }
+        }
+        """
+
+    struct Data: GraphQLSelectionSet {
+        static let possibleTypes = ["Query"]
+        static let selections: [any GraphQLSelection] = [
+            GraphQLField(
+                "syncTodos",
+                arguments: ["lastSync": GraphQLVariable("lastSync")],
+                type: .object(SyncTodo.selections)
+            )
+        ]
+        var snapshot: Snapshot
+        init(snapshot: Snapshot) { self.snapshot = snapshot }
+
+        var syncTodos: SyncTodo? { snapshot[field: "syncTodos"] }
+
+        struct SyncTodo: GraphQLSelectionSet {
+            static let possibleTypes = ["ModelTodoConnection"]
+            static let selections: [any GraphQLSelection] = [
+                GraphQLField("__typename", type: .nonNull(.scalar(String.self))),
+                GraphQLField("items", type: .nonNull(.list(.object(Item.selections)))),
+                GraphQLField("startedAt", type: .scalar(Int.self)),
+            ]
+            var snapshot: Snapshot
+            init(snapshot: Snapshot) { self.snapshot = snapshot }
+
+            var items: [Item?] { snapshot[field: "items"] }
+
+            struct Item: GraphQLSelectionSet {
+                static let possibleTypes = ["Todo"]
+                static let selections: [any GraphQLSelection] = [
+                    GraphQLField("__typename", type: .nonNull(.scalar(String.self))),
+                    GraphQLField("id", type: .nonNull(.scalar(GraphQLID.self))),
+                    GraphQLField("name", type: .nonNull(.scalar(String.self))),
+                    GraphQLField("_deleted", type: .scalar(Bool.self)),
+                ]
+                var snapshot: Snapshot
+                init(snapshot: Snapshot) { self.snapshot = snapshot }
+
+                var id: GraphQLID { snapshot[field: "id"] }
+                var name: String { snapshot[field: "name"] }
+            }
+        }
+    }
+}
+
+/// Delta sync: base or delta query by the interval, `lastSync` kept per sync operation, and
+/// subscription messages applied after the query.
+@Suite struct DeltaSyncTests {
+    /// What the sync's handlers were called with, in order.
+    final class Events: Sendable {
+        let calls = HandlerCalls<String>()
+
+        var base: @Sendable (GraphQLResult<ListTodosQuery.Data>?, (any Error)?) -> Void {
+            { [calls] result, error in
+                calls.handler("base " + AppSyncClientTests.names(result).sorted().joined(separator: ","), error)
+            }
+        }
+
+        var delta: DeltaQueryResultHandler<SyncTodosQuery> {
+            { [calls] result, transaction, error in
+                let names = (result?.data?.syncTodos?.items ?? []).compactMap { $0?.name }.sorted()
+                calls.handler(
+                    "delta " + names.joined(separator: ",") + (transaction == nil ? "" : " in a transaction"),
+                    error
+                )
+            }
+        }
+
+        var subscription: DeltaQueryResultHandler<OnCreateTodoSubscription> {
+            { [calls] result, _, error in
+                calls.handler("subscription " + (result?.data?.onCreateTodo?.name ?? ""), error)
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theBaseQueryRunsFirstThenTheDeltaQueryWithLastSync() async throws {
+        try await OfflineClients.withBackend(conflictDetection: true) { clients in
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk")))
+            let events = Events()
+            var iterator = events.calls.stream.makeAsyncIterator()
+            do {
+                let appSyncClient = try clients.makeClient()
+                let before = Date()
+                let deltaWatcher = appSyncClient.sync(
+                    baseQuery: ListTodosQuery(),
+                    baseQueryResultHandler: events.base,
+                    deltaQuery: SyncTodosQuery(),
+                    deltaQueryResultHandler: events.delta,
+                    callbackQueue: events.calls.queue
+                )
+                let (first, error) = try await events.calls.next(&iterator)
+                #expect(error == nil)
+                #expect(first == "base Milk")
+                deltaWatcher.cancel()
+                let cached = try await appSyncClient.fetch(
+                    query: ListTodosQuery(),
+                    cachePolicy: .returnCacheDataDontFetch
+                )
+                #expect(AppSyncClientTests.names(cached) == ["Milk"])
+                let key = "ListTodos{}||SyncTodos{}"
+                let lastSync = try #require(try appSyncClient.subscriptionMetadata.lastSync(of: key))
+                #expect(abs(lastSync.timeIntervalSince(before.addingTimeInterval(-2))) < 1)
+            }
+
+            // Made while no client was syncing.
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t2", name: "Eggs")))
+
+            // Another run of the app: lastSync is on disk, so the delta query runs.
+            let stored = try #require(
+                try SubscriptionMetadataStore(
+                    databaseURL: clients.directory.appending(path: "subscriptionMetadataCache.db")
+                ).lastSync(of: "ListTodos{}||SyncTodos{}")
+            )
+            let transport = RecordingTransport()
+            let appSyncClient = try clients.makeClient(transport: transport)
+            let deltaWatcher = appSyncClient.sync(
+                baseQuery: ListTodosQuery(),
+                baseQueryResultHandler: events.base,
+                deltaQuery: SyncTodosQuery(),
+                deltaQueryResultHandler: events.delta,
+                callbackQueue: events.calls.queue
+            )
+            let (second, error) = try await events.calls.next(&iterator)
+            deltaWatcher.cancel()
+            #expect(error == nil)
+            // What changed since lastSync: Eggs, and Milk too when it was written less than two
+            // seconds before the first sync started.
+            #expect(second == "delta Eggs" || second == "delta Eggs,Milk")
+            let body = try #require(transport.posts.first?.httpBody)
+            let variables = try JSONValue(parsing: body).objectValue?["variables"]
+            // syncTodos takes DataStore's millisecond timestamps.
+            #expect(variables == ["lastSync": .integer(Int(stored.timeIntervalSince1970 * 1000))])
+
+            // An interval of 0 s: the base query every time.
+            let base = appSyncClient.sync(
+                baseQuery: ListTodosQuery(),
+                baseQueryResultHandler: events.base,
+                deltaQuery: SyncTodosQuery(),
+                deltaQueryResultHandler: events.delta,
+                callbackQueue: events.calls.queue,
+                syncConfiguration: SyncConfiguration(baseRefreshIntervalInSeconds: 0)
+            )
+            let (third, _) = try await events.calls.next(&iterator)
+            base.cancel()
+            #expect(third == "base Eggs,Milk")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func messagesArrivingDuringTheQueryAreAppliedAfterItInOrder() async throws {
+        try await OfflineClients.withBackend(conflictDetection: true) { clients in
+            let transport = RecordingTransport()
+            let appSyncClient = try clients.makeClient(transport: transport)
+            let events = Events()
+            var iterator = events.calls.stream.makeAsyncIterator()
+            transport.holdNextPost()
+            let deltaWatcher = appSyncClient.sync(
+                baseQuery: ListTodosQuery(),
+                baseQueryResultHandler: events.base,
+                subscription: OnCreateTodoSubscription(),
+                subscriptionResultHandler: events.subscription,
+                callbackQueue: events.calls.queue
+            )
+            // The subscription is acknowledged and the base query is on its way.
+            #expect(try await OfflineClients.eventually { transport.isHolding })
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "a", name: "A")))
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "b", name: "B")))
+            try await Task.sleep(for: .milliseconds(200))
+            transport.release()
+            var seen: [String] = []
+            for _ in 0..<3 {
+                let (event, error) = try await events.calls.next(&iterator)
+                #expect(error == nil)
+                seen.append(event ?? "")
+            }
+            deltaWatcher.cancel()
+            #expect(seen == ["base A,B", "subscription A", "subscription B"])
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import AWSPluginsCore
+import Amplify
+import Foundation
+import StratusTesting
+import Synchronization
+import Testing
+import TodoAPI
+
+@testable import AWSAppSync
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The offline mutation queue: durable, in order, retried by the rules, each attempt carrying
+/// its `Idempotency-Key`.
+@Suite struct OfflineMutationQueueTests {
+    @Test(.timeLimit(.minutes(1))) func queuedMutationsSurviveAnOutageAndAreSentInOrderWithTheirKey() async throws {
+        try await OfflineClients.withBackend { clients in
+            let transport = RecordingTransport()
+            let appSyncClient = try clients.makeClient(transport: transport)
+            await clients.backend.kill()
+
+            let calls = HandlerCalls<GraphQLResult<CreateTodoMutation.Data>>()
+            var iterator = calls.stream.makeAsyncIterator()
+            let operations = ["First", "Second", "Third"].map { name in
+                appSyncClient.perform(
+                    mutation: CreateTodoMutation(input: CreateTodoInput(name: name)),
+                    queue: calls.queue,
+                    resultHandler: calls.handler
+                )
+            }
+            // On disk, in order, when perform returns.
+            let identifiers = operations.map(\.identifier)
+            #expect(try appSyncClient.queuedMutationIdentifiers() == identifiers)
+            #expect(try clients.queued.map(\.id) == identifiers)
+            #expect(try clients.queued.map(\.operationName) == ["CreateTodo", "CreateTodo", "CreateTodo"])
+
+            // The first one fails while the server is away, and is counted.
+            #expect(try await OfflineClients.eventually { try clients.queued.first?.attempts ?? 0 >= 2 })
+            let first = try #require(try clients.queued.first)
+            #expect(first.id == identifiers[0])
+            #expect(
+                first.lastError?.hasPrefix("The request to \(clients.backend.endpoint.absoluteString) failed: ") == true
+            )
+            #expect(first.lastError?.hasSuffix(" Check the network and that the server is running.") == true)
+            #expect(try clients.queued.dropFirst().allSatisfy { $0.attempts == 0 })
+
+            try await clients.backend.restart()
+            var names: [String] = []
+            for _ in 0..<3 {
+                let (result, error) = try await calls.next(&iterator)
+                #expect(error == nil)
+                #expect(result?.errors == nil)
+                names.append(result?.data?.createTodo?.name ?? "")
+            }
+            #expect(names == ["First", "Second", "Third"])
+            #expect(try appSyncClient.queuedMutationIdentifiers() == [])
+            #expect(try await clients.serverNames() == ["First", "Second", "Third"])
+
+            // Every attempt carried the mutation's durable id; each was sent only after the one
+            // before it was answered.
+            let keys = transport.posts.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+            #expect(keys.allSatisfy { $0 != nil })
+            var firstSeen: [String] = []
+            for case let key? in keys where !firstSeen.contains(key) { firstSeen.append(key) }
+            #expect(firstSeen == identifiers)
+            #expect(keys.suffix(2) == [identifiers[1], identifiers[2]])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func mutationsLeftByAnEndedClientAreReplayedToTheDelegateAndTheSequence()
+        async throws
+    {
+        try await OfflineClients.withBackend { clients in
+            await clients.backend.kill()
+            var ended: AWSAppSyncClient? = try clients.makeClient()
+            let first = ended?.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "r1", name: "One")),
+                resultHandler: nil
+            )
+            let second = ended?.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "r2", name: "Two")),
+                resultHandler: nil
+            )
+            ended = nil
+            #expect(try clients.queued.map(\.id) == [first?.identifier, second?.identifier].compactMap { $0 })
+
+            try await clients.backend.restart()
+            let delegate = RecordingDelegate()
+            let appSyncClient = try clients.makeClient(delegate: delegate)
+            var replayed: [OfflineMutationResult] = []
+            for await result in appSyncClient.offlineMutationResults {
+                replayed.append(result)
+                if replayed.count == 2 { break }
+            }
+            #expect(replayed.map(\.recordIdentifier) == [first?.identifier, second?.identifier].compactMap { $0 })
+            #expect(replayed.map(\.operationName) == ["CreateTodo", "CreateTodo"])
+            #expect(
+                replayed.map(\.operationString) == [
+                    CreateTodoMutation.operationString, CreateTodoMutation.operationString,
+                ]
+            )
+            #expect(replayed.map { $0.snapshot?["createTodo"]?.objectValue?["name"] } == ["One", "Two"])
+            #expect(replayed.allSatisfy { $0.errors == nil && $0.error == nil })
+            let heard = delegate.calls.withLock { $0 }
+            #expect(heard.map(\.0) == replayed.map(\.recordIdentifier))
+            #expect(heard.map(\.1) == [CreateTodoMutation.operationString, CreateTodoMutation.operationString])
+            #expect(heard.map { $0.2?["createTodo"]?.objectValue?["id"] } == ["r1", "r2"])
+            #expect(heard.allSatisfy { $0.3 == nil })
+            #expect(try clients.queued.isEmpty)
+            #expect(try await clients.serverNames() == ["One", "Two"])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func a401FetchesTheKeyAgainAndRetriesInsteadOfDropping() async throws {
+        try await OfflineClients.withBackend { clients in
+            // The server refuses the expired key with 401; the provider has the new one by the
+            // time it is asked again.
+            let apiKey = SwitchableAPIKey("da2-expired", renewed: clients.backend.apiKey)
+            let transport = RecordingTransport()
+            let appSyncClient = try clients.makeClient(apiKey: apiKey, transport: transport)
+            let result = try await appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(name: "Kept"))
+            )
+            #expect(result.data?.createTodo?.name == "Kept")
+            #expect(apiKey.calls == 2)
+            #expect(transport.posts.count == 2)
+            #expect(
+                transport.posts.map { $0.value(forHTTPHeaderField: "x-api-key") } == [
+                    "da2-expired", clients.backend.apiKey,
+                ]
+            )
+            #expect(try await clients.serverNames() == ["Kept"])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func a429IsRetriedAfterItsRetryAfterAndA5xxByBackoff() async throws {
+        try await OfflineClients.withBackend { clients in
+            let transport = RecordingTransport()
+            let appSyncClient = try clients.makeClient(transport: transport)
+            transport.script([
+                APIResponse(statusCode: 429, headers: ["Retry-After": "1"], body: Data("Slow down".utf8)),
+                APIResponse(statusCode: 503, headers: [:], body: Data()),
+            ])
+            let started = ContinuousClock.now
+            let result = try await appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(name: "Later"))
+            )
+            #expect(ContinuousClock.now - started >= .seconds(1))
+            #expect(result.data?.createTodo?.name == "Later")
+            #expect(transport.posts.count == 3)
+            #expect(Set(transport.posts.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }).count == 1)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aRefusalEndsTheMutationWithTheServersReason() async throws {
+        try await OfflineClients.withBackend { clients in
+            let transport = RecordingTransport()
+            let appSyncClient = try clients.makeClient(transport: transport)
+            transport.script([
+                APIResponse(
+                    statusCode: 400,
+                    headers: [:],
+                    body: Data(#"{"errors":[{"errorType":"BadRequestException","message":"Bad input"}]}"#.utf8)
+                )
+            ])
+            let error = await #expect(throws: AWSAppSyncClientError.self) {
+                try await appSyncClient.perform(mutation: CreateTodoMutation(input: CreateTodoInput(name: "Refused")))
+            }
+            #expect(error?.statusCode == 400)
+            #expect(
+                error?.message
+                    == "\(clients.backend.endpoint.absoluteString) refused CreateTodo with HTTP 400: "
+                    + "BadRequestException: Bad input. Check ApiUrl in awsconfiguration.json and the server's logs."
+            )
+            #expect(try appSyncClient.queuedMutationIdentifiers() == [])
+            #expect(transport.posts.count == 1)
+        }
+    }
+
+    @Test func theRetryDelayDoublesUpToItsCapWithJitterAndRetryAfterIsRead() {
+        let policy = MutationRetryPolicy()
+        #expect(policy.delay(afterFailures: 1, random: 0) == .milliseconds(100))
+        #expect(policy.delay(afterFailures: 2, random: 0) == .milliseconds(200))
+        #expect(policy.delay(afterFailures: 4, random: 0.5) == .milliseconds(850))
+        #expect(policy.delay(afterFailures: 12, random: 0) == .milliseconds(204_800))
+        #expect(policy.delay(afterFailures: 13, random: 0) == .seconds(300))
+        #expect(policy.delay(afterFailures: 500, random: 0.99) == .seconds(300) + .milliseconds(99))
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(AppSyncHTTPClient.retryAfter(["Retry-After": "7"], now: now) == .seconds(7))
+        #expect(AppSyncHTTPClient.retryAfter(["retry-after": " 0 "], now: now) == .zero)
+        #expect(
+            AppSyncHTTPClient.retryAfter(["Retry-After": "Tue, 14 Nov 2023 22:13:30 GMT"], now: now) == .seconds(10)
+        )
+        #expect(AppSyncHTTPClient.retryAfter(["Retry-After": "soon"], now: now) == nil)
+        #expect(AppSyncHTTPClient.retryAfter([:], now: now) == nil)
+    }
+}
