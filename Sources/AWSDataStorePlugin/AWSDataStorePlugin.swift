@@ -222,19 +222,13 @@ extension ModelTable {
     ///
     /// - Throws: ``DataStoreError`` when a key field has no value.
     func identifier(of json: JSONValue) throws(DataStoreError) -> String {
-        var keyValues: [DatabaseValue] = []
-        for name in primaryKey {
-            guard let value = json[name], !value.isNull,
-                let stored = try ModelTable.databaseValue(value, kind: column(named: name)!.kind)
-            else {
-                throw DataStoreError(
-                    .invalidModel,
-                    "The \(self.name) has no valid value for its key field \(name), so it cannot name a stored record. "
-                        + "Pass a \(self.name) read from DataStore, or delete by identifier."
-                )
-            }
-            keyValues.append(stored)
+        do {
+            return ModelTable.identifier(of: try keyValues(of: json))
+        } catch {
+            throw DataStoreError(
+                .invalidModel,
+                "\(error.message) Pass a \(name) read from DataStore, or delete by identifier."
+            )
         }
-        return ModelTable.identifier(of: keyValues)
     }
 }

@@ -11,6 +11,10 @@ enum Outbox {
     /// The table the events are stored in.
     static let table = SystemTables.outbox
 
+    /// The columns an event is read from, in the order ``event(from:)`` reads them.
+    static let columns =
+        #""id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON""#
+
     /// The statement that appends an event.
     static let insertEvent = """
         INSERT INTO "\(table)" ("id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", \
@@ -64,8 +68,7 @@ enum Outbox {
     static func events(_ db: Database) throws -> [MutationEvent] {
         try db.makeStatement(
             sql: """
-                SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
-                FROM "\(table)" ORDER BY "sequence"
+                SELECT \(columns) FROM "\(table)" ORDER BY "sequence"
                 """
         )
         .fetchExactRows([])

@@ -37,8 +37,7 @@ extension Outbox {
         var events: [MutationEvent] = []
         let statement = try db.cachedStatement(
             sql: """
-                SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
-                FROM "\(table)" AS o
+                SELECT \(columns) FROM "\(table)" AS o
                 WHERE NOT EXISTS (
                   SELECT 1 FROM "\(table)" AS p
                   WHERE p."modelName" = o."modelName" AND p."modelId" = o."modelId" AND p."sequence" < o."sequence"

@@ -261,10 +261,7 @@ extension StorageEngine {
         try await write { db in
             try Outbox.markInProcess(id, db)
             let rows = try db.cachedStatement(
-                sql: """
-                    SELECT "id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", "graphQLFilterJSON"
-                    FROM "\(Outbox.table)" WHERE "id" = ?
-                    """
+                sql: "SELECT \(Outbox.columns) FROM \"\(Outbox.table)\" WHERE \"id\" = ?"
             )
             .fetchExactRows([id.databaseValue])
             guard let row = rows.first else { return nil }
@@ -383,7 +380,10 @@ extension ModelTable {
             guard let value = json[name], !value.isNull,
                 let stored = try ModelTable.databaseValue(value, kind: column(named: name)!.kind)
             else {
-                throw DataStoreError(.invalidModel, "The \(self.name) has no valid value for its key field \(name).")
+                throw DataStoreError(
+                    .invalidModel,
+                    "The \(self.name) has no valid value for its key field \(name), so it cannot name a stored record."
+                )
             }
             values.append(stored)
         }
