@@ -175,6 +175,94 @@ import TodoAPI
     }
 }
 
+/// A token provider that cannot reach its service holds a mutation in the queue until it can;
+/// one that refuses (nobody signed in) fails the mutation at once, as the AWS Mobile SDK does.
+@Suite struct TokenProviderFailureTests {
+    /// Fails the first `failures` calls with `error`, then gives `let-me-in`.
+    final class FlakyProvider: AWSLambdaAuthProviderAsync, @unchecked Sendable {
+        private let lock = NSLock()
+        private var failures: Int
+        private let error: any Error
+        private(set) var calls = 0
+
+        init(failures: Int, error: any Error) {
+            self.failures = failures
+            self.error = error
+        }
+
+        func getLatestAuthToken(_ callback: @escaping (String?, Error?) -> Void) {
+            let fail: Bool = lock.withLock {
+                calls += 1
+                guard failures > 0 else { return false }
+                failures -= 1
+                return true
+            }
+            if fail { callback(nil, error) } else { callback("let-me-in", nil) }
+        }
+    }
+
+    struct NobodySignedIn: Error, CustomStringConvertible {
+        var description: String { "Nobody is signed in" }
+    }
+
+    static func makeClient(_ backend: LocalBackend, _ provider: FlakyProvider) throws -> AWSAppSyncClient {
+        try AWSAppSyncClient(
+            appSyncConfig: AWSAppSyncClientConfiguration(
+                appSyncServiceConfig: AWSAppSyncServiceConfig(
+                    endpoint: backend.endpoint,
+                    region: "us-east-1",
+                    authType: .function
+                ),
+                awsLambdaAuthProvider: provider
+            )
+        )
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anUnreachableProviderIsRetriedAndARefusalFailsAtOnce() async throws {
+        let backend = try await LocalBackend.start(
+            schema: TodoSeedTests.schema,
+            defaultMode: .lambda,
+            additionalModes: [],
+            lambdaAuthorizer: { token in LambdaAuthorization(isAuthorized: token == "let-me-in") }
+        )
+        do {
+            // A token refresh while offline: the mutation waits in the queue and then arrives once.
+            let offline = FlakyProvider(
+                failures: 2,
+                error: AuthError.service("Cannot reach Cognito", "", URLError(.notConnectedToInternet))
+            )
+            let client = try Self.makeClient(backend, offline)
+            let created = try await client.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk"))
+            )
+            #expect(created.data?.createTodo?.id == "t1")
+            #expect(offline.calls == 3)
+            #expect(try client.queuedMutationIdentifiers().isEmpty)
+
+            // Nobody signed in: the caller gets the provider's error and nothing stays queued.
+            let refusing = FlakyProvider(failures: .max, error: NobodySignedIn())
+            let refused = try Self.makeClient(backend, refusing)
+            let error = await #expect(throws: AWSAppSyncClientError.self) {
+                try await refused.perform(mutation: CreateTodoMutation(input: CreateTodoInput(id: "t2", name: "Eggs")))
+            }
+            #expect(error?.code == .authentication)
+            #expect(
+                error?.message
+                    == "The auth provider of AWS_LAMBDA failed to return a token: Nobody is signed in. "
+                    + "Check that the user is signed in."
+            )
+            #expect(refusing.calls == 1)
+            #expect(try refused.queuedMutationIdentifiers().isEmpty)
+            let stored = try await client.fetch(query: ListTodosQuery(), cachePolicy: .fetchIgnoringCacheData)
+            #expect(stored.data?.listTodos?.items?.compactMap { $0?.id } == ["t1"])
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+}
+
 /// The AWS_IAM mode end to end: SigV4 over HTTP and in the real-time authorization objects.
 @Suite struct IAMAuthTests {
     @Test(.timeLimit(.minutes(1))) func signedRequestsAndSubscriptionsAreAccepted() async throws {

@@ -18,7 +18,7 @@ import TodoAPI
 
 /// The seeds' snippets written for the AWS Mobile SDK, run against the local backend with
 /// Cognito served by moto. They use `AWSMobileClient.sharedInstance()`, so they run one at a time.
-@Suite(.serialized) struct SeedSnippetTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct SeedSnippetTests {
     static let apiName = "xyz123useamplifyabcd"
     static let password = "Secret-pass1!"
 

@@ -10,8 +10,9 @@ extension AppSyncAuthorization {
     /// Adds the headers of the mode to `request`: `x-api-key`, a token in `authorization`, or
     /// a SigV4 signature for the `appsync` service (added last, over the final headers).
     ///
-    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/authentication``) when
-    ///   a provider fails or returns an empty token.
+    /// - Throws: ``AWSAppSyncClientError``: ``AWSAppSyncClientError/Code/authentication`` when
+    ///   a provider fails or returns an empty token, ``AWSAppSyncClientError/Code/requestFailed``
+    ///   when it failed because its service could not be reached.
     func authorize(_ request: URLRequest) async throws -> URLRequest {
         var request = request
         switch source {
@@ -29,7 +30,7 @@ extension AppSyncAuthorization {
                 credentials = try await provider.fetchCredentials()
             } catch {
                 throw AWSAppSyncClientError(
-                    .authentication,
+                    Self.failureCode(of: error),
                     "The credentialsProvider failed to return credentials to sign the request with AWS_IAM: "
                         + "\(sentence: error) Check the provider's credentials."
                 )
@@ -65,7 +66,7 @@ extension AppSyncAuthorization {
             }
         } catch {
             throw AWSAppSyncClientError(
-                .authentication,
+                Self.failureCode(of: error),
                 "The auth provider of \(mode.rawValue) failed to return a token: \(sentence: error) "
                     + "Check that the user is signed in."
             )
@@ -78,6 +79,21 @@ extension AppSyncAuthorization {
             )
         }
         return token
+    }
+
+    /// The code of a provider's failure: ``AWSAppSyncClientError/Code/requestFailed`` when the
+    /// provider could not reach its service (a `URLError` or `APIError.networkError` anywhere in
+    /// the error's chain, such as a token refresh while offline), which the offline queue retries; otherwise
+    /// ``AWSAppSyncClientError/Code/authentication`` (nobody signed in, a refused refresh token),
+    /// which retrying will not mend.
+    static func failureCode(of error: any Error) -> AWSAppSyncClientError.Code {
+        var current: (any Error)? = error
+        while let error = current {
+            if error is URLError { return .requestFailed }
+            if case .networkError? = error as? APIError { return .requestFailed }
+            current = (error as? AuthError)?.underlyingError
+        }
+        return .authentication
     }
 
     private static func callbackToken(

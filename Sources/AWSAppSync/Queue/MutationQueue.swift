@@ -29,7 +29,9 @@ protocol QueuedMutationHandler: Sendable {
 /// 401 after the credentials were fetched again), and when it is cancelled. It stays, and is
 /// tried again, when the server cannot be reached (after `2^n·100 ms + jitter`, capped at 5 min,
 /// or at once when the API answers again), when the server answers HTTP 5xx or 429 (after its
-/// `Retry-After` when it gives one), and when no token or credentials can be had. Every attempt
+/// `Retry-After` when it gives one), and when a token or credentials could not be had because
+/// their service could not be reached. A provider that refuses (nobody is signed in) fails the
+/// mutation, as a refusal by the API would: its caller gets the error. Every attempt
 /// carries the mutation's durable id as its `Idempotency-Key`, so that a server keeping the
 /// first response per key applies a mutation replayed after a crash once.
 ///
@@ -281,9 +283,6 @@ final class MutationQueue: Sendable {
 
     /// What to do after a failed attempt, the `failures`-th of the mutation.
     private func verdict(_ error: AWSAppSyncClientError, failures: Int, refreshed: Bool) -> Verdict {
-        if error.code == .authentication {
-            return .retry(after: policy.delay(afterFailures: failures), probe: false)
-        }
         guard let status = error.statusCode else {
             return error.code == .requestFailed
                 ? .retry(after: policy.delay(afterFailures: failures), probe: true) : .drop

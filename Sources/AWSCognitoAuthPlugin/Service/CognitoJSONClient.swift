@@ -20,7 +20,9 @@ struct CognitoJSONClient: Sendable {
     /// Calls `operation` with `input` and returns the answer's JSON object.
     ///
     /// - Throws: ``AuthError`` wrapping ``AWSCognitoServiceError`` when the service refuses,
-    ///   `service` when it cannot be reached or answers something that is not JSON.
+    ///   `service` when it cannot be reached (with the transport's error as the underlying error,
+    ///   so that callers can tell a network failure from a refusal) or answers something that is
+    ///   not JSON.
     func call(_ operation: String, _ input: [String: JSONValue]) async throws(AuthError) -> JSONValue {
         var request = URLRequest(url: endpoint)
         request.httpMethod = "POST"
@@ -38,7 +40,7 @@ struct CognitoJSONClient: Sendable {
             throw .service(
                 "Cannot reach \(endpoint.absoluteString) for \(operation): \(error)",
                 "Check the network and the Endpoint or Region in the configuration.",
-                nil
+                error
             )
         }
         let body = try? JSONValue(parsing: response.body)
