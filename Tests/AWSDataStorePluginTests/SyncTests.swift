@@ -31,7 +31,7 @@ import Testing
             )
         )
         try await first.waitUntilOutboxIsEmpty()
-        try await waitUntil("the post on the second device") {
+        try await second.waitUntil("the post on the second device") {
             try await second.plugin.query(BlogPost.self, byId: "p1")?.title == "Lisbon"
         }
         #expect(try await second.plugin.query(Blog.self, byId: "b1")?.name == "Travels")
@@ -40,12 +40,12 @@ import Testing
         var post = try #require(try await second.plugin.query(BlogPost.self, byId: "p1"))
         post.title = "Porto"
         try await second.plugin.save(post)
-        try await waitUntil("the update on the first device") {
+        try await first.waitUntil("the update on the first device") {
             try await first.plugin.query(BlogPost.self, byId: "p1")?.title == "Porto"
         }
         try await second.plugin.delete(Blog.self, withId: "b1")
         try await second.waitUntilOutboxIsEmpty()
-        try await waitUntil("the deletion on the first device") {
+        try await first.waitUntil("the deletion on the first device") {
             try await first.plugin.query(Blog.self, byId: "b1") == nil
         }
         #expect(first.errors.values.isEmpty)
@@ -284,13 +284,22 @@ import Testing
         try await selective.startAndWaitUntilReady()
         #expect(try await selective.plugin.query(Blog.self).map(\.id).sorted() == ["keep one", "keep two"])
         #expect(try blogSynced(selective).isFullSync)
+        // Records written elsewhere arrive through the subscriptions only when they match.
+        _ = try await api.mutate(request: .create(Blog(id: "skip four", name: "skip four"))).get()
+        _ = try await api.mutate(request: .create(Blog(id: "keep five", name: "keep five"))).get()
+        try await waitUntil("the matching record received") {
+            try await selective.plugin.query(Blog.self, byId: "keep five") != nil
+        }
+        #expect(
+            try await selective.plugin.query(Blog.self).map(\.id).sorted() == ["keep five", "keep one", "keep two"]
+        )
         try await selective.plugin.stop()
 
         // Another expression: a base sync again, even within the interval.
         let everything = try SyncDevice(backend: backend, directory: directory)
         try await everything.startAndWaitUntilReady()
         #expect(try blogSynced(everything).isFullSync)
-        #expect(try await everything.plugin.query(Blog.self).count == 3)
+        #expect(try await everything.plugin.query(Blog.self).count == 5)
         try await everything.plugin.stop()
 
         // The same expression within the interval: a delta sync; past the interval: a base sync.

@@ -105,6 +105,19 @@ final class SyncEngine: Sendable {
     }
 
     /// Reports an error no caller can be told of.
+    /// Reports `error` as "`message`: `error`", unless it is the cancellation of the engine's
+    /// own tasks by `stop()`, which is not a failure: what was being done stays to be done.
+    func report(_ message: String, _ error: any Error) {
+        if Self.isCancellation(error) { return }
+        report(DataStoreError(.sync, "\(message): \(error)"))
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if case .networkError(_, let underlying)? = error as? APIError { return isCancellation(underlying) }
+        return false
+    }
+
     func report(_ error: DataStoreError) {
         if let handler = configuration.errorHandler {
             handler(error)
@@ -238,7 +251,7 @@ final class SyncEngine: Sendable {
                     attempt += 1
                     setNetwork(active: false)
                     if !Self.isRetryable(error) {
-                        report(DataStoreError(.sync, "DataStore's sync query failed: \(error)"))
+                        report("DataStore's sync query failed", error)
                     }
                     try? await Task.sleep(for: Self.backoff(attempt: attempt))
                 }
@@ -260,14 +273,30 @@ final class SyncEngine: Sendable {
         return becameReady
     }
 
-    /// Applies a record a subscription delivered, and tells the hub.
+    /// Applies a record a subscription delivered, and tells the hub. A record outside the
+    /// model's sync expression is left out, as the sync queries leave it out; a deletion is
+    /// always applied (it only removes what the store holds).
     private func apply(_ item: JSONValue, modelName: String) async {
+        if let expression = configuration.syncExpressions.first(where: { $0.modelSchema.name == modelName }),
+            let schema = storage.catalog.tables[modelName]?.schema,
+            item["_deleted"]?.booleanValue != true
+        {
+            do {
+                guard try expression.modelPredicate().evaluate(target: item, schema: schema) else { return }
+            } catch {
+                report(
+                    "DataStore could not check a \(modelName) from a subscription against its sync expression",
+                    error
+                )
+                return
+            }
+        }
         do {
             let result = try await storage.reconcile([item], modelName: modelName)
             for refused in result.refused { report(refused) }
             for event in result.applied { dispatch(HubPayload.EventName.DataStore.syncReceived, event) }
         } catch {
-            report(DataStoreError(.sync, "DataStore could not apply a \(modelName) from a subscription: \(error)"))
+            report("DataStore could not apply a \(modelName) from a subscription", error)
         }
     }
 
@@ -394,7 +423,7 @@ final class SyncEngine: Sendable {
                 let result = try await storage.applyDeferred(after: events)
                 for event in result.applied { dispatch(HubPayload.EventName.DataStore.syncReceived, event) }
             } catch {
-                report(DataStoreError(.sync, "DataStore could not apply a record the backend sent: \(error)"))
+                report("DataStore could not apply a record the backend sent", error)
             }
         }
     }
@@ -428,7 +457,7 @@ final class SyncEngine: Sendable {
                             }
                         }
                     } catch {
-                        report(DataStoreError(.sync, "DataStore could not read its outbox: \(error)"))
+                        report("DataStore could not read its outbox", error)
                         await outboxSignal.wait(after: generation, timeout: .seconds(5))
                         continue
                     }
@@ -543,7 +572,7 @@ final class SyncEngine: Sendable {
             } catch {
                 // Stopping cancels a send; the event stays in the outbox for the next start.
                 if !Task.isCancelled {
-                    report(DataStoreError(.sync, "DataStore could not settle the outbox event '\(event.id)': \(error)"))
+                    report("DataStore could not settle the outbox event '\(event.id)'", error)
                 }
                 return
             }
@@ -632,7 +661,7 @@ final class SyncEngine: Sendable {
             localModel = try ModelRegistry.decode(modelName: event.modelName, from: .object(local))
             remoteModel = try ModelRegistry.decode(modelName: event.modelName, from: remote)
         } catch {
-            report(DataStoreError(.sync, "The records of a conflict on \(event.modelName) cannot be read: \(error)"))
+            report("The records of a conflict on \(event.modelName) cannot be read", error)
             return nil
         }
         let handler = configuration.conflictHandler
@@ -664,10 +693,10 @@ final class SyncEngine: Sendable {
                 _ = try await storage.dropLocal(event)
             case .failure(let error):
                 _ = try await storage.finish(event, item: nil)
-                report(DataStoreError(.sync, "DataStore could not read the backend's \(table.name): \(error)"))
+                report("DataStore could not read the backend's \(table.name)", error)
             }
         } catch {
-            report(DataStoreError(.sync, "DataStore could not undo the refused change '\(event.id)': \(error)"))
+            report("DataStore could not undo the refused change '\(event.id)'", error)
             _ = try? await storage.finish(event, item: nil)
         }
     }

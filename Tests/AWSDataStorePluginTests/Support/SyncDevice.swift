@@ -67,13 +67,31 @@ final class SyncDevice: Sendable {
         do {
             // Generous: each device subscribes to three events of every model, and the whole suite
             // running in parallel on two cores makes that slow.
-            try await waitUntil("\(HubPayload.EventName.DataStore.ready) on this device", timeout: .seconds(90)) {
+            try await AWSDataStorePluginTests.waitUntil(
+                "\(HubPayload.EventName.DataStore.ready) on this device",
+                timeout: .seconds(90)
+            ) {
                 self.eventNames.contains(HubPayload.EventName.DataStore.ready)
             }
         } catch {
             throw WaitTimeout(
                 what: "DataStore.ready (events: \(eventNames); errors: \(errors.values); log: \(logs.messages))"
             )
+        }
+    }
+
+    /// What happened on this device, for a failure message: the last Hub events, the errors
+    /// and the log.
+    var diagnostics: String {
+        "events: \(eventNames.suffix(40)); errors: \(errors.values); log: \(logs.messages.suffix(20))"
+    }
+
+    /// Waits until `condition` holds on this device; a timeout says what the device went through.
+    func waitUntil(_ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
+        do {
+            try await AWSDataStorePluginTests.waitUntil(what, condition)
+        } catch let timeout as WaitTimeout {
+            throw WaitTimeout(what: "\(timeout.what) (\(diagnostics))")
         }
     }
 
