@@ -133,20 +133,30 @@ extension StorageEngine {
     /// Throws ``DataStoreError/Code/invalidModel`` when the record belongs to a parent that is
     /// not saved.
     func checkParents(of record: StoredRecord, in table: ModelTable, _ db: Database) throws {
+        if let missing = try missingParent(of: record, in: table, db) {
+            throw DataStoreError(
+                .invalidModel,
+                "\(table.name) '\(record.identifier)' belongs to \(missing.table.name) '\(missing.identifier)' "
+                    + "(\(missing.foreignKey.columns.joined(separator: ", "))), which is not saved. Save the "
+                    + "\(missing.table.name) first, or set \(missing.foreignKey.field) to a saved one."
+            )
+        }
+    }
+
+    /// The first parent the record belongs to that is not stored, if any.
+    func missingParent(
+        of record: StoredRecord,
+        in table: ModelTable,
+        _ db: Database
+    ) throws -> (table: ModelTable, identifier: String, foreignKey: TableForeignKey)? {
         for foreignKey in table.foreignKeys {
             let values = foreignKey.columns.map { record.values[table.columnIndex[$0]!] }
             if values.contains(where: \.isNull) { continue }
             guard let parent = catalog.tables[foreignKey.parentTable] else { continue }
-            let exists = try Self.rowid(parent.statements.rowidByKey, values, db)
-            if exists == nil {
-                let key = ModelTable.identifier(of: values)
-                throw DataStoreError(
-                    .invalidModel,
-                    "\(table.name) '\(record.identifier)' belongs to \(parent.name) '\(key)' "
-                        + "(\(foreignKey.columns.joined(separator: ", "))), which is not saved. Save the "
-                        + "\(parent.name) first, or set \(foreignKey.field) to a saved one."
-                )
+            if try Self.rowid(parent.statements.rowidByKey, values, db) == nil {
+                return (parent, ModelTable.identifier(of: values), foreignKey)
             }
         }
+        return nil
     }
 }

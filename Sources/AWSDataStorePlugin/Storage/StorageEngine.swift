@@ -214,6 +214,7 @@ final class StorageEngine: Sendable {
             try db.execute(sql: "DELETE FROM \"\(SystemTables.syncMetadata)\"")
             try db.execute(sql: "DELETE FROM \"\(SystemTables.modelSync)\"")
             try db.execute(sql: "DELETE FROM \"\(SystemTables.deferred)\"")
+            try db.execute(sql: "DELETE FROM \"\(SystemTables.orphans)\"")
             db.afterNextTransaction { _ in hub.publishReset() }
         }
     }

@@ -14,12 +14,16 @@ import SQLiteExactText
 /// - `_stratus_model_sync`: per model, when it was last synced and with which sync expression.
 /// - `_stratus_deferred`: per record, the latest record the backend sent while the record had
 ///   pending outbox events; applied once they are gone.
+/// - `_stratus_orphans`: per record, the latest record the backend sent before the parent it
+///   belongs to (subscriptions of different models deliver in no common order); applied when
+///   the parent arrives, forgotten when the parent is deleted.
 enum SystemTables {
     static let metadata = "_stratus_metadata"
     static let outbox = "_stratus_outbox"
     static let syncMetadata = "_stratus_sync_metadata"
     static let modelSync = "_stratus_model_sync"
     static let deferred = "_stratus_deferred"
+    static let orphans = "_stratus_orphans"
 
     /// The prefix of every system table's name.
     static let prefix = "_stratus_"
@@ -76,6 +80,14 @@ enum SystemTables {
                   "json" TEXT NOT NULL,
                   "version" INTEGER
                 ) STRICT;
+                CREATE TABLE IF NOT EXISTS "\(orphans)" (
+                  "id" TEXT NOT NULL PRIMARY KEY,
+                  "modelName" TEXT NOT NULL,
+                  "parent" TEXT NOT NULL,
+                  "json" TEXT NOT NULL,
+                  "version" INTEGER
+                ) STRICT;
+                CREATE INDEX IF NOT EXISTS "\(orphans):byParent" ON "\(orphans)" ("parent");
                 """
         )
     }

@@ -56,8 +56,9 @@ extension StorageEngine {
     /// change wins until the backend has it); a `_deleted` record is removed with its children.
     /// Observers hear of the changes once the transaction commits.
     ///
-    /// A record that does not fit its model, or that belongs to a parent that is not stored, is
-    /// skipped and reported in ``ReconcileResult/refused``; the others are applied.
+    /// A record that does not fit its model is skipped and reported in
+    /// ``ReconcileResult/refused``. A record that belongs to a parent that is not stored waits
+    /// for it (in `_stratus_orphans`) and is applied when the parent arrives.
     func reconcile(_ items: [JSONValue], modelName: String) async throws(DataStoreError) -> ReconcileResult {
         guard let table = catalog.tables[modelName] else {
             throw DataStoreError(.sync, "The backend sent a \(modelName), which this DataStore does not store.")
@@ -125,14 +126,29 @@ extension StorageEngine {
                 result.deleted += 1
             }
             try Self.storeMetadata(key, version: version, deleted: true, lastChangedAt: lastChangedAt, db)
+            // Records that came before this parent belong to a deleted record: nothing to apply.
+            try db.cachedStatement(sql: "DELETE FROM \"\(SystemTables.orphans)\" WHERE \"parent\" = ?")
+                .executeExactly([key.databaseValue])
             return
         }
         let record: StoredRecord
         do {
             record = try table.record(from: item)
-            try checkParents(of: record, in: table, db)
-        } catch let error as DataStoreError {
+        } catch {
             result.refused.append(Self.unreadable(table, item, error.message))
+            return
+        }
+        if let parent = try missingParent(of: record, in: table, db) {
+            // Subscriptions of different models deliver in no common order: the parent may come
+            // next. The record waits for it.
+            try Self.keepOrphan(
+                item,
+                table: table,
+                key: key,
+                parent: Outbox.recordKey(parent.table.name, parent.identifier),
+                version: version,
+                db
+            )
             return
         }
         let rowid = try Self.rowid(table.statements.rowidByKey, record.keyValues, db)
@@ -153,6 +169,48 @@ extension StorageEngine {
                 version: version
             )
         )
+        try applyOrphans(of: key, db, &result)
+    }
+
+    /// Keeps `item`, which belongs to the record `parent` that is not stored yet, unless a newer
+    /// one is kept already.
+    static func keepOrphan(
+        _ item: JSONValue,
+        table: ModelTable,
+        key: String,
+        parent: String,
+        version: Int?,
+        _ db: Database
+    ) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO "\(SystemTables.orphans)" ("id", "modelName", "parent", "json", "version")
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT ("id") DO UPDATE SET "parent" = excluded."parent", "json" = excluded."json",
+                  "version" = excluded."version"
+                WHERE coalesce(excluded."version", 0) >= coalesce("version", 0)
+                """
+        )
+        .executeExactly([
+            key.databaseValue, table.name.databaseValue, parent.databaseValue,
+            try CanonicalJSON.text(of: item).databaseValue, version.databaseValue,
+        ])
+    }
+
+    /// Applies the records that were waiting for the record `parent`, now stored, and forgets them.
+    func applyOrphans(of parent: String, _ db: Database, _ result: inout ReconcileResult) throws {
+        let rows = try db.cachedStatement(
+            sql: "SELECT \"id\", \"modelName\", \"json\" FROM \"\(SystemTables.orphans)\" WHERE \"parent\" = ?"
+        )
+        .fetchExactRows([parent.databaseValue])
+        for row in rows {
+            guard let id = String.fromDatabaseValue(row[0]), let modelName = String.fromDatabaseValue(row[1]),
+                let table = catalog.tables[modelName], let text = String.fromDatabaseValue(row[2])
+            else { continue }
+            try db.cachedStatement(sql: "DELETE FROM \"\(SystemTables.orphans)\" WHERE \"id\" = ?")
+                .executeExactly([id.databaseValue])
+            try reconcile(try JSONValue(parsing: text), table: table, db, &result)
+        }
     }
 
     private static func unreadable(_ table: ModelTable, _ item: JSONValue, _ problem: String) -> DataStoreError {
