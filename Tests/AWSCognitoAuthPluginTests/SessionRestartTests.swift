@@ -40,7 +40,8 @@ import Testing
             let output = directory.appending(path: "child.log")
             let child = try await ChildProcess.start(
                 [
-                    CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter",
+                    URL(fileURLWithPath: CommandLine.arguments[0]).path, "--testing-library", "swift-testing",
+                    "--filter",
                     "SessionRestartTests/restoreInAChild",
                 ],
                 environment: [

@@ -36,7 +36,11 @@ enum ChildTest {
         var childEnvironment = environment
         childEnvironment[roleVariable] = role
         return try await ChildProcess.start(
-            [CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter", filter],
+            [
+                // Absolute: the child starts in `directory`.
+                URL(fileURLWithPath: CommandLine.arguments[0]).path, "--testing-library", "swift-testing", "--filter",
+                filter,
+            ],
             environment: childEnvironment,
             in: directory,
             output: output,
