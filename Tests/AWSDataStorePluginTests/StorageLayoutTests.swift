@@ -85,7 +85,7 @@ import Testing
         #expect(
             indexes == [
                 "Attachment:byMime", "BlogSettings:fk_blog", "Comment:fk_post", "Photo:fk_album", "Post:byBlog",
-                "PostTags:byPost", "PostTags:byTag", "_stratus_outbox:byRecord",
+                "PostTags:byPost", "PostTags:byTag", "_stratus_orphans:byParent", "_stratus_outbox:byRecord",
             ]
         )
     }
