@@ -77,7 +77,7 @@ extension SQLiteItemStore {
         now: Int
     ) async throws {
         let table = Self.idempotencyTable.quotedSQLIdentifier
-        try await pool.write { db in
+        try await writer.write { db in
             try Self.purgeIdempotencyKeys(now: now, in: db)
             try db.execute(
                 sql: "INSERT INTO \(table) (\"scope\", \"key\", \"digest\", \"status\", \"body\", \"expiresAt\") "

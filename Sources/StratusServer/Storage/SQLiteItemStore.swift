@@ -20,6 +20,8 @@ final class SQLiteItemStore: ItemStore {
 
     /// The database; other files of the store read and write it too.
     let pool: DatabasePool
+    /// The mutations' writes, committed in groups.
+    let writer: GroupCommitWriter
     /// Held while the store is open, so that a second server cannot open the same directory.
     private let lock: DataDirectoryLock
     private let layouts: [String: TableLayout]
@@ -54,6 +56,7 @@ final class SQLiteItemStore: ItemStore {
                 path: directory.appendingPathComponent(Self.databaseFileName).path,
                 configuration: configuration
             )
+            writer = GroupCommitWriter(pool: pool)
         } catch {
             throw StorageError.database(error)
         }
@@ -424,7 +427,7 @@ final class SQLiteItemStore: ItemStore {
             return true
         }
         let layouts = purge ? Array(layouts.values) : []
-        return try await pool.write { db in
+        return try await writer.write { db in
             for layout in layouts {
                 try db.exactExecute(
                     "DELETE FROM \(layout.table) WHERE \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
