@@ -44,7 +44,7 @@ public final class AWSAPIGatewayClient: Sendable {
         configuration: AWSServiceConfiguration,
         url: URL,
         apiKey: String? = nil,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = defaultHTTPTransport()
     ) {
         self.configuration = configuration
         self.url = configuration.endpoint?.url ?? Self.endpointOverride?.url ?? url

@@ -62,7 +62,8 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
     ///   - credentialsProvider: The credentials of `AWS_IAM`; by default those of the Auth plugin
     ///     added to Amplify (an identity pool's guest or signed-in credentials), or without one
     ///     the environment's `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`.
-    ///   - transport: What sends the requests; by default `URLSession` data tasks.
+    ///   - transport: What sends the requests; by default `defaultHTTPTransport()` (AsyncHTTPClient on
+    ///     Linux, `URLSession` on Apple platforms).
     ///   - retryPolicy: When requests that failed with 5xx or 429 are sent again.
     ///   - clock: The date of signatures and the waits between retries.
     ///   - realTimeConfiguration: The backoff of subscriptions that reconnect after a drop.
@@ -71,7 +72,7 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
     public init(
         apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory(),
         credentialsProvider: (any AWSCredentialsProvider)? = nil,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = defaultHTTPTransport(),
         retryPolicy: RetryPolicy = .standard,
         clock: APIClock = .system,
         realTimeConfiguration: AppSyncRealTimeConfiguration = AppSyncRealTimeConfiguration(),

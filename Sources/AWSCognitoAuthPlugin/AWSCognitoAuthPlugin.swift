@@ -35,13 +35,14 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
     /// - Parameters:
     ///   - sessionStore: Where the session is kept between runs; by default a file named after
     ///     the user pool (or identity pool) in the XDG data directory.
-    ///   - transport: What sends the requests; by default `URLSession` data tasks.
+    ///   - transport: What sends the requests; by default `defaultHTTPTransport()` (AsyncHTTPClient on
+    ///     Linux, `URLSession` on Apple platforms).
     ///   - hub: Where the `.auth` events go; `Amplify.Hub` by default.
     ///   - now: The clock that decides when tokens and credentials expire.
     ///   - configuration: The pools, for a plugin configured without a file.
     public init(
         sessionStore: (any AuthSessionStore)? = nil,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = defaultHTTPTransport(),
         hub: HubCategory = Amplify.Hub,
         now: @escaping @Sendable () -> Date = { Date() },
         configuration: AWSCognitoAuthConfiguration? = nil

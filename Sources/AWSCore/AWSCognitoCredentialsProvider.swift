@@ -38,7 +38,7 @@ public final class AWSCognitoCredentialsProvider: AWSCredentialsProvider {
         identityPoolId: String,
         endpoint: URL?,
         sessionStore: (any AuthSessionStore)? = nil,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = defaultHTTPTransport()
     ) {
         self.identityPoolId = identityPoolId
         self.regionType = regionType

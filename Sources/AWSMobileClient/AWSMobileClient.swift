@@ -90,7 +90,7 @@ public final class AWSMobileClient: Sendable {
     public func initialize(
         configuration: AWSCognitoAuthConfiguration,
         sessionStore: (any AuthSessionStore)? = nil,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = defaultHTTPTransport(),
         _ completionHandler: @escaping (UserState?, (any Error)?) -> Void
     ) {
         let callback = Callback(completionHandler)
@@ -119,7 +119,7 @@ public final class AWSMobileClient: Sendable {
     public func initialize(
         configuration: AWSCognitoAuthConfiguration,
         sessionStore: (any AuthSessionStore)? = nil,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = defaultHTTPTransport()
     ) async throws -> UserState {
         let hub = HubCategory()
         let plugin = AWSCognitoAuthPlugin(

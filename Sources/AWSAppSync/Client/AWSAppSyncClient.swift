@@ -62,7 +62,7 @@ public final class AWSAppSyncClient: Sendable {
         configuration = appSyncConfig
         http = AppSyncHTTPClient(
             configuration: appSyncConfig,
-            transport: appSyncConfig.transport ?? URLSessionTransport()
+            transport: appSyncConfig.transport ?? defaultHTTPTransport()
         )
         let queries = appSyncConfig.cacheConfiguration?.queries
         registration = try queries.map { try CacheFileRegistry.register($0, for: appSyncConfig) }

@@ -34,7 +34,8 @@ public struct AWSAppSyncClientConfiguration: Sendable {
     let authorization: AppSyncAuthorization
     /// When queued mutations are tried again.
     var retryPolicy = MutationRetryPolicy()
-    /// What sends the client's HTTP requests; `URLSession` when `nil`.
+    /// What sends the client's HTTP requests; `defaultHTTPTransport()` (AsyncHTTPClient on Linux,
+    /// `URLSession` on Apple platforms) when `nil`.
     var transport: (any HTTPTransport)?
 
     /// A configuration for the API of `appSyncServiceConfig`.
