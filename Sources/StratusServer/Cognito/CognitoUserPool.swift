@@ -75,6 +75,11 @@ public final class CognitoUserPool: Sendable {
         } catch {
             throw ServerError.cognito("The user pool's signing key cannot be loaded or created: \(error)")
         }
+        do {
+            try storeConfiguredGroups()
+        } catch {
+            throw ServerError.cognito("The configured groups cannot be stored: \(error)")
+        }
         for user in configuration.users {
             do {
                 guard try store.read(CognitoUser.self, user.username) == nil else { continue }
@@ -178,11 +183,11 @@ public final class CognitoUserPool: Sendable {
     }
 
     /// The operations only an administrator (a SigV4-signed request) may call.
-    static let adminOperations: Set<String> = [
+    static let adminOperations = Set<String>([
         "AdminCreateUser", "AdminSetUserPassword", "AdminConfirmSignUp", "AdminAddUserToGroup",
         "AdminRemoveUserFromGroup", "AdminDeleteUser", "AdminGetUser", "AdminListGroupsForUser", "ListUsers",
         "AdminUserGlobalSignOut",
-    ]
+    ]).union(groupOperations)
 
     // MARK: - Clients
 
@@ -240,8 +245,8 @@ public final class CognitoUserPool: Sendable {
         if let violation = configuration.passwordPolicy.violation(of: password) {
             throw CognitoError("InvalidPasswordException", violation)
         }
-        for group in groups where !configuration.groups.contains(group) {
-            throw CognitoError("ResourceNotFoundException", "Group not found.")
+        for group in groups where try self.group(named: group) == nil {
+            throw CognitoError.groupNotFound
         }
         var attributes = attributes
         attributes["sub"] = nil
