@@ -177,6 +177,28 @@ import Testing
         #expect(try await ann.plugin.query(OwnedNote.self).isEmpty)
         #expect(try await ann.plugin.pendingMutations().isEmpty)
     }
+
+    @Test func aChangeSentWithoutASignedInUserWaitsForTheNextSignIn() async throws {
+        let backend = try await Self.backend()
+        defer { Task { await backend.stop() } }
+        // DataStore does not hear the sign-out here: the request itself finds nobody signed in.
+        let ann = try AuthDevice(backend: backend, hearsAuth: false)
+        _ = try await ann.auth.signIn(username: "ann", password: Self.password, options: nil)
+        let annId = try await ann.auth.getCurrentUser().userId
+        try await ann.startAndWaitUntilReady()
+        _ = await ann.auth.signOut(options: nil)
+
+        try await ann.plugin.save(OwnedNote(id: "waiting", title: "Saved while signed out"))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await ann.plugin.pendingMutations().map(\.modelId) == ["waiting"])
+        #expect(try await ann.plugin.query(OwnedNote.self, byId: "waiting")?.title == "Saved while signed out")
+
+        _ = try await ann.auth.signIn(username: "ann", password: Self.password, options: nil)
+        try await ann.waitUntilOutboxIsEmpty()
+        #expect(try await ann.plugin.query(OwnedNote.self, byId: "waiting")?.owner == "\(annId)::ann")
+        #expect(ann.errors.values.isEmpty)
+        #expect(!ann.events.values.contains { $0.eventName == HubPayload.EventName.DataStore.outboxMutationFailed })
+    }
 }
 
 /// One device of a signed-in user: its own Auth plugin (session in memory, a clock the test
@@ -197,13 +219,15 @@ final class AuthDevice: Sendable {
     let clock = MovableClock()
     private let origin: URL
 
-    init(backend: LocalBackend) throws {
+    /// A device whose DataStore hears the Auth plugin's events, or, with `hearsAuth` false,
+    /// does not (the Auth plugin reports on a hub of its own).
+    init(backend: LocalBackend, hearsAuth: Bool = true) throws {
         directory = try TemporaryDirectory()
         origin = backend.origin
         let clock = clock
         auth = AWSCognitoAuthPlugin(
             sessionStore: InMemoryAuthSessionStore(),
-            hub: hub,
+            hub: hearsAuth ? hub : HubCategory(),
             now: { clock.now() },
             configuration: AWSCognitoAuthConfiguration(
                 userPool: .init(
