@@ -273,7 +273,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AWSDataStorePluginTests",
-            dependencies: ["AWSDataStorePlugin", "BlogModels", "StratusTesting"],
+            dependencies: ["AWSDataStorePlugin", "AWSCognitoAuthPlugin", "BlogModels", "StratusTesting"],
             exclude: ["Interop"],
             swiftSettings: strict
         ),

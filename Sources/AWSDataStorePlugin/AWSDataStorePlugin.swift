@@ -31,7 +31,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     private let engine = Mutex<StorageEngine?>(nil)
     private let sync = Mutex<SyncEngine?>(nil)
     private let api: (any APICategory)?
-    private let catalog: Result<ModelCatalog, DataStoreError>
+    let catalog: Result<ModelCatalog, DataStoreError>
+    /// The Auth plugin sync follows, and what it knows of its user.
+    let auth = Mutex(AuthFollowing())
 
     /// A plugin storing the models of `modelRegistration`, the `AmplifyModels()` that
     /// `stratus codegen models` generates.
@@ -81,8 +83,15 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         _ = try openStore()
     }
 
-    /// Stops syncing, closes the store and ends every observation.
+    /// Stops syncing, closes the store, ends every observation and stops following the Auth
+    /// plugin.
     public func reset() async {
+        useAuthPlugin(nil)
+        await close()
+    }
+
+    /// Stops syncing, closes the store and ends every observation.
+    private func close() async {
         await stopSync()
         engine.withLock { engine in
             defer { engine = nil }
@@ -97,9 +106,18 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     func openEngine() throws(DataStoreError) -> StorageEngine {
         let store = try openStore()
         guard let api = api ?? Amplify.apiPlugin else { return store }
+        // Signed out or expired: sync starts again with the next sign-in.
+        guard !auth.withLock({ $0.waitsForSignIn }) else { return store }
+        let userCheck = signedInUserCheck(store.catalog)
         let started = sync.withLock { sync -> SyncEngine? in
             guard sync == nil else { return nil }
-            let engine = SyncEngine(storage: store, api: api, hub: hub, configuration: configuration)
+            let engine = SyncEngine(
+                storage: store,
+                api: api,
+                hub: hub,
+                configuration: configuration,
+                hasSignedInUser: userCheck
+            )
             sync = engine
             return engine
         }
@@ -107,7 +125,10 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         return store
     }
 
-    private func stopSync() async {
+    /// Whether a store was opened, so that a sign-in starts its sync again.
+    var isOpen: Bool { engine.withLock { $0 != nil } }
+
+    func stopSync() async {
         let running = sync.withLock { sync in
             defer { sync = nil }
             return sync
@@ -116,7 +137,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     }
 
     /// The open store, opening it first if needed.
-    private func openStore() throws(DataStoreError) -> StorageEngine {
+    func openStore() throws(DataStoreError) -> StorageEngine {
         let catalog = try catalog.get()
         return try engine.withLock { engine throws(DataStoreError) -> StorageEngine in
             if let engine { return engine }
@@ -213,7 +234,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// Stops syncing and closes the store; the next call opens it and starts again.
     public func stop() async throws {
-        await reset()
+        await close()
     }
 }
 

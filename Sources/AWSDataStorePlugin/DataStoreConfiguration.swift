@@ -93,6 +93,18 @@ public struct DataStoreConfiguration: Sendable {
     /// go to ``log``.
     public var errorHandler: DataStoreErrorHandler?
 
+    /// Whether signing out (or deleting the user) removes every record and the outbox, as
+    /// `clear()` does; `true` by default.
+    ///
+    /// It applies when an Auth plugin is added and the models need a signed-in user (an `@auth`
+    /// rule with user pools): DataStore then syncs only while a user is signed in, stops on the
+    /// Hub's `Auth.signedOut`, `Auth.userDeleted` and `Auth.sessionExpired`, and starts again on
+    /// `Auth.signedIn`. Changes not yet sent when the user signs out are discarded with the
+    /// rest and reported to ``errorHandler``; after an expired session they are kept until the
+    /// next sign-in, and sent if the same user signs in. With `false`, local data and the
+    /// outbox stay, and the next user to sign in sends the changes left behind.
+    public var clearsLocalDataOnSignOut = true
+
     /// The default configuration.
     public init() {}
 

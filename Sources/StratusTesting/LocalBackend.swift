@@ -215,12 +215,14 @@ public final class LocalBackend: Sendable {
     }
 
     /// An API plugin configured for this backend with `authorizationType`; with a `proxy`, its
-    /// GraphQL requests and real-time connections go through it.
+    /// GraphQL requests and real-time connections go through it; with an `authPlugin`, it takes
+    /// user pool tokens from it, as `Amplify.configure()` links them.
     ///
     /// - Throws: `ConfigurationError` when the configuration is refused.
     public func makeAPIPlugin(
         authorizationType: AWSAuthorizationType = .apiKey,
         apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory(),
+        authPlugin: (any AuthCategoryPlugin)? = nil,
         through proxy: FaultProxy? = nil
     ) throws -> AWSAPIPlugin {
         var endpoints: [AWSAPIPluginConfiguration.Endpoint] = [
@@ -252,6 +254,7 @@ public final class LocalBackend: Sendable {
             apiAuthProviderFactory: apiAuthProviderFactory,
             credentialsProvider: StaticCredentialsProvider(credentials)
         )
+        plugin.useAuthPlugin(authPlugin)
         try plugin.configure(configuration)
         return plugin
     }

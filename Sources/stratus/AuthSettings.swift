@@ -12,7 +12,8 @@ import StratusServer
 ///   "users": [{ "username": "alice", "password": "Secret-pass1!", "attributes": { "email": "a@example.com" },
 ///               "groups": ["Admins"] }],
 ///   "tokenLifetimeSeconds": 3600, "refreshTokenLifetimeSeconds": 2592000, "rotateRefreshTokens": false,
-///   "autoConfirmSignUp": false, "identityPoolId": "us-east-1:…", "allowGuests": true
+///   "autoConfirmSignUp": false, "identityPoolId": "us-east-1:…", "allowGuests": true,
+///   "usernameAttributes": ["email"]
 /// }
 /// ```
 struct AuthSettings: Decodable {
@@ -50,6 +51,7 @@ struct AuthSettings: Decodable {
     var allowGuests: Bool?
     var maxFailedSignIns: Int?
     var lockoutSeconds: Double?
+    var usernameAttributes: [String]?
 
     /// The pool's configuration, the defaults of ``CognitoConfiguration`` filling what is absent.
     ///
@@ -108,6 +110,14 @@ struct AuthSettings: Decodable {
         configuration.allowsGuests = allowGuests ?? true
         configuration.maxFailedSignIns = maxFailedSignIns ?? configuration.maxFailedSignIns
         configuration.lockout = lockoutSeconds ?? configuration.lockout
+        configuration.usernameAttributes = try (usernameAttributes ?? []).map { name in
+            guard let attribute = CognitoConfiguration.UsernameAttribute(rawValue: name) else {
+                throw CommandFailure(
+                    "auth.usernameAttributes has '\(name)'; use \"email\", \"phone_number\" or both."
+                )
+            }
+            return attribute
+        }
         return configuration
     }
 }

@@ -153,4 +153,32 @@ import Testing
         #expect(refused.body == #"{"__type":"UserNotFoundException","message":"User does not exist."}"#)
         await serving.process.stop()
     }
+
+    @Test func usernameAttributesLetUsersSignInWithTheirEmail() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write(
+            #"{ "auth": { "userPoolId": "us-east-1_Cli", "usernameAttributes": ["email"] } }"#,
+            to: "stratus.json"
+        )
+        let add = try await Self.users(["add", "ivy@example.com", "--password", "Ivy-pass1!"], in: directory)
+        #expect(try await add.exitStatus() == 0, "\(add.standardError)")
+        let list = try await Self.users(["list"], in: directory)
+        // The pool names the user by its sub; the email is what the user signs in with.
+        let fields = list.standardOutput.split(separator: "\t").map(String.init)
+        try #require(fields.count == 3, "\(list.standardOutput)")
+        #expect(UUID(uuidString: fields[0]) != nil, "\(list.standardOutput)")
+        #expect(fields[1] == "CONFIRMED")
+        #expect(fields[2] == "sub=\(fields[0]) email=ivy@example.com\n")
+        let refused = try await Self.users(["add", "ivy", "--password", "Ivy-pass1!"], in: directory)
+        #expect(try await refused.exitStatus() == 1)
+        #expect(refused.standardError == "Error: InvalidParameterException: Username should be an email.\n")
+
+        _ = try directory.write(#"{ "auth": { "usernameAttributes": ["nickname"] } }"#, to: "stratus.json")
+        let unknown = try await Self.users(["list"], in: directory)
+        #expect(try await unknown.exitStatus() == 1)
+        #expect(
+            unknown.standardError
+                == "Error: auth.usernameAttributes has 'nickname'; use \"email\", \"phone_number\" or both.\n"
+        )
+    }
 }

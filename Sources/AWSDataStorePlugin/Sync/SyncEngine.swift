@@ -24,6 +24,9 @@ final class SyncEngine: Sendable {
     let configuration: DataStoreConfiguration
     /// The models in sync order: every parent before its children.
     let modelNames: [String]
+    /// Whether a user is signed in with valid tokens, when the models need one; sync waits
+    /// for one, and a request refused for want of one waits rather than failing.
+    let hasSignedInUser: (@Sendable () async -> Bool)?
 
     private struct State {
         var tasks: [Task<Void, Never>] = []
@@ -39,12 +42,26 @@ final class SyncEngine: Sendable {
     /// Fires when the outbox has work: a new event, a finished send, the network back.
     let outboxSignal = WakeSignal()
 
-    init(storage: StorageEngine, api: any APICategory, hub: HubCategory, configuration: DataStoreConfiguration) {
+    init(
+        storage: StorageEngine,
+        api: any APICategory,
+        hub: HubCategory,
+        configuration: DataStoreConfiguration,
+        hasSignedInUser: (@Sendable () async -> Bool)? = nil
+    ) {
         self.storage = storage
         self.api = api
         self.hub = hub
         self.configuration = configuration
         self.modelNames = Self.syncOrder(storage.catalog)
+        self.hasSignedInUser = hasSignedInUser
+    }
+
+    /// Whether sync waits for a user to sign in: the models need one and nobody is signed in
+    /// with valid tokens.
+    func awaitsUser() async -> Bool {
+        guard let hasSignedInUser else { return false }
+        return await !hasSignedInUser()
     }
 
     /// The models with every parent (belongsTo target) before its children.
@@ -141,6 +158,11 @@ final class SyncEngine: Sendable {
     private func runSessions() async {
         var failures = 0
         while !Task.isCancelled {
+            // Signed out or expired: nothing to sync as nobody; a sign-in starts sync again.
+            if await awaitsUser() {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
             let ended = await runSession()
             if Task.isCancelled { return }
             failures = ended ? 0 : failures + 1
@@ -250,7 +272,7 @@ final class SyncEngine: Sendable {
                 } catch {
                     attempt += 1
                     setNetwork(active: false)
-                    if !Self.isRetryable(error) {
+                    if !Self.isRetryable(error), await !awaitsUser() {
                         report("DataStore's sync query failed", error)
                     }
                     try? await Task.sleep(for: Self.backoff(attempt: attempt))
@@ -359,7 +381,10 @@ final class SyncEngine: Sendable {
             let response: GraphQLResponse<JSONValue>
             do {
                 response = try await send(request, modes: readModes, mutation: false)
-            } catch  where !Self.isRetryable(error) {
+            } catch {
+                // Retried as a whole: a network failure, or a user who signed out meanwhile.
+                if Self.isRetryable(error) { throw error }
+                if await awaitsUser() { throw error }
                 response = .failure(.unknown("\(error)", "", error))
             }
             switch response {
@@ -641,7 +666,9 @@ final class SyncEngine: Sendable {
                     return .refused("\(error)")
                 }
             } catch {
-                guard Self.isRetryable(error) else { return .refused("\(error)") }
+                // Without a signed-in user the request never reached the backend: the change
+                // waits for the next sign-in, as a network failure waits for the network.
+                if !Self.isRetryable(error), await !awaitsUser() { return .refused("\(error)") }
                 attempt += 1
                 await outboxSignal.wait(after: generation, timeout: Self.backoff(attempt: attempt))
             }
@@ -690,6 +717,9 @@ final class SyncEngine: Sendable {
             case .success(let item) where !item.isNull:
                 _ = try await storage.finish(event, item: item, force: true)
             case .success:
+                _ = try await storage.dropLocal(event)
+            case .failure(.error(let errors)) where Self.isUnauthorized(errors):
+                // The user may not read the record (another owner's): it has no place here.
                 _ = try await storage.dropLocal(event)
             case .failure(let error):
                 _ = try await storage.finish(event, item: nil)

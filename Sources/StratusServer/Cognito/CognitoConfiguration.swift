@@ -30,6 +30,10 @@ public struct CognitoConfiguration: Sendable, Hashable {
     public var rotatesRefreshTokens: Bool
     /// Whether sign-up confirms the user at once, without a code.
     public var autoConfirmsSignUp: Bool
+    /// What users sign up and sign in with instead of a username (Cognito's `UsernameAttributes`):
+    /// `email`, `phone_number`, or both; none by default. The pool then names each user by a
+    /// generated id, the `cognito:username` of its tokens.
+    public var usernameAttributes: [UsernameAttribute] = []
     /// The identity pool id, `<region>:<uuid>`; `nil` for no identity pool.
     public var identityPoolId: String?
     /// Whether the identity pool gives guests credentials.
@@ -74,6 +78,25 @@ public struct CognitoConfiguration: Sendable, Hashable {
         self.credentialsLifetime = credentialsLifetime
         self.maxFailedSignIns = maxFailedSignIns
         self.lockout = lockout
+    }
+
+    /// An attribute users sign in with instead of a username.
+    public enum UsernameAttribute: String, Sendable, Hashable, CaseIterable {
+        /// The `email` attribute.
+        case email
+        /// The `phone_number` attribute, in E.164 form (`+15555550100`).
+        case phoneNumber = "phone_number"
+
+        /// Whether `value` has this attribute's form.
+        func accepts(_ value: String) -> Bool {
+            switch self {
+            case .email:
+                let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+                return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
+            case .phoneNumber:
+                return value.hasPrefix("+") && value.count > 4 && value.dropFirst().allSatisfy(\.isNumber)
+            }
+        }
     }
 
     /// An app client: its id and, for a confidential client, its secret.

@@ -25,6 +25,7 @@ package struct CognitoError: Error, Sendable, Hashable, CustomStringConvertible 
     static let incorrectPassword = notAuthorized("Incorrect username or password.")
     static let userNotFound = CognitoError("UserNotFoundException", "User does not exist.")
     static let userNotConfirmed = CognitoError("UserNotConfirmedException", "User is not confirmed.")
+    static let groupNotFound = CognitoError("ResourceNotFoundException", "Group not found.")
     static let usernameExists = CognitoError("UsernameExistsException", "User already exists")
     static let codeMismatch = CognitoError(
         "CodeMismatchException",

@@ -7,6 +7,7 @@ extension CognitoUserPool {
         guard poolId == configuration.userPoolId else {
             throw CognitoError("ResourceNotFoundException", "User pool \(poolId) does not exist.")
         }
+        if Self.groupOperations.contains(operation) { return try groupOperation(operation, input) }
         if operation == "ListUsers" {
             return [
                 "Users": .array(
@@ -47,9 +48,7 @@ extension CognitoUserPool {
             return [:]
         case "AdminAddUserToGroup", "AdminRemoveUserFromGroup":
             let group = try input.string("GroupName")
-            guard configuration.groups.contains(group) else {
-                throw CognitoError("ResourceNotFoundException", "Group not found.")
-            }
+            guard try self.group(named: group) != nil else { throw CognitoError.groupNotFound }
             var user = try self.user(username)
             user.groups.removeAll { $0 == group }
             if operation == "AdminAddUserToGroup" { user.groups.append(group) }
@@ -60,7 +59,10 @@ extension CognitoUserPool {
             let user = try self.user(username)
             return [
                 "Groups": .array(
-                    user.groups.map { .object(["GroupName": .string($0), "UserPoolId": .string(poolId)]) }
+                    try user.groups.map { name in
+                        try group(named: name).map { .object(describe($0)) }
+                            ?? .object(["GroupName": .string(name), "UserPoolId": .string(poolId)])
+                    }
                 )
             ]
         case "AdminDeleteUser":

@@ -32,14 +32,17 @@ extension CognitoUserPool {
             let user = try self.user(username)
             try checkNotLockedOut(user)
             guard let verifier = BigUInt(user.password.srpVerifier, radix: 16) else {
-                throw CognitoError("InternalErrorException", "The stored SRP verifier of '\(username)' is unreadable.")
+                throw CognitoError(
+                    "InternalErrorException",
+                    "The stored SRP verifier of '\(user.username)' is unreadable."
+                )
             }
             let (privateB, publicB) = SRPServer.challenge(verifier: verifier)
             let secretBlock = PasswordHash.randomBytes(48).base64EncodedString()
             remember(
                 PendingChallenge(
                     kind: .passwordVerifier(privateB: privateB, publicB: publicB, publicA: publicA),
-                    username: username,
+                    username: user.username,
                     clientId: client.clientId,
                     expires: clock().addingTimeInterval(180)
                 ),
@@ -51,8 +54,8 @@ extension CognitoUserPool {
                     "SALT": .string(user.password.srpSalt),
                     "SECRET_BLOCK": .string(secretBlock),
                     "SRP_B": .string(String(publicB, radix: 16)),
-                    "USERNAME": .string(username),
-                    "USER_ID_FOR_SRP": .string(username),
+                    "USERNAME": .string(user.username),
+                    "USER_ID_FOR_SRP": .string(user.username),
                 ]),
             ]
         case "REFRESH_TOKEN_AUTH", "REFRESH_TOKEN":

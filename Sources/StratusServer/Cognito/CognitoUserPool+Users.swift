@@ -25,7 +25,7 @@ extension CognitoUserPool {
         guard user.status == .unconfirmed else {
             throw CognitoError.notAuthorized("User cannot be confirmed. Current status is \(user.status.rawValue)")
         }
-        try consumeCode(code, for: username, purpose: .signUp)
+        try consumeCode(code, for: user.username, purpose: .signUp)
         user.status = .confirmed
         user.modified = clock()
         try store.write(user)
@@ -92,7 +92,7 @@ extension CognitoUserPool {
         if let violation = configuration.passwordPolicy.violation(of: password) {
             throw CognitoError("InvalidPasswordException", violation)
         }
-        try consumeCode(code, for: username, purpose: .forgotPassword)
+        try consumeCode(code, for: user.username, purpose: .forgotPassword)
         try setPassword(password, of: &user)
         user.status = .confirmed
         try store.write(user)

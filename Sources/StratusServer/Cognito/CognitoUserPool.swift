@@ -75,6 +75,11 @@ public final class CognitoUserPool: Sendable {
         } catch {
             throw ServerError.cognito("The user pool's signing key cannot be loaded or created: \(error)")
         }
+        do {
+            try storeConfiguredGroups()
+        } catch {
+            throw ServerError.cognito("The configured groups cannot be stored: \(error)")
+        }
         for user in configuration.users {
             do {
                 guard try store.read(CognitoUser.self, user.username) == nil else { continue }
@@ -178,11 +183,11 @@ public final class CognitoUserPool: Sendable {
     }
 
     /// The operations only an administrator (a SigV4-signed request) may call.
-    static let adminOperations: Set<String> = [
+    static let adminOperations = Set<String>([
         "AdminCreateUser", "AdminSetUserPassword", "AdminConfirmSignUp", "AdminAddUserToGroup",
         "AdminRemoveUserFromGroup", "AdminDeleteUser", "AdminGetUser", "AdminListGroupsForUser", "ListUsers",
         "AdminUserGlobalSignOut",
-    ]
+    ]).union(groupOperations)
 
     // MARK: - Clients
 
@@ -217,9 +222,22 @@ public final class CognitoUserPool: Sendable {
 
     // MARK: - Users
 
+    /// The user `username` names: by username, or by an email or phone number the pool's
+    /// users sign in with.
     func user(_ username: String) throws -> CognitoUser {
-        guard let user = try store.read(CognitoUser.self, username) else { throw CognitoError.userNotFound }
+        if let user = try store.read(CognitoUser.self, username) { return user }
+        guard let user = try user(signingInAs: username) else { throw CognitoError.userNotFound }
         return user
+    }
+
+    /// The user whose email or phone number, as a ``CognitoConfiguration/usernameAttributes``
+    /// attribute, is `value`.
+    func user(signingInAs value: String) throws -> CognitoUser? {
+        let attributes = configuration.usernameAttributes.filter { $0.accepts(value) }
+        guard !attributes.isEmpty else { return nil }
+        return try store.all(CognitoUser.self).first { user in
+            attributes.contains { user.attributes[$0.rawValue] == value }
+        }
     }
 
     /// Creates a user, refusing an existing username or a password the policy refuses.
@@ -236,19 +254,38 @@ public final class CognitoUserPool: Sendable {
                 "Username should be a non-empty string of up to 128 characters without spaces."
             )
         }
+        var username = username
+        var attributes = attributes
+        if !configuration.usernameAttributes.isEmpty {
+            // The email or phone number is the sign-in name; the user is named by an id.
+            guard let attribute = configuration.usernameAttributes.first(where: { $0.accepts(username) }) else {
+                throw CognitoError.invalidParameter(
+                    configuration.usernameAttributes.count == 1
+                        ? "Username should be \(configuration.usernameAttributes[0] == .email ? "an email" : "a phone number")."
+                        : "Username should be either an email or a phone number."
+                )
+            }
+            guard try user(signingInAs: username) == nil else {
+                throw CognitoError(
+                    "UsernameExistsException",
+                    "An account with the given \(attribute == .email ? "email" : "phone_number") already exists."
+                )
+            }
+            attributes[attribute.rawValue] = username
+            username = UUID().uuidString.lowercased()
+        }
         guard try store.read(CognitoUser.self, username) == nil else { throw CognitoError.usernameExists }
         if let violation = configuration.passwordPolicy.violation(of: password) {
             throw CognitoError("InvalidPasswordException", violation)
         }
-        for group in groups where !configuration.groups.contains(group) {
-            throw CognitoError("ResourceNotFoundException", "Group not found.")
+        for group in groups where try self.group(named: group) == nil {
+            throw CognitoError.groupNotFound
         }
-        var attributes = attributes
         attributes["sub"] = nil
         let now = clock()
         let user = CognitoUser(
             username: username,
-            sub: UUID().uuidString.lowercased(),
+            sub: configuration.usernameAttributes.isEmpty ? UUID().uuidString.lowercased() : username,
             status: status,
             enabled: true,
             attributes: attributes,
@@ -290,7 +327,12 @@ public final class CognitoUserPool: Sendable {
 
     /// The code waiting for `username`, as `serve` printed it; tests and `stratus users` read it.
     public func pendingCode(for username: String, passwordReset: Bool = false) throws -> String? {
-        try store.read(CognitoCode.self, CognitoCode.key(username, passwordReset ? .forgotPassword : .signUp))?.code
+        var name = username
+        if try store.read(CognitoUser.self, username) == nil, let user = try user(signingInAs: username) {
+            name = user.username
+        }
+        let purpose: CognitoCode.Purpose = passwordReset ? .forgotPassword : .signUp
+        return try store.read(CognitoCode.self, CognitoCode.key(name, purpose))?.code
     }
 
     /// Checks and consumes the code for `purpose`.
