@@ -38,6 +38,24 @@ public struct SigV4Request: Sendable, Hashable {
 extension SigV4Request {
     /// The parts of ``url`` that are signed, as they appear in the URL.
     var urlParts: (host: String, path: String, query: String?) {
+        Self.signedParts(of: url)
+    }
+
+    /// The `Host` value a client sends for `url`, as SigV4 signs it: lowercased, without user
+    /// info, and with the port only when it is not the scheme's default.
+    public static func hostHeaderValue(for url: URL) -> String {
+        signedParts(of: url).host
+    }
+
+    /// The host, path and query of `url` as they appear in it.
+    ///
+    /// An absolute URL of the usual shape (`scheme://authority/path?query#fragment`) is read
+    /// from its text directly; any other goes through `URLComponents`, which gives the same
+    /// answer more slowly.
+    static func signedParts(of url: URL) -> (host: String, path: String, query: String?) {
+        if url.baseURL == nil, let parts = URLText(url.absoluteString)?.signedParts {
+            return parts
+        }
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return (host: "", path: url.path(percentEncoded: true), query: url.query(percentEncoded: true))
         }
@@ -48,23 +66,29 @@ extension SigV4Request {
         )
     }
 
-    /// The `Host` value a client sends for `url`, as SigV4 signs it: lowercased, without user
-    /// info, and with the port only when it is not the scheme's default.
-    public static func hostHeaderValue(for url: URL) -> String {
-        URLComponents(url: url, resolvingAgainstBaseURL: false).map(hostHeaderValue) ?? ""
+    private static func hostHeaderValue(_ components: URLComponents) -> String {
+        hostHeaderValue(host: components.percentEncodedHost ?? "", port: components.port, scheme: components.scheme)
     }
 
-    private static func hostHeaderValue(_ components: URLComponents) -> String {
-        var host = (components.percentEncodedHost ?? "").lowercased()
+    /// `host` lowercased, in brackets when it is an IPv6 address, with `port` when it is not the
+    /// default port of `scheme`.
+    fileprivate static func hostHeaderValue(
+        host: some StringProtocol,
+        port: Int?,
+        scheme: (some StringProtocol)?
+    )
+        -> String
+    {
+        var host = host.lowercased()
         if host.hasPrefix("["), host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())
         }
         if host.contains(":") {
             host = "[\(host)]"
         }
-        if let port = components.port {
+        if let port {
             let defaultPort: Int? =
-                switch components.scheme?.lowercased() {
+                switch scheme?.lowercased() {
                 case "http": 80
                 case "https": 443
                 default: nil
@@ -74,5 +98,76 @@ extension SigV4Request {
             }
         }
         return host
+    }
+}
+
+/// The parts of an absolute URL's text, split as RFC 3986 does, without decoding anything.
+struct URLText {
+    var scheme: Substring
+    var host: Substring
+    var port: Int?
+    var path: Substring
+    var query: Substring?
+
+    /// Splits `text`, or returns `nil` when it is not `scheme://authority…` with a host of
+    /// ASCII characters and a numeric port.
+    init?(_ text: String) {
+        let utf8 = text.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon != utf8.startIndex,
+            utf8[utf8.startIndex..<colon].allSatisfy(Self.isSchemeByte),
+            utf8[utf8.index(after: colon)...].starts(with: "//".utf8)
+        else { return nil }
+        scheme = text[..<colon]
+        let authorityStart = utf8.index(colon, offsetBy: 3)
+        let authorityEnd =
+            utf8[authorityStart...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }
+            ?? utf8.endIndex
+        let pathEnd =
+            utf8[authorityEnd...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
+        path = text[authorityEnd..<pathEnd]
+        if pathEnd < utf8.endIndex, utf8[pathEnd] == UInt8(ascii: "?") {
+            let queryStart = utf8.index(after: pathEnd)
+            query = text[queryStart..<(utf8[queryStart...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex)]
+        } else {
+            query = nil
+        }
+
+        let authority = utf8[authorityStart..<authorityEnd]
+        let hostStart = authority.lastIndex(of: UInt8(ascii: "@")).map { utf8.index(after: $0) } ?? authorityStart
+        let hostEnd: String.Index
+        if hostStart < authorityEnd, utf8[hostStart] == UInt8(ascii: "[") {
+            guard let close = utf8[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            hostEnd = utf8.index(after: close)
+        } else {
+            hostEnd = utf8[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) ?? authorityEnd
+        }
+        host = text[hostStart..<hostEnd]
+        guard host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        if hostEnd < authorityEnd {
+            guard utf8[hostEnd] == UInt8(ascii: ":") else { return nil }
+            let digits = utf8[utf8.index(after: hostEnd)..<authorityEnd]
+            guard digits.count <= 5, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            else { return nil }
+            port = digits.isEmpty ? nil : digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        } else {
+            port = nil
+        }
+    }
+
+    /// The `Host` value SigV4 signs, the path and the query.
+    var signedParts: (host: String, path: String, query: String?) {
+        (SigV4Request.hostHeaderValue(host: host, port: port, scheme: scheme), String(path), query.map(String.init))
+    }
+
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
     }
 }
