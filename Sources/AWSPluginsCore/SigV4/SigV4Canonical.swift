@@ -141,21 +141,30 @@ enum SigV4Canonical {
     static func appendTrimmed(_ value: String, to out: inout [UInt8]) {
         let start = out.count
         let isASCII = withUTF8(value) { bytes in
-            var pendingSpace = false
-            var wroteAny = false
-            return asciiWhitespace.withUnsafeBufferPointer { isWhitespace in
-                for byte in bytes {
+            asciiWhitespace.withUnsafeBufferPointer { isWhitespace in
+                var pendingSpace = false
+                var wroteAny = false
+                var index = 0
+                while index < bytes.count {
+                    let byte = bytes[index]
                     if byte >= 0x80 { return false }
                     if isWhitespace[Int(byte)] {
                         pendingSpace = wroteAny
-                    } else {
-                        if pendingSpace {
-                            out.append(UInt8(ascii: " "))
-                            pendingSpace = false
-                        }
-                        out.append(byte)
-                        wroteAny = true
+                        index += 1
+                        continue
                     }
+                    // A run without whitespace is copied at once.
+                    var end = index + 1
+                    while end < bytes.count, bytes[end] < 0x80, !isWhitespace[Int(bytes[end])] {
+                        end += 1
+                    }
+                    if pendingSpace {
+                        out.append(UInt8(ascii: " "))
+                        pendingSpace = false
+                    }
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                    wroteAny = true
+                    index = end
                 }
                 return true
             }

@@ -83,7 +83,7 @@ extension SigV4Request {
         if host.hasPrefix("["), host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())
         }
-        if host.contains(":") {
+        if host.utf8.contains(UInt8(ascii: ":")) {
             host = "[\(host)]"
         }
         if let port {
@@ -103,62 +103,84 @@ extension SigV4Request {
 
 /// The parts of an absolute URL's text, split as RFC 3986 does, without decoding anything.
 struct URLText {
-    var scheme: Substring
-    var host: Substring
+    var scheme: String
+    var host: String
     var port: Int?
-    var path: Substring
-    var query: Substring?
+    var path: String
+    var query: String?
 
     /// Splits `text`, or returns `nil` when it is not `scheme://authority…` with a host of
     /// ASCII characters and a numeric port.
     init?(_ text: String) {
-        let utf8 = text.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon != utf8.startIndex,
-            utf8[utf8.startIndex..<colon].allSatisfy(Self.isSchemeByte),
-            utf8[utf8.index(after: colon)...].starts(with: "//".utf8)
+        guard let parts = SigV4Canonical.withUTF8(text, Self.split) else { return nil }
+        self = parts
+    }
+
+    private init(scheme: String, host: String, port: Int?, path: String, query: String?) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.query = query
+    }
+
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> URLText? {
+        func string(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        func firstIndex(in range: Range<Int>, where predicate: (UInt8) -> Bool) -> Int? {
+            range.first { predicate(bytes[$0]) }
+        }
+        guard let colon = firstIndex(in: 0..<bytes.count, where: { $0 == UInt8(ascii: ":") }), colon > 0,
+            bytes[..<colon].allSatisfy(isSchemeByte), colon + 2 < bytes.count,
+            bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
         else { return nil }
-        scheme = text[..<colon]
-        let authorityStart = utf8.index(colon, offsetBy: 3)
+        let authorityStart = colon + 3
         let authorityEnd =
-            utf8[authorityStart...].firstIndex {
+            firstIndex(in: authorityStart..<bytes.count) {
                 $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-            }
-            ?? utf8.endIndex
+            } ?? bytes.count
         let pathEnd =
-            utf8[authorityEnd...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
-        path = text[authorityEnd..<pathEnd]
-        if pathEnd < utf8.endIndex, utf8[pathEnd] == UInt8(ascii: "?") {
-            let queryStart = utf8.index(after: pathEnd)
-            query = text[queryStart..<(utf8[queryStart...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex)]
-        } else {
-            query = nil
+            firstIndex(in: authorityEnd..<bytes.count) { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? bytes.count
+        var query: String?
+        if pathEnd < bytes.count, bytes[pathEnd] == UInt8(ascii: "?") {
+            let queryEnd = firstIndex(in: (pathEnd + 1)..<bytes.count) { $0 == UInt8(ascii: "#") } ?? bytes.count
+            query = string((pathEnd + 1)..<queryEnd)
         }
 
-        let authority = utf8[authorityStart..<authorityEnd]
-        let hostStart = authority.lastIndex(of: UInt8(ascii: "@")).map { utf8.index(after: $0) } ?? authorityStart
-        let hostEnd: String.Index
-        if hostStart < authorityEnd, utf8[hostStart] == UInt8(ascii: "[") {
-            guard let close = utf8[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else { return nil }
-            hostEnd = utf8.index(after: close)
+        let hostStart =
+            (authorityStart..<authorityEnd).last { bytes[$0] == UInt8(ascii: "@") }.map { $0 + 1 } ?? authorityStart
+        let hostEnd: Int
+        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+            guard let close = firstIndex(in: hostStart..<authorityEnd, where: { $0 == UInt8(ascii: "]") }) else {
+                return nil
+            }
+            hostEnd = close + 1
         } else {
-            hostEnd = utf8[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) ?? authorityEnd
+            hostEnd = firstIndex(in: hostStart..<authorityEnd) { $0 == UInt8(ascii: ":") } ?? authorityEnd
         }
-        host = text[hostStart..<hostEnd]
-        guard host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        guard bytes[hostStart..<hostEnd].allSatisfy({ $0 < 0x80 }) else { return nil }
+        var port: Int?
         if hostEnd < authorityEnd {
-            guard utf8[hostEnd] == UInt8(ascii: ":") else { return nil }
-            let digits = utf8[utf8.index(after: hostEnd)..<authorityEnd]
+            guard bytes[hostEnd] == UInt8(ascii: ":") else { return nil }
+            let digits = bytes[(hostEnd + 1)..<authorityEnd]
             guard digits.count <= 5, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
             else { return nil }
             port = digits.isEmpty ? nil : digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        } else {
-            port = nil
         }
+        return URLText(
+            scheme: string(0..<colon),
+            host: string(hostStart..<hostEnd),
+            port: port,
+            path: string(authorityEnd..<pathEnd),
+            query: query
+        )
     }
 
     /// The `Host` value SigV4 signs, the path and the query.
     var signedParts: (host: String, path: String, query: String?) {
-        (SigV4Request.hostHeaderValue(host: host, port: port, scheme: scheme), String(path), query.map(String.init))
+        (SigV4Request.hostHeaderValue(host: host, port: port, scheme: scheme), path, query)
     }
 
     private static func isSchemeByte(_ byte: UInt8) -> Bool {

@@ -55,7 +55,9 @@ extension SigV4Signer {
         signedFields[signature.dateHeader.name] = signature.dateHeader.value
         signedFields["Authorization"] = signature.authorization
         var result = request
-        if let token = signature.securityToken, token.utf8.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) {
+        if let token = signature.securityToken,
+            SigV4Canonical.withUTF8(token, { $0.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D } })
+        {
             // Left to URLRequest, which refuses a value that would break the header block.
             result.allHTTPHeaderFields = signedFields
             result.setValue(token, forHTTPHeaderField: "X-Amz-Security-Token")
