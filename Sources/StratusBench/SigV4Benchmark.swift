@@ -66,16 +66,29 @@ struct SigV4Benchmark {
         print("    SigV4Request is \(format(viaSigV4Request / viaURLRequest))x the URLRequest rate")
     }
 
-    /// Runs `body` `signatures` times after a warm-up and prints the rate.
+    /// Runs `body` `signatures` times after a warm-up and prints the rate, by the clock and by
+    /// the thread's CPU time: on a shared machine the second says what one core does.
     private func rate(_ name: String, _ body: () -> Void) -> Double {
         for _ in 0..<min(1_000, signatures) { body() }
         let clock = ContinuousClock()
+        let cpuStart = Self.threadCPUSeconds()
         let elapsed = clock.measure {
             for _ in 0..<signatures { body() }
         }
+        let cpu = Self.threadCPUSeconds() - cpuStart
         let rate = Double(signatures) / APIBenchmark.seconds(elapsed)
-        print("  SigV4 \(name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(format(rate)) signatures/s")
+        print(
+            "  SigV4 \(name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(format(rate)) signatures/s, "
+                + "\(format(Double(signatures) / cpu)) per CPU-second"
+        )
         return rate
+    }
+
+    /// The CPU time of the calling thread, in seconds.
+    private static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private func format(_ value: Double) -> String {
