@@ -125,6 +125,10 @@ def random_body(rng):
     return rng.randbytes(rng.randint(1024, 4096))
 
 
+def random_access_key(rng, temporary):
+    return ("ASIA" if temporary else "AKIA") + base64.b32encode(rng.randbytes(10)).decode("ascii")
+
+
 def random_secret(rng):
     return base64.b64encode(rng.randbytes(30)).decode("ascii")
 
@@ -177,7 +181,7 @@ def make_vector(rng, now):
 
     body = random_body(rng)
     temporary = rng.random() < 0.5
-    access_key = base.random_access_key(rng, temporary)
+    access_key = random_access_key(rng, temporary)
     secret = random_secret(rng)
     token = random_token(rng) if temporary else None
     service = rng.choice(SERVICES)
@@ -210,7 +214,7 @@ def main():
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 16
     rng = random.Random(seed)
     now = [None]
-    with mock.patch("botocore.auth.get_current_datetime", side_effect=lambda: now[0]):
+    with mock.patch("botocore.auth.get_current_datetime", new=lambda: now[0]):
         vectors = [make_vector(rng, now) for _ in range(count)]
     sys.stdout.write(json.dumps({"botocore": botocore.__version__, "vectors": vectors}, ensure_ascii=True))
     sys.stdout.write("\n")
