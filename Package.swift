@@ -237,7 +237,9 @@ let package = Package(
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "BlogModels"], swiftSettings: strict),
         .testTarget(
             name: "AWSPluginsCoreTests",
-            dependencies: ["AWSPluginsCore", "BlogModels", "StratusTesting"],
+            dependencies: [
+                "AWSPluginsCore", "BlogModels", "StratusTesting", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             exclude: ["Reference"],
             swiftSettings: strict
         ),

@@ -2,7 +2,7 @@ import GraphQL
 import StratusCodegen
 
 // Benchmarks for Stratus. Run with
-// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [appsync-queue]`.
+// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-queue]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -16,6 +16,10 @@ if selected.contains("codegen") {
 
 if selected.contains("api") {
     try await APIBenchmark().run()
+}
+
+if selected.contains("sigv4") {
+    SigV4Benchmark().run()
 }
 
 #if STRATUS_BENCH_DATASTORE

@@ -60,30 +60,33 @@ enum BotocoreReference {
     /// How many requests the script signs.
     static let count = 600
 
-    static let script = URL(filePath: #filePath)
-        .deletingLastPathComponent()
-        .appending(components: "Reference", "botocore_sigv4_vectors.py")
-
     /// botocore's version and its signed requests, or why they are unavailable, computed once.
     static func vectors() async -> Result<(version: String, vectors: [BotocoreVector]), BotocoreUnavailable> {
         await shared.value
     }
 
-    private static let shared = Task { await run() }
+    private static let shared = Task {
+        await run(script: "botocore_sigv4_vectors.py", arguments: [String(count), "20240102"], as: Output.self)
+            .map { (version: $0.botocore, vectors: $0.vectors) }
+    }
 
     private struct Output: Decodable {
         var botocore: String
         var vectors: [BotocoreVector]
     }
 
-    private static func run() async -> Result<(version: String, vectors: [BotocoreVector]), BotocoreUnavailable> {
+    /// Runs a script of `Reference/` with python3 and decodes what it prints.
+    static func run<Output: Decodable>(
+        script name: String,
+        arguments: [String],
+        as type: Output.Type
+    ) async -> Result<Output, BotocoreUnavailable> {
+        let script = URL(filePath: #filePath).deletingLastPathComponent().appending(components: "Reference", name)
         let install =
             "Install Python 3 and botocore (python3 -m pip install botocore) to run the SigV4 reference tests."
         let result: ChildProcess.Result
         do {
-            result = try await ChildProcess.run(
-                ["python3", script.path(percentEncoded: false), String(count), "20240102"]
-            )
+            result = try await ChildProcess.run(["python3", script.path(percentEncoded: false)] + arguments)
         } catch {
             return .failure(BotocoreUnavailable(description: "Could not run python3 (\(error)). \(install)"))
         }
@@ -93,18 +96,15 @@ enum BotocoreReference {
             let advice = result.status == .exited(3) ? "" : " \(install)"
             return .failure(
                 BotocoreUnavailable(
-                    description: "\(script.lastPathComponent) \(result.status): "
+                    description: "\(name) \(result.status): "
                         + result.errorText.trimmingCharacters(in: .whitespacesAndNewlines) + advice
                 )
             )
         }
         do {
-            let decoded = try JSONDecoder().decode(Output.self, from: data)
-            return .success((decoded.botocore, decoded.vectors))
+            return .success(try JSONDecoder().decode(Output.self, from: data))
         } catch {
-            return .failure(
-                BotocoreUnavailable(description: "Unreadable output from \(script.lastPathComponent): \(error)")
-            )
+            return .failure(BotocoreUnavailable(description: "Unreadable output from \(name): \(error)"))
         }
     }
 }

@@ -1,106 +1,181 @@
-import Crypto
 import Foundation
 
-/// The canonical forms of SigV4, shared by the signer and the verifier.
+/// The canonical forms of SigV4 as bytes, shared by the signer and the verifier.
 ///
 /// Every rule follows botocore's `SigV4Auth`, the reference signer the tests compare with.
+/// Everything here works on UTF-8 bytes with lookup tables: nothing goes through Foundation's
+/// formatting, so that a signature costs little more than its SHA-256 and HMAC.
 enum SigV4Canonical {
     static let algorithm = "AWS4-HMAC-SHA256"
     static let terminator = "aws4_request"
 
     /// Header names botocore never signs: hop-by-hop headers and ones proxies rewrite.
-    static let unsignedHeaderNames: Set<String> = [
+    static let unsignedHeaderNames: [[UInt8]] = [
         "connection", "expect", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
         "transfer-encoding", "upgrade", "user-agent", "x-amzn-trace-id",
-    ]
+    ].map { Array($0.utf8) }
 
-    // MARK: - The canonical request
-
-    /// The canonical request: method, URI, query, headers, signed header names and payload hash,
-    /// one per line.
-    ///
-    /// `headers` are the signed headers by lowercased name, in the order of `signedHeaders`.
-    static func request(
-        method: String,
-        path: String,
-        query: String?,
-        headers: [(name: String, values: [String])],
-        signedHeaders: String,
-        payloadHash: String
-    ) -> String {
-        var lines = [method.uppercased(), uri(path: path), self.query(query)]
-        let headerLines = headers.map { name, values in
-            "\(name):\(values.map(trimAll).joined(separator: ","))"
+    /// Whether botocore leaves the header of this lowercased name unsigned.
+    static func isUnsignedHeaderName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        for unsigned in unsignedHeaderNames where unsigned.count == name.count {
+            if unsigned.elementsEqual(name) { return true }
         }
-        lines.append(headerLines.joined(separator: "\n") + "\n")
-        lines.append(signedHeaders)
-        lines.append(payloadHash)
-        return lines.joined(separator: "\n")
+        return false
     }
 
-    /// The canonical URI of a raw (percent-encoded) path.
+    // MARK: - The canonical URI
+
+    /// Appends the canonical URI of a raw (percent-encoded) path.
     ///
     /// Dot segments and empty segments are removed, then every byte outside the unreserved set
     /// and `/` is percent-encoded, the `%` of existing escapes included: the path is encoded
-    /// twice, as AWS expects for every service but S3.
-    static func uri(path: String) -> String {
-        percentEncode(removeDotSegments(path).utf8, keepingSlash: true)
-    }
-
-    /// RFC 3986 dot-segment removal, also dropping empty segments, with botocore's edge cases:
-    /// an empty path is `/`, and a trailing slash stays only when a segment remains.
-    static func removeDotSegments(_ path: String) -> String {
-        guard !path.isEmpty else { return "/" }
-        var output: [Substring] = []
-        for segment in path.split(separator: "/", omittingEmptySubsequences: true) where segment != "." {
-            if segment == ".." {
-                _ = output.popLast()
+    /// twice, as AWS expects for every service but S3. As botocore does, an empty path is `/`,
+    /// and a trailing slash stays only when a segment remains.
+    static func appendURI(path: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let slash = UInt8(ascii: "/")
+        guard !path.isEmpty else {
+            out.append(slash)
+            return
+        }
+        // Most paths need no normalization: no empty, `.` or `..` segment after the first `/`.
+        var segments: [Range<Int>] = []
+        var needsNormalization = false
+        var start = 0
+        for index in 0...path.count where index == path.count || path[index] == slash {
+            let length = index - start
+            let isDot = length == 1 && path[start] == UInt8(ascii: ".")
+            let isDotDot = length == 2 && path[start] == UInt8(ascii: ".") && path[start + 1] == UInt8(ascii: ".")
+            if isDot || isDotDot || (length == 0 && start != 0 && index != path.count) {
+                needsNormalization = true
+                break
+            }
+            start = index + 1
+        }
+        guard needsNormalization else {
+            appendPercentEncoded(path, keepingSlash: true, to: &out)
+            return
+        }
+        start = 0
+        for index in 0...path.count where index == path.count || path[index] == slash {
+            let segment = start..<index
+            start = index + 1
+            if segment.isEmpty || (segment.count == 1 && path[segment.lowerBound] == UInt8(ascii: ".")) {
+                continue
+            }
+            if segment.count == 2 && path[segment.lowerBound] == UInt8(ascii: ".")
+                && path[segment.lowerBound + 1] == UInt8(ascii: ".")
+            {
+                _ = segments.popLast()
             } else {
-                output.append(segment)
+                segments.append(segment)
             }
         }
-        let first = path.hasPrefix("/") ? "/" : ""
-        let last = path.hasSuffix("/") && !output.isEmpty ? "/" : ""
-        return first + output.joined(separator: "/") + last
+        if path[0] == slash { out.append(slash) }
+        for (position, segment) in segments.enumerated() {
+            if position > 0 { out.append(slash) }
+            appendPercentEncoded(UnsafeBufferPointer(rebasing: path[segment]), keepingSlash: false, to: &out)
+        }
+        if path[path.count - 1] == slash && !segments.isEmpty { out.append(slash) }
     }
 
-    /// The canonical query string of a raw query.
+    // MARK: - The canonical query
+
+    /// Appends the canonical query string of a raw query.
     ///
     /// Each `&`-separated pair is split at its first `=` (a pair without one has an empty
     /// value), its name and value are percent-decoded and encoded again with only the
     /// unreserved characters left as they are, and the pairs are sorted by encoded name, then
     /// value. Repeated names and empty pairs are kept.
-    static func query(_ query: String?) -> String {
-        guard let query, !query.isEmpty else { return "" }
-        let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let name: Substring
-            let value: Substring
-            if let equals = pair.firstIndex(of: "=") {
-                name = pair[..<equals]
-                value = pair[pair.index(after: equals)...]
-            } else {
-                name = pair
-                value = ""
+    static func appendQuery(_ query: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        guard !query.isEmpty else { return }
+        // Every name and value, encoded, one after the other; the pairs point into it.
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(query.count + query.count / 2)
+        var pairs: [(name: Range<Int>, value: Range<Int>)] = []
+        var start = 0
+        for index in 0...query.count where index == query.count || query[index] == UInt8(ascii: "&") {
+            let pair = UnsafeBufferPointer(rebasing: query[start..<index])
+            start = index + 1
+            let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            let nameStart = encoded.count
+            appendReencoded(UnsafeBufferPointer(rebasing: pair[pair.startIndex..<equals]), to: &encoded)
+            let valueStart = encoded.count
+            if equals < pair.endIndex {
+                appendReencoded(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), to: &encoded)
             }
-            return (
-                name: percentEncode(percentDecode(name), keepingSlash: false),
-                value: percentEncode(percentDecode(value), keepingSlash: false)
-            )
+            pairs.append((nameStart..<valueStart, valueStart..<encoded.count))
         }
-        return
-            pairs
-            .sorted { a, b in
-                a.name == b.name ? precedes(a.value, b.value) : precedes(a.name, b.name)
+        encoded.withUnsafeBufferPointer { bytes in
+            pairs.sort { a, b in
+                let order = compare(bytes[a.name], bytes[b.name])
+                return order == 0 ? compare(bytes[a.value], bytes[b.value]) < 0 : order < 0
             }
-            .map { "\($0.name)=\($0.value)" }
-            .joined(separator: "&")
+            for (position, pair) in pairs.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: "&")) }
+                out.append(contentsOf: bytes[pair.name])
+                out.append(UInt8(ascii: "="))
+                out.append(contentsOf: bytes[pair.value])
+            }
+        }
     }
 
-    /// A header value with its whitespace trimmed and every run of whitespace made one space.
+    /// Byte-wise order of UTF-8 strings, which is code point order, as Python sorts: negative,
+    /// zero or positive.
+    static func compare(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0 {
+            let order = memcmp(a.base.baseAddress! + a.startIndex, b.base.baseAddress! + b.startIndex, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
+    }
+
+    // MARK: - Header values
+
+    /// Appends a header value with its whitespace trimmed and every run of whitespace made one
+    /// space.
     ///
     /// Whitespace is what Python's `str.split()` splits on, since botocore trims that way:
     /// ASCII space and tab, CR and LF (so folded lines unfold), vertical tab, form feed, the
     /// information separators U+001C to U+001F, and Unicode spaces such as U+00A0 and U+3000.
+    static func appendTrimmed(_ value: String, to out: inout [UInt8]) {
+        let start = out.count
+        let isASCII = withUTF8(value) { bytes in
+            asciiWhitespace.withUnsafeBufferPointer { isWhitespace in
+                var pendingSpace = false
+                var wroteAny = false
+                var index = 0
+                while index < bytes.count {
+                    let byte = bytes[index]
+                    if byte >= 0x80 { return false }
+                    if isWhitespace[Int(byte)] {
+                        pendingSpace = wroteAny
+                        index += 1
+                        continue
+                    }
+                    // A run without whitespace is copied at once.
+                    var end = index + 1
+                    while end < bytes.count, bytes[end] < 0x80, !isWhitespace[Int(bytes[end])] {
+                        end += 1
+                    }
+                    if pendingSpace {
+                        out.append(UInt8(ascii: " "))
+                        pendingSpace = false
+                    }
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                    wroteAny = true
+                    index = end
+                }
+                return true
+            }
+        }
+        if !isASCII {
+            out.removeSubrange(start...)
+            out.append(contentsOf: trimAll(value).utf8)
+        }
+    }
+
+    /// `value` trimmed as ``appendTrimmed(_:to:)`` does, for values with non-ASCII characters.
     static func trimAll(_ value: String) -> String {
         var result = String.UnicodeScalarView()
         var pendingSpace = false
@@ -127,123 +202,160 @@ enum SigV4Canonical {
         }
     }
 
-    // MARK: - Strings, hashes and keys
-
-    /// The credential scope: `date/region/service/aws4_request`.
-    static func scope(dateStamp: some StringProtocol, region: String, service: String) -> String {
-        "\(dateStamp)/\(region)/\(service)/\(terminator)"
+    /// The ASCII bytes Python's `str.split()` treats as whitespace.
+    private static let asciiWhitespace: [Bool] = (0..<128).map { byte -> Bool in
+        (0x09...0x0D).contains(byte) || (0x1C...0x20).contains(byte)
     }
 
-    /// The string to sign: algorithm, timestamp, credential scope and the hash of the canonical
-    /// request, one per line.
-    static func stringToSign(canonicalRequest: String, timestamp: String, scope: String) -> String {
-        [algorithm, timestamp, scope, sha256Hex(Data(canonicalRequest.utf8))].joined(separator: "\n")
-    }
-
-    /// The hex signature of `stringToSign`, with the key derived from the secret through the
-    /// date, the region, the service and the terminator.
-    static func signature(
-        stringToSign: String,
-        secretAccessKey: String,
-        dateStamp: some StringProtocol,
-        region: String,
-        service: String
-    ) -> String {
-        var key = SymmetricKey(data: Data("AWS4\(secretAccessKey)".utf8))
-        for part in [String(dateStamp), region, service, terminator] {
-            key = SymmetricKey(data: hmac(part, key: key))
+    /// Appends `text` in ASCII lower case, or through `String.lowercased()` when it is not
+    /// ASCII, as header names are signed.
+    static func appendLowercased(_ text: String, to out: inout [UInt8]) {
+        let start = out.count
+        let isASCII = withUTF8(text) { bytes in
+            for byte in bytes {
+                if byte >= 0x80 { return false }
+                out.append(byte &+ (byte &- UInt8(ascii: "A") < 26 ? 0x20 : 0))
+            }
+            return true
         }
-        return hex(hmac(stringToSign, key: key))
+        if !isASCII {
+            out.removeSubrange(start...)
+            out.append(contentsOf: text.lowercased().utf8)
+        }
     }
 
-    static func sha256Hex(_ data: Data) -> String {
-        hex(SHA256.hash(data: data))
+    /// Appends `text` in ASCII upper case, or through `String.uppercased()` when it is not
+    /// ASCII, as the method is signed.
+    static func appendUppercased(_ text: String, to out: inout [UInt8]) {
+        let start = out.count
+        let isASCII = withUTF8(text) { bytes in
+            for byte in bytes {
+                if byte >= 0x80 { return false }
+                out.append(byte &- (byte &- UInt8(ascii: "a") < 26 ? 0x20 : 0))
+            }
+            return true
+        }
+        if !isASCII {
+            out.removeSubrange(start...)
+            out.append(contentsOf: text.uppercased().utf8)
+        }
     }
 
-    private static func hmac(_ message: String, key: SymmetricKey) -> Data {
-        Data(HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key))
+    // MARK: - Hex and percent-encoding
+
+    private static let lowercaseHexDigits = Array("0123456789abcdef".utf8)
+    private static let uppercaseHexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Appends `bytes` in lower-case hex, as hashes and signatures are written.
+    static func appendHex(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        lowercaseHexDigits.withUnsafeBufferPointer { digits in
+            for byte in bytes {
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 0x0F)])
+            }
+        }
     }
 
-    /// Lower-case hex, as hashes and signatures are written.
-    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        Hex.lowercase(bytes)
+    /// For each byte: 1 for the RFC 3986 unreserved characters, 2 for `/`, 0 for the rest.
+    private static let encodingClass: [UInt8] = (0..<256).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return 1
+        case UInt8(ascii: "/"):
+            return 2
+        default:
+            return 0
+        }
+    }
+
+    /// Appends `bytes` with everything but the RFC 3986 unreserved characters (and `/` when
+    /// asked) percent-encoded with upper-case hex digits.
+    static func appendPercentEncoded(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        keepingSlash: Bool,
+        to out: inout [UInt8]
+    ) {
+        let kept: UInt8 = keepingSlash ? 3 : 1
+        encodingClass.withUnsafeBufferPointer { classes in
+            uppercaseHexDigits.withUnsafeBufferPointer { digits in
+                for byte in bytes {
+                    if classes[Int(byte)] & kept != 0 {
+                        out.append(byte)
+                    } else {
+                        out.append(UInt8(ascii: "%"))
+                        out.append(digits[Int(byte >> 4)])
+                        out.append(digits[Int(byte & 0x0F)])
+                    }
+                }
+            }
+        }
+    }
+
+    /// For each byte: its value as a hex digit, or 0xFF.
+    private static let hexValues: [UInt8] = (0..<256).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt8(byte) - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt8(byte) - UInt8(ascii: "a") + 10
+        default: return 0xFF
+        }
+    }
+
+    /// Appends `text` with each `%XX` escape decoded, then percent-encoded as a query name or
+    /// value is; a `%` not followed by two hex digits is a literal `%`, and `+` is not a space.
+    static func appendReencoded(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        hexValues.withUnsafeBufferPointer { values in
+            encodingClass.withUnsafeBufferPointer { classes in
+                uppercaseHexDigits.withUnsafeBufferPointer { digits in
+                    var index = 0
+                    while index < text.count {
+                        var byte = text[index]
+                        index += 1
+                        if byte == UInt8(ascii: "%"), index + 1 < text.count {
+                            let high = values[Int(text[index])]
+                            let low = values[Int(text[index + 1])]
+                            if high != 0xFF && low != 0xFF {
+                                byte = high << 4 | low
+                                index += 2
+                            }
+                        }
+                        if classes[Int(byte)] & 1 != 0 {
+                            out.append(byte)
+                        } else {
+                            out.append(UInt8(ascii: "%"))
+                            out.append(digits[Int(byte >> 4)])
+                            out.append(digits[Int(byte & 0x0F)])
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Bytes
+
+    /// Calls `body` with the UTF-8 bytes of `text`, without copying a native string.
+    @inline(__always)
+    static func withUTF8<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
     }
 
     /// Whether two byte strings are equal, in a time that does not depend on where they differ.
     static func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        let a = Array(a.utf8)
-        let b = Array(b.utf8)
+        constantTimeEquals(Array(a.utf8), Array(b.utf8))
+    }
+
+    /// Whether two byte strings are equal, in a time that does not depend on where they differ.
+    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
         for index in a.indices {
             difference |= a[index] ^ b[index]
         }
         return difference == 0
-    }
-
-    // MARK: - Percent-encoding
-
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
-
-    /// `bytes` with everything but the RFC 3986 unreserved characters (and `/` when asked)
-    /// percent-encoded with upper-case hex digits.
-    static func percentEncode(_ bytes: some Sequence<UInt8>, keepingSlash: Bool) -> String {
-        var encoded: [UInt8] = []
-        for byte in bytes {
-            if isUnreserved(byte) || (keepingSlash && byte == UInt8(ascii: "/")) {
-                encoded.append(byte)
-            } else {
-                encoded.append(UInt8(ascii: "%"))
-                encoded.append(hexDigits[Int(byte >> 4)])
-                encoded.append(hexDigits[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: encoded, as: UTF8.self)
-    }
-
-    /// The bytes of `text` with each `%XX` escape decoded; a `%` not followed by two hex digits
-    /// stays as it is. `+` is not a space here.
-    static func percentDecode(_ text: Substring) -> [UInt8] {
-        let bytes = Array(text.utf8)
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                decoded.append(high << 4 | low)
-                index += 3
-            } else {
-                decoded.append(bytes[index])
-                index += 1
-            }
-        }
-        return decoded
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        default: return nil
-        }
-    }
-
-    /// Byte-wise order of UTF-8 strings, which is code point order, as Python sorts.
-    static func precedes(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 }

@@ -45,7 +45,7 @@ extension SigV4Request {
         /// all when the new value is `nil`.
         public subscript(name: String) -> String? {
             get {
-                fields.first { Self.matches($0.name, name) }?.value
+                fields.first { Self.namesMatch($0.name, name) }?.value
             }
             set {
                 remove(name: name)
@@ -57,12 +57,12 @@ extension SigV4Request {
 
         /// The values of every field named `name`, ignoring case, in order.
         public func values(for name: String) -> [String] {
-            fields.filter { Self.matches($0.name, name) }.map(\.value)
+            fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
         }
 
         /// Whether a field is named `name`, ignoring case.
         public func contains(name: String) -> Bool {
-            fields.contains { Self.matches($0.name, name) }
+            fields.contains { Self.namesMatch($0.name, name) }
         }
 
         /// Appends a field, keeping any others of the same name.
@@ -72,11 +72,30 @@ extension SigV4Request {
 
         /// Removes every field named `name`, ignoring case.
         public mutating func remove(name: String) {
-            fields.removeAll { Self.matches($0.name, name) }
+            fields.removeAll { Self.namesMatch($0.name, name) }
         }
 
-        private static func matches(_ a: String, _ b: String) -> Bool {
-            a.lowercased().utf8.elementsEqual(b.lowercased().utf8)
+        /// Whether two names are equal ignoring case, without allocating when both are ASCII.
+        static func namesMatch(_ a: String, _ b: String) -> Bool {
+            let asciiResult: Bool? = SigV4Canonical.withUTF8(a) { a in
+                SigV4Canonical.withUTF8(b) { b in
+                    guard a.count == b.count else {
+                        // Lowercasing a non-ASCII name may change its length.
+                        return a.contains { $0 >= 0x80 } || b.contains { $0 >= 0x80 } ? nil : false
+                    }
+                    var equal = true
+                    for (x, y) in zip(a, b) {
+                        if x >= 0x80 || y >= 0x80 { return nil }
+                        equal = equal && lowercased(x) == lowercased(y)
+                    }
+                    return equal
+                }
+            }
+            return asciiResult ?? a.lowercased().utf8.elementsEqual(b.lowercased().utf8)
+        }
+
+        private static func lowercased(_ byte: UInt8) -> UInt8 {
+            byte &- UInt8(ascii: "A") < 26 ? byte + 0x20 : byte
         }
     }
 }

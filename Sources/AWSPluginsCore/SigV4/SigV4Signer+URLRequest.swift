@@ -29,25 +29,41 @@ extension SigV4Signer {
             "SigV4Signer cannot sign a URLRequest with an httpBodyStream; set httpBody to the bytes to send."
         )
         let original = request.allHTTPHeaderFields ?? [:]
-        let headers = SigV4Request.Headers(
-            original.keys.sorted().map { SigV4Request.Headers.Field(name: $0, value: original[$0]!) }
-        )
-        let signed = sign(
-            SigV4Request(
-                method: request.httpMethod ?? "GET",
-                url: url,
-                headers: headers,
-                body: request.httpBody ?? Data()
-            ),
+        let fields = original.keys.sorted().map { SigV4Request.Headers.Field(name: $0, value: original[$0]!) }
+        let signature = signature(
+            method: request.httpMethod ?? "GET",
+            url: url,
+            headers: fields,
+            body: request.httpBody ?? Data(),
             credentials: credentials,
             date: date
         )
-        var result = request
-        for name in original.keys where !signed.headers.contains(name: name) {
-            result.setValue(nil, forHTTPHeaderField: name)
+        // The headers are set as a whole: `setValue(_:forHTTPHeaderField:)` capitalizes the name
+        // and checks the value character by character, which costs more than the signature.
+        var signedFields = original
+        let dropDate = signature.dateHeader.name == "Date"
+        for name in original.keys {
+            let replaced =
+                SigV4Request.Headers.namesMatch(name, "Authorization")
+                || SigV4Request.Headers.namesMatch(name, "X-Amz-Date")
+                || (dropDate && SigV4Request.Headers.namesMatch(name, "Date"))
+                || (signature.securityToken != nil && SigV4Request.Headers.namesMatch(name, "X-Amz-Security-Token"))
+            if replaced {
+                signedFields[name] = nil
+            }
         }
-        for field in signed.headers {
-            result.setValue(field.value, forHTTPHeaderField: field.name)
+        signedFields[signature.dateHeader.name] = signature.dateHeader.value
+        signedFields["Authorization"] = signature.authorization
+        var result = request
+        if let token = signature.securityToken,
+            SigV4Canonical.withUTF8(token, { $0.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D } })
+        {
+            // Left to URLRequest, which refuses a value that would break the header block.
+            result.allHTTPHeaderFields = signedFields
+            result.setValue(token, forHTTPHeaderField: "X-Amz-Security-Token")
+        } else {
+            signedFields["X-Amz-Security-Token"] = signature.securityToken
+            result.allHTTPHeaderFields = signedFields
         }
         return result
     }

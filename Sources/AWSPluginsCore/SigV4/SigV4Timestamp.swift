@@ -27,14 +27,34 @@ struct SigV4Timestamp: Hashable, Comparable {
 
     /// ISO 8601 basic format, as in `X-Amz-Date`: `20240102T030405Z`.
     var basic: String {
-        let c = components
-        return pad(c.year, 4) + pad(c.month, 2) + pad(c.day, 2) + "T" + pad(c.hour, 2) + pad(c.minute, 2)
-            + pad(c.second, 2) + "Z"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        appendBasic(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The date of the credential scope: `20240102`.
     var dateStamp: String {
-        String(basic.prefix(8))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8)
+        let c = components
+        appendDigits(c.year, 4, to: &bytes)
+        appendDigits(c.month, 2, to: &bytes)
+        appendDigits(c.day, 2, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``basic``, `20240102T030405Z`, to `bytes`.
+    func appendBasic(to bytes: inout [UInt8]) {
+        let c = components
+        appendDigits(c.year, 4, to: &bytes)
+        appendDigits(c.month, 2, to: &bytes)
+        appendDigits(c.day, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(c.hour, 2, to: &bytes)
+        appendDigits(c.minute, 2, to: &bytes)
+        appendDigits(c.second, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// An RFC 2822 date as Python's `email.utils.formatdate` writes it, which botocore puts in a
@@ -152,6 +172,21 @@ struct SigV4Timestamp: Hashable, Comparable {
 private func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
     let quotient = a / b
     return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
+}
+
+/// Appends `value` in decimal, left-padded with zeros to `width` digits, as ``pad(_:_:)`` writes it.
+private func appendDigits(_ value: Int, _ width: Int, to bytes: inout [UInt8]) {
+    var limit = 1
+    for _ in 0..<width { limit *= 10 }
+    guard value >= 0, value < limit else {
+        bytes.append(contentsOf: pad(value, width).utf8)
+        return
+    }
+    var divisor = limit / 10
+    while divisor > 0 {
+        bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+        divisor /= 10
+    }
 }
 
 private func pad(_ value: Int, _ width: Int) -> String {

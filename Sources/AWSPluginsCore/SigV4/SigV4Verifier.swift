@@ -125,31 +125,38 @@ public struct SigV4Verifier: Sendable {
             throw SigV4VerificationError.invalidSessionToken
         }
 
-        let canonicalRequest = SigV4Canonical.request(
-            method: method,
-            path: path,
-            query: query,
-            headers: signedNames.map { (name: $0, values: headers.values(for: $0)) },
-            signedHeaders: authorization.signedHeaders,
-            payloadHash: SigV4Canonical.sha256Hex(body)
-        )
-        let scope = SigV4Canonical.scope(dateStamp: authorization.scopeDate, region: region, service: service)
-        let stringToSign = SigV4Canonical.stringToSign(
-            canonicalRequest: canonicalRequest,
-            timestamp: basic,
-            scope: scope
-        )
-        let expected = SigV4Canonical.signature(
-            stringToSign: stringToSign,
+        var capacity = path.utf8.count + (query?.utf8.count ?? 0) * 2 + 64
+        for field in headers {
+            capacity += field.name.utf8.count + field.value.utf8.count + 2
+        }
+        var canonical = SigV4CanonicalRequest(method: method, path: path, query: query, capacity: capacity)
+        for name in signedNames {
+            canonical.appendHeader(name: name)
+            for value in headers.values(for: name) {
+                canonical.appendHeaderValue(value)
+            }
+        }
+        canonical.finish(body: body)
+        let key = SigV4SigningKeyCache.shared.key(
             secretAccessKey: secret.secretAccessKey,
             dateStamp: authorization.scopeDate,
             region: region,
             service: service
         )
-        guard SigV4Canonical.constantTimeEquals(expected, authorization.signature) else {
+        canonical.sign(
+            timestamp: timestamp,
+            scope: SigV4CanonicalRequest.scope(dateStamp: authorization.scopeDate, region: region, service: service),
+            key: key
+        )
+        guard
+            SigV4Canonical.constantTimeEquals(
+                Array(canonical.bytes[canonical.signatureRange]),
+                Array(authorization.signature.utf8)
+            )
+        else {
             throw SigV4VerificationError.signatureMismatch(
-                canonicalRequest: canonicalRequest,
-                stringToSign: stringToSign
+                canonicalRequest: canonical.canonicalRequest,
+                stringToSign: canonical.stringToSign
             )
         }
         return Signer(accessKeyId: authorization.accessKeyId, signingDate: timestamp.date)

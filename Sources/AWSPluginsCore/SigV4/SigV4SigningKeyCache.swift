@@ -1,0 +1,69 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// Signing keys derived from a secret for a date, a region and a service, kept for reuse.
+///
+/// Deriving a key takes four HMACs, as many as signing itself, and the key changes only with
+/// the date. The cache holds at most ``capacity`` keys and starts over when full, which a
+/// process signing with a handful of credentials, regions and services never reaches.
+/// It is safe to use from any thread.
+package final class SigV4SigningKeyCache: Sendable {
+    /// The cache the signer and the verifier share.
+    package static let shared = SigV4SigningKeyCache(capacity: 64)
+
+    private struct Scope: Hashable {
+        var secretAccessKey: String
+        var dateStamp: String
+        var region: String
+        var service: String
+    }
+
+    /// The most keys the cache holds.
+    package let capacity: Int
+
+    private let keys = Mutex<[Scope: SymmetricKey]>([:])
+
+    /// Creates an empty cache that holds at most `capacity` keys.
+    package init(capacity: Int) {
+        precondition(capacity > 0, "A SigV4SigningKeyCache needs a capacity of at least one key.")
+        self.capacity = capacity
+    }
+
+    /// The key that signs for `dateStamp` (`20240102`), `region` and `service` with the secret,
+    /// derived the first time and cached.
+    package func key(secretAccessKey: String, dateStamp: String, region: String, service: String) -> SymmetricKey {
+        let scope = Scope(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service)
+        if let key = keys.withLock({ $0[scope] }) {
+            return key
+        }
+        let key = Self.derive(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service)
+        keys.withLock { keys in
+            if keys.count >= capacity {
+                keys.removeAll(keepingCapacity: true)
+            }
+            keys[scope] = key
+        }
+        return key
+    }
+
+    /// The number of keys held, for tests.
+    package var count: Int {
+        keys.withLock { $0.count }
+    }
+
+    /// `AWS4` and the secret, then an HMAC each of the date, the region, the service and
+    /// `aws4_request`.
+    package static func derive(
+        secretAccessKey: String,
+        dateStamp: String,
+        region: String,
+        service: String
+    ) -> SymmetricKey {
+        var key = SymmetricKey(data: Array(("AWS4" + secretAccessKey).utf8))
+        for part in [dateStamp, region, service, SigV4Canonical.terminator] {
+            key = SymmetricKey(data: HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: key))
+        }
+        return key
+    }
+}

@@ -1,0 +1,113 @@
+import AWSPluginsCore
+import Crypto
+import Foundation
+import Testing
+
+/// The signing keys the signer and the verifier derive once per secret, date, region and service.
+@Suite struct SigV4SigningKeyCacheTests {
+    static func hex(_ key: SymmetricKey) -> String {
+        key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
+    }
+
+    /// The example of AWS's SigV4 documentation ("Derive a signing key").
+    @Test func derivesTheKeyOfAWSsExample() {
+        let key = SigV4SigningKeyCache.derive(
+            secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            dateStamp: "20120215",
+            region: "us-east-1",
+            service: "iam"
+        )
+        #expect(Self.hex(key) == "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d")
+    }
+
+    @Test func returnsTheDerivedKeyForEachScope() {
+        let cache = SigV4SigningKeyCache(capacity: 8)
+        for service in ["appsync", "execute-api"] {
+            for date in ["20240102", "20240103"] {
+                let key = cache.key(secretAccessKey: "secret", dateStamp: date, region: "us-east-1", service: service)
+                let again = cache.key(secretAccessKey: "secret", dateStamp: date, region: "us-east-1", service: service)
+                let derived = SigV4SigningKeyCache.derive(
+                    secretAccessKey: "secret",
+                    dateStamp: date,
+                    region: "us-east-1",
+                    service: service
+                )
+                #expect(Self.hex(key) == Self.hex(derived))
+                #expect(Self.hex(again) == Self.hex(derived))
+            }
+        }
+        #expect(cache.count == 4)
+        let otherSecret = cache.key(
+            secretAccessKey: "other",
+            dateStamp: "20240102",
+            region: "us-east-1",
+            service: "appsync"
+        )
+        let secret = cache.key(
+            secretAccessKey: "secret",
+            dateStamp: "20240102",
+            region: "us-east-1",
+            service: "appsync"
+        )
+        #expect(Self.hex(otherSecret) != Self.hex(secret))
+        #expect(cache.count == 5)
+    }
+
+    @Test func holdsNoMoreThanItsCapacity() {
+        let cache = SigV4SigningKeyCache(capacity: 4)
+        for day in 1...10 {
+            let date = "202401\(day < 10 ? "0" : "")\(day)"
+            let key = cache.key(secretAccessKey: "secret", dateStamp: date, region: "eu-west-1", service: "appsync")
+            let derived = SigV4SigningKeyCache.derive(
+                secretAccessKey: "secret",
+                dateStamp: date,
+                region: "eu-west-1",
+                service: "appsync"
+            )
+            #expect(Self.hex(key) == Self.hex(derived))
+            #expect(cache.count <= 4)
+        }
+        #expect(cache.count == 2)
+    }
+
+    @Test func givesTheSameKeysToConcurrentSigners() async {
+        let cache = SigV4SigningKeyCache(capacity: 3)
+        let regions = ["us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1"]
+        let expected = Dictionary(
+            uniqueKeysWithValues: regions.map { region in
+                (
+                    region,
+                    Self.hex(
+                        SigV4SigningKeyCache.derive(
+                            secretAccessKey: "secret",
+                            dateStamp: "20240102",
+                            region: region,
+                            service: "appsync"
+                        )
+                    )
+                )
+            }
+        )
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for index in 0..<500 {
+                        let region = regions[(task + index) % regions.count]
+                        let key = cache.key(
+                            secretAccessKey: "secret",
+                            dateStamp: "20240102",
+                            region: region,
+                            service: "appsync"
+                        )
+                        if Self.hex(key) != expected[region] { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+        #expect(cache.count <= 3)
+    }
+}
