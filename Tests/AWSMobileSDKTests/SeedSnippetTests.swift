@@ -98,6 +98,72 @@ import TodoAPI
         await backend.stop()
     }
 
+    /// The same snippet against the local Cognito of `serve`, whose identity pool gives guests
+    /// and signed-in users the credentials of different roles: the REST handler sees the guest's
+    /// call as `unauthenticated` and the signed-in user's as `authenticated`, as API Gateway's
+    /// `cognitoAuthenticationType` says.
+    @Test func theServerSeesTheGuestThenTheAuthenticatedRole() async throws {
+        let backend = try await LocalBackend.start(
+            schema: "type Note @model { id: ID! }",
+            restAPIs: [
+                RESTAPI(
+                    name: Self.apiName,
+                    routes: [
+                        RESTRoute(
+                            path: "/items",
+                            authorization: .awsIAM,
+                            handler: .function { event in
+                                let role = event["requestContext"]?["identity"]?["cognitoAuthenticationType"]
+                                return ["statusCode": 200, "body": .string(role?.stringValue ?? "none")]
+                            }
+                        )
+                    ]
+                )
+            ],
+            cognito: CognitoConfiguration(
+                userPoolId: "us-east-1_Seed",
+                clients: [.init(clientId: "seedclient")],
+                users: [.init(username: "seed-user", password: Self.password)]
+            )
+        )
+        do {
+            let pool = try #require(backend.cognito)
+            let client = AWSMobileClient.sharedInstance()
+            let state = try await client.initialize(
+                configuration: AWSCognitoAuthConfiguration(
+                    userPool: .init(
+                        poolId: "us-east-1_Seed",
+                        appClientId: "seedclient",
+                        region: "us-east-1",
+                        endpoint: backend.origin
+                    ),
+                    identityPool: .init(
+                        poolId: try #require(pool.configuration.identityPoolId),
+                        region: "us-east-1",
+                        endpoint: backend.origin
+                    ),
+                    authenticationFlowType: .userPassword
+                ),
+                sessionStore: InMemoryAuthSessionStore()
+            )
+            #expect(state == .guest)
+
+            let app = SeedApp()
+            let endpoint = AWSEndpoint(url: backend.restEndpoint(of: Self.apiName))
+            AWSAPIGatewayClient.$endpointOverride.withValue(endpoint) { app.doInvokeAPI() }
+            #expect(try await app.output.first(2) == ["Optional(\"unauthenticated\")", "200"])
+
+            _ = try await client.signIn(username: "seed-user", password: Self.password)
+            AWSAPIGatewayClient.$endpointOverride.withValue(endpoint) { app.doInvokeAPI() }
+            #expect(Array(try await app.output.first(4).suffix(2)) == ["Optional(\"authenticated\")", "200"])
+            try await client.signOut()
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+
     /// The AppSync guide's user pool snippet: `MyCognitoUserPoolsAuthProvider` takes the ID
     /// token from `AWSMobileClient.getTokens`; signed out, the call fails with the Auth error.
     @Test func userPoolsProviderOfTheGuideGetsTokensFromTheMobileClient() async throws {
