@@ -20,7 +20,8 @@ import Testing
 @Suite struct SyncAuthTests {
     static let password = "Secret-pass1!"
 
-    static func backend() async throws -> LocalBackend {
+    /// A backend whose pool has Ann and Ben, or nobody when they are to sign up.
+    static func backend(signedUp: Bool = true) async throws -> LocalBackend {
         try await LocalBackend.start(
             schema: OwnedNote.graphQLSchema,
             defaultMode: .userPools,
@@ -28,17 +29,27 @@ import Testing
             cognito: CognitoConfiguration(
                 userPoolId: AuthDevice.poolId,
                 clients: [.init(clientId: AuthDevice.clientId)],
-                users: [.init(username: "ann", password: password), .init(username: "ben", password: password)]
+                users: signedUp
+                    ? [.init(username: "ann", password: password), .init(username: "ben", password: password)] : []
             )
         )
     }
 
+    /// Signs `username` up on `device` and confirms with the code the local pool keeps.
+    static func signUp(_ username: String, on device: AuthDevice, _ backend: LocalBackend) async throws {
+        let pool = try #require(backend.cognito)
+        _ = try await device.auth.signUp(username: username, password: password, options: nil)
+        let code = try #require(try pool.pendingCode(for: username))
+        _ = try await device.auth.confirmSignUp(for: username, confirmationCode: code)
+    }
+
     @Test func ownerRecordsFollowTheSignedInUser() async throws {
-        let backend = try await Self.backend()
+        let backend = try await Self.backend(signedUp: false)
         defer { Task { await backend.stop() } }
 
-        // Ann's records sync and carry her as their owner on the backend.
+        // Ann signs up; her records sync and carry her as their owner on the backend.
         let ann = try AuthDevice(backend: backend)
+        try await Self.signUp("ann", on: ann, backend)
         _ = try await ann.auth.signIn(username: "ann", password: Self.password, options: nil)
         let annId = try await ann.auth.getCurrentUser().userId
         try await ann.startAndWaitUntilReady()
@@ -54,8 +65,9 @@ import Testing
         #expect(stored.value(at: "getOwnedNote.owner") == .string("\(annId)::ann"))
         #expect(try await ann.plugin.query(OwnedNote.self, byId: "n2")?.owner == "\(annId)::ann")
 
-        // Ben, on another device, syncs none of them.
+        // Ben signs up on another device and syncs none of them; his own note syncs.
         let ben = try AuthDevice(backend: backend)
+        try await Self.signUp("ben", on: ben, backend)
         _ = try await ben.auth.signIn(username: "ben", password: Self.password, options: nil)
         try await ben.startAndWaitUntilReady()
         #expect(try await ben.plugin.query(OwnedNote.self).isEmpty)
@@ -63,6 +75,8 @@ import Testing
         #expect(synced.map(\.modelName) == ["OwnedNote"])
         #expect(synced.first?.isFullSync == true)
         #expect(synced.first?.added == 0)
+        try await ben.plugin.save(OwnedNote(id: "b1", title: "Ben's own"))
+        try await ben.waitUntilOutboxIsEmpty()
 
         // A copy of Ann's record left on Ben's device cannot change hers: the backend refuses
         // Ben's update, the refusal reaches the error handler and the Hub, and the copy goes.
@@ -119,6 +133,8 @@ import Testing
         #expect(resynced.map(\.added) == [2])
         let titles = try await ann.plugin.query(OwnedNote.self).map(\.title).sorted()
         #expect(titles == ["Ann's first", "Ann's second"])
+        // Each sees only their own.
+        #expect(try await ben.plugin.query(OwnedNote.self).map(\.title) == ["Ben's own"])
     }
 
     @Test func anExpiredSessionKeepsTheOutboxForTheSameUserOnly() async throws {
