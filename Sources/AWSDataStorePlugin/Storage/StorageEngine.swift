@@ -21,7 +21,7 @@ final class StorageEngine: Sendable {
     /// Which models are synced, when a backend is configured.
     let syncStatus = SyncStatus()
     /// Told of the outbox events of each committed local change: the sync engine's wake-up.
-    let outboxListener = Mutex<(@Sendable ([MutationEvent]) -> Void)?>(nil)
+    let outboxListener = Mutex<OutboxListener?>(nil)
     /// Predicate operations that queries leave to the in-memory evaluator.
     let conditions: InMemoryConditions
     /// Where messages go.
@@ -166,7 +166,7 @@ final class StorageEngine: Sendable {
         let listener = local ? outboxListener.withLock { $0 } : nil
         db.afterNextTransaction { _ in
             hub.publish(events)
-            listener?(events)
+            listener?.call(events)
         }
     }
 
@@ -223,4 +223,14 @@ final class StorageEngine: Sendable {
     func outboxEvents() async throws(DataStoreError) -> [MutationEvent] {
         try await read { db in try Outbox.events(db) }
     }
+}
+
+/// What the sync engine wants called with the local changes a transaction committed.
+///
+/// A struct around the closure, not the closure itself, sits in the `Mutex`: an `inout` access
+/// to a function value stored at a generic abstraction writes back a reabstracted copy, and
+/// every read then added two thunks to the chain every later call walks through (the outbox
+/// slowed down with each save).
+struct OutboxListener: Sendable {
+    let call: @Sendable ([MutationEvent]) -> Void
 }

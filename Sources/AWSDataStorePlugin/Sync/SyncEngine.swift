@@ -85,7 +85,7 @@ final class SyncEngine: Sendable {
     func start() {
         storage.syncStatus.begin()
         storage.outboxListener.withLock { listener in
-            listener = { [weak self] events in self?.enqueued(events) }
+            listener = OutboxListener { [weak self] events in self?.enqueued(events) }
         }
         let session = Task { await self.runSessions() }
         let outbox = Task { await self.runOutbox() }
