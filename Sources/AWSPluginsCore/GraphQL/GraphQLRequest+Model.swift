@@ -79,13 +79,7 @@ extension GraphQLRequest {
         let schema = M.schema
         let keys = schema.primaryKey.fields
         let values = keys.count > 1 ? id.components(separatedBy: ModelSchema.identifierSeparator) : [id]
-        let field = "get\(M.modelName)"
-        let declarations = keys.map { "$\($0.name): \(graphQLKeyType(of: $0))" }.joined(separator: ", ")
-        let arguments = keys.map { "\($0.name): $\($0.name)" }.joined(separator: ", ")
-        let selection = ModelSelectionSet(schema: schema, includesSyncFields: includesSyncFields).lines(indent: 4)
-        let document =
-            (["query Get\(M.modelName)(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + ["  }", "}"])
-            .joined(separator: "\n")
+        let (document, field) = ModelDocument.get(schema, syncFields: includesSyncFields)
         var variables: [String: JSONValue] = [:]
         for (key, value) in zip(keys, values) {
             variables[key.name] =
@@ -144,10 +138,7 @@ extension GraphQLRequest {
         type: GraphQLSubscriptionType,
         includesSyncFields: Bool = false
     ) -> GraphQLRequest<M> {
-        let field = type.rawValue + M.modelName
-        let name = Naming.upperFirst(field)
-        let selection = ModelSelectionSet(schema: M.schema, includesSyncFields: includesSyncFields).lines(indent: 4)
-        let document = (["subscription \(name) {", "  \(field) {"] + selection + ["  }", "}"]).joined(separator: "\n")
+        let (document, field) = ModelDocument.subscription(M.schema, type: type, syncFields: includesSyncFields)
         return GraphQLRequest<M>(document: document, variables: nil, responseType: M.self, decodePath: field)
     }
 
@@ -158,22 +149,68 @@ extension GraphQLRequest {
         where predicate: (any QueryPredicate)?,
         syncFields: Bool
     ) -> GraphQLRequest<M> {
-        let name = M.modelName
-        let field = kind + name
-        let withCondition = kind != "create" || predicate != nil
+        let (document, field) = ModelDocument.mutation(
+            M.schema,
+            kind: kind,
+            withCondition: kind != "create" || predicate != nil,
+            syncFields: syncFields
+        )
+        var variables: [String: JSONValue] = ["input": .object(input)]
+        if let condition = predicate?.graphQLFilter(for: M.schema) { variables["condition"] = condition }
+        return GraphQLRequest<M>(document: document, variables: variables, responseType: M.self, decodePath: field)
+    }
+}
+
+/// The documents of the model requests, by schema: the typed builders and DataStore's sync
+/// requests share them.
+enum ModelDocument {
+    /// `mutation CreatePost($input: CreatePostInput![, $condition: ModelPostConditionInput])`.
+    static func mutation(
+        _ schema: ModelSchema,
+        kind: String,
+        withCondition: Bool,
+        syncFields: Bool
+    ) -> (document: String, field: String) {
+        let field = kind + schema.name
         let arguments = withCondition ? "input: $input, condition: $condition" : "input: $input"
         let declarations =
-            "$input: \(Naming.upperFirst(kind))\(name)Input!"
-            + (withCondition ? ", $condition: Model\(name)ConditionInput" : "")
-        let selection = ModelSelectionSet(schema: M.schema, includesSyncFields: syncFields).lines(indent: 4)
+            "$input: \(Naming.upperFirst(kind))\(schema.name)Input!"
+            + (withCondition ? ", $condition: Model\(schema.name)ConditionInput" : "")
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: syncFields).lines(indent: 4)
         let document =
             (["mutation \(Naming.upperFirst(field))(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + [
                 "  }", "}",
             ])
             .joined(separator: "\n")
-        var variables: [String: JSONValue] = ["input": .object(input)]
-        if let condition = predicate?.graphQLFilter(for: M.schema) { variables["condition"] = condition }
-        return GraphQLRequest<M>(document: document, variables: variables, responseType: M.self, decodePath: field)
+        return (document, field)
+    }
+
+    /// `query GetPost($id: ID!)`, with one variable per key field.
+    static func get(_ schema: ModelSchema, syncFields: Bool) -> (document: String, field: String) {
+        let keys = schema.primaryKey.fields
+        let field = "get\(schema.name)"
+        let declarations = keys.map { "$\($0.name): \(GraphQLRequest<JSONValue>.graphQLKeyType(of: $0))" }
+            .joined(separator: ", ")
+        let arguments = keys.map { "\($0.name): $\($0.name)" }.joined(separator: ", ")
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: syncFields).lines(indent: 4)
+        let document =
+            (["query Get\(schema.name)(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + ["  }", "}"])
+            .joined(separator: "\n")
+        return (document, field)
+    }
+
+    /// `subscription OnCreatePost { onCreatePost { … } }`.
+    static func subscription(
+        _ schema: ModelSchema,
+        type: GraphQLSubscriptionType,
+        syncFields: Bool
+    ) -> (document: String, field: String) {
+        let field = type.rawValue + schema.name
+        let selection = ModelSelectionSet(schema: schema, includesSyncFields: syncFields).lines(indent: 4)
+        let document =
+            (["subscription \(Naming.upperFirst(field)) {", "  \(field) {"] + selection + ["  }", "}"])
+            .joined(separator: "\n")
+        return (document, field)
     }
 }
 
@@ -195,12 +232,22 @@ enum ModelInput {
         nullsForMissing: Bool,
         operation: String
     ) throws(APIError) -> [String: JSONValue] {
-        let json = try fields(of: model, operation: operation)
+        values(of: try fields(of: model, operation: operation), schema: M.schema, nullsForMissing: nullsForMissing)
+    }
+
+    /// The `input` of a record's JSON: its stored fields the backend accepts, and with
+    /// `nullsForMissing` a `null` for every missing field that is not part of the key.
+    static func values(
+        of json: [String: JSONValue],
+        schema: ModelSchema,
+        nullsForMissing: Bool
+    ) -> [String: JSONValue] {
+        let keyNames = Set(schema.primaryKey.fields.map(\.name))
         var input: [String: JSONValue] = [:]
-        for field in M.schema.sortedFields where !field.isReadOnly && !field.type.isAssociation {
+        for field in schema.sortedFields where !field.isReadOnly && !field.type.isAssociation {
             if let value = json[field.name], !value.isNull {
                 input[field.name] = value
-            } else if nullsForMissing && !M.schema.primaryKey.fields.contains(where: { $0.name == field.name }) {
+            } else if nullsForMissing && !keyNames.contains(field.name) {
                 input[field.name] = .null
             }
         }

@@ -41,11 +41,7 @@ extension GraphQLRequest where R == JSONValue {
         modelSchema schema: ModelSchema,
         type: GraphQLSubscriptionType
     ) -> GraphQLRequest<JSONValue> {
-        let field = type.rawValue + schema.name
-        let selection = ModelSelectionSet(schema: schema, includesSyncFields: true).lines(indent: 4)
-        let document =
-            (["subscription \(Naming.upperFirst(field)) {", "  \(field) {"] + selection + ["  }", "}"])
-            .joined(separator: "\n")
+        let (document, field) = ModelDocument.subscription(schema, type: type, syncFields: true)
         return GraphQLRequest<JSONValue>(
             document: document,
             variables: nil,
@@ -58,13 +54,7 @@ extension GraphQLRequest where R == JSONValue {
     /// `null` when there is none.
     public static func syncGet(modelSchema schema: ModelSchema, key: [String: JSONValue]) -> GraphQLRequest<JSONValue> {
         let keys = schema.primaryKey.fields
-        let field = "get\(schema.name)"
-        let declarations = keys.map { "$\($0.name): \(graphQLKeyType(of: $0))" }.joined(separator: ", ")
-        let arguments = keys.map { "\($0.name): $\($0.name)" }.joined(separator: ", ")
-        let selection = ModelSelectionSet(schema: schema, includesSyncFields: true).lines(indent: 4)
-        let document =
-            (["query Get\(schema.name)(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + ["  }", "}"])
-            .joined(separator: "\n")
+        let (document, field) = ModelDocument.get(schema, syncFields: true)
         var variables: [String: JSONValue] = [:]
         for field in keys { variables[field.name] = key[field.name] ?? .null }
         return GraphQLRequest<JSONValue>(
@@ -85,32 +75,20 @@ extension GraphQLRequest where R == JSONValue {
         version: Int?,
         condition: JSONValue?
     ) -> GraphQLRequest<JSONValue> {
-        var input: [String: JSONValue] = [:]
-        let keyNames = Set(schema.primaryKey.fields.map(\.name))
+        var input: [String: JSONValue]
         if kind == "delete" {
-            for name in keyNames { input[name] = json[name] ?? .null }
+            input = [:]
+            for field in schema.primaryKey.fields { input[field.name] = json[field.name] ?? .null }
         } else {
-            for field in schema.sortedFields where !field.isReadOnly && !field.type.isAssociation {
-                if let value = json[field.name], !value.isNull {
-                    input[field.name] = value
-                } else if kind == "update" && !keyNames.contains(field.name) {
-                    input[field.name] = .null
-                }
-            }
+            input = ModelInput.values(of: json, schema: schema, nullsForMissing: kind == "update")
         }
         if let version { input["_version"] = .integer(version) }
-        let field = kind + schema.name
-        let withCondition = kind != "create" || condition != nil
-        let arguments = withCondition ? "input: $input, condition: $condition" : "input: $input"
-        let declarations =
-            "$input: \(Naming.upperFirst(kind))\(schema.name)Input!"
-            + (withCondition ? ", $condition: Model\(schema.name)ConditionInput" : "")
-        let selection = ModelSelectionSet(schema: schema, includesSyncFields: true).lines(indent: 4)
-        let document =
-            (["mutation \(Naming.upperFirst(field))(\(declarations)) {", "  \(field)(\(arguments)) {"] + selection + [
-                "  }", "}",
-            ])
-            .joined(separator: "\n")
+        let (document, field) = ModelDocument.mutation(
+            schema,
+            kind: kind,
+            withCondition: kind != "create" || condition != nil,
+            syncFields: true
+        )
         var variables: [String: JSONValue] = ["input": .object(input)]
         if let condition { variables["condition"] = condition }
         return GraphQLRequest<JSONValue>(
