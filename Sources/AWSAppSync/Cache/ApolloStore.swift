@@ -193,6 +193,26 @@ public final class ApolloStore: Sendable {
         }.get()
     }
 
+    /// Writes the `data` of a mutation's response read with `selections` (a replayed
+    /// mutation's, whose generated type is not at hand) in one transaction, removing the
+    /// mutation's optimistic layer in it; returns the `record.field` keys the response holds.
+    @discardableResult
+    func publish(
+        mutationData data: Snapshot,
+        selections: [any GraphQLSelection],
+        removingLayer layer: String
+    ) throws -> Set<String> {
+        try withinReadWriteTransaction(origin: nil) { transaction in
+            try transaction.removeLayer(layer)
+            return try transaction.write(
+                snapshot: data,
+                selections: selections,
+                variables: nil,
+                root: CacheRoot.mutation
+            )
+        }.get()
+    }
+
     /// Calls `observer` after each commit with the `record.field` keys that changed and the
     /// origin of the write; returns the token to remove it with.
     func addObserver(_ observer: @escaping @Sendable (Set<String>, UUID?) -> Void) -> UUID {
@@ -373,9 +393,25 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Writes a response object of `operation` and returns the `record.field` keys it holds.
     @discardableResult
     func write<Operation: GraphQLOperation>(snapshot: Snapshot, for operation: Operation) throws -> Set<String> {
-        var normalizer = CacheNormalizer(variables: operation.variables, cacheKeyForObject: cacheKeyForObject)
-        let root = CacheRoot.key(for: Operation.self)
-        normalizer.normalize(snapshot, selections: Operation.Data.selections, key: root)
+        try write(
+            snapshot: snapshot,
+            selections: Operation.Data.selections,
+            variables: operation.variables,
+            root: CacheRoot.key(for: Operation.self)
+        )
+    }
+
+    /// Writes a response object read with `selections` under `root` and returns the
+    /// `record.field` keys it holds.
+    @discardableResult
+    func write(
+        snapshot: Snapshot,
+        selections: [any GraphQLSelection],
+        variables: GraphQLMap?,
+        root: CacheKey
+    ) throws -> Set<String> {
+        var normalizer = CacheNormalizer(variables: variables, cacheKeyForObject: cacheKeyForObject)
+        normalizer.normalize(snapshot, selections: selections, key: root)
         let kept = normalizer.records.filter { key, _ in
             root == CacheRoot.query || (key != root && !key.hasPrefix(root + "."))
         }
