@@ -318,6 +318,7 @@ let package = Package(
                 "AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting", "StratusServer",
                 "AppSyncQueueChild",
             ],
+            exclude: ["Interop"],
             swiftSettings: strict
         ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
