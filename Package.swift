@@ -187,6 +187,14 @@ let package = Package(
             path: "Examples/TodoSync/Sources",
             swiftSettings: strict
         ),
+        // The AppSync client example: a terminal todo list over `stratus serve`, with the
+        // `API.swift` that `stratus codegen types` generates from Examples/Todo/schema.graphql.
+        .executableTarget(
+            name: "todo-appsync",
+            dependencies: ["AWSAppSync"],
+            path: "Examples/TodoAppSync/Sources",
+            swiftSettings: strict
+        ),
         // Benchmarks: never linked by users.
         .executableTarget(
             name: "StratusBench",
