@@ -151,11 +151,15 @@ public final class ApolloStore: Sendable {
         }
     }
 
-    /// Reads `query` from the cache: its data and the `record.field` keys it read, or `nil`
-    /// when a record or field is missing or does not fit the selections.
-    func load<Query: GraphQLQuery>(query: Query) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
+    /// Reads `query` from the cache: its data and, when `tracking`, the `record.field` keys it
+    /// read (what a watcher depends on; empty otherwise), or `nil` when a record or field is
+    /// missing or does not fit the selections.
+    func load<Query: GraphQLQuery>(
+        query: Query,
+        tracking: Bool = true
+    ) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
         try withinReadTransaction { transaction in
-            let loaded = try transaction.readWithDependencies(query: query)
+            let loaded = try transaction.readWithDependencies(query: query, tracking: tracking)
             bounds?.touch(transaction.loaded.compactMap { $0.value == nil ? nil : $0.key })
             return loaded
         }.get()
@@ -260,7 +264,7 @@ public class ReadTransaction {
     /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cacheMiss``) naming
     ///   the first record or field the cache lacks; the database's errors.
     public func read<Query: GraphQLQuery>(query: Query) throws -> Query.Data {
-        guard let (data, _) = try readWithDependencies(query: query) else {
+        guard let (data, _) = try readWithDependencies(query: query, tracking: false) else {
             throw AWSAppSyncClientError(
                 .cacheMiss,
                 "The cache does not hold the data of \(Query.operationName). Fetch it first, or write it with write(data:forQuery:)."
@@ -269,24 +273,25 @@ public class ReadTransaction {
         return data
     }
 
+    /// The data of `query` and, when `tracking`, the `record.field` keys it read; `nil` for a
+    /// miss, including a record written for another shape of the same field, to be fetched
+    /// again.
     func readWithDependencies<Query: GraphQLQuery>(
-        query: Query
+        query: Query,
+        tracking: Bool = true
     ) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
         var reader = CacheReader(
             variables: query.variables,
+            tracksDependencies: tracking,
             load: { [unowned self] key in try self.record(key) },
             prefetch: { [unowned self] keys in try self.prefetch(keys) }
         )
-        let object: [String: JSONValue]
         do {
-            object = try reader.readObject(key: CacheRoot.key(for: Query.self), selections: Query.Data.selections)
+            // The reader checks what it reads against the selections as reading a response
+            // does, so its object is the data's snapshot as it stands.
+            let object = try reader.readObject(key: CacheRoot.key(for: Query.self), selections: Query.Data.selections)
+            return (Query.Data(snapshot: object), reader.dependentKeys)
         } catch is CacheMiss {
-            return nil
-        }
-        do {
-            return (try Query.Data(jsonObject: object, variables: query.variables), reader.dependentKeys)
-        } catch {
-            // A record written for another shape of the same field: a miss, to be fetched again.
             return nil
         }
     }

@@ -153,7 +153,7 @@ public final class AWSAppSyncClient: Sendable {
     ) async throws -> GraphQLResult<Query.Data> {
         switch cachePolicy {
         case .returnCacheDataElseFetch, .returnCacheDataDontFetch:
-            if let cached = try cache.load(query: query) {
+            if let cached = try cache.load(query: query, tracking: false) {
                 return GraphQLResult(data: cached.data, errors: nil, source: .cache)
             }
             guard cachePolicy == .returnCacheDataElseFetch else {
