@@ -289,6 +289,7 @@ let package = Package(
                 "StratusTesting",
                 "AWSPluginsCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
