@@ -250,8 +250,11 @@ public class ReadTransaction {
     var base: [CacheKey: [String: JSONValue]?] = [:]
     /// For records with optimistic fields: those fields, the layers merged in order.
     var overlay: [CacheKey: [String: JSONValue]] = [:]
-    /// The stored size of the records loaded from the table (key and text, in bytes).
+    /// The stored size of the records loaded from the table (key and text, in bytes), which
+    /// writes need to count the bytes they add; reads do not keep it.
     var storedSizes: [CacheKey: Int] = [:]
+    /// Whether this transaction writes, so that ``storedSizes`` is kept.
+    var keepsSizes: Bool { false }
 
     init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool) {
         self.db = db
@@ -308,6 +311,8 @@ public class ReadTransaction {
     func prefetch(_ keys: [CacheKey]) throws {
         let missing = keys.filter { loaded[$0] == nil }
         guard !missing.isEmpty else { return }
+        loaded.reserveCapacity(loaded.count + missing.count)
+        let keepsSizes = keepsSizes
         for start in stride(from: 0, to: missing.count, by: Self.prefetchBatch) {
             let batch = Array(missing[start..<min(start + Self.prefetchBatch, missing.count)])
             for key in batch { loaded[key] = .some(nil) }
@@ -319,7 +324,7 @@ public class ReadTransaction {
             while let row = try rows.next() {
                 let key: String = row[0]
                 let text: String = row[1]
-                storedSizes[key] = key.utf8.count + text.utf8.count
+                if keepsSizes { storedSizes[key] = key.utf8.count + text.utf8.count }
                 guard case .object(let fields) = try JSONValue(parsing: text) else {
                     throw AWSAppSyncClientError(
                         .cache,
@@ -364,6 +369,8 @@ public final class ReadWriteTransaction: ReadTransaction {
     private(set) var layersChanged = false
     /// How many bytes the records written add to the table (negative when they shrank).
     private(set) var addedBytes = 0
+
+    override var keepsSizes: Bool { true }
 
     init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool, layer: String?) {
         self.layer = layer
