@@ -2,7 +2,7 @@ import GraphQL
 import StratusCodegen
 
 // Benchmarks for Stratus. Run with
-// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-queue]`.
+// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-cache] [appsync-queue]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -30,6 +30,10 @@ if selected.contains("sigv4") {
         try await SyncBenchmark().run()
     }
 #endif
+
+if selected.contains("appsync-cache") {
+    try await AppSyncCacheBenchmark().run()
+}
 
 if selected.contains("appsync-queue") {
     try await AppSyncQueueBenchmark().run()

@@ -107,4 +107,38 @@ import TodoAPI
                 == "The cache does not hold the data of GetTodo. Fetch it first, or write it with write(data:forQuery:)."
         )
     }
+
+    /// Records written for another shape of the same fields (another operation's types, or an
+    /// older API) do not fit the query: a miss, fetched again, rather than data of the wrong type.
+    @Test(arguments: [
+        ("a number where a String is selected", JSONValue.integer(5)),
+        ("null where a non-null name is selected", JSONValue.null),
+    ])
+    func aRecordOfAnotherShapeIsAMiss(_ case: String, name: JSONValue) throws {
+        let store = try ApolloStore()
+        store.cacheKeyForObject = { $0["id"] }
+        let loose: [any GraphQLSelection] = [
+            GraphQLField(
+                "getTodo",
+                arguments: ["id": GraphQLVariable("id")],
+                type: .object([
+                    GraphQLField("__typename", type: .scalar(String.self)),
+                    GraphQLField("id", type: .scalar(String.self)),
+                    GraphQLField("name", type: .scalar(JSONValue.self)),
+                    GraphQLField("description", type: .scalar(String.self)),
+                ])
+            )
+        ]
+        let snapshot: Snapshot = [
+            "getTodo": ["__typename": "Todo", "id": "1", "name": name, "description": .null]
+        ]
+        _ = try store.withinReadWriteTransaction { transaction in
+            try transaction.write(snapshot: snapshot, selections: loose, variables: ["id": "1"], root: CacheRoot.query)
+        }.get()
+        #expect(try store.load(query: GetTodoQuery(id: "1")) == nil, "\(`case`)")
+        let error = #expect(throws: AWSAppSyncClientError.self) {
+            try store.withinReadTransaction { try $0.read(query: GetTodoQuery(id: "1")) }.get()
+        }
+        #expect(error?.code == .cacheMiss)
+    }
 }

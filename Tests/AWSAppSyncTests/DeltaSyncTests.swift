@@ -64,6 +64,7 @@ struct SyncTodosQuery: GraphQLQuery {
 
                 var id: GraphQLID { snapshot[field: "id"] }
                 var name: String { snapshot[field: "name"] }
+                var _deleted: Bool? { snapshot[field: "_deleted"] }
             }
         }
     }
@@ -173,6 +174,94 @@ struct SyncTodosQuery: GraphQLQuery {
             base.cancel()
             #expect(third == "base Eggs,Milk")
         }
+    }
+
+    static let gqlScript = URL(filePath: #filePath).deletingLastPathComponent().appending(
+        path: "Interop/gql_todo_changes.py"
+    )
+
+    @Test(.timeLimit(.minutes(1))) func updatesAndDeletesMadeByGQLWhileOfflineReachTheCacheAfterReconnecting()
+        async throws
+    {
+        try await OfflineClients.withBackend(conflictDetection: true) { clients in
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk")))
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t2", name: "Eggs")))
+            let proxy = try await FaultProxy.start(forwardingTo: clients.backend.endpoint)
+            do {
+                try await Self.syncThroughAnOutage(clients, proxy: proxy)
+            } catch {
+                await proxy.stop()
+                throw error
+            }
+            await proxy.stop()
+        }
+    }
+
+    private static func syncThroughAnOutage(_ clients: OfflineClients, proxy: FaultProxy) async throws {
+        let appSyncClient = try clients.makeClient(endpoint: proxy.url(proxying: clients.backend.endpoint))
+        let store = try #require(appSyncClient.store)
+        let events = Events()
+        var iterator = events.calls.stream.makeAsyncIterator()
+        // As the guide's delta handler does: the changes are merged into the base query's list.
+        let delta: DeltaQueryResultHandler<SyncTodosQuery> = { [calls = events.calls] result, _, error in
+            let items = (result?.data?.syncTodos?.items ?? []).compactMap { $0 }
+            let merged = store.withinReadWriteTransaction { transaction in
+                try transaction.update(query: ListTodosQuery()) { (data: inout ListTodosQuery.Data) in
+                    var list = data.listTodos?.items ?? []
+                    for item in items {
+                        list.removeAll { $0?.id == item.id }
+                        if item._deleted != true { list.append(.init(id: item.id, name: item.name)) }
+                    }
+                    data.listTodos?.items = list
+                }
+            }
+            var failure = error
+            if case .failure(let mergeError) = merged, !items.isEmpty { failure = failure ?? mergeError }
+            calls.handler("delta " + items.map(\.name).sorted().joined(separator: ","), failure)
+        }
+        let deltaWatcher = appSyncClient.sync(
+            baseQuery: ListTodosQuery(),
+            baseQueryResultHandler: events.base,
+            subscription: OnCreateTodoSubscription(),
+            subscriptionResultHandler: events.subscription,
+            deltaQuery: SyncTodosQuery(),
+            deltaQueryResultHandler: delta,
+            callbackQueue: events.calls.queue
+        )
+        defer { deltaWatcher.cancel() }
+        let (base, baseError) = try await events.calls.next(&iterator)
+        #expect(baseError == nil)
+        #expect(base == "base Eggs,Milk")
+
+        // Offline: every connection through the proxy drops, while gql changes the todos.
+        proxy.dropAfter(bytes: 0)
+        proxy.cutAllConnections()
+        let host = "\(clients.backend.endpoint.host!):\(clients.backend.endpoint.port!)"
+        let changed = try await ChildProcess.run([
+            "python3", Self.gqlScript.path, clients.backend.endpoint.absoluteString, host, clients.backend.apiKey,
+        ])
+        try #require(
+            changed.status == .exited(0),
+            "gql failed (install it with: python3 -m pip install 'gql[aiohttp,websockets,botocore]'):\n\(changed.outputText)\(changed.errorText)"
+        )
+        proxy.resume()
+
+        // Back online: the subscription reconnects and the delta query brings the changes.
+        var seen: [String] = []
+        while seen.last?.hasPrefix("delta ") != true || seen.last == "delta " {
+            let (event, error) = try await events.calls.next(&iterator)
+            if error == nil, let event { seen.append(event) }
+        }
+        // The delta query answers every version written since the last sync, oldest first.
+        let changes = Set((seen.last ?? "").dropFirst("delta ".count).split(separator: ",").map(String.init))
+        #expect(changes.isSuperset(of: ["Bread", "Eggs", "Oat milk"]), "\(seen)")
+        let cached = try await appSyncClient.fetch(query: ListTodosQuery(), cachePolicy: .returnCacheDataDontFetch)
+        #expect(AppSyncClientTests.names(cached).sorted() == ["Bread", "Oat milk"])
+        let (milk, eggs) = try store.withinReadTransaction { transaction in
+            (try transaction.record("t1"), try transaction.record("t2"))
+        }.get()
+        #expect(milk?["name"] == "Oat milk")
+        #expect(eggs?["_deleted"] == true)
     }
 
     @Test(.timeLimit(.minutes(1))) func messagesArrivingDuringTheQueryAreAppliedAfterItInOrder() async throws {

@@ -140,7 +140,8 @@ struct OfflineClients {
         apiKey: SwitchableAPIKey? = nil,
         transport: RecordingTransport? = nil,
         delegate: RecordingDelegate? = nil,
-        endpoint: URL? = nil
+        endpoint: URL? = nil,
+        ordering: MutationOrdering = .serial
     ) throws -> AWSAppSyncClient {
         let serviceConfig = AWSAppSyncServiceConfig(
             endpoint: endpoint ?? backend.endpoint,
@@ -160,9 +161,15 @@ struct OfflineClients {
             probeInterval: .milliseconds(100)
         )
         configuration.transport = transport
-        let client = try AWSAppSyncClient(appSyncConfig: configuration)
-        client.apolloClient?.cacheKeyForObject = { $0["id"] }
-        return client
+        // A connection that drops in its handshake is given up after a second, not fifteen.
+        configuration.realTimeConfiguration = AppSyncRealTimeConfiguration(
+            initialDelay: .milliseconds(50),
+            maximumDelay: .milliseconds(500),
+            acknowledgementTimeout: .seconds(1)
+        )
+        configuration.mutationOrdering = ordering
+        configuration.cacheKeyForObject = { $0["id"] }
+        return try AWSAppSyncClient(appSyncConfig: configuration)
     }
 
     /// The queued mutations as `offlineMutations.db` holds them.
@@ -178,9 +185,10 @@ struct OfflineClients {
         return (result.data?.listTodos?.items ?? []).compactMap { $0?.name }.sorted()
     }
 
-    /// Waits until `condition` holds, checking every 20 ms for up to 10 s.
-    static func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-        for _ in 0..<500 {
+    /// Waits until `condition` holds, checking every 20 ms for up to `limit`.
+    static func eventually(for limit: Duration = .seconds(10), _ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
             if try condition() { return true }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -113,6 +113,120 @@ import TodoAPI
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func aReplayedMutationUpdatesTheCacheAndItsWatchers() async throws {
+        try await OfflineClients.withBackend { clients in
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk")))
+            var ended: AWSAppSyncClient? = try clients.makeClient()
+            let fetched = try await ended?.fetch(query: ListTodosQuery())
+            #expect(AppSyncClientTests.names(fetched) == ["Milk"])
+            await clients.backend.kill()
+            ended?.perform(
+                mutation: UpdateTodoMutation(input: UpdateTodoInput(id: "t1", name: "Oat milk")),
+                resultHandler: nil
+            )
+            ended = nil
+            #expect(try clients.queued.map(\.operationName) == ["UpdateTodo"])
+
+            // The next run watches the list from the cache before the server is back.
+            let appSyncClient = try clients.makeClient()
+            let calls = HandlerCalls<GraphQLResult<ListTodosQuery.Data>>()
+            var iterator = calls.stream.makeAsyncIterator()
+            let watcher = appSyncClient.watch(
+                query: ListTodosQuery(),
+                cachePolicy: .returnCacheDataDontFetch,
+                queue: calls.queue,
+                resultHandler: calls.handler
+            )
+            let initial = try await calls.next(&iterator)
+            #expect(AppSyncClientTests.names(initial.0) == ["Milk"])
+
+            try await clients.backend.restart()
+            let changed = try await calls.next(&iterator)
+            watcher.cancel()
+            #expect(changed.1 == nil)
+            #expect(changed.0?.source == .cache)
+            #expect(AppSyncClientTests.names(changed.0) == ["Oat milk"])
+            // The todo's record holds the server's answer; as for a live mutation, MUTATION_ROOT
+            // is not kept.
+            let (todo, root) = try appSyncClient.store!.withinReadTransaction { transaction in
+                (try transaction.record("t1"), try transaction.record("MUTATION_ROOT"))
+            }.get()
+            #expect(todo?["name"] == "Oat milk")
+            #expect(root == nil)
+            #expect(try clients.queued.isEmpty)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func perRecordOrderingSendsOtherRecordsWhileOneWaits() async throws {
+        try await OfflineClients.withBackend { clients in
+            let transport = RecordingTransport()
+            let appSyncClient = try clients.makeClient(transport: transport, ordering: .perRecord(maxConcurrent: 4))
+            let calls = HandlerCalls<String>()
+            var iterator = calls.stream.makeAsyncIterator()
+            transport.holdNextPost()
+            appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "a", name: "A1")),
+                queue: calls.queue
+            ) { result, error in calls.handler(result?.data?.createTodo?.name, error) }
+            #expect(try await OfflineClients.eventually { transport.isHolding })
+            appSyncClient.perform(
+                mutation: UpdateTodoMutation(input: UpdateTodoInput(id: "a", name: "A2")),
+                queue: calls.queue
+            ) { result, error in calls.handler(result?.data?.updateTodo?.name, error) }
+            appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "b", name: "B1")),
+                queue: calls.queue
+            ) { result, error in calls.handler(result?.data?.createTodo?.name, error) }
+
+            // B1 goes while A1 is held; A2 waits for A1.
+            let first = try await calls.next(&iterator)
+            #expect(first.0 == "B1")
+            #expect(first.1 == nil)
+            #expect(transport.posts.count == 2)
+            #expect(transport.isHolding)
+            transport.release()
+            var rest: [String?] = []
+            for _ in 0..<2 { rest.append(try await calls.next(&iterator).0) }
+            #expect(rest == ["A1", "A2"])
+            #expect(try await clients.serverNames() == ["A2", "B1"])
+            #expect(try appSyncClient.queuedMutationIdentifiers() == [])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func perRecordOrderingSendsAMutationWithoutARecordAlone() async throws {
+        try await OfflineClients.withBackend { clients in
+            let transport = RecordingTransport()
+            let appSyncClient = try clients.makeClient(transport: transport, ordering: .perRecord(maxConcurrent: 4))
+            let calls = HandlerCalls<String>()
+            var iterator = calls.stream.makeAsyncIterator()
+            transport.holdNextPost()
+            // No id: the server picks it, so nothing tells which record it writes.
+            appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(name: "Anonymous")),
+                queue: calls.queue
+            ) { result, error in calls.handler(result?.data?.createTodo?.name, error) }
+            #expect(try await OfflineClients.eventually { transport.isHolding })
+            appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(id: "c", name: "C1")),
+                queue: calls.queue
+            ) { result, error in calls.handler(result?.data?.createTodo?.name, error) }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(transport.posts.count == 1)
+            transport.release()
+            var names: [String?] = []
+            for _ in 0..<2 { names.append(try await calls.next(&iterator).0) }
+            #expect(names == ["Anonymous", "C1"])
+        }
+    }
+
+    @Test func theRecordOfAMutationIsItsInputIdOrIdVariable() {
+        #expect(MutationOrdering.recordKey(of: ["input": ["id": "t1", "name": "Milk"]]) == "t1")
+        #expect(MutationOrdering.recordKey(of: ["id": .integer(7)]) == "7")
+        #expect(MutationOrdering.recordKey(of: ["input": ["name": "Milk"]]) == nil)
+        #expect(MutationOrdering.recordKey(of: nil) == nil)
+        #expect(MutationOrdering.serial == MutationOrdering(maxConcurrent: 1, isPerRecord: false))
+    }
+
     @Test(.timeLimit(.minutes(1))) func a401FetchesTheKeyAgainAndRetriesInsteadOfDropping() async throws {
         try await OfflineClients.withBackend { clients in
             // The server refuses the expired key with 401; the provider has the new one by the

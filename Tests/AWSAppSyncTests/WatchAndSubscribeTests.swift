@@ -47,6 +47,32 @@ import TodoAPI
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func aWatcherDeliversOnceForEachChangeAndNotForANoOpWrite() async throws {
+        try await AppSyncClientTests.withClient { backend, appSyncClient in
+            _ = try await backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk")))
+            let calls = HandlerCalls<GraphQLResult<GetTodoQuery.Data>>()
+            var iterator = calls.stream.makeAsyncIterator()
+            let watcher = appSyncClient.watch(
+                query: GetTodoQuery(id: "t1"),
+                queue: calls.queue,
+                resultHandler: calls.handler
+            )
+            #expect(try await calls.next(&iterator).0?.data?.getTodo?.name == "Milk")
+            // The fourth write leaves every field the watcher read as it was.
+            for name in ["Oat milk", "Soy milk", "Rice milk", "Rice milk", "Almond milk"] {
+                _ = try await appSyncClient.perform(
+                    mutation: UpdateTodoMutation(input: UpdateTodoInput(id: "t1", name: name))
+                )
+            }
+            var delivered: [String?] = []
+            for _ in 0..<4 {
+                delivered.append(try await calls.next(&iterator).0?.data?.getTodo?.name)
+            }
+            watcher.cancel()
+            #expect(delivered == ["Oat milk", "Soy milk", "Rice milk", "Almond milk"])
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func theGuidesSubscriptionDeliversWithATransaction() async throws {
         try await AppSyncClientTests.withClient { _, appSyncClient in
             let events = HandlerCalls<String>()

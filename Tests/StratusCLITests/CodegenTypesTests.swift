@@ -55,6 +55,16 @@ import Testing
         try compare(generated, withCommitted: "BlogAPI/API.swift")
     }
 
+    @Test func committedExampleAPIMatchesTheExamplesSchema() async throws {
+        let directory = try TemporaryDirectory()
+        let examples = Self.fixtures.deletingLastPathComponent().deletingLastPathComponent().appending(path: "Examples")
+        let generated = try await generate(
+            ["--schema", examples.appending(path: "Todo/schema.graphql").path],
+            in: directory
+        )
+        try compare(generated, withCommitted: "../../Examples/TodoAppSync/Sources/API.swift")
+    }
+
     @Test func introspectionFromGraphQLCoreGivesTheSameAPI() async throws {
         let directory = try TemporaryDirectory()
         let source = try String(contentsOf: Self.fixtures.appending(path: "blog.graphql"), encoding: .utf8)

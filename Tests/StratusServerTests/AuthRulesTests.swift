@@ -250,6 +250,38 @@ import Testing
         )
     }
 
+    /// The guide's `result?.errors![0]` names the first field the query selects: the fields'
+    /// errors come in the document's order, list items in index order, whatever order the
+    /// executor resolved them in.
+    @Test func fieldErrorsComeInTheOrderTheDocumentSelectsThem() async throws {
+        let server = try TestServer(Self.schema)
+        for index in 0..<12 {
+            #expect(
+                await server.run(
+                    #"mutation { createMetric(input: {id: "m\#(index)", value: \#(index), internal: "i", staff: "s"}) { id } }"#
+                ) == #"{"data":{"createMetric":{"id":"m\#(index)"}}}"#
+            )
+        }
+        let body = await server.json("{ listMetrics(limit: 12) { items { id internal value staff } } }")
+        let ids = (body["data"]?["listMetrics"]?["items"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        #expect(ids.count == 12)
+        let paths = (body["errors"]?.arrayValue ?? []).map { error in
+            (error["path"]?.arrayValue ?? []).map { element in
+                element.stringValue ?? element.intValue.map(String.init) ?? "?"
+            }.joined(separator: ".")
+        }
+        let expected = ids.indices.flatMap { index in
+            ["listMetrics.items.\(index).internal", "listMetrics.items.\(index).staff"]
+        }
+        #expect(paths == expected)
+        let messages = (body["errors"]?.arrayValue ?? []).prefix(2).compactMap { $0["message"]?.stringValue }
+        #expect(
+            messages == [
+                "Not Authorized to access internal on type Metric", "Not Authorized to access staff on type Metric",
+            ]
+        )
+    }
+
     @Test func privateIAMAndCustomRulesAdmitTheirModes() async throws {
         let server = try TestServer(Self.schema)
         let create = #"mutation { createEvent(input: {id: "e1", name: "launch"}) { id } }"#

@@ -151,11 +151,15 @@ public final class ApolloStore: Sendable {
         }
     }
 
-    /// Reads `query` from the cache: its data and the `record.field` keys it read, or `nil`
-    /// when a record or field is missing or does not fit the selections.
-    func load<Query: GraphQLQuery>(query: Query) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
+    /// Reads `query` from the cache: its data and, when `tracking`, the `record.field` keys it
+    /// read (what a watcher depends on; empty otherwise), or `nil` when a record or field is
+    /// missing or does not fit the selections.
+    func load<Query: GraphQLQuery>(
+        query: Query,
+        tracking: Bool = true
+    ) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
         try withinReadTransaction { transaction in
-            let loaded = try transaction.readWithDependencies(query: query)
+            let loaded = try transaction.readWithDependencies(query: query, tracking: tracking)
             bounds?.touch(transaction.loaded.compactMap { $0.value == nil ? nil : $0.key })
             return loaded
         }.get()
@@ -193,6 +197,26 @@ public final class ApolloStore: Sendable {
         }.get()
     }
 
+    /// Writes the `data` of a mutation's response read with `selections` (a replayed
+    /// mutation's, whose generated type is not at hand) in one transaction, removing the
+    /// mutation's optimistic layer in it; returns the `record.field` keys the response holds.
+    @discardableResult
+    func publish(
+        mutationData data: Snapshot,
+        selections: [any GraphQLSelection],
+        removingLayer layer: String
+    ) throws -> Set<String> {
+        try withinReadWriteTransaction(origin: nil) { transaction in
+            try transaction.removeLayer(layer)
+            return try transaction.write(
+                snapshot: data,
+                selections: selections,
+                variables: nil,
+                root: CacheRoot.mutation
+            )
+        }.get()
+    }
+
     /// Calls `observer` after each commit with the `record.field` keys that changed and the
     /// origin of the write; returns the token to remove it with.
     func addObserver(_ observer: @escaping @Sendable (Set<String>, UUID?) -> Void) -> UUID {
@@ -226,8 +250,11 @@ public class ReadTransaction {
     var base: [CacheKey: [String: JSONValue]?] = [:]
     /// For records with optimistic fields: those fields, the layers merged in order.
     var overlay: [CacheKey: [String: JSONValue]] = [:]
-    /// The stored size of the records loaded from the table (key and text, in bytes).
+    /// The stored size of the records loaded from the table (key and text, in bytes), which
+    /// writes need to count the bytes they add; reads do not keep it.
     var storedSizes: [CacheKey: Int] = [:]
+    /// Whether this transaction writes, so that ``storedSizes`` is kept.
+    var keepsSizes: Bool { false }
 
     init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool) {
         self.db = db
@@ -240,7 +267,7 @@ public class ReadTransaction {
     /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cacheMiss``) naming
     ///   the first record or field the cache lacks; the database's errors.
     public func read<Query: GraphQLQuery>(query: Query) throws -> Query.Data {
-        guard let (data, _) = try readWithDependencies(query: query) else {
+        guard let (data, _) = try readWithDependencies(query: query, tracking: false) else {
             throw AWSAppSyncClientError(
                 .cacheMiss,
                 "The cache does not hold the data of \(Query.operationName). Fetch it first, or write it with write(data:forQuery:)."
@@ -249,24 +276,25 @@ public class ReadTransaction {
         return data
     }
 
+    /// The data of `query` and, when `tracking`, the `record.field` keys it read; `nil` for a
+    /// miss, including a record written for another shape of the same field, to be fetched
+    /// again.
     func readWithDependencies<Query: GraphQLQuery>(
-        query: Query
+        query: Query,
+        tracking: Bool = true
     ) throws -> (data: Query.Data, dependentKeys: Set<String>)? {
         var reader = CacheReader(
             variables: query.variables,
+            tracksDependencies: tracking,
             load: { [unowned self] key in try self.record(key) },
             prefetch: { [unowned self] keys in try self.prefetch(keys) }
         )
-        let object: [String: JSONValue]
         do {
-            object = try reader.readObject(key: CacheRoot.key(for: Query.self), selections: Query.Data.selections)
+            // The reader checks what it reads against the selections as reading a response
+            // does, so its object is the data's snapshot as it stands.
+            let object = try reader.readObject(key: CacheRoot.key(for: Query.self), selections: Query.Data.selections)
+            return (Query.Data(snapshot: object), reader.dependentKeys)
         } catch is CacheMiss {
-            return nil
-        }
-        do {
-            return (try Query.Data(jsonObject: object, variables: query.variables), reader.dependentKeys)
-        } catch {
-            // A record written for another shape of the same field: a miss, to be fetched again.
             return nil
         }
     }
@@ -283,6 +311,8 @@ public class ReadTransaction {
     func prefetch(_ keys: [CacheKey]) throws {
         let missing = keys.filter { loaded[$0] == nil }
         guard !missing.isEmpty else { return }
+        loaded.reserveCapacity(loaded.count + missing.count)
+        let keepsSizes = keepsSizes
         for start in stride(from: 0, to: missing.count, by: Self.prefetchBatch) {
             let batch = Array(missing[start..<min(start + Self.prefetchBatch, missing.count)])
             for key in batch { loaded[key] = .some(nil) }
@@ -294,7 +324,7 @@ public class ReadTransaction {
             while let row = try rows.next() {
                 let key: String = row[0]
                 let text: String = row[1]
-                storedSizes[key] = key.utf8.count + text.utf8.count
+                if keepsSizes { storedSizes[key] = key.utf8.count + text.utf8.count }
                 guard case .object(let fields) = try JSONValue(parsing: text) else {
                     throw AWSAppSyncClientError(
                         .cache,
@@ -340,6 +370,8 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// How many bytes the records written add to the table (negative when they shrank).
     private(set) var addedBytes = 0
 
+    override var keepsSizes: Bool { true }
+
     init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool, layer: String?) {
         self.layer = layer
         super.init(db: db, cacheKeyForObject: cacheKeyForObject, layered: layered || layer != nil)
@@ -373,9 +405,25 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Writes a response object of `operation` and returns the `record.field` keys it holds.
     @discardableResult
     func write<Operation: GraphQLOperation>(snapshot: Snapshot, for operation: Operation) throws -> Set<String> {
-        var normalizer = CacheNormalizer(variables: operation.variables, cacheKeyForObject: cacheKeyForObject)
-        let root = CacheRoot.key(for: Operation.self)
-        normalizer.normalize(snapshot, selections: Operation.Data.selections, key: root)
+        try write(
+            snapshot: snapshot,
+            selections: Operation.Data.selections,
+            variables: operation.variables,
+            root: CacheRoot.key(for: Operation.self)
+        )
+    }
+
+    /// Writes a response object read with `selections` under `root` and returns the
+    /// `record.field` keys it holds.
+    @discardableResult
+    func write(
+        snapshot: Snapshot,
+        selections: [any GraphQLSelection],
+        variables: GraphQLMap?,
+        root: CacheKey
+    ) throws -> Set<String> {
+        var normalizer = CacheNormalizer(variables: variables, cacheKeyForObject: cacheKeyForObject)
+        normalizer.normalize(snapshot, selections: selections, key: root)
         let kept = normalizer.records.filter { key, _ in
             root == CacheRoot.query || (key != root && !key.hasPrefix(root + "."))
         }

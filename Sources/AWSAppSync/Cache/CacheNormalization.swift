@@ -126,8 +126,15 @@ struct CacheMiss: Error {
 }
 
 /// Reads an operation's response back out of records: the inverse of ``CacheNormalizer``.
+///
+/// What it reads is checked against the selections as ``SelectionSetReader`` checks a
+/// response (non-null fields not null, scalars of their type, lists and objects where the
+/// selections have them), so that its object can be the data's snapshot without a second walk;
+/// a value that does not fit is a ``CacheMiss``.
 struct CacheReader {
     let variables: GraphQLMap?
+    /// Whether to collect ``dependentKeys``: only watchers need them.
+    let tracksDependencies: Bool
     let load: (CacheKey) throws -> [String: JSONValue]?
     let prefetch: ([CacheKey]) throws -> Void
     /// The `record.field` keys read so far: what a watcher depends on.
@@ -135,10 +142,12 @@ struct CacheReader {
 
     init(
         variables: GraphQLMap?,
+        tracksDependencies: Bool = true,
         load: @escaping (CacheKey) throws -> [String: JSONValue]?,
         prefetch: @escaping ([CacheKey]) throws -> Void = { _ in }
     ) {
         self.variables = variables
+        self.tracksDependencies = tracksDependencies
         self.load = load
         self.prefetch = prefetch
     }
@@ -154,35 +163,51 @@ struct CacheReader {
         object.reserveCapacity(fields.count)
         for field in fields {
             let fieldKey = field.arguments?.isEmpty ?? true ? field.name : field.cacheKey(with: variables)
-            let dependentKey = "\(key).\(fieldKey)"
-            dependentKeys.insert(dependentKey)
-            guard let stored = record[fieldKey] else { throw CacheMiss(key: dependentKey) }
-            let value = try read(stored, type: field.type)
+            if tracksDependencies { dependentKeys.insert(key + "." + fieldKey) }
+            guard let stored = record[fieldKey] else { throw CacheMiss(key: key + "." + fieldKey) }
+            let value = try read(stored, type: field.type, at: key, fieldKey)
             let responseKey = field.responseKey
             object[responseKey] = object[responseKey].map { SelectionSetReader.merge($0, value) } ?? value
         }
         return object
     }
 
-    private mutating func read(_ stored: JSONValue, type: GraphQLOutputType) throws -> JSONValue {
+    /// Reads the stored value of the field `fieldKey` of `record` as `type`.
+    ///
+    /// - Throws: ``CacheMiss`` when the value does not fit `type`; the loader's errors.
+    private mutating func read(
+        _ stored: JSONValue,
+        type: GraphQLOutputType,
+        at record: CacheKey,
+        _ fieldKey: String
+    ) throws -> JSONValue {
+        if case .nonNull(let wrapped) = type {
+            guard !stored.isNull else { throw CacheMiss(key: record + "." + fieldKey) }
+            return try read(stored, type: wrapped, at: record, fieldKey)
+        }
         if stored.isNull { return .null }
         switch type {
         case .nonNull(let wrapped):
-            return try read(stored, type: wrapped)
-        case .scalar:
+            return try read(stored, type: wrapped, at: record, fieldKey)
+        case .scalar(let scalar):
+            do {
+                _ = try scalar.init(jsonValue: stored)
+            } catch {
+                throw CacheMiss(key: record + "." + fieldKey)
+            }
             return stored
         case .list(let elementType):
-            guard case .array(let elements) = stored else { return stored }
+            guard case .array(let elements) = stored else { throw CacheMiss(key: record + "." + fieldKey) }
             try prefetch(elements.compactMap { $0.objectValue?[CacheRoot.referenceKey]?.stringValue })
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
             for element in elements {
-                values.append(try read(element, type: elementType))
+                values.append(try read(element, type: elementType, at: record, fieldKey))
             }
             return .array(values)
         case .object(let selections):
             guard case .object(let reference) = stored, let key = reference[CacheRoot.referenceKey]?.stringValue
-            else { return stored }
+            else { throw CacheMiss(key: record + "." + fieldKey) }
             return .object(try readObject(key: key, selections: selections))
         }
     }

@@ -24,7 +24,9 @@ extension AWSAppSyncClient {
     /// The mutation is in the offline mutation queue (`offlineMutations.db`) when this returns,
     /// and survives the process: one found there when a client starts is sent then, and its
     /// result goes to the configuration's `offlineMutationDelegate` and to
-    /// ``offlineMutationResults``. Mutations are sent one at a time, in order; see
+    /// ``offlineMutationResults``, and its answer is written to the cache as this run's would
+    /// be. Mutations are sent one at a time, in order (or, with the configuration's
+    /// ``MutationOrdering/perRecord(maxConcurrent:)``, each record's in order); see
     /// ``AWSAppSyncClientConfiguration`` for the retry rules.
     ///
     /// `optimisticUpdate` writes to a layer over the cache that queries and watchers see at
@@ -94,6 +96,8 @@ extension AWSAppSyncClient {
                 id: id,
                 operationName: Mutation.operationName,
                 requestBody: Self.requestBody(mutation),
+                recordKey: MutationOrdering.recordKey(of: mutation.variables),
+                selections: StoredSelections.text(of: Mutation.Data.selections, variables: mutation.variables),
                 handler: handler
             )
         } catch {

@@ -54,7 +54,9 @@ public final class AWSAppSyncClient: Sendable {
 
     /// A client for the API, authorization and cache of `appSyncConfig`.
     ///
-    /// Mutations left in the offline queue by an earlier run are sent at once.
+    /// Mutations left in the offline queue by an earlier run are sent at once, and their
+    /// answers written to the cache: set the configuration's `cacheKeyForObject` so that they
+    /// are keyed as the client's other writes are.
     ///
     /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the
     ///   query cache's or the mutation queue's file cannot be opened.
@@ -82,6 +84,7 @@ public final class AWSAppSyncClient: Sendable {
             registration.map(CacheFileRegistry.unregister)
             throw error
         }
+        cache.cacheKeyForObject = appSyncConfig.cacheKeyForObject
         apolloClient = ApolloClient(store: cache)
         let (results, continuation) = AsyncStream.makeStream(
             of: OfflineMutationResult.self,
@@ -93,7 +96,8 @@ public final class AWSAppSyncClient: Sendable {
             store: mutations,
             http: http,
             cache: cache,
-            policy: appSyncConfig.retryPolicy
+            policy: appSyncConfig.retryPolicy,
+            ordering: appSyncConfig.mutationOrdering
         ) { result in
             delegate?.mutationCallback(
                 recordIdentifier: result.recordIdentifier,
@@ -149,7 +153,7 @@ public final class AWSAppSyncClient: Sendable {
     ) async throws -> GraphQLResult<Query.Data> {
         switch cachePolicy {
         case .returnCacheDataElseFetch, .returnCacheDataDontFetch:
-            if let cached = try cache.load(query: query) {
+            if let cached = try cache.load(query: query, tracking: false) {
                 return GraphQLResult(data: cached.data, errors: nil, source: .cache)
             }
             guard cachePolicy == .returnCacheDataElseFetch else {
@@ -247,7 +251,8 @@ public final class AWSAppSyncClient: Sendable {
             if let client { return client }
             let created = AppSyncRealTimeClient(
                 graphQLURL: configuration.appSyncServiceConfig.endpoint,
-                authorizer: AppSyncClientRealTimeAuthorizer(authorization: configuration.authorization)
+                authorizer: AppSyncClientRealTimeAuthorizer(authorization: configuration.authorization),
+                configuration: configuration.realTimeConfiguration
             )
             client = created
             return created

@@ -31,12 +31,27 @@ public struct AWSAppSyncClientConfiguration: Sendable {
     public let cacheConfiguration: AWSAppSyncCacheConfiguration?
     /// Hears of the mutations replayed from the offline queue after a restart.
     public let offlineMutationDelegate: (any AWSAppSyncOfflineMutationDelegate)?
+    /// How the offline queue orders mutations: ``MutationOrdering/serial`` (the default) sends
+    /// one at a time; ``MutationOrdering/perRecord(maxConcurrent:)`` sends mutations of
+    /// different records at once, each record's in order.
+    public var mutationOrdering: MutationOrdering = .serial
+    /// The cache keys of response objects, set before the client starts; the same as setting
+    /// `apolloClient?.cacheKeyForObject` after, except that mutations replayed from the queue
+    /// as the client starts are written to the cache with it too.
+    ///
+    /// ```swift
+    /// var appSyncConfig = try AWSAppSyncClientConfiguration(appSyncServiceConfig: serviceConfig)
+    /// appSyncConfig.cacheKeyForObject = { $0["id"] }
+    /// ```
+    public var cacheKeyForObject: CacheKeyForObject?
     let authorization: AppSyncAuthorization
     /// When queued mutations are tried again.
     var retryPolicy = MutationRetryPolicy()
     /// What sends the client's HTTP requests; `defaultHTTPTransport()` (AsyncHTTPClient on Linux,
     /// `URLSession` on Apple platforms) when `nil`.
     var transport: (any HTTPTransport)?
+    /// How the real-time connection reconnects and how long it waits for the server.
+    var realTimeConfiguration = AppSyncRealTimeConfiguration()
 
     /// A configuration for the API of `appSyncServiceConfig`.
     ///
@@ -170,5 +185,38 @@ struct AppSyncAuthorization: @unchecked Sendable {
             }
             source = .lambdaToken(awsLambdaAuthProvider)
         }
+    }
+}
+
+/// How the offline mutation queue orders the mutations it sends.
+///
+/// ```swift
+/// appSyncConfig.mutationOrdering = .perRecord(maxConcurrent: 4)
+/// ```
+public struct MutationOrdering: Sendable, Hashable {
+    /// How many mutations may be in flight at once.
+    public let maxConcurrent: Int
+    /// Whether only mutations of one record keep their order.
+    public let isPerRecord: Bool
+
+    /// One mutation in flight per client, in the order they were performed, as the AppSync SDK
+    /// sends them.
+    public static let serial = MutationOrdering(maxConcurrent: 1, isPerRecord: false)
+
+    /// Up to `maxConcurrent` mutations in flight, of different records: the mutations of one
+    /// record (the `input.id` or `id` variable) are sent in the order they were performed, one
+    /// at a time. A mutation whose variables name no record is sent alone, after every mutation
+    /// performed before it and before every one performed after it.
+    ///
+    /// - Precondition: `maxConcurrent` is 1 or more.
+    public static func perRecord(maxConcurrent: Int = 4) -> MutationOrdering {
+        precondition(maxConcurrent >= 1, "perRecord(maxConcurrent:) needs 1 or more, not \(maxConcurrent).")
+        return MutationOrdering(maxConcurrent: maxConcurrent, isPerRecord: true)
+    }
+
+    /// The record a mutation with `variables` writes: its `input.id`, or its `id`.
+    static func recordKey(of variables: GraphQLMap?) -> String? {
+        let id = variables?["input"]?.objectValue?["id"] ?? variables?["id"]
+        return id.flatMap(CacheNormalizer.keyText)
     }
 }

@@ -22,7 +22,8 @@ protocol QueuedMutationHandler: Sendable {
 
 /// The offline mutation queue of one client: mutations are written to
 /// ``OfflineMutationStore`` before they are sent, then sent one at a time in the order they
-/// were queued.
+/// were queued, or, with ``MutationOrdering/perRecord(maxConcurrent:)``, several at once of
+/// different records, each record's in order.
 ///
 /// A mutation is deleted when the server answers it with a GraphQL response (errors included),
 /// when it fails in a way retrying will not mend (a refusal such as HTTP 400 or 403, a second
@@ -41,10 +42,27 @@ final class MutationQueue: Sendable {
     private struct State {
         var handlers: [String: any QueuedMutationHandler] = [:]
         var cancelled: Set<String> = []
-        var inFlight: String?
-        /// When the head of the queue may be tried again, and whether to probe the network
+        var inFlight: Set<String> = []
+        /// When mutations that failed may be tried again, and whether to probe the network
         /// meanwhile.
-        var backoff: (id: String, until: ContinuousClock.Instant, probe: Bool)?
+        var backoff: [String: (until: ContinuousClock.Instant, probe: Bool)] = [:]
+        /// When the network was last probed.
+        var probed: ContinuousClock.Instant?
+        /// How many mutations were settled and deleted: a look at the queue read before the
+        /// last one may still hold it, and is read again.
+        var settled = 0
+    }
+
+    /// What one look at the head of the queue decided.
+    private struct Plan {
+        /// Mutations to send now.
+        var send: [QueuedMutation] = []
+        /// Cancelled mutations to delete.
+        var drop: [String] = []
+        /// How long until a mutation waiting after a failure may be tried again.
+        var wake: Duration?
+        /// Whether one of those waits after a network failure.
+        var probe = false
     }
 
     private enum Verdict {
@@ -57,6 +75,7 @@ final class MutationQueue: Sendable {
     private let http: AppSyncHTTPClient
     private let cache: ApolloStore
     private let policy: MutationRetryPolicy
+    private let ordering: MutationOrdering
     private let replayed: @Sendable (OfflineMutationResult) -> Void
     private let doorbell = Doorbell()
     private let state = Mutex(State())
@@ -67,12 +86,14 @@ final class MutationQueue: Sendable {
         http: AppSyncHTTPClient,
         cache: ApolloStore,
         policy: MutationRetryPolicy,
+        ordering: MutationOrdering = .serial,
         replayed: @escaping @Sendable (OfflineMutationResult) -> Void
     ) {
         self.store = store
         self.http = http
         self.cache = cache
         self.policy = policy
+        self.ordering = ordering
         self.replayed = replayed
     }
 
@@ -102,11 +123,19 @@ final class MutationQueue: Sendable {
         id: String,
         operationName: String,
         requestBody: String,
+        recordKey: String? = nil,
+        selections: String? = nil,
         handler: any QueuedMutationHandler
     ) throws {
         state.withLock { $0.handlers[id] = handler }
         do {
-            _ = try store.enqueue(id: id, operationName: operationName, requestBody: requestBody)
+            _ = try store.enqueue(
+                id: id,
+                operationName: operationName,
+                requestBody: requestBody,
+                recordKey: recordKey,
+                selections: selections
+            )
         } catch {
             state.withLock { _ = $0.handlers.removeValue(forKey: id) }
             throw AWSAppSyncClientError(
@@ -123,7 +152,7 @@ final class MutationQueue: Sendable {
     func cancel(_ id: String) {
         let (handler, inFlight) = state.withLock { state in
             state.cancelled.insert(id)
-            return (state.handlers.removeValue(forKey: id), state.inFlight == id)
+            return (state.handlers.removeValue(forKey: id), state.inFlight.contains(id))
         }
         if !inFlight {
             do {
@@ -162,9 +191,9 @@ final class MutationQueue: Sendable {
     /// waiting after a network failure is tried at once.
     func networkAvailable() {
         let waiting = state.withLock { state -> Bool in
-            guard let backoff = state.backoff, backoff.probe else { return false }
-            state.backoff = nil
-            return true
+            let probing = state.backoff.filter(\.value.probe).keys
+            for id in probing { state.backoff[id] = nil }
+            return !probing.isEmpty
         }
         if waiting { doorbell.ring() }
     }
@@ -172,43 +201,92 @@ final class MutationQueue: Sendable {
     // MARK: - Sending
 
     private func run() async {
-        while !Task.isCancelled {
-            let head: QueuedMutation?
-            do {
-                head = try store.first()
-            } catch {
-                await doorbell.wait(timeout: policy.probeInterval)
-                continue
-            }
-            guard let head else {
-                await doorbell.wait(timeout: nil)
-                continue
-            }
-            if let backoff = state.withLock({ $0.backoff }), backoff.id == head.id {
-                let remaining = backoff.until - .now
-                if remaining > .zero {
-                    if backoff.probe && remaining > policy.probeInterval {
-                        await doorbell.wait(timeout: policy.probeInterval)
-                        if !Task.isCancelled, await http.isReachable() { networkAvailable() }
-                    } else {
-                        await doorbell.wait(timeout: remaining)
-                    }
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                let settled = state.withLock { $0.settled }
+                let window: [QueuedMutation]
+                do {
+                    window = try store.first(ordering.isPerRecord ? Self.window : 1)
+                } catch {
+                    await doorbell.wait(timeout: policy.probeInterval)
                     continue
                 }
-            }
-            let proceed = state.withLock { state -> Bool in
-                state.backoff = nil
-                guard !state.cancelled.contains(head.id) else { return false }
-                state.inFlight = head.id
-                return true
-            }
-            if proceed {
-                await attempt(head)
-            } else {
-                finish(head.id)
+                let planned = state.withLock { state -> Plan? in
+                    state.settled == settled ? plan(window, state: &state) : nil
+                }
+                guard let plan = planned else { continue }
+                for id in plan.drop { finish(id) }
+                for mutation in plan.send {
+                    group.addTask {
+                        await self.attempt(mutation)
+                        self.doorbell.ring()
+                    }
+                }
+                guard plan.drop.isEmpty else { continue }
+                guard let wake = plan.wake else {
+                    await doorbell.wait(timeout: nil)
+                    continue
+                }
+                guard plan.probe, wake > policy.probeInterval else {
+                    await doorbell.wait(timeout: wake)
+                    continue
+                }
+                await doorbell.wait(timeout: policy.probeInterval)
+                let due = state.withLock { state -> Bool in
+                    guard state.probed.map({ .now - $0 >= policy.probeInterval }) ?? true else { return false }
+                    state.probed = .now
+                    return true
+                }
+                if due, !Task.isCancelled, await http.isReachable() { networkAvailable() }
             }
         }
     }
+
+    /// Chooses what to send from the first mutations of the queue, marking them in flight.
+    ///
+    /// A mutation may go when no mutation before it that is still queued (in flight, waiting
+    /// to be tried again, or not sent yet) writes its record, and none before it is sent
+    /// alone. Serial ordering sends every mutation alone, so only the head goes, and only when
+    /// nothing is in flight.
+    private func plan(_ window: [QueuedMutation], state: inout State) -> Plan {
+        var plan = Plan()
+        let now = ContinuousClock.now
+        var records: Set<String> = []
+        var earlier = false
+        for mutation in window {
+            let inFlight = state.inFlight.contains(mutation.id)
+            if !inFlight, state.cancelled.contains(mutation.id) {
+                plan.drop.append(mutation.id)
+                continue
+            }
+            let record = ordering.isPerRecord ? mutation.recordKey : nil
+            if let record {
+                guard records.insert(record).inserted else {
+                    earlier = true
+                    continue
+                }
+            } else if earlier {
+                break
+            }
+            earlier = true
+            if !inFlight {
+                if let backoff = state.backoff[mutation.id], backoff.until > now {
+                    let remaining = backoff.until - now
+                    plan.wake = plan.wake.map { min($0, remaining) } ?? remaining
+                    plan.probe = plan.probe || backoff.probe
+                } else if state.inFlight.count < ordering.maxConcurrent {
+                    state.backoff[mutation.id] = nil
+                    state.inFlight.insert(mutation.id)
+                    plan.send.append(mutation)
+                }
+            }
+            if record == nil { break }
+        }
+        return plan
+    }
+
+    /// How many mutations from the head of the queue per-record ordering looks at.
+    private static let window = 256
 
     /// Sends `mutation` (again after a 401 or a resolved conflict) and settles its outcome.
     private func attempt(_ mutation: QueuedMutation) async {
@@ -259,8 +337,8 @@ final class MutationQueue: Sendable {
                         // The count is informational; the mutation itself is still queued.
                     }
                     state.withLock { state in
-                        state.inFlight = nil
-                        state.backoff = (mutation.id, .now + delay, probe)
+                        state.inFlight.remove(mutation.id)
+                        state.backoff[mutation.id] = (.now + delay, probe)
                     }
                     return
                 case .drop:
@@ -307,12 +385,14 @@ final class MutationQueue: Sendable {
         state.withLock { state in
             state.handlers[id] = nil
             state.cancelled.remove(id)
-            if state.inFlight == id { state.inFlight = nil }
+            state.inFlight.remove(id)
+            state.backoff[id] = nil
+            state.settled += 1
         }
     }
 
-    /// Reports the outcome of a mutation queued by an earlier run of the client, and removes
-    /// its optimistic layer.
+    /// Reports the outcome of a mutation queued by an earlier run of the client, and writes its
+    /// answer to the cache in place of its optimistic layer, as a live mutation's is.
     private func replay(_ mutation: QueuedMutation, response: JSONValue?, error: AWSAppSyncClientError?) async {
         var data: Snapshot?
         var errors: [GraphQLError]?
@@ -333,9 +413,24 @@ final class MutationQueue: Sendable {
             }
         }
         do {
-            try cache.removeLayer(mutation.id)
+            if let data, let stored = mutation.selections {
+                try cache.publish(
+                    mutationData: data,
+                    selections: try StoredSelections.selections(from: stored),
+                    removingLayer: mutation.id
+                )
+            } else {
+                try cache.removeLayer(mutation.id)
+            }
         } catch {
-            failure = failure ?? (error as? AWSAppSyncClientError)
+            failure =
+                failure
+                ?? (error as? AWSAppSyncClientError)
+                ?? AWSAppSyncClientError(
+                    .cache,
+                    "The answer to the replayed \(mutation.operationName) cannot be written to the cache: "
+                        + "\(sentence: error) Fetch the queries that read its records again."
+                )
         }
         var operationString = ""
         do {

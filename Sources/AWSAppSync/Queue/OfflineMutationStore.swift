@@ -17,6 +17,12 @@ package struct QueuedMutation: Sendable, Hashable {
     package let attempts: Int
     /// The error of the last failed attempt.
     package let lastError: String?
+    /// The record the mutation writes (its `input.id` or `id` variable), which per-record
+    /// ordering keeps mutations of in order; `nil` when its variables name none.
+    package let recordKey: String?
+    /// The selections of its result (``StoredSelections``), with which the answer to a mutation
+    /// replayed by a later run is written to the cache; `nil` for a mutation queued without.
+    package let selections: String?
 
     /// The operation's document, read from the request body.
     ///
@@ -70,19 +76,35 @@ package final class OfflineMutationStore: Sendable {
                     requestBody TEXT NOT NULL,
                     createdAt REAL NOT NULL,
                     attempts INTEGER NOT NULL DEFAULT 0,
-                    lastError TEXT
+                    lastError TEXT,
+                    recordKey TEXT,
+                    selections TEXT
                 )
                 """
         )
+        // A queue written before mutations kept their record and selections.
+        let columns = Set(try db.columns(in: "mutations").map(\.name))
+        for column in ["recordKey", "selections"] where !columns.contains(column) {
+            try db.execute(sql: "ALTER TABLE mutations ADD COLUMN \(column) TEXT")
+        }
     }
 
     /// Queues a mutation and returns it; it is on disk when this returns.
-    package func enqueue(id: String, operationName: String, requestBody: String) throws -> QueuedMutation {
+    package func enqueue(
+        id: String,
+        operationName: String,
+        requestBody: String,
+        recordKey: String? = nil,
+        selections: String? = nil
+    ) throws -> QueuedMutation {
         try database.write { db in
             let now = Date()
             try db.execute(
-                sql: "INSERT INTO mutations (id, operationName, requestBody, createdAt) VALUES (?, ?, ?, ?)",
-                arguments: [id, operationName, requestBody, now.timeIntervalSince1970]
+                sql: """
+                    INSERT INTO mutations (id, operationName, requestBody, createdAt, recordKey, selections)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [id, operationName, requestBody, now.timeIntervalSince1970, recordKey, selections]
             )
             return QueuedMutation(
                 id: id,
@@ -91,17 +113,21 @@ package final class OfflineMutationStore: Sendable {
                 requestBody: requestBody,
                 createdAt: now,
                 attempts: 0,
-                lastError: nil
+                lastError: nil,
+                recordKey: recordKey,
+                selections: selections
             )
         }
     }
 
-    /// The mutation to send next.
-    func first() throws -> QueuedMutation? {
+    /// The first `limit` mutations in sending order.
+    func first(_ limit: Int) throws -> [QueuedMutation] {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM mutations ORDER BY sequence LIMIT 1").map(
-                Self.mutation
-            )
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(Self.columns) FROM mutations ORDER BY sequence LIMIT ?",
+                arguments: [limit]
+            ).map(Self.mutation)
         }
     }
 
@@ -152,7 +178,9 @@ package final class OfflineMutationStore: Sendable {
         return configuration
     }
 
-    private static let columns = "id, sequence, operationName, requestBody, createdAt, attempts, lastError"
+    /// Every column: a queue written before `recordKey` and `selections` existed reads as
+    /// having none (`stratus queue list` opens it read-only, without adding them).
+    private static let columns = "*"
 
     private static func all(_ db: Database) throws -> [QueuedMutation] {
         try Row.fetchAll(db, sql: "SELECT \(columns) FROM mutations ORDER BY sequence").map(mutation)
@@ -160,13 +188,15 @@ package final class OfflineMutationStore: Sendable {
 
     private static func mutation(_ row: Row) -> QueuedMutation {
         QueuedMutation(
-            id: row[0],
-            sequence: row[1],
-            operationName: row[2],
-            requestBody: row[3],
-            createdAt: Date(timeIntervalSince1970: row[4]),
-            attempts: row[5],
-            lastError: row[6]
+            id: row["id"],
+            sequence: row["sequence"],
+            operationName: row["operationName"],
+            requestBody: row["requestBody"],
+            createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+            attempts: row["attempts"],
+            lastError: row["lastError"],
+            recordKey: row["recordKey"],
+            selections: row["selections"]
         )
     }
 

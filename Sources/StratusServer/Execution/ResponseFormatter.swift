@@ -1,3 +1,4 @@
+import Foundation
 import GraphQL
 
 /// Writes GraphQL results as AppSync's response bodies.
@@ -8,9 +9,47 @@ import GraphQL
 enum ResponseFormatter {
     static func body(_ result: GraphQLResult, document: Document?) -> JSON {
         AppSyncError.body(
-            result.errors.map { error(for: $0, document: document) },
+            inExecutionOrder(result.errors).map { error(for: $0, document: document) },
             data: result.data.flatMap(JSON.init) ?? .null
         )
+    }
+
+    /// `errors` in the order a serial execution meets them, as AppSync reports them: fields in
+    /// the order the document selects them, list items by index. The executor resolves sibling
+    /// fields concurrently, so the order it records them in varies from run to run; the
+    /// guide's `result?.errors![0]` must name the first field the document selects.
+    static func inExecutionOrder(_ errors: [GraphQLError]) -> [GraphQLError] {
+        guard errors.count > 1 else { return errors }
+        return errors.enumerated().sorted { left, right in
+            let order = executionOrder(left.element, right.element)
+            return order == .orderedSame ? left.offset < right.offset : order == .orderedAscending
+        }.map(\.element)
+    }
+
+    /// Compares two errors' paths up to where they part: two list indexes by number, two
+    /// sibling fields by where the errors stand in the document (a field's sub-selections
+    /// come after it and before its next sibling).
+    private static func executionOrder(_ left: GraphQLError, _ right: GraphQLError) -> ComparisonResult {
+        for (leftElement, rightElement) in zip(left.path.elements, right.path.elements)
+        where leftElement != rightElement {
+            if case .index(let leftIndex) = leftElement, case .index(let rightIndex) = rightElement {
+                return leftIndex < rightIndex ? .orderedAscending : .orderedDescending
+            }
+            return compare(left.locations.first, right.locations.first)
+        }
+        // One path holds the other (a field and an error under it), or they are equal: the
+        // shorter first, as a field fails before what it holds.
+        if left.path.elements.count != right.path.elements.count {
+            return left.path.elements.count < right.path.elements.count ? .orderedAscending : .orderedDescending
+        }
+        return .orderedSame
+    }
+
+    private static func compare(_ left: SourceLocation?, _ right: SourceLocation?) -> ComparisonResult {
+        guard let left, let right else { return .orderedSame }
+        if left.line != right.line { return left.line < right.line ? .orderedAscending : .orderedDescending }
+        if left.column != right.column { return left.column < right.column ? .orderedAscending : .orderedDescending }
+        return .orderedSame
     }
 
     /// A body for a request that failed before execution: `{"data":null,"errors":[…]}`.
