@@ -29,7 +29,7 @@ protocol QueuedMutationHandler: Sendable {
 /// when it fails in a way retrying will not mend (a refusal such as HTTP 400 or 403, a second
 /// 401 after the credentials were fetched again), and when it is cancelled. It stays, and is
 /// tried again, when the server cannot be reached (after `2^n·100 ms + jitter`, capped at 5 min,
-/// or at once when the API answers again), when the server answers HTTP 5xx or 429 (after its
+/// or at once when the API answers again), when the server answers HTTP 5xx, 429 or 409 (after its
 /// `Retry-After` when it gives one), and when a token or credentials could not be had because
 /// their service could not be reached. A provider that refuses (nobody is signed in) fails the
 /// mutation, as a refusal by the API would: its caller gets the error. Every attempt
@@ -368,7 +368,9 @@ final class MutationQueue: Sendable {
         switch status {
         case 401 where !refreshed:
             return .refreshAndRetry
-        case 429, 500...599:
+        // 409: the server still runs the first request with this Idempotency-Key (its answer
+        // was lost to a cut); the repeat gets the kept response once it is done.
+        case 409, 429, 500...599:
             return .retry(after: error.retryAfter ?? policy.delay(afterFailures: failures), probe: false)
         default:
             return .drop

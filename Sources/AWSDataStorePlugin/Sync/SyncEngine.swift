@@ -121,11 +121,12 @@ final class SyncEngine: Sendable {
         if changed { dispatch(HubPayload.EventName.DataStore.networkStatus, NetworkStatusEvent(active: active)) }
     }
 
-    /// Reports an error no caller can be told of.
     /// Reports `error` as "`message`: `error`", unless it is the cancellation of the engine's
     /// own tasks by `stop()`, which is not a failure: what was being done stays to be done.
     func report(_ message: String, _ error: any Error) {
-        if Self.isCancellation(error) { return }
+        // Errors while the engine's own task is being cancelled come from stop(): the storage
+        // calls turn the cancellation into a DataStoreError, so the task says it, not the error.
+        if Self.isCancellation(error) || Task.isCancelled { return }
         report(DataStoreError(.sync, "\(message): \(error)"))
     }
 
@@ -135,6 +136,7 @@ final class SyncEngine: Sendable {
         return false
     }
 
+    /// Reports an error no caller can be told of.
     func report(_ error: DataStoreError) {
         if let handler = configuration.errorHandler {
             handler(error)
