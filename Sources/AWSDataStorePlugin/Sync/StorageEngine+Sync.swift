@@ -259,6 +259,14 @@ extension StorageEngine {
     /// left: local changes merged away (a create and a delete) leave the backend's record.
     func applyDeferred(after events: [MutationEvent]) async throws(DataStoreError) -> ReconcileResult {
         let keys = Set(events.map { Outbox.recordKey($0.modelName, $0.modelId) })
+        // Almost always nothing is kept: a read says so without taking the write lock.
+        let kept = try await read { db in
+            try keys.contains { key in
+                try !db.cachedStatement(sql: "SELECT 1 FROM \"\(SystemTables.deferred)\" WHERE \"id\" = ?")
+                    .fetchExactRows([key.databaseValue]).isEmpty
+            }
+        }
+        guard kept else { return ReconcileResult() }
         return try await write { db in
             var result = ReconcileResult()
             try self.applyDeferred(keys, db, &result)

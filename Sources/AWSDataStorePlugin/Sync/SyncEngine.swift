@@ -432,15 +432,22 @@ final class SyncEngine: Sendable {
 
     /// Local changes were committed: tell the hub and wake the outbox.
     private func enqueued(_ events: [MutationEvent]) {
-        for event in events {
-            if let model = try? event.decodeModel() {
-                dispatch(
-                    HubPayload.EventName.DataStore.outboxMutationEnqueued,
-                    OutboxMutationEvent(
-                        modelName: event.modelName,
-                        element: .init(model: model, version: event.version, deleted: event.mutationType == "delete")
+        // Decoding each saved model for the payload is wasted work when nothing listens.
+        if hub.hasListeners(on: .dataStore) {
+            for event in events {
+                if let model = try? event.decodeModel() {
+                    dispatch(
+                        HubPayload.EventName.DataStore.outboxMutationEnqueued,
+                        OutboxMutationEvent(
+                            modelName: event.modelName,
+                            element: .init(
+                                model: model,
+                                version: event.version,
+                                deleted: event.mutationType == "delete"
+                            )
+                        )
                     )
-                )
+                }
             }
         }
         outboxSignal.fire()

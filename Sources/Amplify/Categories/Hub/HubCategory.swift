@@ -68,6 +68,12 @@ public final class HubCategory: Sendable {
         state.withLock { state in state.listeners.removeAll { $0.id == token.id } }
     }
 
+    /// Whether anything listens to `channel`: a dispatcher whose payload is costly to build can
+    /// skip it when nothing does.
+    package func hasListeners(on channel: HubChannel) -> Bool {
+        state.withLock { state in state.listeners.contains { $0.channel == channel } }
+    }
+
     /// Sends `payload` to the listeners of `channel`.
     public func dispatch(to channel: HubChannel, payload: HubPayload) {
         let listeners = state.withLock { state in state.listeners.filter { $0.channel == channel } }
