@@ -323,9 +323,12 @@ public class ReadTransaction {
             let rows = try Row.fetchCursor(statement, arguments: StatementArguments(batch))
             while let row = try rows.next() {
                 let key: String = row[0]
-                let text: String = row[1]
-                if keepsSizes { storedSizes[key] = key.utf8.count + text.utf8.count }
-                guard case .object(let fields) = try JSONValue(parsing: text) else {
+                // Parsed from SQLite's own bytes: no String to build and validate on the way.
+                let (record, size) = try row.withUnsafeData(atIndex: 1) { data -> (JSONValue, Int) in
+                    (try JSONValue(parsing: data ?? Data()), data?.count ?? 0)
+                }
+                if keepsSizes { storedSizes[key] = key.utf8.count + size }
+                guard case .object(let fields) = record else {
                     throw AWSAppSyncClientError(
                         .cache,
                         "The cache record '\(key)' is not a JSON object. Clear the cache; it was not written by this client."
