@@ -324,8 +324,17 @@ public class ReadTransaction {
             while let row = try rows.next() {
                 let key: String = row[0]
                 // Parsed from SQLite's own bytes: no String to build and validate on the way.
-                let (record, size) = try row.withUnsafeData(atIndex: 1) { data -> (JSONValue, Int) in
-                    (try JSONValue(parsing: data ?? Data()), data?.count ?? 0)
+                let (record, size): (JSONValue, Int)
+                do {
+                    (record, size) = try row.withUnsafeData(atIndex: 1) { data -> (JSONValue, Int) in
+                        (try JSONValue(parsing: data ?? Data()), data?.count ?? 0)
+                    }
+                } catch {
+                    throw AWSAppSyncClientError(
+                        .cache,
+                        "The cache record '\(key)' cannot be read as JSON: \(error) Clear the cache; it was not written "
+                            + "by this client."
+                    )
                 }
                 if keepsSizes { storedSizes[key] = key.utf8.count + size }
                 guard case .object(let fields) = record else {
