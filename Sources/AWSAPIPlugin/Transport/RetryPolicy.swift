@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import Foundation
 
@@ -70,9 +71,7 @@ public struct RetryPolicy: Sendable, Hashable {
         if let header = response.headers["retry-after"], let retryAfter = RetryAfter(header, now: now) {
             return retryAfter.delay <= maximumRetryAfter ? retryAfter.delay : nil
         }
-        let exponent = min(attempt - 1, 30)
-        let backoff = min(maximumDelay, baseDelay * (1 << exponent))
-        return backoff * (1 - jitter * random)
+        return Backoff.exponential(attempt: attempt, base: baseDelay, cap: maximumDelay) * (1 - jitter * random)
     }
 }
 

@@ -1,3 +1,5 @@
+import AWSPluginsCore
+
 /// When a queued mutation is tried again after a failure that may pass: `2^n·base + jitter`,
 /// capped, for a mutation that failed `n + 1` times.
 struct MutationRetryPolicy: Sendable {
@@ -13,8 +15,6 @@ struct MutationRetryPolicy: Sendable {
     /// exponential delay, capped, plus up to `base` at random so that clients do not retry in
     /// step.
     func delay(afterFailures failures: Int, random: Double = Double.random(in: 0..<1)) -> Duration {
-        let exponent = min(max(failures - 1, 0), 32)
-        let delay = min(base * (Int64(1) << exponent), cap)
-        return delay + base * random
+        Backoff.exponential(attempt: failures, base: base, cap: cap) + base * random
     }
 }

@@ -765,9 +765,9 @@ final class SyncEngine: Sendable {
         }
     }
 
-    /// `2^attempt · 100 ms`, capped at 5 minutes, with half of it random.
+    /// `2^attempt · 100 ms` (``Backoff``), capped at 5 minutes, with half of it random.
     static func backoff(attempt: Int) -> Duration {
-        let base = min(100.0 * pow(2.0, Double(min(attempt, 20))), 300_000.0)
-        return .milliseconds(Int(base / 2 + Double.random(in: 0...(base / 2))))
+        let base = Backoff.exponential(attempt: attempt + 1, base: .milliseconds(100), cap: .seconds(300))
+        return base / 2 + (base / 2) * Double.random(in: 0...1)
     }
 }

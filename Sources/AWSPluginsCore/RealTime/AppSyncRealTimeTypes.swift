@@ -40,8 +40,7 @@ public struct AppSyncRealTimeConfiguration: Sendable {
     /// The wait before attempt `attempt` (1 for the first retry): exponential, with full jitter
     /// over its upper half so that clients dropped together do not return together.
     public func delay(beforeAttempt attempt: Int, random: Double) -> Duration {
-        let exponent = min(max(attempt - 1, 0), 30)
-        let base = min(initialDelay * (1 << exponent), maximumDelay)
+        let base = Backoff.exponential(attempt: attempt, base: initialDelay, cap: maximumDelay)
         return base * (0.5 + 0.5 * min(max(random, 0), 1))
     }
 }
