@@ -99,24 +99,6 @@ import Testing
         let devices = try #require(environment["STRATUS_SYNC_DEVICES"].flatMap { Int($0) })
         let edits = try #require(environment["STRATUS_SYNC_EDITS"].flatMap { Int($0) })
         let optimistic = environment["STRATUS_OPTIMISTIC"] == "1"
-        let endpoint = try #require(environment["STRATUS_ENDPOINT"].flatMap(URL.init(string:)))
-        let apiKey = try #require(environment["STRATUS_API_KEY"])
-        func makeAPI() throws -> AWSAPIPlugin {
-            let api = AWSAPIPlugin(modelRegistration: BlogRegistration())
-            try api.configure(
-                AWSAPIPluginConfiguration(endpoints: [
-                    .init(
-                        name: "stratus",
-                        endpointType: .graphQL,
-                        endpoint: endpoint,
-                        region: "us-east-1",
-                        authorizationType: .apiKey,
-                        apiKey: apiKey
-                    )
-                ])
-            )
-            return api
-        }
         let errors = Recorder<String>()
         var configuration = DataStoreConfiguration(
             databaseURL: directory.appending(path: "device-\(number).sqlite")
@@ -131,7 +113,7 @@ import Testing
         let plugin = AWSDataStorePlugin(
             modelRegistration: BlogRegistration(),
             configuration: configuration,
-            api: try makeAPI(),
+            api: try ChildTest.apiPlugin(),
             hub: hub
         )
         func mark(_ name: String) throws {
@@ -158,7 +140,7 @@ import Testing
         try mark("drained")
         try await Self.waitForAll("drained", devices: devices, in: directory)
 
-        let api = try makeAPI()
+        let api = try ChildTest.apiPlugin()
         var local: [String] = []
         var expected: [String] = []
         let clock = ContinuousClock()

@@ -100,21 +100,7 @@ import Testing
             resolve(.applyRemote)
         }
         configuration.errorHandler = { error in record("error \(error.message)") }
-        let endpoint = try #require(environment["STRATUS_ENDPOINT"].flatMap(URL.init(string:)))
-        let apiKey = try #require(environment["STRATUS_API_KEY"])
-        let api = AWSAPIPlugin(modelRegistration: BlogRegistration())
-        try api.configure(
-            AWSAPIPluginConfiguration(endpoints: [
-                .init(
-                    name: "stratus",
-                    endpointType: .graphQL,
-                    endpoint: endpoint,
-                    region: "us-east-1",
-                    authorizationType: .apiKey,
-                    apiKey: apiKey
-                )
-            ])
-        )
+        let api = try ChildTest.apiPlugin()
         let hub = HubCategory()
         hub.listen(to: .dataStore, eventName: HubPayload.EventName.DataStore.conditionalSaveFailed) { payload in
             record("condition \((payload.data as? OutboxMutationEvent)?.element.model.identifier ?? "?")")

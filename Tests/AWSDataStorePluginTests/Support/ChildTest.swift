@@ -1,5 +1,8 @@
+import AWSAPIPlugin
+import BlogModels
 import Foundation
 import StratusTesting
+import Testing
 
 /// Runs one test of this test binary in a child process, for what a test cannot do in the
 /// shared test process: configure the process-wide `Amplify` facade, or be killed mid-write.
@@ -65,5 +68,29 @@ enum ChildTest {
         )
         let status = try await process.wait()
         return (status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+    }
+}
+
+extension ChildTest {
+    /// An API plugin for the blog models, configured from the child's `STRATUS_ENDPOINT` and
+    /// `STRATUS_API_KEY`.
+    static func apiPlugin() throws -> AWSAPIPlugin {
+        let environment = ProcessInfo.processInfo.environment
+        let endpoint = try #require(environment["STRATUS_ENDPOINT"].flatMap(URL.init(string:)))
+        let apiKey = try #require(environment["STRATUS_API_KEY"])
+        let api = AWSAPIPlugin(modelRegistration: BlogRegistration())
+        try api.configure(
+            AWSAPIPluginConfiguration(endpoints: [
+                .init(
+                    name: "stratus",
+                    endpointType: .graphQL,
+                    endpoint: endpoint,
+                    region: "us-east-1",
+                    authorizationType: .apiKey,
+                    apiKey: apiKey
+                )
+            ])
+        )
+        return api
     }
 }
