@@ -40,6 +40,8 @@ public final class StratusServer: Sendable {
     package var documentCache: DocumentCache { documents }
     /// How many jobs of heavy requests have run on their own thread (``HeavyRequestLane``).
     package var heavyLaneJobs: Int { heavyLane.jobsRun }
+    /// How many heavy requests wait for the one on the ``HeavyRequestLane`` to end.
+    package var heavyRequestsWaiting: Int { heavyLane.waiting }
     /// How many pages of lists, syncs and relations the store has read.
     package var pagesRead: Int { store.pagesRead }
     private let limits: DocumentLimits
@@ -211,6 +213,18 @@ public final class StratusServer: Sendable {
             }
         }
 
+        if !isHeavy, (operation?.selectionSet.selections.count ?? 0) > HeavyRequestLane.rootSelections {
+            return await heavyLane.run {
+                (await self.execute(document, request, onLane: true), false)
+            }
+        }
+        return (await execute(document, request, onLane: isHeavy), false)
+    }
+
+    /// Executes a valid document; `onLane` runs its execution on the ``HeavyRequestLane``.
+    private func execute(_ document: Document, _ request: Request, onLane: Bool) async -> ServerResponse {
+        let (variables, operationName, identity) = (request.variables, request.operationName, request.identity)
+        let schema = executable.schema
         var variableValues: [String: Map] = [:]
         for (name, value) in variables {
             variableValues[name] = value.map
@@ -219,9 +233,7 @@ public final class StratusServer: Sendable {
         let budget = ResolverBudget(limit: limits.resolverCount)
         // A request out of resolvers gets one error whatever else happens: its execution is
         // cancelled at once rather than left to walk what it already read.
-        let lane: HeavyRequestLane? =
-            isHeavy || (operation?.selectionSet.selections.count ?? 0) > HeavyRequestLane.rootSelections
-            ? heavyLane : nil
+        let lane: HeavyRequestLane? = onLane ? heavyLane : nil
         let execution = Task(executorPreference: lane) { [schema, variableValues] in
             try await GraphQL.execute(
                 schema: schema,
@@ -230,7 +242,7 @@ public final class StratusServer: Sendable {
                 context: RequestContext(
                     identity: identity,
                     budget: budget,
-                    reads: ReadGate(width: 4),
+                    reads: AsyncGate(width: 4),
                     idempotency: request.idempotency
                 ),
                 variableValues: variableValues,
@@ -250,9 +262,9 @@ public final class StratusServer: Sendable {
             result = GraphQLResult(errors: [GraphQLError(message: String(describing: error))])
         }
         if budget.isExhausted {
-            return (ServerResponse(body: AppSyncError.body([budget.exhaustedError], data: .null)), false)
+            return ServerResponse(body: AppSyncError.body([budget.exhaustedError], data: .null))
         }
-        return (ServerResponse(body: ResponseFormatter.body(result, document: document)), false)
+        return ServerResponse(body: ResponseFormatter.body(result, document: document))
     }
 
     /// The kind of the operation a request runs: the one named `operationName`, or the first;

@@ -8,7 +8,7 @@ struct RequestContext: Sendable {
     /// The resolvers the request may still run.
     let budget: ResolverBudget
     /// The store reads the request may have under way at once.
-    let reads: ReadGate
+    let reads: AsyncGate
     /// The `Idempotency-Key` of a mutation, recorded with its writes.
     var idempotency: IdempotencyClaim? = nil
 }
@@ -142,7 +142,7 @@ private struct Wiring {
 
     /// Sets `resolvers` on the fields of the type `name`; with `countsResolvers`, each run is
     /// counted against the request's ``ResolverBudget``; the fields of `reading` read the store,
-    /// through the request's ``ReadGate``.
+    /// through the request's ``AsyncGate``.
     private func attach(
         to schema: GraphQLSchema,
         type name: String,
