@@ -86,18 +86,23 @@ public enum JSON: Sendable, Hashable {
 /// The members of a JSON object, in insertion order.
 ///
 /// Two objects are equal when they hold the same members, whatever their order.
+///
+/// The members are kept in one array: the objects of items and responses have a few members, and
+/// a scan of them costs less than hashing their names. An object past ``indexedCount`` members
+/// (a response of many aliases, a large input) also keeps an index of names to positions.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-    /// The keys, in order.
-    public private(set) var keys: [String] = []
-    private var storage: [String: JSON] = [:]
+    /// From this many members on, names are found through an index rather than by a scan.
+    static let indexedCount = 16
+
+    private var members: [(key: String, value: JSON)] = []
+    private var index: [String: Int]? = nil
 
     /// An empty object.
     public init() {}
 
     /// An empty object with room for `minimumCapacity` members.
     public init(minimumCapacity: Int) {
-        keys.reserveCapacity(minimumCapacity)
-        storage.reserveCapacity(minimumCapacity)
+        members.reserveCapacity(minimumCapacity)
     }
 
     /// An object with `members` in order; a repeated key keeps its first position and last value.
@@ -112,40 +117,74 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         self.init(elements)
     }
 
+    /// The keys, in order.
+    public var keys: [String] { members.map(\.key) }
+
     /// The number of members.
-    public var count: Int { keys.count }
+    public var count: Int { members.count }
 
     /// `true` without members.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// The position of `key` among the members.
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return members.firstIndex { $0.key == key }
+    }
 
     /// The value of `key`; setting `nil` removes the member, setting a new key appends it.
     public subscript(key: String) -> JSON? {
-        get { storage[key] }
+        get { position(of: key).map { members[$0].value } }
         set {
             if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil {
-                    keys.append(key)
+                if let position = position(of: key) {
+                    members[position].value = newValue
+                } else {
+                    members.append((key, newValue))
+                    if index != nil {
+                        index![key] = members.count - 1
+                    } else if members.count >= Self.indexedCount {
+                        reindex()
+                    }
                 }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+            } else if let position = position(of: key) {
+                members.remove(at: position)
+                if index != nil { reindex() }
             }
         }
     }
 
+    private mutating func reindex() {
+        var index: [String: Int] = [:]
+        index.reserveCapacity(members.count)
+        for (position, member) in members.enumerated() {
+            index[member.key] = position
+        }
+        self.index = index
+    }
+
     /// The members in order.
-    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSON)> {
-        let storage = storage
-        return keys.lazy.map { (key: $0, value: storage[$0]!) }.makeIterator()
+    public func makeIterator() -> IndexingIterator<[(key: String, value: JSON)]> {
+        members.makeIterator()
     }
 
     /// `true` when both hold the same members, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.storage == rhs.storage
+        guard lhs.count == rhs.count else { return false }
+        return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
     }
 
     /// Hashes the members, without their order.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage)
+        var members = 0
+        for member in self.members {
+            var one = Hasher()
+            one.combine(member.key)
+            one.combine(member.value)
+            members ^= one.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(members)
     }
 }
 

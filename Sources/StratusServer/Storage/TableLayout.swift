@@ -133,7 +133,7 @@ struct TableLayout: Sendable {
     /// - Throws: ``StorageError`` naming the model, the field and the item's key when a stored
     ///   value cannot be read as its field's type.
     func item(from row: [DatabaseValue]) throws(StorageError) -> StoredItem {
-        var values = JSONObject()
+        var values = JSONObject(minimumCapacity: fieldColumns.count)
         for (index, column) in fieldColumns.enumerated() {
             let value: JSON
             do {
