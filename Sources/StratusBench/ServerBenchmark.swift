@@ -15,9 +15,12 @@ import StratusServer
 /// - a base sync of 100,000 items in pages of 1,000 (raw GRDB: keyset pages of 1,000).
 ///
 /// Raw GRDB decodes rows into a struct; the server answers a GraphQL response body.
+///
+/// `STRATUS_BENCH_SERVER_ITEMS` and `STRATUS_BENCH_SERVER_SYNC_ITEMS` set the sizes (smaller for a
+/// run under a profiler such as callgrind).
 struct ServerBenchmark {
-    var items = 10_000
-    var syncItems = 100_000
+    var items = Int(ProcessInfo.processInfo.environment["STRATUS_BENCH_SERVER_ITEMS"] ?? "") ?? 10_000
+    var syncItems = Int(ProcessInfo.processInfo.environment["STRATUS_BENCH_SERVER_SYNC_ITEMS"] ?? "") ?? 100_000
     var rounds = 5
     var gets = 2_000
     /// Only the sync section when `true` (`StratusBench server-sync`), for profiling it alone.

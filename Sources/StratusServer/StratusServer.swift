@@ -215,14 +215,20 @@ public final class StratusServer: Sendable {
 
         if !isHeavy, (operation?.selectionSet.selections.count ?? 0) > HeavyRequestLane.rootSelections {
             return await heavyLane.run {
-                (await self.execute(document, request, onLane: true), false)
+                (await self.execute(document, operation, request, onLane: true), false)
             }
         }
-        return (await execute(document, request, onLane: isHeavy), false)
+        return (await execute(document, operation, request, onLane: isHeavy), false)
     }
 
-    /// Executes a valid document; `onLane` runs its execution on the ``HeavyRequestLane``.
-    private func execute(_ document: Document, _ request: Request, onLane: Bool) async -> ServerResponse {
+    /// Executes `operation` of a valid document; `onLane` runs its execution on the
+    /// ``HeavyRequestLane``.
+    private func execute(
+        _ document: Document,
+        _ operation: OperationDefinition?,
+        _ request: Request,
+        onLane: Bool
+    ) async -> ServerResponse {
         let (variables, operationName, identity) = (request.variables, request.operationName, request.identity)
         let schema = executable.schema
         var variableValues: [String: Map] = [:]
@@ -231,10 +237,7 @@ public final class StratusServer: Sendable {
         }
         let result: GraphQLResult
         let budget = ResolverBudget(limit: limits.resolverCount)
-        // A request out of resolvers gets one error whatever else happens: its execution is
-        // cancelled at once rather than left to walk what it already read.
-        let lane: HeavyRequestLane? = onLane ? heavyLane : nil
-        let execution = Task(executorPreference: lane) { [schema, variableValues] in
+        let run: @Sendable () async throws -> GraphQLResult = { [schema, variableValues] in
             try await GraphQL.execute(
                 schema: schema,
                 documentAST: document,
@@ -249,12 +252,22 @@ public final class StratusServer: Sendable {
                 operationName: operationName
             )
         }
-        budget.whenExhausted { execution.cancel() }
         do {
-            result = try await withTaskCancellationHandler {
-                try await execution.value
-            } onCancel: {
-                execution.cancel()
+            if !onLane, operation?.operation == .mutation {
+                // A mutation's root fields run one after another, each a write: it runs in the
+                // caller's task, and once out of resolvers the rest of it answers `null` without
+                // running.
+                result = try await run()
+            } else {
+                // A query out of resolvers gets one error whatever else happens: its execution is
+                // cancelled at once rather than left to walk what it already read.
+                let execution = Task(executorPreference: onLane ? heavyLane : nil) { try await run() }
+                budget.whenExhausted { execution.cancel() }
+                result = try await withTaskCancellationHandler {
+                    try await execution.value
+                } onCancel: {
+                    execution.cancel()
+                }
             }
         } catch let error as GraphQLError {
             result = GraphQLResult(errors: [error])

@@ -70,29 +70,37 @@ final class GroupCommitWriter: Sendable {
                 return !state.draining
             }
             if startDrain {
-                Task { await self.drain() }
+                pool.asyncWriteWithoutTransaction { db in self.drain(db) }
             }
         }
     }
 
-    /// Commits batches until no write waits.
-    private func drain() async {
-        while true {
-            let batch: [Pending] = state.withLock { state in
-                let batch = Array(state.pending.prefix(batchLimit))
-                state.pending.removeFirst(batch.count)
-                if batch.isEmpty { state.draining = false }
-                return batch
+    /// Commits one batch on the pool's writer queue (a caller waits for its commit and nothing
+    /// else, as it would for a write of its own), then queues the next batch behind the other
+    /// writes already queued on the pool, until no write waits.
+    private func drain(_ db: Database) {
+        let batch: [Pending] = state.withLock { state in
+            let batch = Array(state.pending.prefix(batchLimit))
+            state.pending.removeFirst(batch.count)
+            if batch.isEmpty { state.draining = false }
+            return batch
+        }
+        if batch.isEmpty { return }
+        do {
+            try db.inTransaction(.immediate) {
+                for pending in batch { pending.run(db) }
+                return .commit
             }
-            if batch.isEmpty { return }
-            do {
-                try await pool.write { db in
-                    for pending in batch { pending.run(db) }
-                }
-                for pending in batch { pending.finish(nil) }
-            } catch {
-                for pending in batch { pending.finish(error) }
-            }
+            for pending in batch { pending.finish(nil) }
+        } catch {
+            for pending in batch { pending.finish(error) }
+        }
+        let more = state.withLock { state in
+            if state.pending.isEmpty { state.draining = false }
+            return state.draining
+        }
+        if more {
+            pool.asyncWriteWithoutTransaction { db in self.drain(db) }
         }
     }
 }
