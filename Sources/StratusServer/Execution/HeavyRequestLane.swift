@@ -17,10 +17,11 @@ import Synchronization
 /// (``niceness``) the lane gives way whenever another request has work, so a normal query is
 /// answered as fast as on an idle server.
 ///
-/// Heavy requests run one at a time, in arrival order: each may hold hundreds of megabytes while
-/// it runs (GraphQL's tasks and its resolved items), and several at once would add up. When one
-/// ends, the memory it freed is given back to the system (`malloc_trim`), so that a burst of heavy
-/// requests does not leave the server's resident memory at its peak.
+/// Heavy requests run one at a time, in arrival order: each may hold a hundred megabytes or more
+/// while it runs (GraphQL's tasks and its resolved items), and several at once would add up, so
+/// the server's resident memory stays near what one of them needs. (The memory a request frees
+/// stays with the allocator for the next one: giving it back to the system with `malloc_trim`
+/// took 35–50 ms with the allocator's locks held, and every other request waited.)
 final class HeavyRequestLane: TaskExecutor {
     /// Documents longer than this many bytes of text are parsed, validated and run on the lane.
     static let documentBytes = 65_536
@@ -77,19 +78,13 @@ final class HeavyRequestLane: TaskExecutor {
         } onCancel: {
             task.cancel()
         }
-        thread.submitTrim()
         return value
     }
 }
 
 /// The lane's thread and the jobs it runs, first in, first out.
 private final class LaneThread: Sendable {
-    private enum Work {
-        case job(UnownedJob, UnownedTaskExecutor)
-        case trim
-    }
-
-    private let state = Mutex<Deque<Work>>([])
+    private let state = Mutex<Deque<(UnownedJob, UnownedTaskExecutor)>>([])
     private let signal = DispatchSemaphore(value: 0)
 
     func start() {
@@ -99,13 +94,7 @@ private final class LaneThread: Sendable {
     }
 
     func submit(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
-        state.withLock { $0.append(.job(job, executor)) }
-        signal.signal()
-    }
-
-    /// Gives the memory freed so far back to the system, after the jobs already submitted.
-    func submitTrim() {
-        state.withLock { $0.append(.trim) }
+        state.withLock { $0.append((job, executor)) }
         signal.signal()
     }
 
@@ -115,16 +104,6 @@ private final class LaneThread: Sendable {
         signal.signal()
     }
 
-    /// glibc's `malloc_trim`, which its module map does not declare; `nil` with another C library.
-    private static let trimHeap: (@convention(c) (Int) -> Int32)? = {
-        #if canImport(Glibc)
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
-            return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-        #else
-            return nil
-        #endif
-    }()
-
     private func loop() {
         #if canImport(Glibc)
             // On Linux a thread has a nice value of its own, and 0 names the calling thread.
@@ -133,15 +112,9 @@ private final class LaneThread: Sendable {
         while true {
             signal.wait()
             let next = state.withLock { $0.popFirst() }
-            switch next {
-            case .job(let job, let executor):
-                job.runSynchronously(on: executor)
-            case .trim:
-                _ = Self.trimHeap?(0)
-            case nil:
-                // Only `stop` signals without work.
-                return
-            }
+            // Only `stop` signals without work.
+            guard let (job, executor) = next else { return }
+            job.runSynchronously(on: executor)
         }
     }
 }
