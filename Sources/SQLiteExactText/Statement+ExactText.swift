@@ -18,7 +18,10 @@ extension Statement {
     ///
     /// - Throws: `DatabaseError` when the arguments do not fit the placeholders.
     package func bindExactly(_ arguments: [DatabaseValue]) throws {
-        try setArguments(StatementArguments(arguments))
+        // GRDB's initializer for a sequence of one concrete type reads each value through a key
+        // path, which it instantiates on every call: the optional existential one maps with a
+        // closure instead.
+        try setArguments(StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
         for (offset, value) in arguments.enumerated() {
             guard case .string(var text) = value.storage, text.utf8.contains(0) else { continue }
             let code = text.withUTF8 { bytes in

@@ -27,6 +27,8 @@
             ProcessInfo.processInfo.environment["STRATUS_BENCH_SYNC_RECORDS"]
             .map { $0.split(separator: ",").compactMap { Int($0) } } ?? [10_000, 100_000]
         var saves = Int(ProcessInfo.processInfo.environment["STRATUS_BENCH_SYNC_SAVES"] ?? "") ?? 5_000
+        /// The outbox's concurrency; DataStore's default unless `STRATUS_BENCH_OUTBOX_CONCURRENCY` sets it.
+        var outboxConcurrency = Int(ProcessInfo.processInfo.environment["STRATUS_BENCH_OUTBOX_CONCURRENCY"] ?? "")
         var latencySamples = 300
 
         static let schema = """
@@ -192,6 +194,7 @@
                     try await group.waitForAll()
                 }
             }
+            let fastStart = processorSeconds()
             let fastParallel = try await measure {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for lane in 0..<4 {
@@ -204,13 +207,17 @@
                     try await group.waitForAll()
                 }
             }
-            let device = try makeDevice(backend, at: directory.appendingPathComponent("outbox.sqlite"))
+            let fastCPU = processorSeconds() - fastStart
+            let device = try makeDevice(backend, at: directory.appendingPathComponent("outbox.sqlite")) {
+                if let outboxConcurrency { $0.outboxConcurrency = outboxConcurrency }
+            }
             let ready = Mutex(false)
             device.hub.listen(to: .dataStore, eventName: HubPayload.EventName.DataStore.ready) { _ in
                 ready.withLock { $0 = true }
             }
             try await device.start()
             while !ready.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+            let drainedStart = processorSeconds()
             let drained = try await measure {
                 for index in 0..<saves {
                     try await device.save(
@@ -219,6 +226,9 @@
                 }
                 while try await !device.pendingMutations().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
             }
+            // The backend runs in this process: the processor time of both sides per mutation
+            // compares the work done, whatever else the machine runs meanwhile.
+            let drainedCPU = processorSeconds() - drainedStart
             try await device.stop()
             let rate = { (duration: Duration) in format(Double(saves) / seconds(duration)) }
             print(
@@ -226,7 +236,9 @@
                     + "\(rate(parallel))/s; AsyncHTTPClient four at a time \(rate(fastParallel))/s; DataStore "
                     + "(saved and sent) \(rate(drained))/s; ratio to URLSession one by one "
                     + "\(format(seconds(serial) / seconds(drained)))x, to AsyncHTTPClient four at a time "
-                    + "\(format(seconds(fastParallel) / seconds(drained)))x"
+                    + "\(format(seconds(fastParallel) / seconds(drained)))x; processor time per mutation (both "
+                    + "sides): AsyncHTTPClient four at a time \(format(fastCPU / Double(saves) * 1000)) ms, DataStore "
+                    + "\(format(drainedCPU / Double(saves) * 1000)) ms, ratio \(format(drainedCPU / fastCPU))x"
             )
         }
 
@@ -308,6 +320,14 @@
                 "  \(label): URLSession + GRDB \(format(seconds(baseline))) s, DataStore \(format(seconds(measured))) s, "
                     + "ratio \(format(seconds(measured) / seconds(baseline)))x"
             )
+        }
+
+        /// The processor time this process used so far (user and system), in seconds.
+        private func processorSeconds() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let time = { (value: timeval) in Double(value.tv_sec) + Double(value.tv_usec) / 1e6 }
+            return time(usage.ru_utime) + time(usage.ru_stime)
         }
 
         private func seconds(_ duration: Duration) -> Double {

@@ -27,6 +27,24 @@ import Testing
         )
     }
 
+    @Test func aDispatcherCanAskWhetherAnEventNameIsHeard() {
+        let hub = HubCategory()
+        let ready = HubPayload.EventName.DataStore.ready
+        let processed = HubPayload.EventName.DataStore.outboxMutationProcessed
+        #expect(!hub.hasListeners(on: .dataStore, eventName: ready))
+        let readyOnly = hub.listen(to: .dataStore, eventName: ready) { _ in }
+        hub.listen(to: .auth) { _ in }
+        #expect(hub.hasListeners(on: .dataStore, eventName: ready))
+        #expect(!hub.hasListeners(on: .dataStore, eventName: processed))
+        #expect(hub.hasListeners(on: .dataStore))
+        let everything = hub.listen(to: .dataStore) { _ in }
+        #expect(hub.hasListeners(on: .dataStore, eventName: processed))
+        hub.removeListener(everything)
+        hub.removeListener(readyOnly)
+        #expect(!hub.hasListeners(on: .dataStore, eventName: ready))
+        #expect(!hub.hasListeners(on: .dataStore))
+    }
+
     @Test func eventNamesAreAmplifys() {
         #expect(HubPayload.EventName.Auth.signedIn == "Auth.signedIn")
         #expect(HubPayload.EventName.Auth.signedOut == "Auth.signedOut")

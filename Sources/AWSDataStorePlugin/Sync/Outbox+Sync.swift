@@ -83,4 +83,9 @@ extension Outbox {
     static func count(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(table)\"") ?? 0
     }
+
+    /// Whether there is no pending event: unlike ``count(_:)``, it reads one row at most.
+    static func isEmpty(_ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "SELECT 1 FROM \"\(table)\" LIMIT 1").fetchExactRows([]).isEmpty
+    }
 }

@@ -320,58 +320,49 @@ extension StorageEngine {
         }
     }
 
-    /// Marks the outbox event `id` as sent at least once and returns it as it is now (a change
-    /// saved since it was picked may have merged into it), with the backend's `_version` of its
-    /// record; `nil` when it is gone (merged away).
-    func beginSending(id: String) async throws(DataStoreError) -> (event: MutationEvent, version: Int?)? {
-        try await write { db in
-            try Outbox.markInProcess(id, db)
-            let rows = try db.cachedStatement(
-                sql: "SELECT \(Outbox.columns) FROM \"\(Outbox.table)\" WHERE \"id\" = ?"
-            )
-            .fetchExactRows([id.databaseValue])
-            guard let row = rows.first else { return nil }
-            let event = try Outbox.event(from: row)
-            return (event, try Self.storedVersion(Outbox.recordKey(event.modelName, event.modelId), db))
-        }
-    }
-
-    /// The events that may be sent now: the oldest of each record not in `excluding`.
-    func sendableEvents(limit: Int, excluding: Set<String>) async throws(DataStoreError) -> [MutationEvent] {
-        try await read { db in try Outbox.sendable(limit: limit, excluding: excluding, db) }
-    }
-
     /// Ends an outbox event the backend answered: removes it and applies `item`, the
     /// backend's record, unless the record has newer pending events (then only its `_version`
     /// is kept, for the next one). `force` applies the record even when its version is not
-    /// higher (the backend's record replaces a refused change). Returns the pending count.
+    /// higher (the backend's record replaces a refused change).
+    @discardableResult
     func finish(
         _ event: MutationEvent,
         item: JSONValue?,
         force: Bool = false
-    ) async throws(DataStoreError) -> (result: ReconcileResult, pending: Int) {
-        let table = catalog.tables[event.modelName]
-        return try await write { db in
-            try Outbox.remove(event.id, db)
+    ) async throws(DataStoreError) -> ReconcileResult {
+        try await write { db in
             var result = ReconcileResult()
-            if let table, let item {
-                let key = Outbox.recordKey(event.modelName, event.modelId)
-                if try Outbox.hasPending(event.modelName, event.modelId, db) {
-                    if let version = item["_version"]?.intValue { try Self.raiseVersion(key, to: version, db) }
-                } else {
-                    if force {
-                        try db.cachedStatement(
-                            sql: "UPDATE \"\(SystemTables.syncMetadata)\" SET \"version\" = NULL WHERE \"id\" = ?"
-                        )
-                        .executeExactly([key.databaseValue])
-                    }
-                    try self.reconcile(item, table: table, db, &result)
-                }
-            }
-            try self.applyDeferred([Outbox.recordKey(event.modelName, event.modelId)], db, &result)
+            try self.settle(event, item: item, force: force, db, &result)
             self.publishOnCommit(result.applied, db, local: false)
-            return (result, try Outbox.count(db))
+            return result
         }
+    }
+
+    /// What ``finish(_:item:force:)`` writes, inside the caller's transaction; observers are the
+    /// caller's to tell of `result.applied`.
+    func settle(
+        _ event: MutationEvent,
+        item: JSONValue?,
+        force: Bool,
+        _ db: Database,
+        _ result: inout ReconcileResult
+    ) throws {
+        try Outbox.remove(event.id, db)
+        let key = Outbox.recordKey(event.modelName, event.modelId)
+        if let table = catalog.tables[event.modelName], let item {
+            if try Outbox.hasPending(event.modelName, event.modelId, db) {
+                if let version = item["_version"]?.intValue { try Self.raiseVersion(key, to: version, db) }
+            } else {
+                if force {
+                    try db.cachedStatement(
+                        sql: "UPDATE \"\(SystemTables.syncMetadata)\" SET \"version\" = NULL WHERE \"id\" = ?"
+                    )
+                    .executeExactly([key.databaseValue])
+                }
+                try reconcile(item, table: table, db, &result)
+            }
+        }
+        try applyDeferred([key], db, &result)
     }
 
     /// Removes a local record the backend does not have (a refused create), without an

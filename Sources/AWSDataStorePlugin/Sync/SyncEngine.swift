@@ -34,8 +34,10 @@ final class SyncEngine: Sendable {
         var sentReady = false
         /// Whether the outbox may send: the sync queries ended and the network is up.
         var outboxOpen = false
-        /// The records with an event in flight.
+        /// The records with an event in flight: sent, or accepted and not settled yet.
         var inFlight: Set<String> = []
+        /// The events the backend accepted, for the outbox loop to settle.
+        var accepted: [AcceptedEvent] = []
         var localListener: Int?
     }
     private let state = Mutex(State())
@@ -102,6 +104,11 @@ final class SyncEngine: Sendable {
         for task in tasks { task.cancel() }
         outboxSignal.fire()
         for task in tasks { await task.value }
+        // Accepted events not settled yet stay in the outbox, and are sent again under their keys.
+        state.withLock { state in
+            state.accepted = []
+            state.inFlight = []
+        }
         storage.syncStatus.end()
     }
 
@@ -433,7 +440,7 @@ final class SyncEngine: Sendable {
     /// Local changes were committed: tell the hub and wake the outbox.
     private func enqueued(_ events: [MutationEvent]) {
         // Decoding each saved model for the payload is wasted work when nothing listens.
-        if hub.hasListeners(on: .dataStore) {
+        if hub.hasListeners(on: .dataStore, eventName: HubPayload.EventName.DataStore.outboxMutationEnqueued) {
             for event in events {
                 if let model = try? event.decodeModel() {
                     dispatch(
@@ -451,10 +458,13 @@ final class SyncEngine: Sendable {
             }
         }
         outboxSignal.fire()
-        // A change merged away (a create and a delete) leaves the backend's record, if it sent one.
+        // A change merged away (a create and a delete) leaves the backend's record, if it sent
+        // one. Only a delete merges an event away.
+        let deletions = events.filter { $0.mutationType == "delete" }
+        guard !deletions.isEmpty else { return }
         Task {
             do {
-                let result = try await storage.applyDeferred(after: events)
+                let result = try await storage.applyDeferred(after: deletions)
                 for event in result.applied { dispatch(HubPayload.EventName.DataStore.syncReceived, event) }
             } catch {
                 report("DataStore could not apply a record the backend sent", error)
@@ -463,42 +473,80 @@ final class SyncEngine: Sendable {
     }
 
     /// Sends the outbox while the engine runs.
+    ///
+    /// This loop alone writes the outbox's bookkeeping: each round settles the events the
+    /// backend accepted since the last one and takes the events to send next, in one
+    /// transaction (``StorageEngine/outboxRound(settling:take:excluding:)``); the sends only
+    /// talk to the backend. An accepted event keeps its record in flight until it is settled,
+    /// so a record never has two events in flight.
     private func runOutbox() async {
-        await withTaskGroup(of: Void.self) { group in
+        await withDiscardingTaskGroup { group in
             var reportedEmpty: Bool?
             while !Task.isCancelled {
                 let generation = outboxSignal.generation
-                let (open, inFlight) = state.withLock { ($0.outboxOpen, $0.inFlight) }
-                let room = max(1, configuration.outboxConcurrency) - inFlight.count
-                if open && room > 0 {
-                    do {
-                        let events = try await storage.sendableEvents(limit: room, excluding: inFlight)
-                        if events.isEmpty && inFlight.isEmpty {
-                            let pending = try await storage.pendingCount()
-                            if pending == 0 && reportedEmpty != true {
-                                reportedEmpty = true
-                                dispatch(HubPayload.EventName.DataStore.outboxStatus, OutboxStatusEvent(isEmpty: true))
-                            }
+                let (open, inFlight, accepted) = state.withLock { state in
+                    defer { state.accepted = [] }
+                    return (state.outboxOpen, state.inFlight, state.accepted)
+                }
+                let settling = Set(accepted.map { Outbox.recordKey($0.event.modelName, $0.event.modelId) })
+                let busy = inFlight.subtracting(settling)
+                let room = open ? max(1, configuration.outboxConcurrency) - busy.count : 0
+                guard room > 0 || !accepted.isEmpty else {
+                    await outboxSignal.wait(after: generation)
+                    continue
+                }
+                let round: OutboxRound
+                do {
+                    round = try await storage.outboxRound(settling: accepted, take: max(0, room), excluding: busy)
+                } catch {
+                    // The accepted events stay in the outbox: they are sent again under their keys,
+                    // and a backend that honours the keys answers them without applying them twice.
+                    state.withLock { $0.inFlight.subtract(settling) }
+                    report("DataStore could not update its outbox", error)
+                    await outboxSignal.wait(after: generation, timeout: .seconds(5))
+                    continue
+                }
+                let nowInFlight = state.withLock { state in
+                    state.inFlight.subtract(settling)
+                    for taken in round.taken {
+                        state.inFlight.insert(Outbox.recordKey(taken.event.modelName, taken.event.modelId))
+                    }
+                    return state.inFlight
+                }
+                settled(accepted, round.settled)
+                if round.isEmpty && (!accepted.isEmpty || (nowInFlight.isEmpty && reportedEmpty != true)) {
+                    reportedEmpty = true
+                    dispatch(HubPayload.EventName.DataStore.outboxStatus, OutboxStatusEvent(isEmpty: true))
+                }
+                for taken in round.taken {
+                    reportedEmpty = false
+                    let key = Outbox.recordKey(taken.event.modelName, taken.event.modelId)
+                    group.addTask {
+                        // An accepted event stays in flight until the loop settles it.
+                        if await !self.send(taken) {
+                            self.state.withLock { _ = $0.inFlight.remove(key) }
                         }
-                        for event in events {
-                            reportedEmpty = false
-                            let key = Outbox.recordKey(event.modelName, event.modelId)
-                            state.withLock { _ = $0.inFlight.insert(key) }
-                            group.addTask {
-                                await self.send(event)
-                                self.state.withLock { _ = $0.inFlight.remove(key) }
-                                self.outboxSignal.fire()
-                            }
-                        }
-                    } catch {
-                        report("DataStore could not read its outbox", error)
-                        await outboxSignal.wait(after: generation, timeout: .seconds(5))
-                        continue
+                        self.outboxSignal.fire()
                     }
                 }
                 await outboxSignal.wait(after: generation)
             }
             group.cancelAll()
+        }
+    }
+
+    /// Tells the hub of the accepted events a round settled, and reports those it could not.
+    private func settled(_ accepted: [AcceptedEvent], _ outcomes: [Result<ReconcileResult, DataStoreError>]) {
+        let processed = HubPayload.EventName.DataStore.outboxMutationProcessed
+        // Decoding each record for the payload is wasted work when nothing listens.
+        let heard = hub.hasListeners(on: .dataStore, eventName: processed)
+        for (accepted, outcome) in zip(accepted, outcomes) {
+            switch outcome {
+            case .success:
+                if heard { dispatch(processed, outboxEvent(accepted.event.modelName, accepted.item)) }
+            case .failure(let error):
+                report("DataStore could not settle the outbox event '\(accepted.event.id)'", error)
+            }
         }
     }
 
@@ -511,29 +559,27 @@ final class SyncEngine: Sendable {
         case answerLost
     }
 
-    /// Sends one event until the backend answers it, then settles it.
-    private func send(_ picked: MutationEvent) async {
-        guard let table = storage.catalog.tables[picked.modelName] else { return }
-        let event: MutationEvent
+    /// Sends one event until the backend answers it. An accepted event goes to the outbox loop
+    /// to be settled, and the call returns `true`: the record stays in flight until then. Any
+    /// other answer is settled here, and the call returns `false`.
+    private func send(_ taken: TakenEvent) async -> Bool {
+        let event = taken.event
+        guard let table = storage.catalog.tables[event.modelName] else { return false }
         var json: [String: JSONValue]
         var condition: JSONValue?
         var version: Int?
         do {
-            // What is sent is the event as stored once it is marked: a save made since it was
-            // picked may have merged into it, and must not be lost.
-            guard let (current, stored) = try await storage.beginSending(id: picked.id) else { return }
-            event = current
             guard case .object(let members) = try JSONValue(parsing: event.json) else {
                 throw DataStoreError(.invalidDatabase, "it is not a JSON object")
             }
             json = members
             condition = try event.graphQLFilterJSON.map { try JSONValue(parsing: $0) }
-            version = [stored, event.version].compactMap { $0 }.max()
+            version = [taken.version, event.version].compactMap { $0 }.max()
         } catch {
             report(
-                DataStoreError(.sync, "The outbox event '\(picked.id)' of \(picked.modelName) cannot be sent: \(error)")
+                DataStoreError(.sync, "The outbox event '\(event.id)' of \(event.modelName) cannot be sent: \(error)")
             )
-            return
+            return false
         }
         var key = event.id
         for round in 0..<4 {
@@ -545,19 +591,12 @@ final class SyncEngine: Sendable {
                 default: .update
                 }
             let modes = table.schema.authModes(for: operation, strategy: configuration.authModeStrategy)
-            guard let answer = await deliver(request, modes: modes) else { return }
+            guard let answer = await deliver(request, modes: modes) else { return false }
             do {
                 switch answer {
                 case .accepted(let item):
-                    let (_, pending) = try await storage.finish(event, item: item)
-                    dispatch(
-                        HubPayload.EventName.DataStore.outboxMutationProcessed,
-                        outboxEvent(event.modelName, item)
-                    )
-                    if pending == 0 {
-                        dispatch(HubPayload.EventName.DataStore.outboxStatus, OutboxStatusEvent(isEmpty: true))
-                    }
-                    return
+                    state.withLock { $0.accepted.append(AcceptedEvent(event: event, item: item)) }
+                    return true
                 case .conflict(let remote):
                     // A record deleted on the backend cannot be changed: the deletion wins, as
                     // in Amplify, without asking the handler.
@@ -568,11 +607,11 @@ final class SyncEngine: Sendable {
                     switch resolution {
                     case .applyRemote, .none:
                         _ = try await storage.finish(event, item: remote, force: true)
-                        return
+                        return false
                     case .retryLocal:
                         break
                     case .retry(let model):
-                        guard case .object(let members) = try model.jsonValue() else { return }
+                        guard case .object(let members) = try model.jsonValue() else { return false }
                         json = members
                     }
                     version = remoteVersion ?? version
@@ -584,10 +623,10 @@ final class SyncEngine: Sendable {
                     )
                     storage.log(.init(level: .warning, message: message))
                     await revert(event, table: table)
-                    return
+                    return false
                 case .answerLost:
                     await revert(event, table: table)
-                    return
+                    return false
                 case .refused(let message):
                     report(
                         DataStoreError(
@@ -601,14 +640,14 @@ final class SyncEngine: Sendable {
                         outboxEvent(event.modelName, .object(json))
                     )
                     await revert(event, table: table)
-                    return
+                    return false
                 }
             } catch {
                 // Stopping cancels a send; the event stays in the outbox for the next start.
                 if !Task.isCancelled {
                     report("DataStore could not settle the outbox event '\(event.id)'", error)
                 }
-                return
+                return false
             }
         }
         report(
@@ -619,6 +658,7 @@ final class SyncEngine: Sendable {
             )
         )
         await revert(event, table: table)
+        return false
     }
 
     /// The mutation of an outbox event, with its idempotency key.

@@ -27,8 +27,14 @@ public final class HubCategory: Sendable {
 
     private struct Listener {
         let channel: HubChannel
+        /// The one event name the listener wants, or `nil` for every event of the channel.
+        let eventName: String?
         let id: UInt64
         let listener: @Sendable (HubPayload) -> Void
+
+        func wants(_ channel: HubChannel, _ eventName: String) -> Bool {
+            self.channel == channel && (self.eventName == nil || self.eventName == eventName)
+        }
     }
 
     private struct State {
@@ -44,11 +50,7 @@ public final class HubCategory: Sendable {
     /// Calls `listener` with every payload dispatched to `channel` from now on.
     @discardableResult
     public func listen(to channel: HubChannel, listener: @escaping @Sendable (HubPayload) -> Void) -> UnsubscribeToken {
-        state.withLock { state in
-            state.nextId += 1
-            state.listeners.append(Listener(channel: channel, id: state.nextId, listener: listener))
-            return UnsubscribeToken(channel: channel, id: state.nextId)
-        }
+        add(Listener(channel: channel, eventName: nil, id: 0, listener: listener))
     }
 
     /// Calls `listener` with the payloads dispatched to `channel` whose event name is `eventName`.
@@ -58,8 +60,21 @@ public final class HubCategory: Sendable {
         eventName: String,
         listener: @escaping @Sendable (HubPayload) -> Void
     ) -> UnsubscribeToken {
-        listen(to: channel) { payload in
-            if payload.eventName == eventName { listener(payload) }
+        add(Listener(channel: channel, eventName: eventName, id: 0, listener: listener))
+    }
+
+    private func add(_ listener: Listener) -> UnsubscribeToken {
+        state.withLock { state in
+            state.nextId += 1
+            state.listeners.append(
+                Listener(
+                    channel: listener.channel,
+                    eventName: listener.eventName,
+                    id: state.nextId,
+                    listener: listener.listener
+                )
+            )
+            return UnsubscribeToken(channel: listener.channel, id: state.nextId)
         }
     }
 
@@ -74,9 +89,15 @@ public final class HubCategory: Sendable {
         state.withLock { state in state.listeners.contains { $0.channel == channel } }
     }
 
+    /// Whether anything listens to the payloads named `eventName` on `channel`: a listener of the
+    /// whole channel, or one of that event name only.
+    package func hasListeners(on channel: HubChannel, eventName: String) -> Bool {
+        state.withLock { state in state.listeners.contains { $0.wants(channel, eventName) } }
+    }
+
     /// Sends `payload` to the listeners of `channel`.
     public func dispatch(to channel: HubChannel, payload: HubPayload) {
-        let listeners = state.withLock { state in state.listeners.filter { $0.channel == channel } }
+        let listeners = state.withLock { state in state.listeners.filter { $0.wants(channel, payload.eventName) } }
         for listener in listeners { listener.listener(payload) }
     }
 
