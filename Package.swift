@@ -145,6 +145,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -301,6 +302,7 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             exclude: ["Interop"],
             swiftSettings: strict
@@ -337,6 +339,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
+        // The benchmarks' own logic, such as the fan-out load generator's delivery accounting.
+        .testTarget(name: "StratusBenchTests", dependencies: ["StratusBench"], swiftSettings: strict),
         .testTarget(
             name: "StratusCLITests",
             dependencies: ["stratus", "AWSAppSync", "StratusTesting", "StratusServer", "StratusCodegen"],
