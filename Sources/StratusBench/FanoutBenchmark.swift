@@ -40,6 +40,9 @@ struct FanoutBenchmark {
 
     private static let apiKey = "da2-bench"
 
+    private static let update =
+        "mutation Update($input: UpdatePostInput!) { updatePost(input: $input) { id title rating sentAt } }"
+
     func run() async throws {
         let mutations = seconds * mutationsPerSecond
         let records = max(1, min(mutationsPerSecond, mutations))
@@ -78,10 +81,13 @@ struct FanoutBenchmark {
 
         for record in 0..<records {
             let response = await server.execute(
-                query: #"mutation { createPost(input: {id: "r\#(record)", title: "-1", rating: 0, sentAt: "0"}) { id } }"#,
+                query:
+                    #"mutation { createPost(input: {id: "r\#(record)", title: "-1", rating: 0, sentAt: "0"}) { id } }"#,
                 identity: .apiKey
             )
-            guard response.body["errors"] == nil else { throw FanoutError("Could not create post r\(record): \(response.body)") }
+            guard response.body["errors"] == nil else {
+                throw FanoutError("Could not create post r\(record): \(response.body)")
+            }
         }
 
         let output = directory.appending(path: "clients.log")
@@ -125,11 +131,15 @@ struct FanoutBenchmark {
                     for mutation in stride(from: record, to: mutations, by: records) {
                         try? await Task.sleep(until: began + interval * mutation, clock: .continuous)
                         let sentAt = FanoutClients.wallClockMicroseconds()
+                        // One document with variables, as clients send it: the server parses it once.
                         let response = await server.execute(
-                            query: """
-                                mutation { updatePost(input: {id: "r\(record)", title: "\(mutation)", \
-                                rating: \(mutation / records + 1), sentAt: "\(sentAt)"}) { id title rating sentAt } }
-                                """,
+                            query: Self.update,
+                            variables: [
+                                "input": [
+                                    "id": .string("r\(record)"), "title": .string("\(mutation)"),
+                                    "rating": .int(mutation / records + 1), "sentAt": .string("\(sentAt)"),
+                                ]
+                            ],
                             identity: .apiKey
                         )
                         if response.body["errors"] != nil { failures += 1 }
@@ -167,7 +177,7 @@ struct FanoutBenchmark {
                 + (failures > 0 ? ", \(failures) failed" : "")
         )
         print(
-            "fanout: \(deliveries.delivered) of \(deliveries.expected) deliveries; lost \(deliveries.lost), "
+            "fanout: \(deliveries.delivered) of \(deliveries.expected) deliveries; lost (not delivered \(Self.format(drain)) s after the last mutation) \(deliveries.lost), "
                 + "duplicated \(deliveries.duplicated), out of order \(deliveries.outOfOrder), unexpected \(deliveries.unexpected)"
         )
         if report.lastDelivery > beganWallClock {
