@@ -146,10 +146,8 @@ import Testing
 
     private static func texts(_ elements: [RealtimeConnection.Outbound]) -> [String] {
         elements.map { element in
-            switch element {
-            case .message(let bytes): String(buffer: bytes)
-            case .close(let code, let reason): "close \(code) \(reason)"
-            }
+            if case .close(let code, let reason) = element { return "close \(code) \(reason)" }
+            return element.bytes.map { String(buffer: $0) } ?? ""
         }
     }
 }

@@ -21,6 +21,24 @@ final class RealtimeConnection: Sendable {
     enum Outbound: Sendable {
         /// A text message: its bytes, ready to be framed.
         case message(ByteBuffer)
+        /// A `data` message: the subscription's id as JSON text and the event's payload, which
+        /// the writer joins (``RealtimeConnection/dataMessage(quotedID:payload:)``) off the
+        /// mutation path.
+        case data(quotedID: String, payload: ByteBuffer)
+
+        /// Whether it is a message rather than a close.
+        var isMessage: Bool {
+            if case .close = self { false } else { true }
+        }
+
+        /// The message's bytes, ready to be framed; `nil` for a close.
+        var bytes: ByteBuffer? {
+            switch self {
+            case .message(let bytes): bytes
+            case .data(let quotedID, let payload): RealtimeConnection.dataMessage(quotedID: quotedID, payload: payload)
+            case .close: nil
+            }
+        }
         /// Closes the WebSocket after the messages before it.
         case close(code: UInt16, reason: String)
     }
@@ -195,28 +213,31 @@ final class RealtimeConnection: Sendable {
     /// Enqueues the `data` message of `event` for `target`, or an error when it is too large.
     private func enqueueData(of event: WriteEvent, for target: ActiveSubscription, in state: inout State) {
         let payload = event.payloads.payload(for: target.request, of: event)
-        let message = Self.dataMessage(quotedID: target.quotedID, payload: payload)
-        if message.readableBytes > limits.maxPayloadBytes {
+        if Self.dataMessageSize(quotedID: target.quotedID, payload: payload) > limits.maxPayloadBytes {
             let error: JSON = [
                 "id": .string(target.id), "type": "error",
                 "payload": RealtimeError.payloadTooLarge(limits.maxPayloadBytes).payload,
             ]
             enqueue(.message(ByteBuffer(string: error.text)), in: &state)
         } else {
-            enqueue(.message(message), in: &state)
+            enqueue(.data(quotedID: target.quotedID, payload: payload), in: &state)
         }
+    }
+
+    private static let dataHead = #"{"id":"#
+    private static let dataMiddle = #","type":"data","payload":"#
+
+    /// The size of ``dataMessage(quotedID:payload:)`` in bytes.
+    static func dataMessageSize(quotedID: String, payload: ByteBuffer) -> Int {
+        dataHead.utf8.count + quotedID.utf8.count + dataMiddle.utf8.count + payload.readableBytes + 1
     }
 
     /// `{"id":<id>,"type":"data","payload":<payload>}`.
     static func dataMessage(quotedID: String, payload: ByteBuffer) -> ByteBuffer {
-        let head = #"{"id":"#
-        let middle = #","type":"data","payload":"#
-        var message = ByteBufferAllocator().buffer(
-            capacity: head.utf8.count + quotedID.utf8.count + middle.utf8.count + payload.readableBytes + 1
-        )
-        message.writeString(head)
+        var message = ByteBufferAllocator().buffer(capacity: dataMessageSize(quotedID: quotedID, payload: payload))
+        message.writeString(dataHead)
         message.writeString(quotedID)
-        message.writeString(middle)
+        message.writeString(dataMiddle)
         message.writeImmutableBuffer(payload)
         message.writeInteger(UInt8(ascii: "}"))
         return message

@@ -234,16 +234,15 @@ struct RealtimeEndpoint: Sendable {
         let batch = connection.takePending()
         guard !batch.isEmpty else { return }
         let written = channel.eventLoop.makePromise(of: Void.self)
-        let lastMessage = batch.lastIndex { if case .message = $0 { true } else { false } }
+        let lastMessage = batch.lastIndex(where: \.isMessage)
         var ending: RealtimeConnection.Ending?
         for (index, element) in batch.enumerated() {
-            switch element {
-            case .message(let bytes):
+            if let bytes = element.bytes {
                 channel.write(
                     WebSocketFrame(fin: true, opcode: .text, data: bytes),
                     promise: index == lastMessage ? written : nil
                 )
-            case .close(let code, let reason):
+            } else if case .close(let code, let reason) = element {
                 ending = .close(code: code, reason: reason)
             }
         }
