@@ -22,8 +22,9 @@ struct FanoutBenchmark {
     var subscribers = Self.setting("STRATUS_FANOUT_SUBSCRIBERS") ?? 1000
     var mutationsPerSecond = Self.setting("STRATUS_FANOUT_RATE") ?? 100
     var seconds = Self.setting("STRATUS_FANOUT_SECONDS") ?? 30
-    /// Deliveries may still arrive this long after the last mutation.
-    var drain: Duration = .seconds(10)
+    /// Deliveries may still arrive this long after the last mutation: as long as the run, at
+    /// least 10 s, so that a server that falls behind shows as late rather than lossy.
+    var drain: Duration = .seconds(max(10, Self.setting("STRATUS_FANOUT_SECONDS") ?? 30))
 
     private static func setting(_ name: String) -> Int? {
         ProcessInfo.processInfo.environment[name].flatMap { Int($0) }

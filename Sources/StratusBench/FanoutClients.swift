@@ -146,7 +146,7 @@ struct FanoutClients {
             progress.settled.add(1, ordering: .relaxed)
         }
         do {
-            try await WebSocketClient.connect(
+            let closeFrame = try await WebSocketClient.connect(
                 url: url,
                 configuration: configuration,
                 logger: Logger(label: "stratus.bench.fanout-clients")
@@ -177,6 +177,14 @@ struct FanoutClients {
                     } else if text.contains("error") {
                         progress.errors.withLock { $0.append("subscriber \(index): \(text)") }
                     }
+                }
+            }
+            // A connection the server closed before every delivery is an error too.
+            let complete = subscriber.ledger.withLock { $0.isComplete }
+            if !complete, !progress.stopping.load(ordering: .relaxed) {
+                let code = closeFrame.map { "\($0.closeCode) \($0.reason ?? "")" } ?? "no close frame"
+                progress.errors.withLock {
+                    $0.append("subscriber \(index): the server closed the connection (\(code))")
                 }
             }
         } catch {
