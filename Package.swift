@@ -147,6 +147,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -303,6 +304,7 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             exclude: ["Interop"],
             swiftSettings: strict
@@ -338,6 +340,8 @@ let package = Package(
             exclude: ["Interop"],
             swiftSettings: strict
         ),
+        // The benchmarks' own logic, such as the fan-out load generator's delivery accounting.
+        .testTarget(name: "StratusBenchTests", dependencies: ["StratusBench"], swiftSettings: strict),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
         .testTarget(
             name: "StratusCLITests",

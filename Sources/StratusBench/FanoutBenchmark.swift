@@ -1,20 +1,30 @@
 import Foundation
-import HTTPTypes
-import HummingbirdWSClient
-import Logging
 import StratusCodegen
 import StratusServer
-import Synchronization
+import StratusTesting
 
-/// Real-time fan-out: subscribers on loopback WebSockets, mutations at a steady rate, and the
-/// time from each mutation's start to each subscriber's `data` message.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Real-time fan-out with the subscribers in another process: this process runs the server and
+/// the mutating side, `StratusBench fanout-clients` (``FanoutClients``) opens the subscriptions
+/// and counts what each receives. With `taskset` installed, the server is pinned to CPU 0 and
+/// the clients to CPU 1, so neither figure includes the other's work.
 ///
-/// Prints p50 and p99 latency, deliveries per second, and the events lost or delivered twice.
+/// The mutating side updates `records` posts in turn at a steady rate; each update carries its
+/// number (`title`), the record's update count (`rating`) and the wall-clock time it was sent
+/// (`sentAt`), from which the clients compute the mutation-to-delivery latency. Prints p50 and
+/// p99 latency, the achieved mutation rate, the deliveries lost, duplicated and out of order,
+/// and both processes' CPU time during the run.
 struct FanoutBenchmark {
     /// Overridden by `STRATUS_FANOUT_SUBSCRIBERS`, `STRATUS_FANOUT_RATE` and `STRATUS_FANOUT_SECONDS`.
     var subscribers = Self.setting("STRATUS_FANOUT_SUBSCRIBERS") ?? 1000
     var mutationsPerSecond = Self.setting("STRATUS_FANOUT_RATE") ?? 100
-    var duration: Duration = .seconds(Self.setting("STRATUS_FANOUT_SECONDS") ?? 30)
+    var seconds = Self.setting("STRATUS_FANOUT_SECONDS") ?? 30
+    /// Deliveries may still arrive this long after the last mutation: as long as the run, at
+    /// least 10 s, so that a server that falls behind shows as late rather than lossy.
+    var drain: Duration = .seconds(max(10, Self.setting("STRATUS_FANOUT_SECONDS") ?? 30))
 
     private static func setting(_ name: String) -> Int? {
         ProcessInfo.processInfo.environment[name].flatMap { Int($0) }
@@ -25,75 +35,41 @@ struct FanoutBenchmark {
           id: ID!
           title: String!
           rating: Int!
+          sentAt: String!
         }
         """
 
-    /// What the subscribers received.
-    private final class Tally: Sendable {
-        struct State {
-            var latencies: [Double] = []
-            var seen: [[Bool]]
-            var duplicates = 0
-            var errors: [String] = []
-        }
+    private static let apiKey = "da2-bench"
 
-        let state: Mutex<State>
-        let sentAt: Mutex<[ContinuousClock.Instant?]>
-        /// Set when the run is over: subscribers stop reading.
-        let stopped = Mutex(false)
-
-        init(subscribers: Int, mutations: Int) {
-            state = Mutex(State(seen: Array(repeating: Array(repeating: false, count: mutations), count: subscribers)))
-            sentAt = Mutex(Array(repeating: nil, count: mutations))
-        }
-
-        func record(subscriber: Int, mutation: Int, at instant: ContinuousClock.Instant) {
-            let sent = sentAt.withLock { $0[mutation] }
-            state.withLock { state in
-                if state.seen[subscriber][mutation] {
-                    state.duplicates += 1
-                    return
-                }
-                state.seen[subscriber][mutation] = true
-                if let sent { state.latencies.append(Self.milliseconds(instant - sent)) }
-            }
-        }
-
-        static func milliseconds(_ duration: Duration) -> Double {
-            let (seconds, attoseconds) = duration.components
-            return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        }
-    }
-
-    /// The number in `"title":"<number>"` of a `data` message.
-    private static func title(in text: String) -> Int? {
-        let utf8 = text.utf8
-        let marker = Array(#""title":""#.utf8)
-        guard let start = utf8.firstRange(of: marker)?.upperBound else { return nil }
-        var value = 0
-        var index = start
-        var digits = 0
-        while index < utf8.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(utf8[index]) {
-            value = value * 10 + Int(utf8[index] - UInt8(ascii: "0"))
-            digits += 1
-            index = utf8.index(after: index)
-        }
-        return digits > 0 && index < utf8.endIndex && utf8[index] == UInt8(ascii: "\"") ? value : nil
-    }
+    private static let update =
+        "mutation Update($input: UpdatePostInput!) { updatePost(input: $input) { id title rating sentAt } }"
 
     func run() async throws {
-        let mutations = Int(Tally.milliseconds(duration) / 1000 * Double(mutationsPerSecond))
-        print("fanout: \(subscribers) subscribers, \(mutationsPerSecond) mutations/s for \(duration)")
+        let mutations = seconds * mutationsPerSecond
+        let records = max(1, min(mutationsPerSecond, mutations))
+        let taskset = Self.which("taskset")
+        print(
+            "fanout: \(subscribers) subscribers in a child process, \(mutationsPerSecond) mutations/s for \(seconds) s"
+                + (taskset == nil ? " (no taskset: processes not pinned)" : ", server on CPU 0, clients on CPU 1")
+        )
+        if let taskset {
+            // Every thread of this process, and those it starts later, on CPU 0.
+            let pinned = try await ChildProcess.run([taskset, "-a", "-p", "-c", "0", "\(getpid())"])
+            guard pinned.status == .exited(0) else {
+                throw FanoutError("taskset could not pin the server to CPU 0: \(pinned.errorText)")
+            }
+        }
         let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-fanout-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try StratusServer(
             schema: try SchemaParser().parse(Self.schema, fileName: "schema.graphql"),
             configuration: ServerConfiguration(conflictDetection: false),
-            dataDirectory: directory
+            dataDirectory: directory.appending(path: "data")
         )
         let http = StratusHTTPServer(
             server: server,
-            authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: "da2-bench")]),
+            authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: Self.apiKey)]),
             // Every subscriber connects from the loopback address.
             limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16),
             log: { print($0) }
@@ -104,115 +80,159 @@ struct FanoutBenchmark {
         var portIterator = ports.makeAsyncIterator()
         guard let port = await portIterator.next() else { return }
 
-        let tally = Tally(subscribers: subscribers, mutations: mutations)
-        let header = Data(#"{"host":"127.0.0.1:\#(port)","x-api-key":"da2-bench"}"#.utf8).base64EncodedString()
-        let url = "ws://127.0.0.1:\(port)/graphql/realtime?header=\(header)&payload=e30="
-        let (ready, readyContinuation) = AsyncStream.makeStream(of: Void.self)
-        let start =
-            #"{"id":"s","type":"start","payload":{"data":"{\"query\":\"subscription { onCreatePost { id title } }\"}","extensions":{}}}"#
-        let clients = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for subscriber in 0..<subscribers {
-                    group.addTask {
-                        var configuration = WebSocketClientConfiguration()
-                        configuration.additionalHeaders[.secWebSocketProtocol] = "graphql-ws"
-                        do {
-                            try await WebSocketClient.connect(
-                                url: url,
-                                configuration: configuration,
-                                logger: Logger(label: "stratus.bench.ws")
-                            ) { inbound, outbound, _ in
-                                try await outbound.writeTextMessage(#"{"type":"connection_init"}"#)
-                                try await outbound.writeTextMessage(start)
-                                for try await message in inbound.messages(maxSize: 1 << 20) {
-                                    guard case .text(let text) = message else { continue }
-                                    let now = ContinuousClock.now
-                                    if text.hasPrefix(#"{"id":"s","type":"start_ack"#) {
-                                        readyContinuation.yield()
-                                        continue
-                                    }
-                                    guard text.hasPrefix(#"{"id":"s","type":"data"#) else {
-                                        if text.contains("error") { tally.state.withLock { $0.errors.append(text) } }
-                                        continue
-                                    }
-                                    // The mutation's number is the title; a scan for it keeps the
-                                    // subscribers' share of the two cores small.
-                                    if let mutation = Self.title(in: text) {
-                                        tally.record(subscriber: subscriber, mutation: mutation, at: now)
-                                    }
-                                    if tally.stopped.withLock({ $0 }) { break }
-                                }
-                            }
-                        } catch  where !tally.stopped.withLock({ $0 }) {
-                            tally.state.withLock { $0.errors.append("subscriber \(subscriber): \(error)") }
-                            readyContinuation.yield()
-                        } catch {
-                            readyContinuation.yield()
-                        }
-                    }
-                }
+        for record in 0..<records {
+            let response = await server.execute(
+                query:
+                    #"mutation { createPost(input: {id: "r\#(record)", title: "-1", rating: 0, sentAt: "0"}) { id } }"#,
+                identity: .apiKey
+            )
+            guard response.body["errors"] == nil else {
+                throw FanoutError("Could not create post r\(record): \(response.body)")
             }
         }
-        var connected = 0
-        for await _ in ready {
-            connected += 1
-            if connected == subscribers { break }
-        }
-        print("fanout: \(connected) subscriptions acknowledged")
 
+        let output = directory.appending(path: "clients.log")
+        let executable = try Self.executablePath()
+        let clients = try await ChildProcess.start(
+            (taskset.map { [$0, "-c", "1"] } ?? []) + [executable, "fanout-clients"],
+            environment: [
+                "STRATUS_FANOUT_PORT": "\(port)",
+                "STRATUS_FANOUT_SUBSCRIBERS": "\(subscribers)",
+                "STRATUS_FANOUT_MUTATIONS": "\(mutations)",
+                "STRATUS_FANOUT_API_KEY": Self.apiKey,
+                "STRATUS_FANOUT_TIMEOUT": "\(seconds * 4 + 120)",
+            ],
+            output: output,
+            // Its process identifier is the clients' own (taskset runs the program in its place),
+            // so SIGTERM reaches the clients, which then report what they have.
+            tie: .none
+        )
+        defer { clients.kill() }
+
+        // Wait for every subscription.
+        let connectStart = ContinuousClock.now
+        while !(try Self.text(of: output).contains("fanout-clients: ready")) {
+            guard clients.isRunning else {
+                throw FanoutError("The clients ended before they were ready: \(try Self.text(of: output))")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let readyLine = try Self.text(of: output).split(separator: "\n").first { $0.hasPrefix("fanout-clients: ready") }
+        print("fanout: \(readyLine.map(String.init) ?? "") in \(Self.format(ContinuousClock.now - connectStart)) s")
+
+        let serverCPUStart = ProcessCPUTime.now()
         let interval = Duration.seconds(1) / mutationsPerSecond
         let began = ContinuousClock.now
-        await withTaskGroup(of: Void.self) { group in
-            for mutation in 0..<mutations {
-                try? await Task.sleep(until: began + interval * mutation, clock: .continuous)
+        let beganWallClock = FanoutClients.wallClockMicroseconds()
+        let failures = await withTaskGroup(of: Int.self) { group in
+            // One chain per record, so a record's updates are sent in order; chains run at once.
+            for record in 0..<records {
                 group.addTask {
-                    tally.sentAt.withLock { $0[mutation] = .now }
-                    _ = await server.execute(
-                        query: "mutation { createPost(input: {title: \"\(mutation)\", rating: 1}) { id title } }",
-                        identity: .apiKey
-                    )
+                    var failures = 0
+                    for mutation in stride(from: record, to: mutations, by: records) {
+                        try? await Task.sleep(until: began + interval * mutation, clock: .continuous)
+                        let sentAt = FanoutClients.wallClockMicroseconds()
+                        // One document with variables, as clients send it: the server parses it once.
+                        let response = await server.execute(
+                            query: Self.update,
+                            variables: [
+                                "input": [
+                                    "id": .string("r\(record)"), "title": .string("\(mutation)"),
+                                    "rating": .int(mutation / records + 1), "sentAt": .string("\(sentAt)"),
+                                ]
+                            ],
+                            identity: .apiKey
+                        )
+                        if response.body["errors"] != nil { failures += 1 }
+                    }
+                    return failures
                 }
             }
+            return await group.reduce(0, +)
         }
         let elapsed = ContinuousClock.now - began
-        // Let the last deliveries arrive.
-        let expected = mutations * subscribers
-        let drainDeadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < drainDeadline {
-            let received = tally.state.withLock { $0.latencies.count }
-            if received >= expected { break }
-            try? await Task.sleep(for: .milliseconds(100))
+        let serverCPUMutations = ProcessCPUTime.now().seconds - serverCPUStart.seconds
+
+        if try await clients.wait(timeout: drain) == nil {
+            clients.send(signal: SIGTERM)
+            guard try await clients.wait(timeout: .seconds(30)) != nil else {
+                throw FanoutError("The clients did not report within 30 s of SIGTERM.")
+            }
         }
-        let deliveryEnd = ContinuousClock.now
-        tally.stopped.withLock { $0 = true }
-        clients.cancel()
+        let serverCPU = ProcessCPUTime.now().seconds - serverCPUStart.seconds
         serverTask.cancel()
 
-        let state = tally.state.withLock { $0 }
-        let latencies = state.latencies.sorted()
-        func percentile(_ fraction: Double) -> Double {
-            latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))]
+        let log = try Self.text(of: output)
+        guard let line = log.split(separator: "\n").first(where: { $0.hasPrefix("fanout-clients-report: ") }) else {
+            throw FanoutError("The clients printed no report:\n\(log.suffix(2000))")
         }
-        let delivered = latencies.count
-        let seconds = Tally.milliseconds(deliveryEnd - began) / 1000
+        let report = try JSONDecoder().decode(
+            FanoutClientsReport.self,
+            from: Data(line.dropFirst("fanout-clients-report: ".count).utf8)
+        )
+        let deliveries = report.deliveries
+        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(
-            String(
-                format: "fanout: %d mutations in %.1f s, %d deliveries of %d expected",
-                mutations,
-                Tally.milliseconds(elapsed) / 1000,
-                delivered,
-                expected
+            "fanout: \(mutations) mutations in \(Self.format(elapsed)) s, achieved "
+                + String(format: "%.1f", Double(mutations) / elapsedSeconds) + " mutations/s"
+                + (failures > 0 ? ", \(failures) failed" : "")
+        )
+        print(
+            "fanout: \(deliveries.delivered) of \(deliveries.expected) deliveries; lost (not delivered \(Self.format(drain)) s after the last mutation) \(deliveries.lost), "
+                + "duplicated \(deliveries.duplicated), out of order \(deliveries.outOfOrder), unexpected \(deliveries.unexpected)"
+        )
+        if report.lastDelivery > beganWallClock {
+            let seconds = Double(report.lastDelivery - beganWallClock) / 1e6
+            print(
+                "fanout: "
+                    + String(format: "%.0f deliveries/s", Double(deliveries.delivered) / seconds)
+                    + " from the first mutation to the last delivery"
             )
-        )
-        print(String(format: "fanout: latency p50 %.2f ms, p99 %.2f ms", percentile(0.5), percentile(0.99)))
-        print(String(format: "fanout: %.0f deliveries/s", Double(delivered) / seconds))
+        }
         print(
-            "fanout: lost (not delivered 10 s after the last mutation) \(expected - delivered), duplicated \(state.duplicates)"
+            "fanout: latency p50 \(Self.format(deliveries.p50)) ms, p99 \(Self.format(deliveries.p99)) ms, "
+                + "max \(Self.format(deliveries.max)) ms"
         )
-        if !state.errors.isEmpty {
-            print("fanout: \(state.errors.count) errors, first: \(state.errors[0].prefix(300))")
+        print(
+            "fanout: CPU time, server process "
+                + String(format: "%.2f s (%.2f s while mutating)", serverCPU, serverCPUMutations)
+                + ", clients process " + String(format: "%.2f s", report.cpuSeconds)
+                + String(format: " (+%.2f s connecting)", report.connectCPUSeconds)
+        )
+        if let firstError = report.firstError {
+            print("fanout: \(report.errors) client errors, first: \(firstError)")
         }
         _ = await serverTask.result
         try server.close()
+    }
+
+    /// The path of this program, for starting it again as the clients.
+    private static func executablePath() throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else {
+            throw FanoutError("Could not read /proc/self/exe (errno \(errno)) to start the clients.")
+        }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `name`'s path in `PATH`, if it is there.
+    private static func which(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    }
+
+    private static func text(of file: URL) throws -> String {
+        guard FileManager.default.fileExists(atPath: file.path(percentEncoded: false)) else { return "" }
+        return try String(contentsOf: file, encoding: .utf8)
+    }
+
+    private static func format(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.1f", Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    private static func format(_ milliseconds: Double?) -> String {
+        milliseconds.map { String(format: "%.2f", $0) } ?? "n/a"
     }
 }

@@ -2,7 +2,7 @@ import GraphQL
 import StratusCodegen
 
 // Benchmarks for Stratus. Run with
-// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-cache] [appsync-queue]`.
+// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-cache] [appsync-queue] [fanout] [server]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -41,6 +41,11 @@ if selected.contains("appsync-queue") {
 
 if selected.contains("fanout") {
     try await FanoutBenchmark().run()
+}
+
+// The subscribers of `fanout`, which starts this program again with this argument.
+if selected.contains("fanout-clients") {
+    try await FanoutClients.fromEnvironment().run()
 }
 
 if selected.contains("server") {

@@ -1,25 +1,44 @@
 import StratusCodegen
 import Synchronization
 
-/// Hands every committed write to the listeners registered at the time, in publication order.
+/// Hands every committed write to the listeners that subscribed to its model and kind at the
+/// time, in publication order.
 ///
-/// ``publish(model:kind:item:)`` is synchronous and calls each listener under one lock, so every
-/// listener sees the events in the same order, and a writer that publishes while it holds an
-/// item's write lock publishes that item's events in commit order. Listeners must not block:
-/// a real-time connection only enqueues the event in its own bounded queue.
+/// Listeners say which events they want through ``subscribe(_:to:)``: a write of a `Post` by
+/// `updatePost` reaches only the listeners with a subscription to ``Topic`` `(Post, update)`,
+/// found by one dictionary lookup instead of a call to every listener.
+///
+/// ``publish(model:kind:item:selectedFields:)`` is synchronous and calls each listener under one
+/// lock, so every listener sees the events in the same order, and a writer that publishes while
+/// it holds an item's write lock publishes that item's events in commit order. Listeners must
+/// not block: a real-time connection only enqueues the event in its own bounded queue.
 final class MutationBroadcaster: Sendable {
     typealias Listener = @Sendable (WriteEvent) -> Void
 
+    /// The events a subscription hears: the writes of one kind to one model.
+    struct Topic: Hashable, Sendable {
+        var model: String
+        var kind: WriteEvent.Kind
+    }
+
+    private struct Subscriber {
+        let listener: Listener
+        /// The listener's subscriptions to the topic.
+        var count: Int
+    }
+
     private struct State {
         var listeners: [UInt64: Listener] = [:]
+        /// The listeners of each topic, in the order they first subscribed to it.
+        var topics: [Topic: [UInt64: Subscriber]] = [:]
         var nextListener: UInt64 = 1
         var sequence: UInt64 = 0
     }
 
     private let state = Mutex(State())
 
-    /// Registers `listener` for the events published from now on; returns the token that
-    /// ``removeListener(_:)`` takes.
+    /// Registers `listener`; it hears the events of the topics it subscribes to with the token
+    /// returned, which ``removeListener(_:)`` takes.
     func addListener(_ listener: @escaping Listener) -> UInt64 {
         state.withLock { state in
             let token = state.nextListener
@@ -29,13 +48,46 @@ final class MutationBroadcaster: Sendable {
         }
     }
 
-    /// Stops calling the listener registered with `token`.
+    /// Stops calling the listener registered with `token`, for every topic.
     func removeListener(_ token: UInt64) {
-        _ = state.withLock { $0.listeners.removeValue(forKey: token) }
+        state.withLock { state in
+            state.listeners[token] = nil
+            for topic in Array(state.topics.keys) {
+                state.topics[topic]?[token] = nil
+                if state.topics[topic]?.isEmpty == true { state.topics[topic] = nil }
+            }
+        }
     }
 
-    /// Announces a committed write of `item` to every listener; `selectedFields` is evaluated
-    /// only when there is one.
+    /// Adds one subscription of listener `token` to `topic`; the listener hears the topic's
+    /// events from now on, until as many ``unsubscribe(_:from:)`` calls.
+    func subscribe(_ token: UInt64, to topic: Topic) {
+        state.withLock { state in
+            guard let listener = state.listeners[token] else { return }
+            state.topics[topic, default: [:]][token, default: Subscriber(listener: listener, count: 0)].count += 1
+        }
+    }
+
+    /// Removes one subscription of listener `token` to `topic`.
+    func unsubscribe(_ token: UInt64, from topic: Topic) {
+        state.withLock { state in
+            guard let subscriber = state.topics[topic]?[token] else { return }
+            if subscriber.count > 1 {
+                state.topics[topic]?[token]?.count -= 1
+            } else {
+                state.topics[topic]?[token] = nil
+                if state.topics[topic]?.isEmpty == true { state.topics[topic] = nil }
+            }
+        }
+    }
+
+    /// The listeners subscribed to `topic`, for tests.
+    func listenerCount(of topic: Topic) -> Int {
+        state.withLock { $0.topics[topic]?.count ?? 0 }
+    }
+
+    /// Announces a committed write of `item` to every listener subscribed to its model and
+    /// kind; `selectedFields` is evaluated only when there is one.
     func publish(
         model: ModelType,
         kind: WriteEvent.Kind,
@@ -43,7 +95,9 @@ final class MutationBroadcaster: Sendable {
         selectedFields: @autoclosure () -> Set<String>? = nil
     ) {
         state.withLock { state in
-            guard !state.listeners.isEmpty else { return }
+            guard let subscribers = state.topics[Topic(model: model.name, kind: kind)], !subscribers.isEmpty else {
+                return
+            }
             state.sequence += 1
             let event = WriteEvent(
                 sequence: state.sequence,
@@ -51,8 +105,8 @@ final class MutationBroadcaster: Sendable {
                 item: ResolvedItem(model: model, item: item),
                 selectedFields: selectedFields()
             )
-            for listener in state.listeners.values {
-                listener(event)
+            for subscriber in subscribers.values {
+                subscriber.listener(event)
             }
         }
     }

@@ -1,31 +1,76 @@
 import Foundation
+import NIOCore
 import Synchronization
 
 /// One real-time connection's subscriptions and the bounded queue of messages waiting to be
 /// written to it.
 ///
 /// The mutation path calls ``receive(_:)`` while it publishes: matching an event against the
-/// subscriptions and enqueuing it never waits for the client. Starting and stopping a
-/// subscription enqueue `start_ack` and `complete` under the same lock as events, so a client
-/// sees `start_ack` before the first `data` of a subscription and no `data` after `complete`.
+/// subscriptions, encoding its `data` messages and enqueuing them never waits for the client.
+/// Starting and stopping a subscription enqueue `start_ack` and `complete` under the same lock
+/// as events, so a client sees `start_ack` before the first `data` of a subscription and no
+/// `data` after `complete`.
+///
+/// The writer is told through `wake` when messages wait and no earlier call is still being
+/// served; it then takes every waiting message with ``takePending()``, writes them all and
+/// flushes once, and reports with ``written(_:)`` when the socket took them. Messages taken but
+/// not yet written still count against ``RealtimeLimits/maxQueuedMessages``, so a client that
+/// stops reading fills the queue and gets the slow-consumer error rather than silent losses.
 final class RealtimeConnection: Sendable {
-    /// What the writer does next.
+    /// What the writer writes, in order.
     enum Outbound: Sendable {
-        /// Writes a protocol message.
-        case message(JSON)
-        /// Writes a `data` message for each subscription the event matched.
-        case event(WriteEvent, [(id: String, request: SubscriptionRequest)])
-        /// Closes the WebSocket.
+        /// A text message: its bytes, ready to be framed.
+        case message(ByteBuffer)
+        /// A `data` message: the subscription's id as JSON text and the event's payload, which
+        /// the writer joins (``RealtimeConnection/dataMessage(quotedID:payload:)``) off the
+        /// mutation path.
+        case data(quotedID: String, payload: ByteBuffer)
+
+        /// Whether it is a message rather than a close.
+        var isMessage: Bool {
+            if case .close = self { false } else { true }
+        }
+
+        /// The message's bytes, ready to be framed; `nil` for a close.
+        var bytes: ByteBuffer? {
+            switch self {
+            case .message(let bytes): bytes
+            case .data(let quotedID, let payload): RealtimeConnection.dataMessage(quotedID: quotedID, payload: payload)
+            case .close: nil
+            }
+        }
+        /// Closes the WebSocket after the messages before it.
         case close(code: UInt16, reason: String)
     }
 
-    private struct ActiveSubscription {
+    /// Why the writer ends the connection.
+    enum Ending: Sendable, Hashable {
+        /// The messages before a ``Outbound/close(code:reason:)`` are written: close now.
+        case close(code: UInt16, reason: String)
+        /// The queue overflowed: send the slow-consumer error and close.
+        case slowConsumer
+    }
+
+    /// A class, so that matching an event retains one reference per subscription instead of
+    /// copying the request's fields.
+    private final class ActiveSubscription: Sendable {
+        let id: String
         let request: SubscriptionRequest
         /// What its caller may read, decided when it started.
         let access: Authorization.Access
         /// When it started among the connection's subscriptions: `data` messages of one event
         /// follow this order.
         let order: Int
+        /// The subscription's id as JSON text, for its `data` messages.
+        let quotedID: String
+
+        init(id: String, request: SubscriptionRequest, access: Authorization.Access, order: Int, quotedID: String) {
+            self.id = id
+            self.request = request
+            self.access = access
+            self.order = order
+            self.quotedID = quotedID
+        }
     }
 
     private struct State {
@@ -35,22 +80,29 @@ final class RealtimeConnection: Sendable {
         /// When the queue overflowed, if it did.
         var overflowedAt: ContinuousClock.Instant?
         var lastTraffic: ContinuousClock.Instant
+        /// Messages the writer has not taken yet.
+        var pending: [Outbound] = []
+        /// Messages the writer took whose write has not completed.
+        var inFlight = 0
+        /// Whether the writer was woken and has not taken the pending messages yet.
+        var wakeRequested = false
+        /// Whether a close was enqueued: nothing follows it.
+        var closing = false
     }
 
     let limits: RealtimeLimits
-    /// The messages to write, in order.
-    let outbound: AsyncStream<Outbound>
-    private let continuation: AsyncStream<Outbound>.Continuation
+    /// Why the connection ends, once: the writer waits for it.
+    let endings: AsyncStream<Ending>
+    private let endingContinuation: AsyncStream<Ending>.Continuation
     private let state: Mutex<State>
+    private let wake: @Sendable (RealtimeConnection) -> Void
 
-    init(limits: RealtimeLimits) {
+    /// A connection whose writer `wake` schedules (on the channel's event loop, say); it is
+    /// called outside the connection's lock.
+    init(limits: RealtimeLimits, wake: @escaping @Sendable (RealtimeConnection) -> Void = { _ in }) {
         self.limits = limits
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: Outbound.self,
-            bufferingPolicy: .bufferingOldest(max(limits.maxQueuedMessages, 1))
-        )
-        outbound = stream
-        self.continuation = continuation
+        self.wake = wake
+        (endings, endingContinuation) = AsyncStream.makeStream(of: Ending.self)
         state = Mutex(State(lastTraffic: .now))
     }
 
@@ -69,29 +121,29 @@ final class RealtimeConnection: Sendable {
 
     /// Enqueues a protocol message.
     func send(_ message: JSON) {
-        state.withLock { enqueue(.message(message), in: &$0) }
+        enqueuing { enqueue(.message(ByteBuffer(string: message.text)), in: &$0) }
     }
 
     /// Enqueues `connection_ack` and the first `ka`, once.
     func acknowledge() {
-        state.withLock { state in
+        enqueuing { state in
             guard !state.acknowledged else { return }
             state.acknowledged = true
-            enqueue(
-                .message([
-                    "type": "connection_ack",
-                    "payload": ["connectionTimeoutMs": .int(limits.connectionTimeoutMilliseconds)],
-                ]),
-                in: &state
-            )
-            enqueue(.message(["type": "ka"]), in: &state)
+            let ack: JSON = [
+                "type": "connection_ack",
+                "payload": ["connectionTimeoutMs": .int(limits.connectionTimeoutMilliseconds)],
+            ]
+            enqueue(.message(ByteBuffer(string: ack.text)), in: &state)
+            enqueue(.message(ByteBuffer(string: #"{"type":"ka"}"#)), in: &state)
         }
     }
 
-    /// Enqueues a close of the WebSocket.
+    /// Enqueues a close of the WebSocket; nothing is enqueued after it.
     func close(code: UInt16, reason: String) {
-        state.withLock { enqueue(.close(code: code, reason: reason), in: &$0) }
-        continuation.finish()
+        enqueuing { state in
+            enqueue(.close(code: code, reason: reason), in: &state)
+            state.closing = true
+        }
     }
 
     /// Starts a subscription and enqueues its `start_ack`.
@@ -99,47 +151,143 @@ final class RealtimeConnection: Sendable {
     /// - Throws: ``RealtimeError`` when the connection holds the most subscriptions it may or
     ///   `id` is already running.
     func start(id: String, request: SubscriptionRequest, access: Authorization.Access) throws(RealtimeError) {
-        try state.withLock { state throws(RealtimeError) in
+        try enqueuing { state throws(RealtimeError) in
             guard state.subscriptions[id] == nil else { throw .duplicateID(id) }
             guard state.subscriptions.count < limits.maxSubscriptionsPerConnection else {
                 throw .maxSubscriptionsReached(limits.maxSubscriptionsPerConnection)
             }
             state.started += 1
-            state.subscriptions[id] = ActiveSubscription(request: request, access: access, order: state.started)
-            enqueue(.message(["id": .string(id), "type": "start_ack"]), in: &state)
+            let quotedID = JSON.string(id).text
+            state.subscriptions[id] = ActiveSubscription(
+                id: id,
+                request: request,
+                access: access,
+                order: state.started,
+                quotedID: quotedID
+            )
+            enqueue(.message(ByteBuffer(string: #"{"id":"# + quotedID + #","type":"start_ack"}"#)), in: &state)
         }
     }
 
-    /// Stops a subscription and enqueues `complete`.
-    func stop(id: String) {
-        state.withLock { state in
-            state.subscriptions[id] = nil
-            enqueue(.message(["id": .string(id), "type": "complete"]), in: &state)
+    /// Stops a subscription and enqueues `complete`; returns the subscription stopped, if `id`
+    /// was running.
+    @discardableResult
+    func stop(id: String) -> SubscriptionRequest? {
+        enqueuing { state in
+            let stopped = state.subscriptions.removeValue(forKey: id)
+            enqueue(
+                .message(ByteBuffer(string: #"{"id":"# + JSON.string(id).text + #","type":"complete"}"#)),
+                in: &state
+            )
+            return stopped?.request
         }
     }
 
-    /// Enqueues `event` for the subscriptions it matches; called by the mutation path.
+    /// The subscriptions running, for the listener's bookkeeping when the connection ends.
+    var runningRequests: [SubscriptionRequest] {
+        state.withLock { $0.subscriptions.values.map(\.request) }
+    }
+
+    /// Enqueues a `data` message of `event` for each subscription it matches, in the order the
+    /// subscriptions started; called by the mutation path.
     func receive(_ event: WriteEvent) {
-        state.withLock { state in
-            guard !state.subscriptions.isEmpty else { return }
-            var targets: [(order: Int, id: String, request: SubscriptionRequest)] = []
-            for (id, subscription) in state.subscriptions
-            where subscription.request.matches(event)
-                && SubscriptionAuthorization.mayRead(item: event.item.item, access: subscription.access)
-            {
-                targets.append((subscription.order, id, subscription.request))
+        enqueuing { state in
+            guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return }
+            func hears(_ subscription: ActiveSubscription) -> Bool {
+                subscription.request.matches(event)
+                    && SubscriptionAuthorization.mayRead(item: event.item.item, access: subscription.access)
             }
-            guard !targets.isEmpty else { return }
+            // Most connections hold one subscription: no array for them.
+            if state.subscriptions.count == 1, let only = state.subscriptions.values.first {
+                if hears(only) { enqueueData(of: event, for: only, in: &state) }
+                return
+            }
+            var targets = state.subscriptions.values.filter(hears)
             targets.sort { $0.order < $1.order }
-            enqueue(.event(event, targets.map { ($0.id, $0.request) }), in: &state)
+            for target in targets {
+                enqueueData(of: event, for: target, in: &state)
+            }
         }
+    }
+
+    /// Enqueues the `data` message of `event` for `target`, or an error when it is too large.
+    private func enqueueData(of event: WriteEvent, for target: ActiveSubscription, in state: inout State) {
+        let payload = event.payloads.payload(for: target.request, of: event)
+        if Self.dataMessageSize(quotedID: target.quotedID, payload: payload) > limits.maxPayloadBytes {
+            let error: JSON = [
+                "id": .string(target.id), "type": "error",
+                "payload": RealtimeError.payloadTooLarge(limits.maxPayloadBytes).payload,
+            ]
+            enqueue(.message(ByteBuffer(string: error.text)), in: &state)
+        } else {
+            enqueue(.data(quotedID: target.quotedID, payload: payload), in: &state)
+        }
+    }
+
+    private static let dataHead = #"{"id":"#
+    private static let dataMiddle = #","type":"data","payload":"#
+
+    /// The size of ``dataMessage(quotedID:payload:)`` in bytes.
+    static func dataMessageSize(quotedID: String, payload: ByteBuffer) -> Int {
+        dataHead.utf8.count + quotedID.utf8.count + dataMiddle.utf8.count + payload.readableBytes + 1
+    }
+
+    /// `{"id":<id>,"type":"data","payload":<payload>}`.
+    static func dataMessage(quotedID: String, payload: ByteBuffer) -> ByteBuffer {
+        var message = ByteBufferAllocator().buffer(capacity: dataMessageSize(quotedID: quotedID, payload: payload))
+        message.writeString(dataHead)
+        message.writeString(quotedID)
+        message.writeString(dataMiddle)
+        message.writeImmutableBuffer(payload)
+        message.writeInteger(UInt8(ascii: "}"))
+        return message
+    }
+
+    /// The messages waiting, in order; they count as in flight until ``written(_:)``. Called by
+    /// the writer after `wake`.
+    func takePending() -> [Outbound] {
+        state.withLock { state in
+            state.wakeRequested = false
+            let taken = state.pending
+            state.pending = []
+            state.inFlight += taken.count
+            return taken
+        }
+    }
+
+    /// Notes that `count` messages taken by ``takePending()`` were written (or failed to be).
+    func written(_ count: Int) {
+        state.withLock { $0.inFlight -= count }
+    }
+
+    /// Tells the writer how the connection ends.
+    func end(_ ending: Ending) {
+        endingContinuation.yield(ending)
+    }
+
+    /// Runs `body` under the lock, then wakes the writer if it enqueued the first message since
+    /// the writer last took them.
+    private func enqueuing<Value, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        let (value, wakes) = try state.withLock { state throws(Failure) in
+            let wasRequested = state.wakeRequested
+            let value = try body(&state)
+            let wakes = !wasRequested && !state.pending.isEmpty
+            if wakes { state.wakeRequested = true }
+            return (value, wakes)
+        }
+        if wakes { wake(self) }
+        return value
     }
 
     private func enqueue(_ element: Outbound, in state: inout State) {
-        guard state.overflowedAt == nil else { return }
-        if case .dropped = continuation.yield(element) {
+        guard state.overflowedAt == nil, !state.closing else { return }
+        if state.pending.count + state.inFlight >= max(limits.maxQueuedMessages, 1) {
             state.overflowedAt = .now
-            continuation.finish()
+            endingContinuation.yield(.slowConsumer)
+            return
         }
+        state.pending.append(element)
     }
 }

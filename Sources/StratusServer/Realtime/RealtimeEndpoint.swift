@@ -3,21 +3,23 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
+import NIOWebSocket
 import Synchronization
 
-/// The request context of WebSocket upgrades: it keeps the channel, so that a connection whose
-/// client stopped reading can be closed without writing to it.
+/// The request context of WebSocket upgrades: it keeps the channel, so that `data` messages
+/// can be written in batches with one flush, and a connection whose client stopped reading can
+/// be closed without writing to it.
 struct RealtimeRequestContext: Hummingbird.RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<RealtimeRequestContext>
-    /// Closes the connection's channel at once, without a close handshake.
-    let closeChannel: @Sendable () -> Void
+    /// The connection's channel, which takes `WebSocketFrame`s once upgraded.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
         webSocket = WebSocketHandlerReference()
-        let channel = source.channel
-        closeChannel = { channel.close(promise: nil) }
+        channel = source.channel
     }
 }
 
@@ -28,6 +30,10 @@ struct RealtimeEndpoint: Sendable {
     let authorizer: RequestAuthenticator
     let limits: RealtimeLimits
     let log: @Sendable (String) -> Void
+    /// Where connections with messages waiting are written, one task per event loop and tick.
+    let writeQueues = RealtimeWriteQueues { connection, channel in
+        RealtimeEndpoint.write(connection, to: channel)
+    }
 
     /// The subprotocol the server answers.
     static let subprotocol = "graphql-ws"
@@ -52,15 +58,19 @@ struct RealtimeEndpoint: Sendable {
     ) async throws {
         let request = context.request
         let graphQLPath = Self.graphQLPath(of: request.uri.path)
-        let connection = RealtimeConnection(limits: limits)
+        let channel = context.requestContext.channel
+        let writeQueue = writeQueues.queue(for: channel.eventLoop)
+        let connection = RealtimeConnection(limits: limits) { connection in
+            writeQueue.schedule(connection, on: channel)
+        }
         let connectionIdentity = await authorizeConnection(request, graphQLPath: graphQLPath)
-        let token = server.events.addListener { connection.receive($0) }
-        defer { server.events.removeListener(token) }
-        let closeChannel = context.requestContext.closeChannel
+        let listener = server.events.addListener { connection.receive($0) }
+        defer { server.events.removeListener(listener) }
+        let closeChannel: @Sendable () -> Void = { channel.close(promise: nil) }
         let limits = limits
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await Self.write(connection, to: outbound, limits: limits)
+                await Self.end(connection, outbound: outbound, limits: limits)
             }
             group.addTask {
                 await Self.watch(connection, closeChannel: closeChannel, limits: limits)
@@ -73,6 +83,7 @@ struct RealtimeEndpoint: Sendable {
                         await handle(
                             text,
                             connection: connection,
+                            listener: listener,
                             connectionIdentity: connectionIdentity,
                             graphQLPath: graphQLPath
                         )
@@ -93,6 +104,7 @@ struct RealtimeEndpoint: Sendable {
     private func handle(
         _ text: String,
         connection: RealtimeConnection,
+        listener: UInt64,
         connectionIdentity: Result<Identity, RealtimeError>,
         graphQLPath: String
     ) async {
@@ -121,6 +133,7 @@ struct RealtimeEndpoint: Sendable {
                     payload: object["payload"],
                     size: text.utf8.count,
                     connection: connection,
+                    listener: listener,
                     connectionIdentity: identity,
                     graphQLPath: graphQLPath
                 )
@@ -128,7 +141,9 @@ struct RealtimeEndpoint: Sendable {
                 connection.send(["id": .string(id), "type": "error", "payload": error.payload])
             }
         case "stop":
-            connection.stop(id: object["id"]?.stringValue ?? "")
+            if let stopped = connection.stop(id: object["id"]?.stringValue ?? "") {
+                server.events.unsubscribe(listener, from: stopped.topic)
+            }
         case "ka", "connection_terminate":
             break
         default:
@@ -145,6 +160,7 @@ struct RealtimeEndpoint: Sendable {
         payload: JSON?,
         size: Int,
         connection: RealtimeConnection,
+        listener: UInt64,
         connectionIdentity: Identity,
         graphQLPath: String
     ) async throws(RealtimeError) {
@@ -172,7 +188,15 @@ struct RealtimeEndpoint: Sendable {
             operationName: operation.operationName
         )
         let access = try SubscriptionAuthorization.authorize(request, identity: identity)
-        try connection.start(id: id, request: request, access: access)
+        // The listener hears the topic before the subscription exists, so no event committed
+        // after the subscription starts can miss it; until then the connection ignores them.
+        server.events.subscribe(listener, to: request.topic)
+        do {
+            try connection.start(id: id, request: request, access: access)
+        } catch {
+            server.events.unsubscribe(listener, from: request.topic)
+            throw error
+        }
     }
 
     // MARK: - Connection authorization
@@ -203,50 +227,59 @@ struct RealtimeEndpoint: Sendable {
 
     // MARK: - Writing and watching
 
-    /// Writes the connection's queue until it ends or closes the WebSocket.
-    private static func write(
+    /// Writes every message waiting in the connection's queue to `channel`, then flushes once:
+    /// a client that reads slower than events come gets several messages per write. Runs on
+    /// the channel's event loop, where the connection's `wake` schedules it.
+    static func write(_ connection: RealtimeConnection, to channel: any Channel) {
+        let batch = connection.takePending()
+        guard !batch.isEmpty else { return }
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        let lastMessage = batch.lastIndex(where: \.isMessage)
+        var ending: RealtimeConnection.Ending?
+        for (index, element) in batch.enumerated() {
+            if let bytes = element.bytes {
+                channel.write(
+                    WebSocketFrame(fin: true, opcode: .text, data: bytes),
+                    promise: index == lastMessage ? written : nil
+                )
+            } else if case .close(let code, let reason) = element {
+                ending = .close(code: code, reason: reason)
+            }
+        }
+        if lastMessage == nil { written.succeed() }
+        channel.flush()
+        // Writes complete in order: when the last one has, the socket took the whole batch.
+        written.futureResult.whenComplete { [ending] _ in
+            connection.written(batch.count)
+            if let ending { connection.end(ending) }
+        }
+    }
+
+    /// Closes the WebSocket when the connection ends: after its last messages on a close, or
+    /// with the slow-consumer error when its queue overflowed.
+    private static func end(
         _ connection: RealtimeConnection,
-        to outbound: WebSocketOutboundWriter,
+        outbound: WebSocketOutboundWriter,
         limits: RealtimeLimits
     ) async {
-        do {
-            for await element in connection.outbound {
-                if connection.overflowedAt != nil { break }
-                switch element {
-                case .message(let message):
-                    try await outbound.writeTextMessage(message.text)
-                case .event(let event, let targets):
-                    for (id, request) in targets {
-                        let payload = event.payloads.text(for: request.documentKey) {
-                            request.payload(for: event).text
-                        }
-                        let text = #"{"id":"# + JSON.string(id).text + #","type":"data","payload":"# + payload + "}"
-                        if text.utf8.count > limits.maxPayloadBytes {
-                            let error: JSON = [
-                                "id": .string(id), "type": "error",
-                                "payload": RealtimeError.payloadTooLarge(limits.maxPayloadBytes).payload,
-                            ]
-                            try await outbound.writeTextMessage(error.text)
-                        } else {
-                            try await outbound.writeTextMessage(text)
-                        }
-                    }
+        for await ending in connection.endings {
+            do {
+                switch ending {
                 case .close(let code, let reason):
                     try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
-                    return
+                case .slowConsumer:
+                    let error = RealtimeError(
+                        errorType: .slowConsumer,
+                        message:
+                            "The client read too slowly: more than \(limits.maxQueuedMessages) messages waited. Reconnect and read faster."
+                    )
+                    let message: JSON = ["type": "connection_error", "payload": error.payload]
+                    try await outbound.writeTextMessage(message.text)
+                    try await outbound.close(.policyViolation, reason: "Slow consumer")
                 }
+            } catch {
+                // The connection already ended.
             }
-            if connection.overflowedAt != nil {
-                let error = RealtimeError(
-                    errorType: .slowConsumer,
-                    message:
-                        "The client read too slowly: more than \(limits.maxQueuedMessages) messages waited. Reconnect and read faster."
-                )
-                let message: JSON = ["type": "connection_error", "payload": error.payload]
-                try await outbound.writeTextMessage(message.text)
-                try await outbound.close(.policyViolation, reason: "Slow consumer")
-            }
-        } catch {
             return
         }
     }

@@ -16,9 +16,13 @@ struct SubscriptionRequest: Sendable {
     var equalityArguments: JSONObject = [:]
     /// The root field's name: `onCreatePost`.
     var fieldName = ""
-    /// The document and operation: subscriptions with the same key select the same fields, so
-    /// they get the same payload for an event (variables only change which events match).
-    var documentKey = ""
+    /// The response key and the selection set written out: subscriptions with the same key
+    /// get the same payload for an event, whatever their documents' spelling, operation names
+    /// or variables.
+    var selectionKey = ""
+
+    /// The events the subscription hears.
+    var topic: MutationBroadcaster.Topic { MutationBroadcaster.Topic(model: model.name, kind: kind) }
 
     /// Whether the event is one this subscription hears.
     func matches(_ event: WriteEvent) -> Bool {
@@ -165,18 +169,20 @@ extension StratusServer {
         } catch {
             throw RealtimeError(errorType: .validationError, message: "\(error)")
         }
+        let responseKey = field.alias?.value ?? field.name.value
+        let selection = SelectionTrimmer(schema: api.schema, fragments: fragments).plan(
+            for: model,
+            selections: field.selectionSet?.selections ?? []
+        )
         return SubscriptionRequest(
             model: model,
             kind: match.kind,
-            responseKey: field.alias?.value ?? field.name.value,
+            responseKey: responseKey,
             predicate: predicates.count == 1 ? predicates[0] : .all(predicates),
-            selection: SelectionTrimmer(schema: api.schema, fragments: fragments).plan(
-                for: model,
-                selections: field.selectionSet?.selections ?? []
-            ),
+            selection: selection,
             equalityArguments: equalityArguments,
             fieldName: field.name.value,
-            documentKey: query + "\u{0}" + (operationName ?? "")
+            selectionKey: JSON.string(responseKey).text + ":" + selection.signature
         )
     }
 
@@ -197,5 +203,24 @@ extension StratusServer {
         default:
             break
         }
+    }
+}
+
+extension SelectionTrimmer.Plan {
+    /// The plan written out: two plans of one model with the same signature write the same
+    /// object for every item.
+    var signature: String {
+        entries.map { key, entry in
+            let quoted = JSON.string(key).text
+            switch entry {
+            case .constant(let value): return quoted + "=" + value.text
+            case .version: return quoted + "=_version"
+            case .deleted: return quoted + "=_deleted"
+            case .lastChangedAt: return quoted + "=_lastChangedAt"
+            case .value(let name, _, let members):
+                return quoted + "=." + name + (members.map { "{" + $0.signature + "}" } ?? "")
+            }
+        }
+        .joined(separator: ",")
     }
 }

@@ -1,3 +1,4 @@
+import NIOCore
 import StratusCodegen
 import Synchronization
 
@@ -32,8 +33,8 @@ struct WriteEvent: Sendable {
     /// Subscribers see those as `null`, and filters are evaluated on this, as AppSync does. It
     /// is made once here, not for each subscription the event is matched against.
     let result: ResolvedItem
-    /// The `data` payloads already written for this event, by subscription document: many
-    /// subscribers of the same document share one encoding.
+    /// The `data` payloads already encoded for this event, by selection: many subscribers of
+    /// the same selection share one encoding.
     let payloads = PayloadCache()
 
     var model: ModelType { item.model }
@@ -58,15 +59,27 @@ struct WriteEvent: Sendable {
     }
 }
 
-/// Encoded payloads of one event, by subscription document.
+/// Encoded payloads of one event, by selection: every subscription whose selection set and
+/// response key are the same gets the same bytes, encoded once.
 final class PayloadCache: Sendable {
-    private let texts = Mutex<[String: String]>([:])
-
-    /// The payload text for `key`, made by `make` the first time.
-    func text(for key: String, make: () -> String) -> String {
-        if let known = texts.withLock({ $0[key] }) { return known }
-        let text = make()
-        texts.withLock { $0[key] = text }
-        return text
+    private struct State {
+        var payloads: [String: ByteBuffer] = [:]
+        var encodings = 0
     }
+
+    private let state = Mutex(State())
+
+    /// The `payload` of `request`'s `data` message for `event`, encoded the first time.
+    func payload(for request: SubscriptionRequest, of event: WriteEvent) -> ByteBuffer {
+        state.withLock { state in
+            if let known = state.payloads[request.selectionKey] { return known }
+            state.encodings += 1
+            let payload = ByteBuffer(string: request.payload(for: event).text)
+            state.payloads[request.selectionKey] = payload
+            return payload
+        }
+    }
+
+    /// How many payloads were encoded.
+    var encodings: Int { state.withLock { $0.encodings } }
 }

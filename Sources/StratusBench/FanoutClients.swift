@@ -1,0 +1,305 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The subscribers of the fan-out benchmark, run as their own process (`StratusBench
+/// fanout-clients`) so that their work does not mix with the server's.
+///
+/// Opens `subscribers` WebSockets to `ws://127.0.0.1:PORT/graphql/realtime` with API_KEY
+/// authorization, starts one `onUpdatePost` subscription on each, prints
+/// `fanout-clients: ready` when every connection is acknowledged or has failed, and counts each
+/// delivery in its subscription's ``DeliveryLedger``. It ends when every subscription heard
+/// every mutation, on SIGTERM, or after `STRATUS_FANOUT_TIMEOUT` seconds, printing one line
+/// `fanout-clients-report: <JSON>` (a ``FanoutClientsReport``).
+///
+/// Settings come from the environment: `STRATUS_FANOUT_PORT`, `STRATUS_FANOUT_SUBSCRIBERS`,
+/// `STRATUS_FANOUT_MUTATIONS`, `STRATUS_FANOUT_API_KEY` and `STRATUS_FANOUT_TIMEOUT`.
+struct FanoutClients {
+    var port: Int
+    var subscribers: Int
+    var mutations: Int
+    var apiKey: String
+    var timeout: Duration
+    /// Connections being opened at once.
+    var connectConcurrency = 200
+
+    /// The settings read from the environment.
+    ///
+    /// - Throws: ``FanoutError`` naming a missing or malformed variable.
+    static func fromEnvironment() throws(FanoutError) -> FanoutClients {
+        let environment = ProcessInfo.processInfo.environment
+        func integer(_ name: String) throws(FanoutError) -> Int {
+            guard let text = environment[name], let value = Int(text), value >= 0 else {
+                throw FanoutError("\(name) must be a whole number; it is '\(environment[name] ?? "")'.")
+            }
+            return value
+        }
+        return FanoutClients(
+            port: try integer("STRATUS_FANOUT_PORT"),
+            subscribers: try integer("STRATUS_FANOUT_SUBSCRIBERS"),
+            mutations: try integer("STRATUS_FANOUT_MUTATIONS"),
+            apiKey: environment["STRATUS_FANOUT_API_KEY"] ?? "da2-bench",
+            timeout: .seconds(try integer("STRATUS_FANOUT_TIMEOUT"))
+        )
+    }
+
+    /// The `start` message each client sends: one `onUpdatePost` subscription.
+    static let start =
+        #"{"id":"s","type":"start","payload":{"data":"{\"query\":\"subscription { onUpdatePost { id title rating sentAt } }\"}","extensions":{}}}"#
+
+    /// One subscription's ledger, locked by its own connection and by the final count.
+    private final class Subscriber: Sendable {
+        let ledger: Mutex<DeliveryLedger>
+        init(mutations: Int) { ledger = Mutex(DeliveryLedger(mutations: mutations)) }
+    }
+
+    /// Whether a connection was counted as acknowledged or failed.
+    private final class Settlement: Sendable {
+        let done = Atomic<Bool>(false)
+    }
+
+    /// What the connections have done so far.
+    private final class Progress: Sendable {
+        /// Connections acknowledged or failed.
+        let settled = Atomic<Int>(0)
+        let acknowledged = Atomic<Int>(0)
+        /// Subscriptions that heard every mutation.
+        let complete = Atomic<Int>(0)
+        let stopping = Atomic<Bool>(false)
+        /// When the last delivery arrived, in wall-clock microseconds.
+        let lastDelivery = Atomic<Int64>(0)
+        let errors = Mutex<[String]>([])
+    }
+
+    func run() async throws {
+        let started = ProcessCPUTime.now()
+        let header = Data(#"{"host":"127.0.0.1:\#(port)","x-api-key":"\#(apiKey)"}"#.utf8).base64EncodedString()
+        let url = "ws://127.0.0.1:\(port)/graphql/realtime?header=\(header)&payload=e30="
+        let subscribers = (0..<self.subscribers).map { _ in Subscriber(mutations: mutations) }
+        let progress = Progress()
+        signal(SIGTERM, SIG_IGN)
+        let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        terminate.setEventHandler { progress.stopping.store(true, ordering: .relaxed) }
+        terminate.resume()
+
+        let clients = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for (index, subscriber) in subscribers.enumerated() {
+                    while index - progress.settled.load(ordering: .relaxed) >= connectConcurrency {
+                        try? await Task.sleep(for: .milliseconds(5))
+                    }
+                    group.addTask {
+                        await Self.subscribe(index: index, url: url, subscriber: subscriber, progress: progress)
+                    }
+                }
+            }
+        }
+
+        let deadline = ContinuousClock.now + timeout
+        while progress.settled.load(ordering: .relaxed) < self.subscribers, ContinuousClock.now < deadline,
+            !progress.stopping.load(ordering: .relaxed)
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let acknowledged = progress.acknowledged.load(ordering: .relaxed)
+        print("fanout-clients: ready, \(acknowledged) subscriptions acknowledged")
+        fflush(nil)
+        let measured = ProcessCPUTime.now()
+        while progress.complete.load(ordering: .relaxed) < acknowledged, ContinuousClock.now < deadline,
+            !progress.stopping.load(ordering: .relaxed)
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let ended = ProcessCPUTime.now()
+        progress.stopping.store(true, ordering: .relaxed)
+        let errors = progress.errors.withLock { $0 }
+        let report = FanoutClientsReport(
+            deliveries: DeliverySummary(subscribers.map { $0.ledger.withLock { $0 } }),
+            acknowledged: acknowledged,
+            lastDelivery: progress.lastDelivery.load(ordering: .relaxed),
+            cpuSeconds: ended.seconds - measured.seconds,
+            connectCPUSeconds: measured.seconds - started.seconds,
+            errors: errors.count,
+            firstError: errors.first.map { String($0.prefix(300)) }
+        )
+        let text = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        print("fanout-clients-report: \(text)")
+        fflush(nil)
+        clients.cancel()
+        // Closing thousands of sockets one by one would only delay the report's reader.
+        exit(0)
+    }
+
+    private static func subscribe(index: Int, url: String, subscriber: Subscriber, progress: Progress) async {
+        var configuration = WebSocketClientConfiguration()
+        configuration.additionalHeaders[.secWebSocketProtocol] = "graphql-ws"
+        let settlement = Settlement()
+        let settle: @Sendable (Bool) -> Void = { acknowledged in
+            guard !settlement.done.exchange(true, ordering: .relaxed) else { return }
+            if acknowledged { progress.acknowledged.add(1, ordering: .relaxed) }
+            progress.settled.add(1, ordering: .relaxed)
+        }
+        do {
+            let closeFrame = try await WebSocketClient.connect(
+                url: url,
+                configuration: configuration,
+                logger: Logger(label: "stratus.bench.fanout-clients")
+            ) { inbound, outbound, _ in
+                try await outbound.writeTextMessage(#"{"type":"connection_init"}"#)
+                try await outbound.writeTextMessage(start)
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message else { continue }
+                    if let fields = DataMessage(text) {
+                        let now = wallClockMicroseconds()
+                        let latency = now - fields.sentAt
+                        progress.lastDelivery.store(now, ordering: .relaxed)
+                        let complete = subscriber.ledger.withLock {
+                            $0.record(
+                                mutation: fields.mutation,
+                                record: fields.record,
+                                sequence: fields.sequence,
+                                latency: latency
+                            )
+                            return $0.isComplete
+                        }
+                        if complete {
+                            progress.complete.add(1, ordering: .relaxed)
+                            return
+                        }
+                    } else if text.hasPrefix(#"{"id":"s","type":"start_ack"#) {
+                        settle(true)
+                    } else if text.contains("error") {
+                        progress.errors.withLock { $0.append("subscriber \(index): \(text)") }
+                    }
+                }
+            }
+            // A connection the server closed before every delivery is an error too.
+            let complete = subscriber.ledger.withLock { $0.isComplete }
+            if !complete, !progress.stopping.load(ordering: .relaxed) {
+                let code = closeFrame.map { "\($0.closeCode) \($0.reason ?? "")" } ?? "no close frame"
+                progress.errors.withLock {
+                    $0.append("subscriber \(index): the server closed the connection (\(code))")
+                }
+            }
+        } catch {
+            if !progress.stopping.load(ordering: .relaxed) {
+                progress.errors.withLock { $0.append("subscriber \(index): \(error)") }
+            }
+        }
+        settle(false)
+    }
+
+    /// Microseconds since 1970 by the wall clock, which both processes read alike.
+    static func wallClockMicroseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+}
+
+/// What the load generator prints at its end.
+struct FanoutClientsReport: Codable, Sendable {
+    var deliveries: DeliverySummary
+    var acknowledged: Int
+    /// When the last delivery arrived, in wall-clock microseconds; 0 for none.
+    var lastDelivery: Int64
+    /// CPU time from the moment every subscription was ready to the end.
+    var cpuSeconds: Double
+    /// CPU time spent opening the connections.
+    var connectCPUSeconds: Double
+    var errors: Int
+    var firstError: String?
+}
+
+/// The fields of a `data` message of the benchmark's subscription, found by a scan rather
+/// than a JSON parse so the load generator's share of its core stays small.
+///
+/// The item is `{"id":"r<record>","title":"<mutation>","rating":<sequence>,"sentAt":"<µs>"}`.
+struct DataMessage: Sendable, Hashable {
+    var mutation: Int
+    var record: Int
+    var sequence: Int
+    /// When the mutating side sent the mutation, in wall-clock microseconds.
+    var sentAt: Int64
+
+    init(mutation: Int, record: Int, sequence: Int, sentAt: Int64) {
+        self.mutation = mutation
+        self.record = record
+        self.sequence = sequence
+        self.sentAt = sentAt
+    }
+
+    /// The fields of `text`, or `nil` when it is not a `data` message with all of them.
+    init?(_ text: String) {
+        var text = text
+        let fields = text.withUTF8 { bytes -> (Int, Int, Int, Int64)? in
+            guard Self.hasPrefix(bytes, Self.dataPrefix),
+                let record = Self.integer(after: Self.recordMarker, in: bytes),
+                let mutation = Self.integer(after: Self.titleMarker, in: bytes),
+                let sequence = Self.integer(after: Self.ratingMarker, in: bytes),
+                let sentAt = Self.integer(after: Self.sentAtMarker, in: bytes)
+            else { return nil }
+            return (mutation, record, sequence, Int64(sentAt))
+        }
+        guard let fields else { return nil }
+        (mutation, record, sequence, sentAt) = fields
+    }
+
+    private static let dataPrefix = Array(#"{"id":"s","type":"data""#.utf8)
+    private static let recordMarker = Array(#""id":"r"#.utf8)
+    private static let titleMarker = Array(#""title":""#.utf8)
+    private static let ratingMarker = Array(#""rating":"#.utf8)
+    private static let sentAtMarker = Array(#""sentAt":""#.utf8)
+
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
+        bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 }
+    }
+
+    /// The decimal digits right after the first `marker`.
+    private static func integer(after marker: [UInt8], in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= marker.count else { return nil }
+        var start = 0
+        search: while start + marker.count <= bytes.count {
+            for offset in 0..<marker.count where bytes[start + offset] != marker[offset] {
+                start += 1
+                continue search
+            }
+            break
+        }
+        guard start + marker.count <= bytes.count else { return nil }
+        var index = start + marker.count
+        var value = 0
+        let first = index
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9"),
+            index - first < 18
+        {
+            value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            index += 1
+        }
+        return index > first ? value : nil
+    }
+}
+
+/// A fan-out setting that cannot be used.
+struct FanoutError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The CPU time this process has used, user and system together.
+struct ProcessCPUTime {
+    var seconds: Double
+
+    static func now() -> ProcessCPUTime {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return ProcessCPUTime(seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime))
+    }
+}

@@ -1,0 +1,63 @@
+import NIOCore
+import Synchronization
+
+/// The real-time connections of one event loop that have messages waiting, written by one task
+/// per event-loop tick rather than one task per connection and event.
+///
+/// An event that reaches a thousand subscribers on one event loop schedules one task, which
+/// writes each connection's waiting messages and flushes each connection once.
+final class RealtimeWriteQueue: Sendable {
+    let eventLoop: any EventLoop
+    /// The connections to write, in the order they asked; `nil` when no task is scheduled.
+    private let ready = Mutex<[(connection: RealtimeConnection, channel: any Channel)]?>(nil)
+    private let write: @Sendable (RealtimeConnection, any Channel) -> Void
+
+    init(eventLoop: any EventLoop, write: @escaping @Sendable (RealtimeConnection, any Channel) -> Void) {
+        self.eventLoop = eventLoop
+        self.write = write
+    }
+
+    /// Has `connection`'s waiting messages written to `channel` on the next tick.
+    func schedule(_ connection: RealtimeConnection, on channel: any Channel) {
+        let first = ready.withLock { ready in
+            guard ready != nil else {
+                ready = [(connection, channel)]
+                return true
+            }
+            ready?.append((connection, channel))
+            return false
+        }
+        if first { eventLoop.execute { self.run() } }
+    }
+
+    private func run() {
+        let connections = ready.withLock { ready in
+            defer { ready = nil }
+            return ready ?? []
+        }
+        for (connection, channel) in connections {
+            write(connection, channel)
+        }
+    }
+}
+
+/// The write queue of each event loop.
+final class RealtimeWriteQueues: Sendable {
+    private let queues = Mutex<[ObjectIdentifier: RealtimeWriteQueue]>([:])
+    private let write: @Sendable (RealtimeConnection, any Channel) -> Void
+
+    init(write: @escaping @Sendable (RealtimeConnection, any Channel) -> Void) {
+        self.write = write
+    }
+
+    /// The queue of `eventLoop`, made the first time.
+    func queue(for eventLoop: any EventLoop) -> RealtimeWriteQueue {
+        queues.withLock { queues in
+            let key = ObjectIdentifier(eventLoop)
+            if let queue = queues[key] { return queue }
+            let queue = RealtimeWriteQueue(eventLoop: eventLoop, write: write)
+            queues[key] = queue
+            return queue
+        }
+    }
+}
