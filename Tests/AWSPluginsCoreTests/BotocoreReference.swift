@@ -3,7 +3,7 @@ import Foundation
 import StratusTesting
 
 /// A request signed by botocore's `SigV4Auth`, from `Reference/botocore_sigv4_vectors.py`.
-struct BotocoreVector: Decodable, Sendable {
+struct BotocoreVector: Decodable, Sendable, SigningVector {
     var method: String
     var url: String
     var headers: [[String]]
@@ -20,12 +20,6 @@ struct BotocoreVector: Decodable, Sendable {
     var authorization: String
     /// The `Host` value botocore signed when the request had none.
     var host: String
-
-    var date: Date { Date(timeIntervalSince1970: TimeInterval(epochSeconds)) }
-
-    var credentials: AWSCredentials {
-        AWSCredentials(accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, sessionToken: sessionToken)
-    }
 
     var bodyData: Data { Data(base64Encoded: body)! }
 

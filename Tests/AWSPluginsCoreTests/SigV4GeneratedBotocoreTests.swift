@@ -9,7 +9,7 @@ import Testing
 /// A request generated and signed by botocore's `SigV4Auth`, from
 /// `Reference/botocore_sigv4_generated.py`: the inputs, and botocore's `Authorization` and date
 /// header.
-struct GeneratedBotocoreVector: Decodable, Sendable {
+struct GeneratedBotocoreVector: Decodable, Sendable, SigningVector {
     var method: String
     var url: String
     var headers: [[String]]
@@ -23,12 +23,6 @@ struct GeneratedBotocoreVector: Decodable, Sendable {
     var authorization: String
     /// `X-Amz-Date`, or `Date` when the request has one, as botocore set it.
     var dateHeader: [String]
-
-    var date: Date { Date(timeIntervalSince1970: TimeInterval(epochSeconds)) }
-
-    var credentials: AWSCredentials {
-        AWSCredentials(accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, sessionToken: sessionToken)
-    }
 
     /// The unsigned request, or `nil` when Foundation reads the URL differently from botocore.
     var request: SigV4Request? {
@@ -166,18 +160,7 @@ enum GeneratedBotocoreReference {
             if !request.headers.contains(name: "Host") {
                 request.headers.add(name: "Host", value: SigV4Request.hostHeaderValue(for: request.url))
             }
-            check.check(
-                .init(
-                    request: request,
-                    service: vector.service,
-                    region: vector.region,
-                    accessKeyId: vector.accessKeyId,
-                    secretAccessKey: vector.secretAccessKey,
-                    sessionToken: vector.sessionToken,
-                    date: vector.date
-                ),
-                index: index
-            )
+            check.check(request, signedAs: vector, index: index)
         }
         check.recordFailures()
         #expect(check.failures.count == 0, "\(check.failures.count) of 2,000 verifications went wrong")

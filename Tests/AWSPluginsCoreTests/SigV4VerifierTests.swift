@@ -400,18 +400,7 @@ func malformedCredentialsAreRefused(credential: String) throws {
     @Test func theVerifierAcceptsWhatBotocoreSigned() throws {
         var check = VerifierCheck()
         for (index, vector) in vectors.enumerated() {
-            check.check(
-                .init(
-                    request: try #require(vector.signedRequest),
-                    service: vector.service,
-                    region: vector.region,
-                    accessKeyId: vector.accessKeyId,
-                    secretAccessKey: vector.secretAccessKey,
-                    sessionToken: vector.sessionToken,
-                    date: vector.date
-                ),
-                index: index
-            )
+            check.check(try #require(vector.signedRequest), signedAs: vector, index: index)
         }
         check.recordFailures()
         #expect(check.failures.count == 0, "\(check.failures.count) of \(vectors.count) verifications went wrong")
