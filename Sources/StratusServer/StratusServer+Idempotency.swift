@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Crypto
 import Foundation
 import Synchronization
@@ -63,7 +64,7 @@ extension StratusServer {
         let claim = IdempotencyClaim(
             scope: identity.idempotencyScope,
             key: key,
-            digest: Self.hex(SHA256.hash(data: body)),
+            digest: Hex.lowercase(SHA256.hash(data: body)),
             expiresAt: now + Self.milliseconds(api.configuration.idempotencyKeyTTL)
         )
         switch idempotentRequests.admit(claim) {
@@ -93,18 +94,6 @@ extension StratusServer {
         defer { idempotentRequests.finish(claim) }
         guard let response else { return }
         try await store.recordResponse(response, for: claim, now: Timestamp.milliseconds(clock()))
-    }
-
-    /// `digest` in lowercase hex, as the store keeps it.
-    static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(SHA256.Digest.byteCount * 2)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

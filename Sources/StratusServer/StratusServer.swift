@@ -40,8 +40,6 @@ public final class StratusServer: Sendable {
     package var documentCache: DocumentCache { documents }
     /// How many jobs of heavy requests have run on their own thread (``HeavyRequestLane``).
     package var heavyLaneJobs: Int { heavyLane.jobsRun }
-    /// How many heavy requests wait for the one on the ``HeavyRequestLane`` to end.
-    package var heavyRequestsWaiting: Int { heavyLane.waiting }
     /// How many pages of lists, syncs and relations the store has read.
     package var pagesRead: Int { store.pagesRead }
     private let limits: DocumentLimits
