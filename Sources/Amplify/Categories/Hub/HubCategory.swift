@@ -50,7 +50,7 @@ public final class HubCategory: Sendable {
     /// Calls `listener` with every payload dispatched to `channel` from now on.
     @discardableResult
     public func listen(to channel: HubChannel, listener: @escaping @Sendable (HubPayload) -> Void) -> UnsubscribeToken {
-        add(Listener(channel: channel, eventName: nil, id: 0, listener: listener))
+        add(channel, eventName: nil, listener)
     }
 
     /// Calls `listener` with the payloads dispatched to `channel` whose event name is `eventName`.
@@ -60,21 +60,20 @@ public final class HubCategory: Sendable {
         eventName: String,
         listener: @escaping @Sendable (HubPayload) -> Void
     ) -> UnsubscribeToken {
-        add(Listener(channel: channel, eventName: eventName, id: 0, listener: listener))
+        add(channel, eventName: eventName, listener)
     }
 
-    private func add(_ listener: Listener) -> UnsubscribeToken {
+    private func add(
+        _ channel: HubChannel,
+        eventName: String?,
+        _ listener: @escaping @Sendable (HubPayload) -> Void
+    ) -> UnsubscribeToken {
         state.withLock { state in
             state.nextId += 1
             state.listeners.append(
-                Listener(
-                    channel: listener.channel,
-                    eventName: listener.eventName,
-                    id: state.nextId,
-                    listener: listener.listener
-                )
+                Listener(channel: channel, eventName: eventName, id: state.nextId, listener: listener)
             )
-            return UnsubscribeToken(channel: listener.channel, id: state.nextId)
+            return UnsubscribeToken(channel: channel, id: state.nextId)
         }
     }
 
