@@ -31,9 +31,7 @@ struct RealtimeEndpoint: Sendable {
     let limits: RealtimeLimits
     let log: @Sendable (String) -> Void
     /// Where connections with messages waiting are written, one task per event loop and tick.
-    let writeQueues = RealtimeWriteQueues { connection, channel in
-        RealtimeEndpoint.write(connection, to: channel)
-    }
+    let writeQueues = RealtimeWriteQueues()
 
     /// The subprotocol the server answers.
     static let subprotocol = "graphql-ws"

@@ -10,11 +10,9 @@ final class RealtimeWriteQueue: Sendable {
     let eventLoop: any EventLoop
     /// The connections to write, in the order they asked; `nil` when no task is scheduled.
     private let ready = Mutex<[(connection: RealtimeConnection, channel: any Channel)]?>(nil)
-    private let write: @Sendable (RealtimeConnection, any Channel) -> Void
 
-    init(eventLoop: any EventLoop, write: @escaping @Sendable (RealtimeConnection, any Channel) -> Void) {
+    init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
-        self.write = write
     }
 
     /// Has `connection`'s waiting messages written to `channel` on the next tick.
@@ -36,7 +34,7 @@ final class RealtimeWriteQueue: Sendable {
             return ready ?? []
         }
         for (connection, channel) in connections {
-            write(connection, channel)
+            RealtimeEndpoint.write(connection, to: channel)
         }
     }
 }
@@ -44,18 +42,13 @@ final class RealtimeWriteQueue: Sendable {
 /// The write queue of each event loop.
 final class RealtimeWriteQueues: Sendable {
     private let queues = Mutex<[ObjectIdentifier: RealtimeWriteQueue]>([:])
-    private let write: @Sendable (RealtimeConnection, any Channel) -> Void
-
-    init(write: @escaping @Sendable (RealtimeConnection, any Channel) -> Void) {
-        self.write = write
-    }
 
     /// The queue of `eventLoop`, made the first time.
     func queue(for eventLoop: any EventLoop) -> RealtimeWriteQueue {
         queues.withLock { queues in
             let key = ObjectIdentifier(eventLoop)
             if let queue = queues[key] { return queue }
-            let queue = RealtimeWriteQueue(eventLoop: eventLoop, write: write)
+            let queue = RealtimeWriteQueue(eventLoop: eventLoop)
             queues[key] = queue
             return queue
         }
