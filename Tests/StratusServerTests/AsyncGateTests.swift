@@ -28,54 +28,33 @@ import Testing
 
     @Test func aCancelledWaiterThrowsAndGivesUpItsTurn() async throws {
         let gate = AsyncGate(width: 1)
-        let (entered, enter) = AsyncStream<Void>.makeStream()
-        let (release, releaser) = AsyncStream<Void>.makeStream()
-        let holder = Task {
-            try await gate.run {
-                enter.yield()
-                for await _ in release { break }
-            }
-        }
-        for await _ in entered { break }
+        let hold = Hold()
+        let holder = Task { try await gate.run { await hold.hold() } }
+        await hold.untilHeld()
         let waiter = Task { try await gate.run { "ran" } }
         try await Task.sleep(for: .milliseconds(20))
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        releaser.yield()
+        hold.release()
         try await holder.value
         // The cancelled waiter left no claim behind: the next caller goes straight in.
         #expect(try await gate.run { "next" } == "next")
     }
-}
 
-/// What the bodies run through a gate saw.
-private final class Counts: Sendable {
-    let running = Atomic<Int>(0)
-    let most = Atomic<Int>(0)
-    let finished = Atomic<Int>(0)
-}
-
-/// Turns pass in arrival order, and a waiter that gave up is skipped without a trace.
-@Suite struct AsyncGateOrderTests {
+    /// Turns pass in arrival order, and a waiter that gave up is skipped without a trace.
     @Test func turnsPassInArrivalOrderSkippingAWaiterThatGaveUp() async throws {
         let gate = AsyncGate(width: 1)
         let order = Recorded<String>()
-        let (release, releaser) = AsyncStream<Void>.makeStream()
-        let (entered, enter) = AsyncStream<Void>.makeStream()
-        let holder = Task {
-            try await gate.run {
-                enter.yield()
-                for await _ in release { break }
-            }
-        }
-        for await _ in entered { break }
+        let hold = Hold()
+        let holder = Task { try await gate.run { await hold.hold() } }
+        await hold.untilHeld()
         let first = await Self.waiter("first", ahead: 0, gate: gate, order: order)
         let second = await Self.waiter("second", ahead: 1, gate: gate, order: order)
         let third = await Self.waiter("third", ahead: 2, gate: gate, order: order)
         second.cancel()
         await #expect(throws: CancellationError.self) { try await second.value }
         #expect(gate.waiting == 2)
-        releaser.yield()
+        hold.release()
         try await holder.value
         try await first.value
         try await third.value
@@ -96,6 +75,13 @@ private final class Counts: Sendable {
     }
 }
 
+/// What the bodies run through a gate saw.
+private final class Counts: Sendable {
+    let running = Atomic<Int>(0)
+    let most = Atomic<Int>(0)
+    let finished = Atomic<Int>(0)
+}
+
 /// Values appended from several tasks.
 final class Recorded<Value: Sendable>: Sendable {
     private let storage = Mutex<[Value]>([])
@@ -103,4 +89,33 @@ final class Recorded<Value: Sendable>: Sendable {
     func append(_ value: Value) { storage.withLock { $0.append(value) } }
 
     var values: [Value] { storage.withLock { $0 } }
+}
+
+/// A body that holds its turn until released, and tells when it has started.
+struct Hold: Sendable {
+    private let started: AsyncStream<Void>
+    private let start: AsyncStream<Void>.Continuation
+    private let released: AsyncStream<Void>
+    private let releaser: AsyncStream<Void>.Continuation
+
+    init() {
+        (started, start) = AsyncStream.makeStream()
+        (released, releaser) = AsyncStream.makeStream()
+    }
+
+    /// Says it started, then waits for ``release()``.
+    func hold() async {
+        start.yield()
+        for await _ in released { break }
+    }
+
+    /// Returns once ``hold()`` has started.
+    func untilHeld() async {
+        for await _ in started { break }
+    }
+
+    /// Lets ``hold()`` return.
+    func release() {
+        releaser.yield()
+    }
 }

@@ -11,21 +11,19 @@ import Testing
 @Suite struct HeavyRequestLaneTests {
     @Test func oneRequestRunsAtATimeInArrivalOrder() async throws {
         let lane = HeavyRequestLane()
-        let (release, releaser) = AsyncStream<Void>.makeStream()
-        let (entered, enter) = AsyncStream<Void>.makeStream()
+        let hold = Hold()
         let ran = Recorded<Int>()
         let first = Task {
             await lane.run {
                 ran.append(1)
-                enter.yield()
-                for await _ in release { break }
+                await hold.hold()
             }
         }
-        for await _ in entered { break }
+        await hold.untilHeld()
         let second = Task { await lane.run { ran.append(2) } }
         while lane.waiting == 0 { await Task.yield() }
         #expect(ran.values == [1])
-        releaser.yield()
+        hold.release()
         await first.value
         await second.value
         #expect(ran.values == [1, 2])
@@ -34,28 +32,26 @@ import Testing
 
     @Test func aRequestCancelledWhileItWaitsRunsWithoutWaitingForItsTurn() async throws {
         let lane = HeavyRequestLane()
-        let (release, releaser) = AsyncStream<Void>.makeStream()
-        let (entered, enter) = AsyncStream<Void>.makeStream()
+        let hold = Hold()
         let firstEnded = Recorded<Bool>()
         let first = Task {
             await lane.run {
-                enter.yield()
-                for await _ in release { break }
+                await hold.hold()
                 firstEnded.append(true)
             }
         }
-        for await _ in entered { break }
+        await hold.untilHeld()
         // Were the cancelled request to wait for its turn, it would run after this release.
         let watchdog = Task {
             try await Task.sleep(for: .seconds(5))
-            releaser.yield()
+            hold.release()
         }
         let second = Task { await lane.run { firstEnded.values.isEmpty } }
         while lane.waiting == 0 { await Task.yield() }
         second.cancel()
         #expect(await second.value == true)
         watchdog.cancel()
-        releaser.yield()
+        hold.release()
         await first.value
     }
 
