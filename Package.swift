@@ -256,7 +256,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AWSAPIPluginTests",
-            dependencies: ["AWSAPIPlugin", "BlogModels", "StratusTesting"],
+            dependencies: ["AWSAPIPlugin", "AWSDataStorePlugin", "BlogModels", "StratusTesting"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -38,9 +38,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     /// A plugin storing the models of `modelRegistration`, the `AmplifyModels()` that
     /// `stratus codegen models` generates.
     ///
-    /// When an API plugin is added to Amplify too, the store syncs with its GraphQL API from
-    /// the first DataStore call (or ``start()``) on, and reports on `Amplify.Hub`'s
-    /// `.dataStore` channel.
+    /// When this plugin and an API plugin are both added to Amplify, the store syncs with its
+    /// GraphQL API from the first DataStore call (or ``start()``) on, and reports on
+    /// `Amplify.Hub`'s `.dataStore` channel.
     public convenience init(
         modelRegistration: some AmplifyModelRegistration,
         configuration: DataStoreConfiguration = .default
@@ -48,8 +48,8 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         self.init(modelRegistration: modelRegistration, configuration: configuration, api: nil)
     }
 
-    /// A plugin that syncs through `api` and reports on `hub`; with `api` `nil`, through the
-    /// API plugin added to Amplify, if any. Several plugins with their own API plugins and
+    /// A plugin that syncs through `api` and reports on `hub`; with `api` `nil`, once added to
+    /// Amplify, through the API plugin added there, if any (a plugin not added stays local). Several plugins with their own API plugins and
     /// databases act as several devices.
     ///
     /// ```swift
@@ -105,7 +105,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     /// The open store, opening it first if needed, with sync started when there is a backend.
     func openEngine() throws(DataStoreError) -> StorageEngine {
         let store = try openStore()
-        guard let api = api ?? Amplify.apiPlugin else { return store }
+        guard let api = api ?? Amplify.apiPlugin(besides: self) else { return store }
         // Signed out or expired: sync starts again with the next sign-in.
         guard !auth.withLock({ $0.waitsForSignIn }) else { return store }
         let userCheck = signedInUserCheck(store.catalog)

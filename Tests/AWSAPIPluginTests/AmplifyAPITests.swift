@@ -1,5 +1,7 @@
 import AWSAPIPlugin
+import AWSDataStorePlugin
 import Amplify
+import BlogModels
 import Foundation
 import Testing
 
@@ -53,6 +55,29 @@ import Testing
                 )
             } == "API is not configured. Call Amplify.add(plugin: AWSAPIPlugin()) and then Amplify.configure()."
         )
+    }
+
+    /// A DataStore plugin made on its own, and not added to Amplify, stays local even while
+    /// Amplify holds an API plugin: it must not send its outbox to someone else's backend.
+    @Test func aDataStorePluginNotAddedDoesNotSyncThroughAmplifysAPIPlugin() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let transport = InMemoryTransport(body: #"{"data":{"a":1}}"#)
+        try await Self.withAmplify(
+            AWSAPIPlugin(transport: transport),
+            configuration: AmplifyConfiguration(json: Self.blogSection)
+        ) {
+            let dataStore = AWSDataStorePlugin(
+                modelRegistration: AmplifyModels(),
+                configuration: DataStoreConfiguration(databaseURL: directory.appendingPathComponent("local.sqlite"))
+            )
+            try await dataStore.save(Blog(id: "b1", name: "Local"))
+            #expect(!dataStore.isSyncing)
+            #expect(try await dataStore.pendingMutations().map(\.modelId) == ["b1"])
+            #expect(transport.requests.isEmpty)
+            await dataStore.reset()
+        }
     }
 
     @Test func configureReadsTheAPISection() async throws {

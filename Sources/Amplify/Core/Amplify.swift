@@ -43,9 +43,14 @@ public enum Amplify {
     /// The hub the categories send their events on (`.auth`, `.dataStore`, `.api`).
     public static let Hub = HubCategory()
 
-    /// The API plugin that was added, if any: what DataStore syncs through.
-    package static var apiPlugin: (any APICategoryPlugin)? {
-        state.withLock { state in state.plugins.lazy.compactMap { $0 as? any APICategoryPlugin }.first }
+    /// The API plugin that was added, if any, when `plugin` was added too: what a DataStore
+    /// plugin added to Amplify syncs through. A plugin made on its own, and not added, does not
+    /// take up an API plugin someone else added.
+    package static func apiPlugin(besides plugin: any Plugin) -> (any APICategoryPlugin)? {
+        state.withLock { state in
+            guard state.plugins.contains(where: { $0 === plugin }) else { return nil }
+            return state.plugins.lazy.compactMap { $0 as? any APICategoryPlugin }.first
+        }
     }
 
     /// Adds a plugin. Add every plugin before calling ``configure(_:)``.
