@@ -20,20 +20,20 @@ import StratusCodegen
 public final class StratusServer: Sendable {
     /// The API the server answers.
     public let api: ServerAPI
-    /// Where the data lives.
-    public let dataDirectory: URL
+    /// Where the data lives; `nil` when it lives in a PostgreSQL database.
+    public let dataDirectory: URL?
     /// The additive schema changes migrated into the data directory when the server opened it;
     /// empty when the schema is the one the directory was written for.
     public var appliedSchemaChanges: [SchemaChange] { store.appliedChanges }
 
     let executable: ExecutableSchema
-    let store: SQLiteItemStore
+    let store: any ServerStore
     /// The current instant.
     let clock: @Sendable () -> Date
     /// The mutations under way with an `Idempotency-Key`.
     let idempotentRequests = IdempotentRequests()
     /// The committed writes, as subscriptions hear them.
-    let events = MutationBroadcaster()
+    let events: MutationBroadcaster
     private let documents = DocumentCache()
 
     /// The parsed documents' cache, for tests to observe.
@@ -62,27 +62,96 @@ public final class StratusServer: Sendable {
     ///   open, when the schema changed in ways that would lose stored data
     ///   (``ServerError/refusedSchemaChanges`` lists them; the directory is left untouched), when
     ///   a `@default` value is not a value of its field's type, or when the API is not valid.
-    public init(
+    public convenience init(
         schema: AnnotatedSchema,
         configuration: ServerConfiguration = ServerConfiguration(),
         dataDirectory: URL,
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws(ServerError) {
-        api = ServerAPI(schema: schema, configuration: configuration)
-        limits = DocumentLimits(configuration)
-        self.dataDirectory = dataDirectory
-        self.clock = clock
-        do throws(DefaultValue.Invalid) {
-            try DefaultValue.check(schema)
-        } catch {
-            throw ServerError.invalidDefault(error.description)
-        }
+        try Self.checkDefaults(schema)
+        let store: any ServerStore
         do {
             store = try SQLiteItemStore(directory: dataDirectory, schema: schema)
         } catch {
             throw ServerError.storage(error)
         }
+        try self.init(
+            schema: schema,
+            configuration: configuration,
+            store: store,
+            dataDirectory: dataDirectory,
+            clock: clock,
+            log: log
+        )
+    }
+
+    /// Connects to a PostgreSQL database, creating or migrating its tables, and derives the API
+    /// of `schema`. Several servers may share the database: each write is checked and made in one
+    /// transaction, and every server's subscriptions hear every server's writes.
+    ///
+    /// ```swift
+    /// let server = try await StratusServer(
+    ///     schema: schema,
+    ///     database: try PostgresLocation("postgres://stratus@127.0.0.1:5432/app")
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - schema: The annotated schema.
+    ///   - configuration: Conflict handling, TTLs and page sizes.
+    ///   - database: Where the database is.
+    ///   - clock: The current instant; tests pass a fixed one.
+    ///   - log: Where failures the responses do not detail are described.
+    /// - Throws: ``ServerError`` when the database cannot be reached or refuses the statements,
+    ///   when the schema changed in ways that would lose stored data (the database is left
+    ///   untouched), when a `@default` value is not a value of its field's type, or when the API
+    ///   is not valid.
+    public convenience init(
+        schema: AnnotatedSchema,
+        configuration: ServerConfiguration = ServerConfiguration(),
+        database: PostgresLocation,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) async throws(ServerError) {
+        try Self.checkDefaults(schema)
+        let store: PostgresItemStore
+        do {
+            store = try await PostgresItemStore.open(database, schema: schema)
+        } catch {
+            throw ServerError.storage(error)
+        }
+        do {
+            try self.init(
+                schema: schema,
+                configuration: configuration,
+                store: store,
+                dataDirectory: nil,
+                clock: clock,
+                log: log
+            )
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    private init(
+        schema: AnnotatedSchema,
+        configuration: ServerConfiguration,
+        store: any ServerStore,
+        dataDirectory: URL?,
+        clock: @escaping @Sendable () -> Date,
+        log: @escaping @Sendable (String) -> Void
+    ) throws(ServerError) {
+        let api = ServerAPI(schema: schema, configuration: configuration)
+        self.api = api
+        limits = DocumentLimits(configuration)
+        self.dataDirectory = dataDirectory
+        self.clock = clock
+        self.store = store
+        let events = MutationBroadcaster()
+        self.events = events
         let resolver = ModelResolver(
             api: api,
             store: store,
@@ -93,6 +162,24 @@ public final class StratusServer: Sendable {
         )
         executable = try ExecutableSchema(api: api, resolver: resolver, log: log)
         directReads = DirectReads(api: api, resolver: resolver)
+        let models = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, $0) })
+        store.startAnnouncements { model, announcement in
+            guard let model = models[model] else { return }
+            events.publish(
+                model: model,
+                kind: announcement.kind,
+                item: announcement.item,
+                selectedFields: announcement.selectedFields
+            )
+        }
+    }
+
+    private static func checkDefaults(_ schema: AnnotatedSchema) throws(ServerError) {
+        do throws(DefaultValue.Invalid) {
+            try DefaultValue.check(schema)
+        } catch {
+            throw ServerError.invalidDefault(error.description)
+        }
     }
 
     /// Closes the database. The server answers no request afterwards.

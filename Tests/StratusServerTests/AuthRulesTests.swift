@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func ownerCreateFillsTheOwnerAndAForeignOwnerIsRefused() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         #expect(
             await server.run(
                 #"mutation { createNote(input: {id: "n1", content: "mine"}) { id content owner } }"#,
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func readsAreFilteredToTheCallersItems() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         for (id, caller) in [("a1", Self.alice), ("a2", Self.alice), ("b1", Self.bob)] {
             _ = await server.run(
                 #"mutation { createNote(input: {id: "\#(id)", content: "c"}) { id } }"#,
@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func updateAndDeleteOfAnothersItemAreRefused() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         _ = await server.run(#"mutation { createNote(input: {id: "a1", content: "v1"}) { id } }"#, identity: Self.alice)
         #expect(
             await server.run(
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func fieldRulesHideAFieldFromOthers() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         _ = await server.run(
             #"mutation { createNote(input: {id: "a1", content: "c", secret: "s"}) { id } }"#,
             identity: Self.alice
@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test func dynamicGroupsAdmitMembersOfTheItemsGroups() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         let writer = Self.user("w", groups: ["Writers"])
         let reader = Self.user("r", groups: ["Readers"])
         #expect(
@@ -210,7 +210,7 @@ import Testing
     }
 
     @Test func ownerFieldAndIdentityClaimCanBeChosen() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         #expect(
             await server.run(
                 #"mutation { createSetting(input: {id: "s1", value: "dark"}) { id editor } }"#,
@@ -224,7 +224,7 @@ import Testing
     }
 
     @Test func awsDirectivesGuardTypesAndFields() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         #expect(
             await server.run(
                 #"mutation { createMetric(input: {id: "m1", value: 3, internal: "i", staff: "s"}) { id } }"#
@@ -254,7 +254,7 @@ import Testing
     /// errors come in the document's order, list items in index order, whatever order the
     /// executor resolved them in.
     @Test func fieldErrorsComeInTheOrderTheDocumentSelectsThem() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         for index in 0..<12 {
             #expect(
                 await server.run(
@@ -283,7 +283,7 @@ import Testing
     }
 
     @Test func privateIAMAndCustomRulesAdmitTheirModes() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         let create = #"mutation { createEvent(input: {id: "e1", name: "launch"}) { id } }"#
         #expect(await server.run(create, identity: Self.iam) == #"{"data":{"createEvent":{"id":"e1"}}}"#)
         #expect(

@@ -19,7 +19,7 @@ import Testing
 
     /// p1 at version 2 (created, then updated once).
     static func server(_ configuration: ServerConfiguration) async throws -> TestServer {
-        let server = try TestServer(postSchema, configuration: configuration)
+        let server = try await TestServer(postSchema, configuration: configuration)
         _ = await server.run(
             #"mutation { createPost(input: {id: "p1", title: "A", rating: 1, status: DRAFT}) { id } }"#
         )
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func automergeKeepsServerScalarsAppendsListsAndTakesAbsentFields() async throws {
-        let server = try TestServer(noteSchema)
+        let server = try await TestServer(noteSchema)
         #expect(ServerConfiguration().conflictDetection)
         _ = await server.run(
             #"mutation { createNote(input: {id: "n1", title: "Server", tags: ["a"], rating: 1, address: {city: "Paris"}}) { id } }"#

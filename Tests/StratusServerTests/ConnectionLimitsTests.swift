@@ -143,10 +143,10 @@ extension ConnectionLimitsTests {
                 await finished.wait(seconds: 30)
                 return .reject
             }
-            server = try StratusServer(
+            server = try await TestStore.server(
                 schema: try SchemaParser().parse(postSchema),
                 configuration: ServerConfiguration(conflictResolution: .custom(handler)),
-                dataDirectory: directory
+                directory: directory
             )
             _ = await server.execute(
                 query: #"mutation { createPost(input: {id: "p1", title: "A", rating: 1, status: DRAFT}) { id } }"#,

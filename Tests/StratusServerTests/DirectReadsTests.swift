@@ -96,7 +96,7 @@ import Testing
     ]
 
     @Test func directAnswersEqualTheExecutors() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         for sample in Self.samples {
             let body = await server.run("mutation { createSample(input: \(sample)) { id } }")
             try #require(!body.contains("errors"), "\(body)")

@@ -6,7 +6,7 @@ import Testing
 /// and an invalid one is refused each time.
 @Suite struct DocumentCacheTests {
     @Test func aRepeatedDocumentUsesEachRequestsVariables() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let create =
             "mutation C($id: ID!) { createPost(input: {id: $id, title: \"T\", rating: 1, status: DRAFT}) { id } }"
         let before = server.server.documentCache.statistics
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func anInvalidDocumentIsRefusedEveryTime() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let query = #"{ getPost(id: "p1") { nope } }"#
         let before = server.server.documentCache.statistics
         let first = await server.run(query)

@@ -12,7 +12,7 @@ import Testing
         (#"query Q { getPost(id: "1") { id } } query Q { getPost(id: "1") { id } }"#, "Q"),
     ])
     func twoIdenticalOperationsAreRefusedNotATrap(_ query: String, _ name: String) async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let body = await server.json(query)
         #expect(body["data"] == .null)
         #expect(body["errors"]?.arrayValue?.count == 1)
@@ -20,14 +20,14 @@ import Testing
     }
 
     @Test func twoIdenticalAnonymousOperationsAreRefused() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let body = await server.json(#"{ getPost(id: "1") { id } } { getPost(id: "1") { id } }"#)
         #expect(body["errors"]?.arrayValue?.count == 2)
         #expect(body["errors"]?[1]?["message"] == "This anonymous operation must be the only defined operation.")
     }
 
     @Test func twoIdenticalFragmentsAreRefused() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let query = """
             query Q($id: ID!) { getPost(id: $id) { ...F } }
             fragment F on Post { id title }

@@ -87,7 +87,7 @@ import Testing
     ]
 
     static func server(conflictDetection: Bool = true) async throws -> TestServer {
-        let server = try TestServer(
+        let server = try await TestServer(
             noteSchema,
             configuration: ServerConfiguration(conflictDetection: conflictDetection)
         )

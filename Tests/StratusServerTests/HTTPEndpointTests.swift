@@ -35,7 +35,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-http-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let schema = try SchemaParser().parse(source)
-        let server = try StratusServer(schema: schema, dataDirectory: directory)
+        let server = try await TestStore.server(schema: schema, directory: directory)
         let http = StratusHTTPServer(
             server: server,
             authorization: authorization,

@@ -30,7 +30,7 @@ import Testing
         _ body: (URL) async throws -> Void
     ) async throws {
         let schema = try SchemaParser().parse(Self.schema)
-        let server = try StratusServer(schema: schema, configuration: configuration, dataDirectory: directory)
+        let server = try await TestStore.server(schema: schema, configuration: configuration, directory: directory)
         let authorization = ServerAuthorization(
             defaultMode: .apiKey,
             additionalModes: [.awsIAM],
@@ -224,7 +224,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let body = Self.create
         do {
-            let server = try TestServer(Self.schema, directory: directory)
+            let server = try await TestServer(Self.schema, directory: directory)
             let claim = IdempotencyClaim(
                 scope: Identity.apiKey.idempotencyScope,
                 key: "lost",
@@ -287,12 +287,15 @@ import Testing
             #expect(try await Self.noteCount(url) == 2)
             try await Task.sleep(for: .milliseconds(400))
             _ = try await Self.post(url, Self.create, key: "other")
-            let database = try DatabaseQueue(path: directory.appending(path: "stratus.sqlite").path)
-            let keys = try await database.read { db in
-                try String.fetchAll(db, sql: #"SELECT "key" FROM "_stratus_idempotency" ORDER BY "key""#)
+            let sql = #"SELECT "key" FROM "_stratus_idempotency" ORDER BY "key""#
+            if TestStore.isPostgres {
+                #expect(try await PostgresTestDatabases.shared.strings(sql, in: directory) == ["other"])
+            } else {
+                let database = try DatabaseQueue(path: directory.appending(path: "stratus.sqlite").path)
+                let keys = try await database.read { db in try String.fetchAll(db, sql: sql) }
+                #expect(keys == ["other"])
+                try database.close()
             }
-            #expect(keys == ["other"])
-            try database.close()
         }
     }
 

@@ -10,7 +10,7 @@ import Testing
         """
 
     @Test func createStoresTheItemWithTimestampsAndVersionOne() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         #expect(
             await server.run(Self.createP1)
                 == #"{"data":{"createPost":{"id":"p1","title":"Hello","rating":4,"status":"DRAFT","#
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func createWithoutAnIdGivesAUUID() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let body = await server.json(#"mutation { createPost(input: {title: "A", rating: 1, status: DRAFT}) { id } }"#)
         let id = try #require(body["data"]?["createPost"]?["id"]?.stringValue)
         #expect(id.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) != nil, "\(id)")
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func createOfAnExistingIdFailsTheCondition() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         _ = await server.run(Self.createP1)
         #expect(
             await server.run(Self.createP1)
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func anEmptyIdIsRefusedAsDynamoDBRefusesAnEmptyKey() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let refused =
             #""errorType":"DynamoDB:DynamoDbException","errorInfo":null,"#
             + #""locations":[{"line":1,"column":12,"sourceName":null}],"#
@@ -65,12 +65,12 @@ import Testing
     }
 
     @Test func getOfAnUnknownIdIsNullWithoutError() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         #expect(await server.run(#"{ getPost(id: "nope") { id } }"#) == #"{"data":{"getPost":null}}"#)
     }
 
     @Test func updateSetsUpdatedAtAndIncrementsTheVersion() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         _ = await server.run(Self.createP1)
         server.clock.advance(milliseconds: 1500)
         #expect(
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func updateWithNullRemovesTheField() async throws {
-        let server = try TestServer(noteSchema)
+        let server = try await TestServer(noteSchema)
         _ = await server.run(#"mutation { createNote(input: {id: "n1", title: "T", body: "B", rating: 2}) { id } }"#)
         #expect(
             await server.run(
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func updateOfAMissingIdFailsTheCondition() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         #expect(
             await server.run(#"mutation { updatePost(input: {id: "nope", title: "x", _version: 1}) { id } }"#)
                 == #"{"data":{"updatePost":null},"errors":[{"path":["updatePost"],"data":null,"#
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func aFalseConditionRejectsTheUpdateAndATrueOneLetsItThrough() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         _ = await server.run(Self.createP1)
         let update = """
             mutation U($condition: ModelPostConditionInput) {
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func aCreateConditionIsEvaluatedOnAnItemWithoutFields() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let create = """
             mutation C($condition: ModelPostConditionInput) {
               createPost(input: {id: "p1", title: "A", rating: 1, status: DRAFT}, condition: $condition) { id }
@@ -147,7 +147,7 @@ import Testing
     }
 
     @Test func deleteLeavesATombstoneThatGetListAndSyncReturn() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         _ = await server.run(Self.createP1)
         server.clock.advance(milliseconds: 10)
         #expect(
@@ -172,7 +172,7 @@ import Testing
     }
 
     @Test func withoutConflictDetectionDeleteRemovesTheItem() async throws {
-        let server = try TestServer(postSchema, configuration: ServerConfiguration(conflictDetection: false))
+        let server = try await TestServer(postSchema, configuration: ServerConfiguration(conflictDetection: false))
         #expect(
             await server.run(
                 #"mutation { createPost(input: {id: "p1", title: "A", rating: 1, status: DRAFT}) { id } }"#
@@ -192,7 +192,7 @@ import Testing
     }
 
     @Test func defaultsJSONListsAndEmbeddedValuesRoundTrip() async throws {
-        let server = try TestServer(noteSchema)
+        let server = try await TestServer(noteSchema)
         let create = """
             mutation C($input: CreateNoteInput!) {
               createNote(input: $input) {
@@ -214,7 +214,7 @@ import Testing
     }
 
     @Test func nullListElementsAreLeftOutOfResponses() async throws {
-        let server = try TestServer(noteSchema)
+        let server = try await TestServer(noteSchema)
         #expect(
             await server.run(
                 #"mutation { createNote(input: {id: "n1", title: "T", tags: ["a", null, "b"]}) { tags } }"#

@@ -6,7 +6,7 @@ import Testing
 @Suite struct PaginationTests {
     /// Creates Post p1…p`count` with ratings 1…`count`.
     static func posts(_ count: Int) async throws -> TestServer {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         for number in 1...count {
             let body = await server.run(
                 "mutation { createPost(input: {id: \"p\(number)\", title: \"T\(number)\", rating: \(number), "
@@ -89,7 +89,7 @@ import Testing
     @Test func limitDefaultsTo100AndIsCappedAtTheMaximum() async throws {
         #expect(ServerConfiguration().defaultPageSize == 100)
         #expect(ServerConfiguration().maximumPageSize == 1000)
-        let server = try TestServer(
+        let server = try await TestServer(
             postSchema,
             configuration: ServerConfiguration(defaultPageSize: 2, maximumPageSize: 3)
         )
@@ -155,7 +155,7 @@ import Testing
     // MARK: - Keys, indexes and relations
 
     static func blog() async throws -> TestServer {
-        let server = try TestServer(blogSchema)
+        let server = try await TestServer(blogSchema)
         let setup = """
             mutation {
               s: createSettings(input: {id: "s1", theme: "dark"}) { id }

@@ -7,7 +7,7 @@ import Testing
 /// A connection's queue without a socket: what a client that stops reading causes.
 @Suite struct RealtimeConnectionTests {
     @Test func aFullQueueMarksTheConnectionOverflowedInsteadOfDroppingSilently() async throws {
-        let test = try TestServer(postSchema)
+        let test = try await TestServer(postSchema)
         let connection = RealtimeConnection(limits: RealtimeLimits(maxQueuedMessages: 4))
         let request = try test.server.subscriptionRequest(
             query: "subscription { onCreatePost { id } }",
@@ -29,8 +29,8 @@ import Testing
         #expect(await endings.next() == .slowConsumer)
     }
 
-    @Test func eventsOfOtherModelsKindsAndFiltersAreNotQueued() throws {
-        let test = try TestServer(postSchema)
+    @Test func eventsOfOtherModelsKindsAndFiltersAreNotQueued() async throws {
+        let test = try await TestServer(postSchema)
         let request = try test.server.subscriptionRequest(
             query: "subscription($f: ModelSubscriptionPostFilterInput) { onUpdatePost(filter: $f) { id } }",
             variables: ["f": ["rating": ["gt": 2]]],

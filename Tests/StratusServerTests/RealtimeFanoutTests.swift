@@ -28,8 +28,8 @@ import Testing
         return ResolvedItem(model: model, item: StoredItem(values: values, version: 1, deleted: nil, lastChangedAt: 0))
     }
 
-    @Test func theBroadcasterCallsOnlyTheListenersOfTheEventsModelAndKind() throws {
-        let test = try TestServer(Self.schema)
+    @Test func theBroadcasterCallsOnlyTheListenersOfTheEventsModelAndKind() async throws {
+        let test = try await TestServer(Self.schema)
         let broadcaster = MutationBroadcaster()
         let heard = TestLog()
         let posts = broadcaster.addListener { heard.append("posts \($0.model.name) \($0.kind)") }
@@ -59,8 +59,8 @@ import Testing
         #expect(broadcaster.listenerCount(of: .init(model: "Comment", kind: .create)) == 0)
     }
 
-    @Test func aConnectionQueuesDataOnlyForTheSubscriptionsWhoseFiltersMatch() throws {
-        let test = try TestServer(Self.schema)
+    @Test func aConnectionQueuesDataOnlyForTheSubscriptionsWhoseFiltersMatch() async throws {
+        let test = try await TestServer(Self.schema)
         let connection = RealtimeConnection(limits: RealtimeLimits())
         let subscriptions: [(id: String, query: String)] = [
             ("high", "subscription { onUpdatePost(filter: {rating: {gt: 2}}) { id } }"),
@@ -87,8 +87,8 @@ import Testing
         )
     }
 
-    @Test func anEventIsEncodedOncePerDistinctSelection() throws {
-        let test = try TestServer(Self.schema)
+    @Test func anEventIsEncodedOncePerDistinctSelection() async throws {
+        let test = try await TestServer(Self.schema)
         let documents = [
             "subscription { onCreatePost { id title } }",
             // Another document, operation name and spelling, but the same selection.
@@ -117,8 +117,8 @@ import Testing
         )
     }
 
-    @Test func messagesTakenButNotWrittenCountAgainstTheQueueLimit() throws {
-        let test = try TestServer(Self.schema)
+    @Test func messagesTakenButNotWrittenCountAgainstTheQueueLimit() async throws {
+        let test = try await TestServer(Self.schema)
         let request = try test.server.subscriptionRequest(
             query: "subscription { onCreatePost { id } }",
             variables: [:],

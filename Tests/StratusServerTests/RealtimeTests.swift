@@ -62,7 +62,7 @@ import Testing
     ) async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try StratusServer(schema: try SchemaParser().parse(postSchema), dataDirectory: directory)
+        let server = try await TestStore.server(schema: try SchemaParser().parse(postSchema), directory: directory)
         let http = StratusHTTPServer(
             server: server,
             authorization: authorization,

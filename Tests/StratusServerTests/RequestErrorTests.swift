@@ -6,7 +6,7 @@ import Testing
 /// Requests that fail before execution: AppSync's wording and shape, `path: null`.
 @Suite struct RequestErrorTests {
     @Test func anUnknownFieldIsAFieldUndefinedValidationError() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         #expect(
             await server.run("{ x }")
                 == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":3,"sourceName":null}],"#
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func aSyntaxErrorNamesTheOffendingPosition() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let body = await server.json("{ getPost(id: ) { id } }")
         #expect(body["data"] == JSON.null)
         #expect(body["errors"]?[0]?["path"] == JSON.null)

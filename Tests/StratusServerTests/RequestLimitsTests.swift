@@ -22,13 +22,13 @@ import Testing
     }
 
     @Test func aThousandNestedSelectionsAreRefusedBeforeParsing() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         // The 151st brace: "query " then "{ a " for each level.
         #expect(await server.run(Self.nested(1000)) == Self.failure(line: 1, column: 607, Self.nestingMessage))
     }
 
     @Test func fieldsNestedBeyond75LevelsAreRefusedWithoutAConfiguredLimit() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         #expect(
             await server.run(Self.nested(76))
                 == Self.failure(
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func theConfiguredQueryDepthLimitCountsTheRootFieldAsLevelOne() async throws {
-        let server = try TestServer(blogSchema, configuration: ServerConfiguration(queryDepthLimit: 3))
+        let server = try await TestServer(blogSchema, configuration: ServerConfiguration(queryDepthLimit: 3))
         #expect(await server.run(#"{ getPost(id: "1") { blog { name } } }"#) == #"{"data":{"getPost":null}}"#)
         #expect(
             await server.run(#"{ getPost(id: "1") { blog { posts { items { id } } } } }"#)
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func listValuesNestedDeeperThanEightLevelsAreRefusedBeforeParsing() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let query =
             "{ getPost(id: " + String(repeating: "[", count: 60) + "1" + String(repeating: "]", count: 60)
             + ") { id } }"
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func moreThan10000ResolversAreRefusedBeforeRunning() async throws {
-        let server = try TestServer(blogSchema)
+        let server = try await TestServer(blogSchema)
         // Six resolvers an alias: getPost, blog, posts, blog, posts, blog.
         let selection = #"getPost(id: "1") { blog { posts { items { blog { posts { items { blog { name } } } } } } } }"#
         let lines = (1...2000).map { "  a\($0): \(selection)" }
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func theConfiguredResolverCountLimitCountsAliases() async throws {
-        let server = try TestServer(postSchema, configuration: ServerConfiguration(resolverCountLimit: 2))
+        let server = try await TestServer(postSchema, configuration: ServerConfiguration(resolverCountLimit: 2))
         #expect(
             await server.run(#"{ a: getPost(id: "1") { id } b: getPost(id: "2") { id } }"#)
                 == #"{"data":{"a":null,"b":null}}"#
@@ -111,7 +111,7 @@ import Testing
 
     @Test func resolversUnderListsCountEachTimeTheyRun() async throws {
         // The document has 3 resolvers (listPosts, blog, posts); over 3 posts they run 1 + 3 + 3.
-        let server = try TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: 6))
+        let server = try await TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: 6))
         _ = await server.run(#"mutation { createBlog(input: {id: "b1", name: "B"}) { id } }"#)
         for index in 1...3 {
             let create = #"mutation { createPost(input: {id: "p\#(index)", title: "T", blogID: "b1"}) { id } }"#
@@ -140,8 +140,11 @@ import Testing
         ("{ listPosts { items { blog @include(if: true) { id } comments { items { id } } } } }", 7),
     ])
     func aPagePaysForItsItemsRelationsExactlyAsTheyWouldRun(_ query: String, _ resolvers: Int) async throws {
-        let admitting = try TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: resolvers))
-        let refusing = try TestServer(
+        let admitting = try await TestServer(
+            blogSchema,
+            configuration: ServerConfiguration(resolverCountLimit: resolvers)
+        )
+        let refusing = try await TestServer(
             blogSchema,
             configuration: ServerConfiguration(resolverCountLimit: resolvers - 1)
         )
@@ -165,7 +168,7 @@ import Testing
     /// Out of resolvers, a request stops reading: the lists of its later aliases are not read
     /// once a page has spent the budget (before, every alias read its page and walked it).
     @Test func aRequestOutOfResolversStopsReadingItsLaterLists() async throws {
-        let server = try TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: 600))
+        let server = try await TestServer(blogSchema, configuration: ServerConfiguration(resolverCountLimit: 600))
         _ = await server.run(#"mutation { createBlog(input: {id: "b1", name: "B"}) { id } }"#)
         for index in 1...10 {
             _ = await server.run(
@@ -189,7 +192,7 @@ import Testing
     /// Requests that may hold a core for long run on a thread of their own, so that the shared
     /// pool stays free for the others: many root fields, or a long document.
     @Test func heavyRequestsRunOnTheirOwnThread() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         func aliases(_ count: Int) -> String {
             "{ " + (0..<count).map { #"a\#($0): getPost(id: "1") { id }"# }.joined(separator: " ") + " }"
         }
@@ -208,7 +211,7 @@ import Testing
     /// the process traps (found by the fuzzer: `{"query": "\"a\\u"}`).
     @Test(arguments: [#""a\u"#, #"{ getPost(id: "a\u00"#, #"{ getPost(id: "a\"#, #""""\"#])
     func aDocumentEndingInsideAnEscapeIsRefusedBeforeParsing(_ query: String) async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let body = await server.json(query)
         #expect(body["data"] == .null)
         let message =
@@ -219,7 +222,7 @@ import Testing
     }
 
     @Test func fragmentsCountWhereTheyAreSpread() async throws {
-        let server = try TestServer(postSchema, configuration: ServerConfiguration(queryDepthLimit: 2))
+        let server = try await TestServer(postSchema, configuration: ServerConfiguration(queryDepthLimit: 2))
         let query = """
             query { ...Outer }
             fragment Outer on Query { getPost(id: "1") { ...Inner } }
@@ -252,7 +255,7 @@ import Testing
 
     @Test(arguments: [21, 120])
     func filtersNestedDeeperThan20LevelsAreRefused(depth: Int) async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let query = "query($filter: ModelPostFilterInput) { listPosts(filter: $filter) { items { id } } }"
         let body = await server.json(query, ["filter": Self.nestedFilter(depth)])
         #expect(body["data"] == ["listPosts": nil])
@@ -265,7 +268,7 @@ import Testing
     }
 
     @Test func aFilterNested20LevelsRuns() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let query = "query($filter: ModelPostFilterInput) { listPosts(filter: $filter) { items { id } } }"
         #expect(
             await server.run(query, ["filter": Self.nestedFilter(20)])

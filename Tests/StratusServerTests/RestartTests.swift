@@ -11,7 +11,7 @@ import Testing
         let clock = TestClock()
         var token = ""
         do {
-            let server = try TestServer(postSchema, directory: directory, clock: clock)
+            let server = try await TestServer(postSchema, directory: directory, clock: clock)
             for number in 1...3 {
                 _ = await server.run(
                     "mutation { createPost(input: {id: \"p\(number)\", title: \"T\(number)\", rating: \(number), "
@@ -27,7 +27,7 @@ import Testing
         }
         clock.advance(milliseconds: 1000)
 
-        let server = try TestServer(postSchema, directory: directory, clock: clock)
+        let server = try await TestServer(postSchema, directory: directory, clock: clock)
         #expect(
             await server.run(#"{ getPost(id: "p1") { id title _version } }"#)
                 == #"{"data":{"getPost":{"id":"p1","title":"changed","_version":2}}}"#
@@ -53,24 +53,29 @@ import Testing
             )
                 == #"{"data":{"createPost":{"id":"p4"}}}"#
         )
-        #expect(FileManager.default.fileExists(atPath: directory.appending(path: "stratus.sqlite").path))
+        if !TestStore.isPostgres {
+            #expect(FileManager.default.fileExists(atPath: directory.appending(path: "stratus.sqlite").path))
+        }
     }
 
-    @Test func aSecondServerOnADirectoryInUseIsRefusedUntilTheFirstCloses() async throws {
+    @Test(.enabled(if: !TestStore.isPostgres, "a data directory's lock; servers share a PostgreSQL database"))
+    func aSecondServerOnADirectoryInUseIsRefusedUntilTheFirstCloses() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try TestServer(postSchema, directory: directory)
+        let first = try await TestServer(postSchema, directory: directory)
         _ = await first.run(#"mutation { createPost(input: {id: "p1", title: "T", rating: 1, status: DRAFT}) { id } }"#)
         let inUse =
             "The data directory '\(directory.path)' is in use by another server (process \(getpid())). "
             + "Stop that server, or use another data directory."
-        let error = try #require(throws: ServerError.self) { _ = try TestServer(postSchema, directory: directory) }
+        let error = try await #require(throws: ServerError.self) {
+            _ = try await TestServer(postSchema, directory: directory)
+        }
         #expect(error.description == inUse)
         let deletion = try #require(throws: ServerError.self) { try StratusServer.deleteData(in: directory) }
         #expect(deletion.description == inUse)
         #expect(await first.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[{"id":"p1"}]}}}"#)
         try first.server.close()
-        let second = try TestServer(postSchema, directory: directory)
+        let second = try await TestServer(postSchema, directory: directory)
         #expect(
             await second.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[{"id":"p1"}]}}}"#
         )
@@ -79,14 +84,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
-    @Test func theLockFileOfAServerThatDiedDoesNotBlock() async throws {
+    @Test(.enabled(if: !TestStore.isPostgres, "a data directory's lock; servers share a PostgreSQL database"))
+    func theLockFileOfAServerThatDiedDoesNotBlock() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let lockFile = directory.appending(path: "stratus.lock")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // What a server that crashed leaves: its process id, and no lock, which died with it.
         try Data("2147483646\n".utf8).write(to: lockFile)
-        let server = try TestServer(postSchema, directory: directory)
+        let server = try await TestServer(postSchema, directory: directory)
         #expect(try String(contentsOf: lockFile, encoding: .utf8) == "\(getpid())\n")
         #expect(await server.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[]}}}"#)
     }
@@ -95,7 +101,7 @@ import Testing
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            let server = try TestServer(postSchema, directory: directory)
+            let server = try await TestServer(postSchema, directory: directory)
             _ = await server.run(
                 #"mutation { createPost(input: {id: "p1", title: "T", rating: 1, status: DRAFT}) { id } }"#
             )
@@ -104,7 +110,7 @@ import Testing
             of: "status: PostStatus!",
             with: "status: PostStatus!\n  subtitle: String"
         )
-        let server = try TestServer(extended, directory: directory)
+        let server = try await TestServer(extended, directory: directory)
         #expect(
             await server.run(
                 #"mutation { updatePost(input: {id: "p1", subtitle: "S", _version: 1}) { title subtitle } }"#

@@ -77,14 +77,14 @@ import Testing
 
     @Test(arguments: accepted)
     func acceptedValuesAreStored(_ value: Value) async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         let body = await server.run(Self.create, ["input": ["id": "e1", .init(value.field): value.value]])
         #expect(body == #"{"data":{"createEvent":{"id":"e1"}}}"#)
     }
 
     @Test(arguments: refused)
     func refusedVariablesNameTheFieldAndTheValue(_ value: Value, _ message: String) async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         #expect(
             await server.run(Self.create, ["input": ["id": "e1", .init(value.field): value.value]])
                 == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":12,"sourceName":null}],"#
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func refusedLiteralsNameTheArgumentPath() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         #expect(
             await server.run(#"mutation { createEvent(input: {id: "e1", at: "soon"}) { id } }"#)
                 == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":24,"sourceName":null}],"#
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func aWSJSONGivenAsAnObjectSaysToSendJSONText() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         let hint =
             #"Unable to parse `{\"a\":[1]}` as valid JSON. AWSJSON takes a JSON-encoded string: "#
             + #"send \"{\\\"a\\\":[1]}\" instead."#
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func aWSJSONIsReturnedAsCompactJSONText() async throws {
-        let server = try TestServer(Self.schema)
+        let server = try await TestServer(Self.schema)
         _ = await server.run(Self.create, ["input": ["id": "e1", "data": #"{ "b" : [1, 2.5, "x"] , "a": null }"#]])
         #expect(
             await server.run(#"{ getEvent(id: "e1") { data } }"#)

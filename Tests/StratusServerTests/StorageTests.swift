@@ -7,8 +7,9 @@ import Testing
 /// The SQLite database in the data directory, read by Python's sqlite3 module: tables with typed
 /// columns, the sync metadata, the journal, and indexes from the schema's keys.
 @Suite struct StorageTests {
-    @Test func tablesHaveTypedColumnsKeysAndIndexes() async throws {
-        let server = try TestServer(blogSchema + "\n" + noteSchema)
+    @Test(.enabled(if: !TestStore.isPostgres, "reads the SQLite file"))
+    func tablesHaveTypedColumnsKeysAndIndexes() async throws {
+        let server = try await TestServer(blogSchema + "\n" + noteSchema)
         _ = await server.run(#"mutation { createNote(input: {id: "n1", title: "T", tags: ["a"], done: true}) { id } }"#)
         let result = try await runPython(
             """
@@ -58,7 +59,7 @@ import Testing
     @Test(arguments: ["blog", "features"])
     func generatedListAndSyncStatementsRunWithoutErrors(_ name: String) async throws {
         let source = name == "blog" ? try Fixtures.blog : try Fixtures.features
-        let server = try TestServer(source)
+        let server = try await TestServer(source)
         let schema = try SchemaParser().parse(source)
         let queries = try #require(StatementsGenerator().generate(schema).first { $0.path == "queries.graphql" })
         let names = queries.contents.matches(of: /query (\w+)\(/).map { String($0.1) }
@@ -83,7 +84,7 @@ import Testing
     // MARK: - Text with NUL characters
 
     @Test func stringsWithNULCharactersAreStoredReadAndMatchedExactly() async throws {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         let create = "mutation C($input: CreatePostInput!) { createPost(input: $input) { id title } }"
         for (id, title) in [("a\u{0}one", "x\u{0}1"), ("a\u{0}two", "x\u{0}2"), ("a", "x")] {
             let input: JSON = ["id": .string(id), "title": .string(title), "rating": 1, "status": "DRAFT"]
@@ -162,12 +163,12 @@ import Testing
         ),
     ]
 
-    @Test(arguments: unreadable)
+    @Test(.enabled(if: !TestStore.isPostgres, "writes into the SQLite file"), arguments: unreadable)
     func anUnreadableStoredValueIsAnErrorNamingTheItem(sql: String, query: String, detail: String) async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            let server = try TestServer(postSchema, directory: directory)
+            let server = try await TestServer(postSchema, directory: directory)
             _ = await server.run(
                 #"mutation { createPost(input: {id: "p1", title: "T", rating: 1, status: DRAFT}) { id } }"#
             )
@@ -177,7 +178,7 @@ import Testing
         try await database.write { db in try db.execute(sql: sql) }
         try database.close()
 
-        let server = try TestServer(postSchema, directory: directory)
+        let server = try await TestServer(postSchema, directory: directory)
         let field = String(query.dropFirst(2).prefix { $0.isLetter })
         #expect(
             await server.run(query)

@@ -14,7 +14,7 @@ import Testing
 
     /// p1 and p2 created at 1,700,000,000,000; p1 updated 1 s later, p2 deleted 2 s later.
     static func history() async throws -> TestServer {
-        let server = try TestServer(postSchema)
+        let server = try await TestServer(postSchema)
         _ = await server.run(
             #"mutation { createPost(input: {id: "p1", title: "A", rating: 1, status: DRAFT}) { id } }"#
         )
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func syncLimitIsCappedAtTheMaximum() async throws {
-        let server = try TestServer(postSchema, configuration: ServerConfiguration(maximumPageSize: 2))
+        let server = try await TestServer(postSchema, configuration: ServerConfiguration(maximumPageSize: 2))
         for number in 1...3 {
             _ = await server.run(
                 "mutation { createPost(input: {id: \"p\(number)\", title: \"T\", rating: 1, status: DRAFT}) { id } }"

@@ -31,7 +31,9 @@ final class LogRecorder: Sendable {
     var messages: [String] { storage.withLock { $0 } }
 }
 
-/// A server on a temporary data directory, removed when the test ends.
+/// A server on a temporary data directory, removed when the test ends; or, when
+/// `STRATUS_TEST_STORE` is `postgres`, on a database of its own in the PostgreSQL cluster of
+/// `STRATUS_TEST_POSTGRES_URL` (the same `directory` given again names the same database).
 final class TestServer: Sendable {
     let server: StratusServer
     let clock: TestClock
@@ -44,18 +46,17 @@ final class TestServer: Sendable {
         configuration: ServerConfiguration = ServerConfiguration(),
         directory: URL? = nil,
         clock: TestClock = TestClock()
-    ) throws {
+    ) async throws {
         let schema = try SchemaParser().parse(source, fileName: "schema.graphql")
         removesDirectory = directory == nil
         self.directory = directory ?? temporaryDirectory()
         self.clock = clock
-        let log = log
-        server = try StratusServer(
+        server = try await TestStore.server(
             schema: schema,
             configuration: configuration,
-            dataDirectory: self.directory,
+            directory: self.directory,
             clock: { clock.now },
-            log: { log.record($0) }
+            log: { [log] in log.record($0) }
         )
     }
 
@@ -80,4 +81,37 @@ final class TestServer: Sendable {
 /// A new directory path under the temporary directory.
 func temporaryDirectory() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("stratus-tests-\(UUID().uuidString)")
+}
+
+/// The store the server tests run on: the data directory's SQLite database, or, when
+/// `STRATUS_TEST_STORE` is `postgres`, a PostgreSQL database per directory.
+enum TestStore {
+    /// `true` when the tests run on PostgreSQL.
+    static let isPostgres = ProcessInfo.processInfo.environment["STRATUS_TEST_STORE"] == "postgres"
+
+    /// A server on `directory`'s store.
+    static func server(
+        schema: AnnotatedSchema,
+        configuration: ServerConfiguration = ServerConfiguration(),
+        directory: URL,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> StratusServer {
+        guard isPostgres else {
+            return try StratusServer(
+                schema: schema,
+                configuration: configuration,
+                dataDirectory: directory,
+                clock: clock,
+                log: log
+            )
+        }
+        return try await StratusServer(
+            schema: schema,
+            configuration: configuration,
+            database: try await PostgresTestDatabases.shared.database(for: directory),
+            clock: clock,
+            log: log
+        )
+    }
 }

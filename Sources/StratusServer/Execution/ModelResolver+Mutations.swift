@@ -248,12 +248,22 @@ extension ModelResolver {
     /// write; for a removal, the last stored values) to the subscribers of the mutation.
     ///
     /// Callers hold the item's write lock, so events of one item are published in commit order.
+    /// A store shared by several servers records the announcement in the write's transaction
+    /// instead, and every server publishes it from the store's journal.
     /// The request's `Idempotency-Key` is recorded in the write's transaction.
     private func commit(_ request: MutationRequest, item: StoredItem, _ write: ItemWrite) async throws -> WriteOutcome {
         var write = write
         write.idempotency = request.idempotency
+        let kind = WriteEvent.Kind(field: request.field, of: request.model)
+        if store.announcesWrites, let kind {
+            write.announcement = WriteAnnouncement(
+                kind: kind,
+                item: item,
+                selectedFields: request.selection.fieldNames
+            )
+        }
         let outcome = try await store.write(write)
-        if outcome == .written, let kind = WriteEvent.Kind(field: request.field, of: request.model) {
+        if outcome == .written, !store.announcesWrites, let kind {
             events.publish(model: request.model, kind: kind, item: item, selectedFields: request.selection.fieldNames)
         }
         return outcome

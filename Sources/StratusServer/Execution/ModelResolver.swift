@@ -7,7 +7,7 @@ import StratusCodegen
 /// detection, writes are versioned and resolved by the model's ``ConflictResolutionStrategy``.
 struct ModelResolver: Sendable {
     let api: ServerAPI
-    let store: any ItemStore
+    let store: any ServerStore
     let clock: @Sendable () -> Date
     let tokenSecret: [UInt8]
     let locks: WriteLocks

@@ -97,6 +97,18 @@ struct ItemWrite: Sendable {
     var now: Int
     /// The `Idempotency-Key` of the mutation, recorded in the write's transaction when it writes.
     var idempotency: IdempotencyClaim? = nil
+    /// What subscriptions hear of the write once it is committed; a store that
+    /// ``ServerStore/announcesWrites`` records it in the write's transaction.
+    var announcement: WriteAnnouncement? = nil
+}
+
+/// A committed write as subscriptions hear of it: the kind of mutation, the item after the write
+/// (for a removal, its last values) and the fields the mutation selected.
+struct WriteAnnouncement: Sendable, Hashable {
+    var kind: WriteEvent.Kind
+    var item: StoredItem
+    /// The fields the mutation selected, `nil` for all.
+    var selectedFields: Set<String>?
 }
 
 /// What came of an ``ItemWrite``.
@@ -112,7 +124,8 @@ enum WriteOutcome: Sendable, Hashable {
     case stale(StoredItem)
 }
 
-/// Where the local backend keeps items: the embedded SQLite store, or another engine later.
+/// Where the local backend keeps items: the embedded SQLite store (``SQLiteItemStore``) or a
+/// PostgreSQL database (``PostgresItemStore``).
 ///
 /// Filters, conditions, ordering and paging are the store's: an implementation evaluates them
 /// in its query language, reading no more than a page.
@@ -126,5 +139,30 @@ protocol ItemStore: Sendable {
     /// Writes one item if its expectation and condition hold.
     func write(_ write: ItemWrite) async throws -> WriteOutcome
     /// The secret that signs pagination tokens, the same for as long as the data lives.
-    func tokenSecret() async throws -> [UInt8]
+    func tokenSecret() -> [UInt8]
+}
+
+/// Everything the server keeps in its store: items and their journal (``ItemStore``), the
+/// `Idempotency-Key`s of mutations, and, for a store several servers share, the announcements of
+/// committed writes.
+protocol ServerStore: ItemStore {
+    /// The additive schema changes applied when the store opened.
+    var appliedChanges: [SchemaChange] { get }
+    /// How many pages ``ItemStore/fetchPage(_:)`` has read since the store opened.
+    var pagesRead: Int { get }
+    /// `true` when the store delivers committed writes to subscriptions itself, from a journal
+    /// every server sharing it reads (``ItemWrite/announcement``, ``startAnnouncements(_:)``);
+    /// `false` when the server announces its own writes once they are committed.
+    var announcesWrites: Bool { get }
+
+    /// What the store holds for `key` of the caller `scope`, unless it expired before `now`.
+    func idempotencyRecord(scope: String, key: String, now: Int) async throws -> IdempotencyRecord?
+    /// Records the response to the first request with the key of `claim`; a response recorded
+    /// already stays as it was.
+    func recordResponse(_ response: IdempotencyRecord.Response, for claim: IdempotencyClaim, now: Int) async throws
+    /// Calls `deliver` with every write announced from now on, by any server sharing the store,
+    /// once each and in commit order. Stores that do not announce writes never call it.
+    func startAnnouncements(_ deliver: @escaping @Sendable (_ model: String, WriteAnnouncement) -> Void)
+    /// Closes the store; it answers nothing afterwards.
+    func close() throws(StorageError)
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// `Idempotency-Key`s of mutations. Opening a directory again
 /// finds the same items, tombstones and journal. Tables gain the columns and indexes of fields
 /// added to the schema since they were created.
-final class SQLiteItemStore: ItemStore {
+final class SQLiteItemStore: ServerStore {
     /// The database file in the data directory.
     static let databaseFileName = "stratus.sqlite"
 
@@ -99,6 +99,11 @@ final class SQLiteItemStore: ItemStore {
     func tokenSecret() -> [UInt8] {
         secret
     }
+
+    /// One process writes the database: the server announces its own writes.
+    var announcesWrites: Bool { false }
+
+    func startAnnouncements(_ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void) {}
 
     /// Closes the database; the store answers nothing afterwards.
     func close() throws(StorageError) {
@@ -391,7 +396,7 @@ final class SQLiteItemStore: ItemStore {
         return JSON.object(object).text
     }
 
-    private static func journalItem(_ text: String, layout: TableLayout, position: Int) throws -> StoredItem {
+    static func journalItem(_ text: String, layout: TableLayout, position: Int) throws -> StoredItem {
         let entry = "the journal entry \(position) of \(layout.model.name)"
         let parsed: JSON
         do {

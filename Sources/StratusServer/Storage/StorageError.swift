@@ -9,6 +9,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         case database(String)
         case incompatibleSchema([SchemaChange])
         case inUse(directory: String, processID: Int32?)
+        case invalidDatabaseURL(String, String)
     }
 
     let reason: Reason
@@ -40,6 +41,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
             let holder = processID.map { "process \($0)" } ?? "another process"
             return "The data directory '\(directory)' is in use by another server (\(holder)). "
                 + "Stop that server, or use another data directory."
+        case .invalidDatabaseURL(let url, let problem):
+            return "The database URL '\(url)' cannot be used: \(problem)."
         }
     }
 
@@ -53,6 +56,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     }
     static func inUse(directory: String, processID: Int32?) -> StorageError {
         StorageError(reason: .inUse(directory: directory, processID: processID))
+    }
+    static func invalidDatabaseURL(_ url: String, _ problem: String) -> StorageError {
+        StorageError(reason: .invalidDatabaseURL(url, problem))
     }
     static func database(_ error: any Error) -> StorageError {
         if let error = error as? StorageError { return error }
