@@ -182,6 +182,36 @@ public final class StratusServer: Sendable {
         }
     }
 
+    /// Where the data lives, for people: the data directory's path or the database's URL
+    /// (without its password).
+    public var storeDescription: String {
+        if let dataDirectory { return dataDirectory.path }
+        if let store = store as? PostgresItemStore { return store.location.description }
+        return "the store"
+    }
+
+    /// The value the store keeps under `name`, storing `proposed` when it has none: servers
+    /// sharing a database agree on the first value stored (a generated API key, for instance).
+    ///
+    /// - Throws: ``ServerError`` when the store cannot be read or written.
+    package func sharedSetting(_ name: String, proposing proposed: String) async throws(ServerError) -> String {
+        do {
+            return try await store.sharedSetting(name, proposing: proposed)
+        } catch {
+            throw ServerError.storage(StorageError.database(error))
+        }
+    }
+
+    /// Whether the store answers: `nil` when it does, else what failed.
+    package func healthProblem() async -> String? {
+        do {
+            try await store.checkHealth()
+            return nil
+        } catch {
+            return String(describing: error)
+        }
+    }
+
     /// Closes the database. The server answers no request afterwards.
     ///
     /// - Throws: ``ServerError`` when the database cannot be closed cleanly.

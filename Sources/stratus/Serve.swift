@@ -46,6 +46,16 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long,
         help: """
+            Keep the data in a PostgreSQL database instead of --data-dir: postgres://user[:password]@host[:port]/db \
+            (also "database" in the --config file). Several servers may share it behind a load balancer: each \
+            server's subscriptions hear every server's writes.
+            """
+    )
+    var database: String?
+
+    @Option(
+        name: .long,
+        help: """
             A JSON file with authorization modes, API keys, IAM credentials and conflict handling \
             (conflictResolution AUTOMERGE, OPTIMISTIC_CONCURRENCY or LAMBDA, for all models or under \
             "models": {"Post": {...}}; a LAMBDA handler is a command: "conflictHandler": {"command": \
@@ -80,8 +90,20 @@ struct Serve: AsyncParsableCommand {
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
+        let location: PostgresLocation?
+        do {
+            location = try (database ?? settings.database).map { try PostgresLocation($0) }
+        } catch {
+            throw CommandFailure("\(error) Pass --database postgres://user@host:port/database.")
+        }
         // Checked first, so that a server that cannot listen leaves nothing behind.
         if PortCheck.isInUse(host: host, port: port) { throw Self.portInUse(host: host, port: port) }
+        if reset, let location {
+            throw CommandFailure(
+                "--reset deletes a data directory; the data is in the database \(location). Drop its tables "
+                    + "yourself (or use another database) to start empty."
+            )
+        }
         if reset {
             do {
                 try StratusServer.deleteData(in: directory)
@@ -90,7 +112,7 @@ struct Serve: AsyncParsableCommand {
             }
         }
 
-        let apiKeys = try settings.apiKeys(defaultIn: directory)
+        var keys = location == nil ? try settings.apiKeys(defaultIn: directory) : settings.configuredAPIKeys
         let configDirectory = config.map { URL(filePath: $0).deletingLastPathComponent() } ?? URL(filePath: ".")
         let cognitoConfiguration = try settings.cognitoConfiguration(enabled: auth)
         let (userPool, openIDConnect) = try settings.tokenAuthorization(
@@ -106,6 +128,54 @@ struct Serve: AsyncParsableCommand {
             }
             return modes
         }()
+        let server: StratusServer
+        let serverConfiguration = settings.serverConfiguration(
+            directory: config.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+        )
+        do {
+            if let location {
+                server = try await StratusServer(
+                    schema: annotated,
+                    configuration: serverConfiguration,
+                    database: location
+                )
+            } else {
+                server = try StratusServer(
+                    schema: annotated,
+                    configuration: serverConfiguration,
+                    dataDirectory: directory
+                )
+            }
+        } catch {
+            let place = location.map { "the database \($0)" } ?? "'\(directory.path)'"
+            let refused = error.refusedSchemaChanges
+            guard refused.isEmpty else {
+                let remedy =
+                    location == nil
+                    ? "pass --data-dir with another directory, or run with --reset to delete the data directory "
+                        + "(every item, tombstone and the sync journal) and start empty."
+                    : "or pass --database with another database."
+                throw CommandFailure(
+                    "The schema changed in ways the data in \(place) cannot follow without losing data:\n"
+                        + refused.map { "  - \($0)\n" }.joined()
+                        + "Its data is kept. Undo these changes, " + remedy
+                )
+            }
+            throw CommandFailure("Cannot open \(location == nil ? "the data directory " : "")\(place): \(error)")
+        }
+        for change in server.appliedSchemaChanges {
+            print("Migrated \(server.storeDescription): \(change)")
+        }
+        if keys.isEmpty {
+            // Servers sharing a database share the key the first of them generated.
+            do {
+                keys = [APIKey(value: try await server.sharedSetting("apiKey", proposing: ServeSettings.newAPIKey()))]
+            } catch {
+                try? server.close()
+                throw CommandFailure("Cannot read or store the API key in \(server.storeDescription): \(error)")
+            }
+        }
+        let apiKeys = keys
         let authorization = ServerAuthorization(
             defaultMode: settings.defaultMode,
             additionalModes: additionalModes,
@@ -115,30 +185,6 @@ struct Serve: AsyncParsableCommand {
             userPool: userPool,
             openIDConnect: openIDConnect
         )
-        let server: StratusServer
-        do {
-            server = try StratusServer(
-                schema: annotated,
-                configuration: settings.serverConfiguration(
-                    directory: config.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
-                ),
-                dataDirectory: directory
-            )
-        } catch {
-            let refused = error.refusedSchemaChanges
-            guard refused.isEmpty else {
-                throw CommandFailure(
-                    "The schema changed in ways the data in '\(directory.path)' cannot follow without losing data:\n"
-                        + refused.map { "  - \($0)\n" }.joined()
-                        + "Its data is kept. Undo these changes, pass --data-dir with another directory, or run with "
-                        + "--reset to delete the data directory (every item, tombstone and the sync journal) and start empty."
-                )
-            }
-            throw CommandFailure("Cannot open the data directory '\(directory.path)': \(error)")
-        }
-        for change in server.appliedSchemaChanges {
-            print("Migrated \(directory.path): \(change)")
-        }
         let cognito: CognitoUserPool?
         do {
             cognito = try cognitoConfiguration.map {
@@ -203,7 +249,7 @@ struct Serve: AsyncParsableCommand {
                     print("Cognito app clients: \(pool.clients.map(\.clientId).joined(separator: ", "))")
                     if let identityPool = pool.identityPoolId { print("Cognito identity pool: \(identityPool)") }
                 }
-                print("Data: \(directory.path)")
+                print("Data: \(server.storeDescription)")
                 print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")
                 fflush(nil)
             }
@@ -215,7 +261,7 @@ struct Serve: AsyncParsableCommand {
             throw error
         }
         try server.close()
-        print("Stopped. The data stays in \(directory.path).")
+        print("Stopped. The data stays in \(server.storeDescription).")
     }
 
     private static func portInUse(host: String, port: Int) -> CommandFailure {

@@ -92,6 +92,8 @@ struct ServeSettings: Decodable {
     }
 
     var region: String?
+    /// A PostgreSQL database URL to keep the data in, as `--database` gives it.
+    var database: String?
     var authorization: Authorization?
     /// The local Cognito (``AuthSettings``).
     var auth: AuthSettings?
@@ -511,18 +513,26 @@ struct ServeSettings: Decodable {
     }
 
     /// The configured API keys, or the data directory's own key (made on first use).
+    /// The API keys the file configures; empty when it configures none.
+    var configuredAPIKeys: [APIKey] {
+        (authorization?.apiKeys ?? []).map { APIKey(value: $0.value, expires: $0.expires) }
+    }
+
+    /// A new API key, in AppSync's form.
+    static func newAPIKey() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return "da2-" + String((0..<26).map { _ in alphabet.randomElement()! })
+    }
+
     func apiKeys(defaultIn directory: URL) throws -> [APIKey] {
-        if let keys = authorization?.apiKeys, !keys.isEmpty {
-            return keys.map { APIKey(value: $0.value, expires: $0.expires) }
-        }
+        if !configuredAPIKeys.isEmpty { return configuredAPIKeys }
         let file = directory.appendingPathComponent("api-key")
         if let stored = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
             !stored.isEmpty
         {
             return [APIKey(value: stored)]
         }
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        let key = "da2-" + String((0..<26).map { _ in alphabet.randomElement()! })
+        let key = Self.newAPIKey()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(key.utf8).write(to: file, options: .atomic)
         return [APIKey(value: key)]

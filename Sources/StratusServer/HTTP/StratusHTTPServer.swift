@@ -84,6 +84,18 @@ public struct StratusHTTPServer: Sendable {
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }
         router.on("graphql", method: .options) { _, _ in GraphQLEndpoint.preflight() }
+        // For load balancers: 200 while the store answers, 503 (with what failed) otherwise.
+        let server = server
+        router.get("health") { _, _ in
+            let problem = await server.healthProblem()
+            var body: JSONObject = ["status": problem == nil ? "ok" : "unavailable"]
+            if let problem { body["problem"] = .string(problem) }
+            return Response(
+                status: problem == nil ? .ok : .serviceUnavailable,
+                headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: JSON.object(body).text))
+            )
+        }
         if !restAPIs.isEmpty {
             let rest = RESTEndpoint(
                 apis: restAPIs,

@@ -163,6 +163,11 @@ protocol ServerStore: ItemStore {
     /// Calls `deliver` with every write announced from now on, by any server sharing the store,
     /// once each and in commit order. Stores that do not announce writes never call it.
     func startAnnouncements(_ deliver: @escaping @Sendable (_ model: String, WriteAnnouncement) -> Void)
+    /// The value stored under `name`, storing `proposed` first when there is none: servers
+    /// sharing the store agree on the first value stored.
+    func sharedSetting(_ name: String, proposing proposed: String) async throws -> String
+    /// Reads from the store, so that a health check fails when the store cannot answer.
+    func checkHealth() async throws
     /// Closes the store; it answers nothing afterwards.
     func close() throws(StorageError)
 }

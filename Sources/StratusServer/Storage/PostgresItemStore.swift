@@ -611,6 +611,27 @@ final class PostgresItemStore: ServerStore {
         )
     }
 
+    func sharedSetting(_ name: String, proposing proposed: String) async throws -> String {
+        let table = SQLiteItemStore.metaTable.quotedSQLIdentifier
+        var insert = PostgresStatement()
+        let key = insert.bind("setting:" + name)
+        let value = insert.bind(bytes: Array(proposed.utf8))
+        _ = try await rows(
+            "INSERT INTO \(table) (\"key\", \"value\") VALUES (\(key), \(value)) ON CONFLICT (\"key\") DO NOTHING",
+            insert
+        )
+        var select = PostgresStatement()
+        let selectKey = select.bind("setting:" + name)
+        guard let row = try await rows("SELECT \"value\" FROM \(table) WHERE \"key\" = \(selectKey)", select).first,
+            let text = String(validating: try row.decode(ByteBuffer.self).readableBytesView, as: UTF8.self)
+        else { throw StorageError.corrupt("the setting '\(name)' is not text") }
+        return text
+    }
+
+    func checkHealth() async throws {
+        _ = try await rows("SELECT 1", PostgresStatement())
+    }
+
     // MARK: - Announcements
 
     func startAnnouncements(_ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void) {

@@ -105,6 +105,25 @@ final class SQLiteItemStore: ServerStore {
 
     func startAnnouncements(_ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void) {}
 
+    func sharedSetting(_ name: String, proposing proposed: String) async throws -> String {
+        let table = Self.metaTable.quotedSQLIdentifier
+        let key = "setting:" + name
+        return try await writer.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO \(table) (\"key\", \"value\") VALUES (?, ?)",
+                arguments: [key, Data(proposed.utf8)]
+            )
+            guard let data = try Data.fetchOne(db, sql: "SELECT \"value\" FROM \(table) WHERE \"key\" = ?", arguments: [key]),
+                let value = String(data: data, encoding: .utf8)
+            else { throw StorageError.corrupt("the setting '\(name)' is not text") }
+            return value
+        }
+    }
+
+    func checkHealth() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
     /// Closes the database; the store answers nothing afterwards.
     func close() throws(StorageError) {
         defer { lock.release() }
