@@ -113,7 +113,12 @@ final class SQLiteItemStore: ServerStore {
                 sql: "INSERT OR IGNORE INTO \(table) (\"key\", \"value\") VALUES (?, ?)",
                 arguments: [key, Data(proposed.utf8)]
             )
-            guard let data = try Data.fetchOne(db, sql: "SELECT \"value\" FROM \(table) WHERE \"key\" = ?", arguments: [key]),
+            guard
+                let data = try Data.fetchOne(
+                    db,
+                    sql: "SELECT \"value\" FROM \(table) WHERE \"key\" = ?",
+                    arguments: [key]
+                ),
                 let value = String(data: data, encoding: .utf8)
             else { throw StorageError.corrupt("the setting '\(name)' is not text") }
             return value
