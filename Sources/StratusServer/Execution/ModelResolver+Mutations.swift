@@ -36,8 +36,17 @@ struct MutationRequest: Sendable {
 
 /// `create*`, `update*` and `delete*`.
 extension ModelResolver {
-    /// How often a write whose item changed underneath it is tried again.
-    static let writeAttempts = 8
+    /// How often a write whose item changed underneath it is tried again. Within one server the
+    /// item's write lock keeps that rare; servers sharing a database race for it, and each try
+    /// has one winner.
+    static let writeAttempts = 32
+
+    /// Waits a random while before trying a write again after `attempt` lost a race, up to
+    /// 2^attempt milliseconds (at most 64), so that racing writers spread out.
+    func backOff(after attempt: Int) async {
+        let limit = 1 << min(attempt, 6)
+        try? await Task.sleep(for: .microseconds(Int.random(in: 0...(limit * 1000))))
+    }
 
     func create(_ request: MutationRequest) async throws -> ResolvedItem {
         let model = request.model
@@ -115,7 +124,8 @@ extension ModelResolver {
     ) async throws -> ResolvedItem {
         let model = request.model
         let input = request.arguments["input"]?.objectValue ?? [:]
-        for _ in 0..<Self.writeAttempts {
+        for attempt in 0..<Self.writeAttempts {
+            if attempt > 0 { await backOff(after: attempt) }
             let now = now()
             guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
                 throw ResolverError.conditionalCheckFailed
@@ -190,7 +200,8 @@ extension ModelResolver {
     {
         let model = request.model
         let input = request.arguments["input"]?.objectValue ?? [:]
-        for _ in 0..<Self.writeAttempts {
+        for attempt in 0..<Self.writeAttempts {
+            if attempt > 0 { await backOff(after: attempt) }
             let now = now()
             guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
                 throw ResolverError.conditionalCheckFailed

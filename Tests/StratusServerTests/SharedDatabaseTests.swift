@@ -1,0 +1,141 @@
+import Foundation
+import StratusCodegen
+import Synchronization
+import Testing
+
+@testable import StratusServer
+
+/// Several servers on one PostgreSQL database, as instances behind a load balancer: every
+/// server's subscriptions hear every server's writes once, in commit order, and concurrent
+/// writers on one item never lose an update or reuse a version.
+@Suite(.enabled(if: TestStore.isPostgres, "servers sharing a PostgreSQL database"))
+struct SharedDatabaseTests {
+    /// What one server's subscriptions heard: `id@version` per event, in delivery order.
+    final class Heard: Sendable {
+        private let events = Mutex<[String]>([])
+        func append(_ event: String) { events.withLock { $0.append(event) } }
+        var all: [String] { events.withLock { $0 } }
+    }
+
+    /// Listens to creates and updates of posts on `server`.
+    static func listen(to server: StratusServer) -> Heard {
+        let heard = Heard()
+        let token = server.events.addListener { event in
+            heard.append("\(event.item.item.values["id"]?.stringValue ?? "?")@\(event.item.item.version ?? 0)")
+        }
+        server.events.subscribe(token, to: .init(model: "Post", kind: .create))
+        server.events.subscribe(token, to: .init(model: "Post", kind: .update))
+        return heard
+    }
+
+    /// Three servers on the database of `directory`.
+    static func servers(_ configuration: ServerConfiguration, directory: URL) async throws -> [TestServer] {
+        var servers: [TestServer] = []
+        for _ in 0..<3 {
+            servers.append(try await TestServer(postSchema, configuration: configuration, directory: directory))
+        }
+        return servers
+    }
+
+    /// Waits until `condition` holds, for up to 20 seconds.
+    static func eventually(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition(), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func everyServerHearsEveryServersWritesOnceInCommitOrderPerItem() async throws {
+        let directory = temporaryDirectory()
+        let configuration = ServerConfiguration(conflictResolution: .automerge)
+        let servers = try await Self.servers(configuration, directory: directory)
+        let heard = servers.map { Self.listen(to: $0.server) }
+        let items = 12
+        let updates = 4
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for item in 0..<items {
+                group.addTask {
+                    // Each item's writes go to the servers in turn.
+                    let create = await servers[item % 3].run(
+                        #"mutation { createPost(input: {id: "p\#(item)", title: "t", rating: 0, status: DRAFT}) { id } }"#
+                    )
+                    #expect(create == #"{"data":{"createPost":{"id":"p\#(item)"}}}"#)
+                    for update in 1...updates {
+                        let answer = await servers[(item + update) % 3].run(
+                            #"mutation { updatePost(input: {id: "p\#(item)", rating: \#(update), _version: \#(update)}) "#
+                                + "{ id _version } }"
+                        )
+                        #expect(answer == #"{"data":{"updatePost":{"id":"p\#(item)","_version":\#(update + 1)}}}"#)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let expected = items * (updates + 1)
+        try await Self.eventually { heard.allSatisfy { $0.all.count >= expected } }
+        for events in heard {
+            #expect(events.all.count == expected)
+            #expect(Set(events.all).count == expected)
+            for item in 0..<items {
+                let versions = events.all.filter { $0.hasPrefix("p\(item)@") }
+                #expect(versions == (1...(updates + 1)).map { "p\(item)@\($0)" })
+            }
+        }
+        #expect(heard[0].all == heard[1].all && heard[1].all == heard[2].all)
+    }
+
+    @Test(arguments: [ConflictResolutionStrategy.automerge, .optimisticConcurrency])
+    func concurrentWritersOnOneItemAcrossServersNeverReuseAVersion(
+        _ strategy: ConflictResolutionStrategy
+    ) async throws {
+        let directory = temporaryDirectory()
+        let configuration = ServerConfiguration(conflictResolution: strategy)
+        let servers = try await Self.servers(configuration, directory: directory)
+        let heard = Self.listen(to: servers[0].server)
+        _ = await servers[0].run(
+            #"mutation { createPost(input: {id: "p1", title: "t", rating: 0, status: DRAFT}) { id } }"#
+        )
+        let writers = 8
+        let rounds = 5
+        let applied = Heard()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    let server = servers[writer % 3]
+                    for round in 0..<rounds {
+                        // Each writer reads the version, then writes with it: under optimistic
+                        // concurrency a writer that lost the race is refused and retries.
+                        while true {
+                            let current = await server.json(#"{ getPost(id: "p1") { _version } }"#)
+                            let version = try #require(current["data"]?["getPost"]?["_version"]?.intValue)
+                            let answer = await server.json(
+                                #"mutation { updatePost(input: {id: "p1", title: "w\#(writer)r\#(round)", "#
+                                    + #"_version: \#(version)}) { _version } }"#
+                            )
+                            if answer["data"]?["updatePost"]?["_version"]?.intValue != nil {
+                                applied.append("w\(writer)r\(round)")
+                                break
+                            }
+                            #expect(answer["errors"]?[0]?["errorType"] == "ConflictUnhandled")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let writes = applied.all.count
+        // AUTOMERGE merges a stale write instead of refusing it: every write applies once.
+        #expect(writes == writers * rounds)
+        let final = await servers[1].json(#"{ getPost(id: "p1") { title _version } }"#)
+        #expect(final["data"]?["getPost"]?["_version"] == .int(1 + writes))
+        // Versions strictly increase by one, each heard once, in commit order.
+        try await Self.eventually { heard.all.count >= 1 + writes }
+        #expect(heard.all == (1...(1 + writes)).map { "p1@\($0)" })
+        // The final item is the last write of a serial replay of the journal.
+        let sync = await servers[2].json(#"{ syncPosts(lastSync: 0) { items { title _version } } }"#)
+        let last = sync["data"]?["syncPosts"]?["items"]?.arrayValue?.max {
+            ($0["_version"]?.intValue ?? 0) < ($1["_version"]?.intValue ?? 0)
+        }
+        #expect(last?["title"] == final["data"]?["getPost"]?["title"])
+    }
+}
