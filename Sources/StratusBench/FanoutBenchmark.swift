@@ -17,6 +17,11 @@ import StratusTesting
 /// (`sentAt`), from which the clients compute the mutation-to-delivery latency. Prints p50 and
 /// p99 latency, the achieved mutation rate, the deliveries lost, duplicated and out of order,
 /// and both processes' CPU time during the run.
+///
+/// With `STRATUS_FANOUT_DATABASE` (a PostgreSQL URL), `STRATUS_FANOUT_INSTANCES` servers (3 by
+/// default) share that database in this process, each on its own port: the subscribers are
+/// spread over them in turn, and so are the mutations, so most deliveries cross servers through
+/// the database's event journal.
 struct FanoutBenchmark {
     /// Overridden by `STRATUS_FANOUT_SUBSCRIBERS`, `STRATUS_FANOUT_RATE` and `STRATUS_FANOUT_SECONDS`.
     var subscribers = Self.setting("STRATUS_FANOUT_SUBSCRIBERS") ?? 1000
@@ -62,23 +67,46 @@ struct FanoutBenchmark {
         let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-fanout-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try StratusServer(
-            schema: try SchemaParser().parse(Self.schema, fileName: "schema.graphql"),
-            configuration: ServerConfiguration(conflictDetection: false),
-            dataDirectory: directory.appending(path: "data")
-        )
-        let http = StratusHTTPServer(
-            server: server,
-            authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: Self.apiKey)]),
-            // Every subscriber connects from the loopback address.
-            limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16),
-            log: { print($0) }
-        )
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let serverTask = Task { try await http.run(port: 0) { portContinuation.yield($0) } }
-        defer { serverTask.cancel() }
-        var portIterator = ports.makeAsyncIterator()
-        guard let port = await portIterator.next() else { return }
+        let schema = try SchemaParser().parse(Self.schema, fileName: "schema.graphql")
+        let configuration = ServerConfiguration(conflictDetection: false)
+        var servers: [StratusServer] = []
+        if let database = ProcessInfo.processInfo.environment["STRATUS_FANOUT_DATABASE"] {
+            let location = try PostgresLocation(database)
+            let instances = Self.setting("STRATUS_FANOUT_INSTANCES") ?? 3
+            print("fanout: \(instances) servers sharing the PostgreSQL database \(location)")
+            for _ in 0..<instances {
+                servers.append(
+                    try await StratusServer(schema: schema, configuration: configuration, database: location)
+                )
+            }
+        } else {
+            servers.append(
+                try StratusServer(
+                    schema: schema,
+                    configuration: configuration,
+                    dataDirectory: directory.appending(path: "data")
+                )
+            )
+        }
+        let server = servers[0]
+        var serverTasks: [Task<Void, any Error>] = []
+        var portList: [Int] = []
+        for instance in servers {
+            let http = StratusHTTPServer(
+                server: instance,
+                authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: Self.apiKey)]),
+                // Every subscriber connects from the loopback address.
+                limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16),
+                log: { print($0) }
+            )
+            let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+            serverTasks.append(Task { try await http.run(port: 0) { portContinuation.yield($0) } })
+            var portIterator = ports.makeAsyncIterator()
+            guard let port = await portIterator.next() else { return }
+            portList.append(port)
+        }
+        defer { for task in serverTasks { task.cancel() } }
+        let allServers = servers
 
         for record in 0..<records {
             let response = await server.execute(
@@ -96,7 +124,7 @@ struct FanoutBenchmark {
         let clients = try await ChildProcess.start(
             (taskset.map { [$0, "-c", "1"] } ?? []) + [executable, "fanout-clients"],
             environment: [
-                "STRATUS_FANOUT_PORT": "\(port)",
+                "STRATUS_FANOUT_PORT": portList.map(String.init).joined(separator: ","),
                 "STRATUS_FANOUT_SUBSCRIBERS": "\(subscribers)",
                 "STRATUS_FANOUT_MUTATIONS": "\(mutations)",
                 "STRATUS_FANOUT_API_KEY": Self.apiKey,
@@ -133,7 +161,7 @@ struct FanoutBenchmark {
                         try? await Task.sleep(until: began + interval * mutation, clock: .continuous)
                         let sentAt = FanoutClients.wallClockMicroseconds()
                         // One document with variables, as clients send it: the server parses it once.
-                        let response = await server.execute(
+                        let response = await allServers[mutation % allServers.count].execute(
                             query: Self.update,
                             variables: [
                                 "input": [
@@ -160,7 +188,7 @@ struct FanoutBenchmark {
             }
         }
         let serverCPU = ProcessCPUTime.now().seconds - serverCPUStart.seconds
-        serverTask.cancel()
+        for task in serverTasks { task.cancel() }
 
         let log = try Self.text(of: output)
         guard let line = log.split(separator: "\n").first(where: { $0.hasPrefix("fanout-clients-report: ") }) else {
@@ -202,8 +230,8 @@ struct FanoutBenchmark {
         if let firstError = report.firstError {
             print("fanout: \(report.errors) client errors, first: \(firstError)")
         }
-        _ = await serverTask.result
-        try server.close()
+        for task in serverTasks { _ = await task.result }
+        for instance in servers { try instance.close() }
     }
 
     /// The path of this program, for starting it again as the clients.

@@ -18,10 +18,11 @@ import Synchronization
 /// every mutation, on SIGTERM, or after `STRATUS_FANOUT_TIMEOUT` seconds, printing one line
 /// `fanout-clients-report: <JSON>` (a ``FanoutClientsReport``).
 ///
-/// Settings come from the environment: `STRATUS_FANOUT_PORT`, `STRATUS_FANOUT_SUBSCRIBERS`,
+/// Settings come from the environment: `STRATUS_FANOUT_PORT` (several, comma-separated, spread
+/// the subscribers over several servers in turn), `STRATUS_FANOUT_SUBSCRIBERS`,
 /// `STRATUS_FANOUT_MUTATIONS`, `STRATUS_FANOUT_API_KEY` and `STRATUS_FANOUT_TIMEOUT`.
 struct FanoutClients {
-    var port: Int
+    var ports: [Int]
     var subscribers: Int
     var mutations: Int
     var apiKey: String
@@ -40,8 +41,15 @@ struct FanoutClients {
             }
             return value
         }
+        let ports = (environment["STRATUS_FANOUT_PORT"] ?? "").split(separator: ",").compactMap { Int($0) }
+        guard !ports.isEmpty else {
+            throw FanoutError(
+                "STRATUS_FANOUT_PORT must be a port or ports separated by commas; it is "
+                    + "'\(environment["STRATUS_FANOUT_PORT"] ?? "")'."
+            )
+        }
         return FanoutClients(
-            port: try integer("STRATUS_FANOUT_PORT"),
+            ports: ports,
             subscribers: try integer("STRATUS_FANOUT_SUBSCRIBERS"),
             mutations: try integer("STRATUS_FANOUT_MUTATIONS"),
             apiKey: environment["STRATUS_FANOUT_API_KEY"] ?? "da2-bench",
@@ -79,8 +87,10 @@ struct FanoutClients {
 
     func run() async throws {
         let started = ProcessCPUTime.now()
-        let header = Data(#"{"host":"127.0.0.1:\#(port)","x-api-key":"\#(apiKey)"}"#.utf8).base64EncodedString()
-        let url = "ws://127.0.0.1:\(port)/graphql/realtime?header=\(header)&payload=e30="
+        let urls = ports.map { port in
+            let header = Data(#"{"host":"127.0.0.1:\#(port)","x-api-key":"\#(apiKey)"}"#.utf8).base64EncodedString()
+            return "ws://127.0.0.1:\(port)/graphql/realtime?header=\(header)&payload=e30="
+        }
         let subscribers = (0..<self.subscribers).map { _ in Subscriber(mutations: mutations) }
         let progress = Progress()
         signal(SIGTERM, SIG_IGN)
@@ -95,7 +105,12 @@ struct FanoutClients {
                         try? await Task.sleep(for: .milliseconds(5))
                     }
                     group.addTask {
-                        await Self.subscribe(index: index, url: url, subscriber: subscriber, progress: progress)
+                        await Self.subscribe(
+                            index: index,
+                            url: urls[index % urls.count],
+                            subscriber: subscriber,
+                            progress: progress
+                        )
                     }
                 }
             }
