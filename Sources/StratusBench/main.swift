@@ -2,7 +2,7 @@ import GraphQL
 import StratusCodegen
 
 // Benchmarks for Stratus. Run with
-// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-cache] [appsync-queue] [fanout] [server]`.
+// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-cache] [appsync-queue] [fanout] [server] [server-stores]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -54,4 +54,8 @@ if selected.contains("server") {
 
 if selected.contains("server-sync") {
     try await ServerBenchmark(syncOnly: true).run()
+}
+
+if selected.contains("server-stores") {
+    try await StoreBenchmark().run()
 }
