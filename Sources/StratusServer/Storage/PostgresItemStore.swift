@@ -418,6 +418,9 @@ final class PostgresItemStore: ServerStore {
         }
     }
 
+    /// Writes in four round trips besides `BEGIN` and `COMMIT`: the item's lock, the stored
+    /// item, the condition when there is one, and one statement that writes the item, its
+    /// journal entry, the `Idempotency-Key` and the announcement together.
     private static func perform(
         _ write: ItemWrite,
         layout: TableLayout,
@@ -428,19 +431,12 @@ final class PostgresItemStore: ServerStore {
             try await connection.query(statement.query(sql), logger: logger).collect()
         }
         // One writer per item at a time, across every instance: the check and the write are one
-        // step.
+        // step. The lock is its own statement, so that the read after it sees the last commit.
         var lock = PostgresStatement()
         let lockName = lock.bind(layout.model.name + ":" + JSON.array(write.key).text)
         _ = try await run("SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))", lock)
 
-        // An expired tombstone no longer exists.
-        var purge = PostgresStatement()
-        let purgeKey = keyCondition(layout, key: write.key, &purge)
-        let purgeNow = purge.bind(write.now)
-        _ = try await run(
-            "DELETE FROM \(layout.table) WHERE \(purgeKey) AND \(TableLayout.expiryColumn.quotedSQLIdentifier) <= \(purgeNow)",
-            purge
-        )
+        // An expired tombstone does not exist: the read leaves it out, and a put replaces it.
         let (select, selectStatement) = selectByKey(layout, key: write.key, now: write.now)
         let current = try await run(select, selectStatement).first.map { row throws(StorageError) in
             try layout.item(fromPostgres: row)
@@ -472,9 +468,11 @@ final class PostgresItemStore: ServerStore {
             return .stale(current)
         }
 
+        // Data-modifying WITH clauses run exactly once each, in the one statement.
+        var statement = PostgresStatement()
+        var clauses: [String] = []
         switch write.action {
         case .put(let item):
-            var statement = PostgresStatement()
             let values = zip(layout.columns, layout.postgresValues(of: item, expiresAt: write.expiresAt)).map {
                 column,
                 value in
@@ -486,90 +484,62 @@ final class PostgresItemStore: ServerStore {
             let updates = layout.columns.filter { !layout.model.primaryKey.contains($0.name) }.map {
                 "\($0.quotedName) = EXCLUDED.\($0.quotedName)"
             }
-            _ = try await run(
-                "INSERT INTO \(layout.table) (\(layout.columns.map(\.quotedName).joined(separator: ", "))) "
+            clauses.append(
+                "\"_put\" AS (INSERT INTO \(layout.table) (\(layout.columns.map(\.quotedName).joined(separator: ", "))) "
                     + "VALUES (\(values.joined(separator: ", "))) ON CONFLICT (\(key)) "
-                    + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"),
-                statement
+                    + (updates.isEmpty ? "DO NOTHING)" : "DO UPDATE SET \(updates.joined(separator: ", ")))")
             )
             if let journalExpiresAt = write.journalExpiresAt {
-                var journal = PostgresStatement()
                 let marks = [
-                    journal.bind(layout.model.name), journal.bind(item.lastChangedAt ?? write.now),
-                    journal.bind(journalExpiresAt), journal.bind(SQLiteItemStore.journalText(item)),
+                    statement.bind(layout.model.name), statement.bind(item.lastChangedAt ?? write.now),
+                    statement.bind(journalExpiresAt), statement.bind(SQLiteItemStore.journalText(item)),
                 ]
-                _ = try await run(
-                    "INSERT INTO \(SQLiteItemStore.journalTable.quotedSQLIdentifier) "
-                        + "(\"model\", \"changedAt\", \"expiresAt\", \"item\") VALUES (\(marks.joined(separator: ", ")))",
-                    journal
+                clauses.append(
+                    "\"_journal\" AS (INSERT INTO \(SQLiteItemStore.journalTable.quotedSQLIdentifier) "
+                        + "(\"model\", \"changedAt\", \"expiresAt\", \"item\") VALUES (\(marks.joined(separator: ", "))))"
                 )
             }
         case .remove:
-            var statement = PostgresStatement()
             let condition = keyCondition(layout, key: write.key, &statement)
-            _ = try await run("DELETE FROM \(layout.table) WHERE \(condition)", statement)
+            clauses.append("\"_remove\" AS (DELETE FROM \(layout.table) WHERE \(condition))")
         }
         if let claim = write.idempotency {
-            try await recordWrite(of: claim, now: write.now, run: run)
+            // A use of the key that expired is replaced; a live one stays as it is.
+            let table = SQLiteItemStore.idempotencyTable.quotedSQLIdentifier
+            let marks = [
+                statement.bind(claim.scope), statement.bind(claim.key), statement.bind(claim.digest),
+                statement.bind(claim.expiresAt),
+            ]
+            clauses.append(
+                "\"_key\" AS (INSERT INTO \(table) (\"scope\", \"key\", \"digest\", \"expiresAt\") "
+                    + "VALUES (\(marks.joined(separator: ", "))) ON CONFLICT (\"scope\", \"key\") DO UPDATE SET "
+                    + "\"digest\" = EXCLUDED.\"digest\", \"status\" = NULL, \"body\" = NULL, "
+                    + "\"expiresAt\" = EXCLUDED.\"expiresAt\" WHERE \(table).\"expiresAt\" <= \(statement.bind(write.now)))"
+            )
         }
+        var final = "SELECT 1"
         if let announcement = write.announcement {
-            try await announce(announcement, model: layout.model.name, now: write.now, run: run)
+            // The event lock is taken before the event's sequence number and held until commit,
+            // so sequence numbers follow commit order.
+            let selected = announcement.selectedFields.map { JSON.array($0.sorted().map(JSON.string)).text }
+            let marks = [
+                statement.bind(layout.model.name), statement.bind(announcement.kind.rawValue),
+                statement.bind(SQLiteItemStore.journalText(announcement.item)),
+                selected.map { statement.bind($0) } ?? "NULL::text", statement.bind(write.now),
+            ]
+            clauses.append("\"_lock\" AS (SELECT pg_advisory_xact_lock(\(eventLock)) AS \"held\")")
+            clauses.append(
+                "\"_event\" AS (INSERT INTO \(eventsTable.quotedSQLIdentifier) "
+                    + "(\"model\", \"kind\", \"item\", \"selected\", \"createdAt\") "
+                    + "SELECT \(marks.joined(separator: ", ")) FROM \"_lock\" RETURNING \"sequence\")"
+            )
+            final = "SELECT pg_notify(\(statement.bind(Self.channel)), \"sequence\"::text) FROM \"_event\""
         }
+        _ = try await run("WITH " + clauses.joined(separator: ", ") + " " + final, statement)
         return .written
     }
 
-    /// Appends the announcement to the events and notifies every instance, under the event lock,
-    /// which the transaction holds until it commits: sequence numbers follow commit order.
-    private static func announce(
-        _ announcement: WriteAnnouncement,
-        model: String,
-        now: Int,
-        run: (String, PostgresStatement) async throws -> [PostgresRow]
-    ) async throws {
-        _ = try await run("SELECT pg_advisory_xact_lock(\(eventLock))", PostgresStatement())
-        var statement = PostgresStatement()
-        let selected = announcement.selectedFields.map { JSON.array($0.sorted().map(JSON.string)).text }
-        let marks = [
-            statement.bind(model), statement.bind(announcement.kind.rawValue),
-            statement.bind(SQLiteItemStore.journalText(announcement.item)),
-            selected.map { statement.bind($0) } ?? "NULL", statement.bind(now),
-        ]
-        let sequence =
-            try await run(
-                "INSERT INTO \(eventsTable.quotedSQLIdentifier) (\"model\", \"kind\", \"item\", \"selected\", \"createdAt\") "
-                    + "VALUES (\(marks.joined(separator: ", "))) RETURNING \"sequence\"",
-                statement
-            ).first?.decode(Int64.self) ?? 0
-        var notify = PostgresStatement()
-        let channel = notify.bind(Self.channel)
-        let payload = notify.bind(String(sequence))
-        _ = try await run("SELECT pg_notify(\(channel), \(payload))", notify)
-    }
-
     // MARK: - Idempotency
-
-    private static func recordWrite(
-        of claim: IdempotencyClaim,
-        now: Int,
-        run: (String, PostgresStatement) async throws -> [PostgresRow]
-    ) async throws {
-        let table = SQLiteItemStore.idempotencyTable.quotedSQLIdentifier
-        var expired = PostgresStatement()
-        _ = try await run(
-            "DELETE FROM \(table) WHERE \"scope\" = \(expired.bind(claim.scope)) AND \"key\" = \(expired.bind(claim.key)) "
-                + "AND \"expiresAt\" <= \(expired.bind(now))",
-            expired
-        )
-        var insert = PostgresStatement()
-        let marks = [
-            insert.bind(claim.scope), insert.bind(claim.key), insert.bind(claim.digest), insert.bind(claim.expiresAt),
-        ]
-        _ = try await run(
-            "INSERT INTO \(table) (\"scope\", \"key\", \"digest\", \"expiresAt\") VALUES (\(marks.joined(separator: ", "))) "
-                + "ON CONFLICT (\"scope\", \"key\") DO NOTHING",
-            insert
-        )
-    }
 
     func idempotencyRecord(scope: String, key: String, now: Int) async throws -> IdempotencyRecord? {
         var statement = PostgresStatement()
