@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The local Cognito's records in a PostgreSQL database: one table, `_stratus_cognito`, of
+/// `(kind, key, body)` rows, as ``SQLiteCognitoStore`` keeps them in the data directory.
+///
+/// The store queries through `client` and leaves its lifetime to the caller, who runs it
+/// (`client.run()` in a task) for as long as the store is used:
+///
+/// ```swift
+/// let client = PostgresClient(configuration: configuration)
+/// async let running: Void = client.run()
+/// let store = PostgresCognitoStore(client: client)
+/// try await store.migrate()
+/// let pool = try await CognitoUserPool(configuration: CognitoConfiguration(), store: store)
+/// ```
+package final class PostgresCognitoStore: CognitoStore {
+    private let client: PostgresClient
+    private let logger: Logger
+
+    /// A store over `client`'s database; ``migrate()`` creates its table.
+    package init(client: PostgresClient, logger: Logger = Logger(label: "StratusServer.PostgresCognitoStore")) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Creates the table `_stratus_cognito` unless the database has it.
+    ///
+    /// - Throws: `PSQLError` when the database refuses the statement.
+    package func migrate() async throws {
+        try await client.query(
+            """
+            CREATE TABLE IF NOT EXISTS _stratus_cognito (
+                kind text NOT NULL, key text NOT NULL, body bytea NOT NULL, PRIMARY KEY (kind, key))
+            """,
+            logger: logger
+        )
+    }
+
+    package func read(kind: String, key: String) async throws -> Data? {
+        let rows = try await client.query(
+            "SELECT body FROM _stratus_cognito WHERE kind = \(kind) AND key = \(key)",
+            logger: logger
+        )
+        for try await body in rows.decode(Data.self) { return body }
+        return nil
+    }
+
+    package func write(kind: String, key: String, body: Data) async throws {
+        try await client.query(
+            """
+            INSERT INTO _stratus_cognito (kind, key, body) VALUES (\(kind), \(key), \(body))
+            ON CONFLICT (kind, key) DO UPDATE SET body = EXCLUDED.body
+            """,
+            logger: logger
+        )
+    }
+
+    package func delete(kind: String, key: String) async throws {
+        try await client.query("DELETE FROM _stratus_cognito WHERE kind = \(kind) AND key = \(key)", logger: logger)
+    }
+
+    package func all(kind: String) async throws -> [Data] {
+        // Keys in byte order, as SQLite orders them, whatever the database's collation.
+        let rows = try await client.query(
+            "SELECT body FROM _stratus_cognito WHERE kind = \(kind) ORDER BY key COLLATE \"C\"",
+            logger: logger
+        )
+        var bodies: [Data] = []
+        for try await body in rows.decode(Data.self) { bodies.append(body) }
+        return bodies
+    }
+}
