@@ -127,22 +127,23 @@ public final class PostgresTestCluster: Sendable {
         let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-postgres-\(UUID().uuidString)")
         let path = directory.path(percentEncoded: false)
         let script = script.path(percentEncoded: false)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Stopped at exit; and should this process die without running its exit handlers, even
+        // while the cluster starts, the watchdog, whose standard input ends with the process,
+        // stops it (the script's `stop` waits for a `start` under way).
+        _ = try await ChildProcess.start(
+            ["bash", "-c", "cat >/dev/null; exec \"$0\" stop \"$1\"", script, path],
+            tie: .standardInput
+        )
+        stoppedAtExit.withLock { $0 = path }
+        atexit { PostgresTestCluster.stopAtExit() }
         let result = try await ChildProcess.run([script, "start", path])
         guard result.status == .exited(0) else {
-            try? FileManager.default.removeItem(at: directory)
             throw PostgresUnavailable(
                 message: "\(script) start \(path) \(result.status):\n\(result.errorText)"
                     + "Install Debian's package 'postgresql', or set \(environmentVariable) to a running server."
             )
         }
-        // Stopped at exit; and should this process die without running its exit handlers, the
-        // watchdog, whose standard input ends with the process, stops it.
-        stoppedAtExit.withLock { $0 = path }
-        atexit { PostgresTestCluster.stopAtExit() }
-        _ = try await ChildProcess.start(
-            ["bash", "-c", "cat >/dev/null; exec \"$0\" stop \"$1\"", script, path],
-            tie: .standardInput
-        )
         return try parse(result.outputText, from: "\(script) start")
     }
 
