@@ -10,6 +10,7 @@ import Testing
 @Suite struct PostgresCognitoStoreTests {
     /// Runs `body` with a migrated store over a new database, and a client running meanwhile.
     static func withStore<T: Sendable>(
+        migrated: Bool = true,
         _ body: @escaping @Sendable (PostgresCognitoStore) async throws -> T
     ) async throws -> T {
         let url = try await PostgresTestCluster.shared.makeDatabase()
@@ -21,7 +22,7 @@ import Testing
             }
             group.addTask {
                 let store = PostgresCognitoStore(client: client)
-                try await store.migrate()
+                if migrated { try await store.migrate() }
                 return try await body(store)
             }
             defer { group.cancelAll() }
@@ -61,6 +62,20 @@ import Testing
             #expect(try await store.read(kind: "user", key: "bob") == nil)
             #expect(try await store.read(kind: "code", key: "bob") == Data("code".utf8))
             #expect(try await store.all(kind: "user") == [Data("zoe".utf8), Data([0, 1, 255])])
+        }
+    }
+
+    @Test func aStoreWithoutItsTableSaysToMigrate() async throws {
+        try await Self.withStore(migrated: false) { store in
+            let error = await #expect(throws: PostgresCognitoStoreError.self) {
+                try await store.read(kind: "user", key: "bob")
+            }
+            #expect(
+                error?.description
+                    == "The local Cognito's records in PostgreSQL cannot be read (kind 'user', key 'bob'): "
+                    + #"relation "_stratus_cognito" does not exist (SQLSTATE 42P01). "#
+                    + "Run PostgresCognitoStore.migrate() first: it creates the table."
+            )
         }
     }
 

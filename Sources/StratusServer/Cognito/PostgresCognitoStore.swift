@@ -27,48 +27,98 @@ package final class PostgresCognitoStore: CognitoStore {
 
     /// Creates the table `_stratus_cognito` unless the database has it.
     ///
-    /// - Throws: `PSQLError` when the database refuses the statement.
+    /// - Throws: ``PostgresCognitoStoreError`` with the server's reason when it refuses.
     package func migrate() async throws {
-        try await client.query(
-            """
-            CREATE TABLE IF NOT EXISTS _stratus_cognito (
-                kind text NOT NULL, key text NOT NULL, body bytea NOT NULL, PRIMARY KEY (kind, key))
-            """,
-            logger: logger
-        )
+        try await failing("created") {
+            try await client.query(
+                """
+                CREATE TABLE IF NOT EXISTS _stratus_cognito (
+                    kind text NOT NULL, key text NOT NULL, body bytea NOT NULL, PRIMARY KEY (kind, key))
+                """,
+                logger: logger
+            )
+        }
     }
 
     package func read(kind: String, key: String) async throws -> Data? {
-        let rows = try await client.query(
-            "SELECT body FROM _stratus_cognito WHERE kind = \(kind) AND key = \(key)",
-            logger: logger
-        )
-        for try await body in rows.decode(Data.self) { return body }
-        return nil
+        try await failing("read (kind '\(kind)', key '\(key)')") {
+            let rows = try await client.query(
+                "SELECT body FROM _stratus_cognito WHERE kind = \(kind) AND key = \(key)",
+                logger: logger
+            )
+            for try await body in rows.decode(Data.self) { return body }
+            return nil
+        }
     }
 
     package func write(kind: String, key: String, body: Data) async throws {
-        try await client.query(
-            """
-            INSERT INTO _stratus_cognito (kind, key, body) VALUES (\(kind), \(key), \(body))
-            ON CONFLICT (kind, key) DO UPDATE SET body = EXCLUDED.body
-            """,
-            logger: logger
-        )
+        try await failing("written (kind '\(kind)', key '\(key)')") {
+            try await client.query(
+                """
+                INSERT INTO _stratus_cognito (kind, key, body) VALUES (\(kind), \(key), \(body))
+                ON CONFLICT (kind, key) DO UPDATE SET body = EXCLUDED.body
+                """,
+                logger: logger
+            )
+        }
     }
 
     package func delete(kind: String, key: String) async throws {
-        try await client.query("DELETE FROM _stratus_cognito WHERE kind = \(kind) AND key = \(key)", logger: logger)
+        try await failing("deleted (kind '\(kind)', key '\(key)')") {
+            try await client.query(
+                "DELETE FROM _stratus_cognito WHERE kind = \(kind) AND key = \(key)",
+                logger: logger
+            )
+        }
     }
 
     package func all(kind: String) async throws -> [Data] {
-        // Keys in byte order, as SQLite orders them, whatever the database's collation.
-        let rows = try await client.query(
-            "SELECT body FROM _stratus_cognito WHERE kind = \(kind) ORDER BY key COLLATE \"C\"",
-            logger: logger
-        )
-        var bodies: [Data] = []
-        for try await body in rows.decode(Data.self) { bodies.append(body) }
-        return bodies
+        try await failing("listed (kind '\(kind)')") {
+            // Keys in byte order, as SQLite orders them, whatever the database's collation.
+            let rows = try await client.query(
+                "SELECT body FROM _stratus_cognito WHERE kind = \(kind) ORDER BY key COLLATE \"C\"",
+                logger: logger
+            )
+            var bodies: [Data] = []
+            for try await body in rows.decode(Data.self) { bodies.append(body) }
+            return bodies
+        }
+    }
+
+    /// The value of `body`, or its error translated into a ``PostgresCognitoStoreError`` saying
+    /// what could not be `done`.
+    @discardableResult
+    private func failing<T>(_ done: String, _ body: () async throws -> T) async throws(PostgresCognitoStoreError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw PostgresCognitoStoreError(done, error)
+        }
+    }
+}
+
+/// The local Cognito's records could not be read or written in PostgreSQL: what was tried, the
+/// server's reason, and the fix when there is a known one.
+package struct PostgresCognitoStoreError: Error, CustomStringConvertible {
+    /// What went wrong, as a sentence.
+    package var description: String
+
+    init(_ done: String, _ error: any Error) {
+        let what = "The local Cognito's records in PostgreSQL cannot be \(done)"
+        guard let error = error as? PSQLError else {
+            description = "\(what): \(error)"
+            return
+        }
+        // PSQLError describes itself generically; the server's message and SQLSTATE say why.
+        guard let message = error.serverInfo?[.message] else {
+            description =
+                "\(what): \(String(reflecting: error)). Check that the database server is running and reachable."
+            return
+        }
+        let state = error.serverInfo?[.sqlState] ?? "unknown"
+        description = "\(what): \(message) (SQLSTATE \(state))."
+        if state == "42P01" {
+            description += " Run PostgresCognitoStore.migrate() first: it creates the table."
+        }
     }
 }
