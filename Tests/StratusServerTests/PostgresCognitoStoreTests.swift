@@ -65,6 +65,18 @@ import Testing
         }
     }
 
+    @Test func instancesMigratingTogetherAllSucceed() async throws {
+        try await Self.withStore(migrated: false) { store in
+            // Without the migration lock, some of these fail on pg_type's unique index.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { try await store.migrate() } }
+                try await group.waitForAll()
+            }
+            try await store.write(kind: "user", key: "bob", body: Data("bob".utf8))
+            #expect(try await store.all(kind: "user") == [Data("bob".utf8)])
+        }
+    }
+
     @Test func aStoreWithoutItsTableSaysToMigrate() async throws {
         try await Self.withStore(migrated: false) { store in
             let error = await #expect(throws: PostgresCognitoStoreError.self) {

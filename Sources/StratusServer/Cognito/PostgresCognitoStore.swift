@@ -27,18 +27,29 @@ package final class PostgresCognitoStore: CognitoStore {
 
     /// Creates the table `_stratus_cognito` unless the database has it.
     ///
+    /// Instances that start together migrate one after the other, under a transaction-scoped
+    /// advisory lock: two `CREATE TABLE IF NOT EXISTS` at once may both find no table, and the
+    /// second then fails on PostgreSQL's catalog.
+    ///
     /// - Throws: ``PostgresCognitoStoreError`` with the server's reason when it refuses.
     package func migrate() async throws {
+        let logger = logger
         try await failing("created") {
-            try await client.query(
-                """
-                CREATE TABLE IF NOT EXISTS _stratus_cognito (
-                    kind text NOT NULL, key text NOT NULL, body bytea NOT NULL, PRIMARY KEY (kind, key))
-                """,
-                logger: logger
-            )
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+                try await connection.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS _stratus_cognito (
+                        kind text NOT NULL, key text NOT NULL, body bytea NOT NULL, PRIMARY KEY (kind, key))
+                    """,
+                    logger: logger
+                )
+            }
         }
     }
+
+    /// The advisory lock key of ``migrate()``: "stratus.cognito" in ASCII, truncated to 64 bits.
+    static let migrationLock: Int64 = 0x7374_7261_7475_732E
 
     package func read(kind: String, key: String) async throws -> Data? {
         try await failing("read (kind '\(kind)', key '\(key)')") {
