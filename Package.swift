@@ -164,6 +164,8 @@ let package = Package(
                 "StratusServer", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -345,6 +347,16 @@ let package = Package(
         ),
         // The benchmarks' own logic, such as the fan-out load generator's delivery accounting.
         .testTarget(name: "StratusBenchTests", dependencies: ["StratusBench"], swiftSettings: strict),
+        // The test vocabulary itself, such as the throwaway PostgreSQL cluster's databases.
+        .testTarget(
+            name: "StratusTestingTests",
+            dependencies: [
+                "StratusTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
         .testTarget(
             name: "StratusCLITests",

@@ -120,8 +120,13 @@ public final class LocalBackend: Sendable {
             "stratus-backend-\(UUID().uuidString)"
         )
         let server = try StratusServer(schema: schema, configuration: configuration, dataDirectory: directory)
-        let cognito = try cognitoConfiguration.map {
-            try CognitoUserPool(configuration: $0, dataDirectory: directory, log: { _ in })
+        var cognito: CognitoUserPool?
+        if let cognitoConfiguration {
+            cognito = try await CognitoUserPool(
+                configuration: cognitoConfiguration,
+                dataDirectory: directory,
+                log: { _ in }
+            )
         }
         let apiKey = "da2-test-\(UUID().uuidString.prefix(8).lowercased())"
         let credentials = AWSCredentials(

@@ -220,7 +220,7 @@ import Testing
                 let (auth, api) = try client()
                 let username = TestCognito.newUsername(name)
                 _ = try await auth.signUp(username: username, password: "Secret-pass1!", options: nil)
-                let code = try #require(try pool.pendingCode(for: username))
+                let code = try #require(try await pool.pendingCode(for: username))
                 _ = try await auth.confirmSignUp(for: username, confirmationCode: code)
                 _ = try await auth.signIn(username: username, password: "Secret-pass1!", options: nil)
                 for title in ["\(name) 1", "\(name) 2"] {

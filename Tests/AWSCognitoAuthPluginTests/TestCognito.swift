@@ -108,10 +108,10 @@ struct TestCognito {
 
     /// The code that confirms `username`'s sign-up: moto accepts any, the local pool printed
     /// (and kept) its own.
-    func confirmationCode(for username: String) throws -> String {
+    func confirmationCode(for username: String) async throws -> String {
         switch service {
         case .moto: "123456"
-        case .serve: try #require(try localPool?.pendingCode(for: username))
+        case .serve: try #require(try await localPool?.pendingCode(for: username))
         }
     }
 

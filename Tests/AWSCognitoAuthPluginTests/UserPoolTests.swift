@@ -41,7 +41,7 @@ import Testing
 
         let confirmed = try await auth.confirmSignUp(
             for: username,
-            confirmationCode: try cognito.confirmationCode(for: username)
+            confirmationCode: try await cognito.confirmationCode(for: username)
         )
         #expect(confirmed.isSignUpComplete)
 
@@ -272,7 +272,7 @@ import Testing
             (wrongCode, wrongCodeException) = ("moto-confirmation-code:1", "ExpiredCodeException")
         case .serve:
             // The local pool printed the code and kept it in the data directory.
-            code = try #require(try cognito.localPool?.pendingCode(for: username, passwordReset: true))
+            code = try #require(try await cognito.localPool?.pendingCode(for: username, passwordReset: true))
             (wrongCode, wrongCodeException) = (code == "000000" ? "111111" : "000000", "CodeMismatchException")
         }
         await #expect {

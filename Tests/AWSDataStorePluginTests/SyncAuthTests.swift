@@ -39,7 +39,7 @@ import Testing
     static func signUp(_ username: String, on device: AuthDevice, _ backend: LocalBackend) async throws {
         let pool = try #require(backend.cognito)
         _ = try await device.auth.signUp(username: username, password: password, options: nil)
-        let code = try #require(try pool.pendingCode(for: username))
+        let code = try #require(try await pool.pendingCode(for: username))
         _ = try await device.auth.confirmSignUp(for: username, confirmationCode: code)
     }
 

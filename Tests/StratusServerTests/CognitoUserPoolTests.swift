@@ -21,7 +21,7 @@ import Testing
             maxFailedSignIns: Int = 5,
             rotatesRefreshTokens: Bool = false,
             allowsGuests: Bool = true
-        ) throws {
+        ) async throws {
             let configuration = CognitoConfiguration(
                 userPoolId: poolId,
                 clients: [.init(clientId: "unitclient"), .init(clientId: "secretclient", clientSecret: "shh")],
@@ -38,7 +38,7 @@ import Testing
                 allowsGuests: allowsGuests,
                 maxFailedSignIns: maxFailedSignIns
             )
-            pool = try CognitoUserPool(
+            pool = try await CognitoUserPool(
                 configuration: configuration,
                 store: SQLiteCognitoStore(directory: directory),
                 clock: { clock.now },
@@ -95,7 +95,7 @@ import Testing
 
     @Test func theAPITrustsThePoolsTokensAndRefusesTamperedExpiredRevokedForeignOnes() async throws {
         let clock = TestClock()
-        let fixture = try Fixture(clock: clock)
+        let fixture = try await Fixture(clock: clock)
         let tokens = try await fixture.signIn()
         let idToken = try #require(tokens["IdToken"]?.stringValue)
         let accessToken = try #require(tokens["AccessToken"]?.stringValue)
@@ -124,7 +124,7 @@ import Testing
         )
 
         // Another pool's token, on the same origin.
-        let other = try Fixture(poolId: "us-east-1_Other", clock: clock)
+        let other = try await Fixture(poolId: "us-east-1_Other", clock: clock)
         let foreign = try #require(try await other.signIn()["IdToken"]?.stringValue)
         #expect(await Self.apiIdentity(foreign, pool: fixture.pool, at: clock.now) == .failure(.notAuthorized))
 
@@ -149,7 +149,7 @@ import Testing
 
     @Test func repeatedWrongPasswordsLockTheUserOutForAWhile() async throws {
         let clock = TestClock()
-        let fixture = try Fixture(clock: clock, maxFailedSignIns: 3)
+        let fixture = try await Fixture(clock: clock, maxFailedSignIns: 3)
         for _ in 0..<3 {
             let answer = await fixture.call(
                 "InitiateAuth",
@@ -177,14 +177,14 @@ import Testing
     }
 
     @Test func signUpCodesAreKeptAndNoPasswordReachesTheDataDirectory() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         let signUp = await fixture.call(
             "SignUp",
             ["ClientId": "unitclient", "Username": "bob", "Password": "Bobs-secret-pass9!"]
         )
         #expect(signUp.status == 200)
         #expect(signUp.body["UserConfirmed"] == false)
-        #expect(try fixture.pool.pendingCode(for: "bob") == "424242")
+        #expect(try await fixture.pool.pendingCode(for: "bob") == "424242")
         let resent = await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "bob"])
         #expect(resent.body.text == #"{"CodeDeliveryDetails":{"Destination":"local","DeliveryMedium":"EMAIL"}}"#)
         let confirm = await fixture.call(
@@ -192,7 +192,7 @@ import Testing
             ["ClientId": "unitclient", "Username": "bob", "ConfirmationCode": "424242"]
         )
         #expect(confirm.status == 200)
-        #expect(try fixture.pool.pendingCode(for: "bob") == nil)
+        #expect(try await fixture.pool.pendingCode(for: "bob") == nil)
         let again = await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "bob"])
         #expect(again.status == 400)
         #expect(again.body.text == #"{"__type":"InvalidParameterException","message":"User is already confirmed."}"#)
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func refreshTokensRotateWhenConfigured() async throws {
-        let fixture = try Fixture(rotatesRefreshTokens: true)
+        let fixture = try await Fixture(rotatesRefreshTokens: true)
         let first = try #require(try await fixture.signIn()["RefreshToken"]?.stringValue)
         func refresh(_ token: String) async -> (status: Int, body: JSON) {
             await fixture.call(
@@ -230,7 +230,7 @@ import Testing
     }
 
     @Test func withoutGuestsOnlyThePoolsUsersGetCredentialsOfTheAuthenticatedRole() async throws {
-        let fixture = try Fixture(allowsGuests: false)
+        let fixture = try await Fixture(allowsGuests: false)
         let poolId = try #require(fixture.pool.configuration.identityPoolId)
         func identity(_ operation: String, _ input: JSON) async -> (status: Int, body: JSON) {
             await fixture.pool.respond(target: "AWSCognitoIdentityService.\(operation)", body: Data(input.text.utf8))
@@ -249,7 +249,7 @@ import Testing
         let answer = await identity("GetCredentialsForIdentity", ["IdentityId": .string(identityId), "Logins": logins])
         let accessKeyId = try #require(answer.body["Credentials"]?["AccessKeyId"]?.stringValue)
         #expect(accessKeyId.hasPrefix("ASIA"))
-        let issued = try #require(fixture.pool.issuedCredentials(for: accessKeyId))
+        let issued = try #require(await fixture.pool.issuedCredentials(for: accessKeyId))
         #expect(issued.secret == answer.body["Credentials"]?["SecretKey"]?.stringValue)
         #expect(issued.claims["cognitoIdentityAuthType"] == "authenticated")
         #expect(issued.claims["cognitoIdentityId"]?.stringValue == identityId)
@@ -258,9 +258,9 @@ import Testing
 
     @Test func theSigningKeyAndUsersSurviveAReopen() async throws {
         let clock = TestClock()
-        let fixture = try Fixture(clock: clock)
+        let fixture = try await Fixture(clock: clock)
         let idToken = try #require(try await fixture.signIn()["IdToken"]?.stringValue)
-        let reopened = try CognitoUserPool(
+        let reopened = try await CognitoUserPool(
             configuration: fixture.pool.configuration,
             store: SQLiteCognitoStore(directory: fixture.directory),
             clock: { clock.now }
@@ -290,10 +290,10 @@ import Testing
     /// exception name, never a crash or a 500.
     /// One pool for every target of the malformed requests: making a pool (its signing key,
     /// alice's verifier) is the slow part.
-    static let fuzzed = Result { try Fixture() }
+    static let fuzzed = Task { try await Fixture() }
 
     @Test(arguments: targets) func malformedRequestsGetCognitoStyleRefusals(_ target: String) async throws {
-        let fixture = try Self.fuzzed.get()
+        let fixture = try await Self.fuzzed.value
         var random = SeededGenerator(seed: target.utf8.reduce(0) { $0 &* 31 &+ UInt64($1) })
         let names = [
             "ClientId", "Username", "Password", "AuthFlow", "AuthParameters", "ChallengeName", "ChallengeResponses",

@@ -13,8 +13,8 @@ struct CognitoSigningKey: Sendable {
     /// The key kept in `store`, or a new 2048-bit key, kept there first.
     ///
     /// - Throws: when the store cannot be read or written, or the kept key is not a PEM RSA key.
-    static func load(from store: any CognitoStore) throws -> CognitoSigningKey {
-        if let record = try store.all(SigningKeyRecord.self).first {
+    static func load(from store: any CognitoStore) async throws -> CognitoSigningKey {
+        if let record = try await store.all(SigningKeyRecord.self).first {
             return try CognitoSigningKey(
                 keyId: record.keyId,
                 key: _RSA.Signing.PrivateKey(pemRepresentation: record.pem)
@@ -22,7 +22,7 @@ struct CognitoSigningKey: Sendable {
         }
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let signing = try CognitoSigningKey(keyId: UUID().uuidString.lowercased(), key: key)
-        try store.write(SigningKeyRecord(keyId: signing.keyId, pem: key.pkcs8PEMRepresentation))
+        try await store.write(SigningKeyRecord(keyId: signing.keyId, pem: key.pkcs8PEMRepresentation))
         return signing
     }
 

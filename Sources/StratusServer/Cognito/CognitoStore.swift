@@ -4,16 +4,17 @@ import Foundation
 /// confirmation codes, refresh tokens, the signing key, identities and issued credentials.
 ///
 /// Records are Codable values kept by kind and key, so that another database can hold them
-/// behind the same few calls. ``SQLiteCognitoStore`` keeps them in the data directory.
+/// behind the same few calls. ``SQLiteCognitoStore`` keeps them in the data directory,
+/// ``PostgresCognitoStore`` in a PostgreSQL database.
 package protocol CognitoStore: Sendable {
     /// The record of `kind` under `key`, encoded; `nil` when there is none.
-    func read(kind: String, key: String) throws -> Data?
+    func read(kind: String, key: String) async throws -> Data?
     /// Stores `body` as the record of `kind` under `key`, replacing any.
-    func write(kind: String, key: String, body: Data) throws
+    func write(kind: String, key: String, body: Data) async throws
     /// Removes the record of `kind` under `key`, if any.
-    func delete(kind: String, key: String) throws
+    func delete(kind: String, key: String) async throws
     /// Every record of `kind`, by key order.
-    func all(kind: String) throws -> [Data]
+    func all(kind: String) async throws -> [Data]
 }
 
 /// A record the local Cognito stores.
@@ -25,23 +26,23 @@ protocol CognitoRecord: Codable, Sendable {
 }
 
 extension CognitoStore {
-    func read<Record: CognitoRecord>(_ type: Record.Type, _ key: String) throws -> Record? {
-        guard let data = try read(kind: Record.kind, key: key) else { return nil }
+    func read<Record: CognitoRecord>(_ type: Record.Type, _ key: String) async throws -> Record? {
+        guard let data = try await read(kind: Record.kind, key: key) else { return nil }
         return try JSONDecoder().decode(Record.self, from: data)
     }
 
-    func write<Record: CognitoRecord>(_ record: Record) throws {
+    func write<Record: CognitoRecord>(_ record: Record) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        try write(kind: Record.kind, key: record.key, body: encoder.encode(record))
+        try await write(kind: Record.kind, key: record.key, body: encoder.encode(record))
     }
 
-    func delete<Record: CognitoRecord>(_ type: Record.Type, _ key: String) throws {
-        try delete(kind: Record.kind, key: key)
+    func delete<Record: CognitoRecord>(_ type: Record.Type, _ key: String) async throws {
+        try await delete(kind: Record.kind, key: key)
     }
 
-    func all<Record: CognitoRecord>(_ type: Record.Type) throws -> [Record] {
-        try all(kind: Record.kind).map { try JSONDecoder().decode(Record.self, from: $0) }
+    func all<Record: CognitoRecord>(_ type: Record.Type) async throws -> [Record] {
+        try await all(kind: Record.kind).map { try JSONDecoder().decode(Record.self, from: $0) }
     }
 }
 

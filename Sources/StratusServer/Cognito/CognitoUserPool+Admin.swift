@@ -2,16 +2,18 @@ import Foundation
 
 extension CognitoUserPool {
     /// The administrator's operations, which `stratus users` calls as well.
-    func admin(_ operation: String, _ input: CognitoInput) throws -> JSONObject {
+    func admin(_ operation: String, _ input: CognitoInput) async throws -> JSONObject {
         let poolId = try input.string("UserPoolId")
         guard poolId == configuration.userPoolId else {
             throw CognitoError("ResourceNotFoundException", "User pool \(poolId) does not exist.")
         }
-        if Self.groupOperations.contains(operation) { return try groupOperation(operation, input) }
+        if Self.groupOperations.contains(operation) { return try await groupOperation(operation, input) }
         if operation == "ListUsers" {
             return [
                 "Users": .array(
-                    try store.all(CognitoUser.self).map { .object(Self.summary(of: $0, attributesKey: "Attributes")) }
+                    try await store.all(CognitoUser.self).map {
+                        .object(Self.summary(of: $0, attributesKey: "Attributes"))
+                    }
                 )
             ]
         }
@@ -20,7 +22,7 @@ extension CognitoUserPool {
         case "AdminCreateUser":
             let attributes = try Self.attributes(input["UserAttributes"])
             let temporary = try input.optionalString("TemporaryPassword") ?? Self.temporaryPassword()
-            let user = try createUser(
+            let user = try await createUser(
                 username: username,
                 password: temporary,
                 attributes: attributes,
@@ -31,53 +33,53 @@ extension CognitoUserPool {
             }
             return ["User": .object(Self.summary(of: user, attributesKey: "Attributes"))]
         case "AdminSetUserPassword":
-            var user = try self.user(username)
+            var user = try await self.user(username)
             try setPassword(try input.string("Password"), of: &user)
             user.status = input["Permanent"]?.boolValue == true ? .confirmed : .forceChangePassword
-            try store.write(user)
+            try await store.write(user)
             return [:]
         case "AdminConfirmSignUp":
-            var user = try self.user(username)
+            var user = try await self.user(username)
             guard user.status == .unconfirmed else {
                 throw CognitoError.notAuthorized("User cannot be confirmed. Current status is \(user.status.rawValue)")
             }
             user.status = .confirmed
             user.modified = clock()
-            try store.write(user)
-            try store.delete(CognitoCode.self, CognitoCode.key(username, .signUp))
+            try await store.write(user)
+            try await store.delete(CognitoCode.self, CognitoCode.key(username, .signUp))
             return [:]
         case "AdminAddUserToGroup", "AdminRemoveUserFromGroup":
             let group = try input.string("GroupName")
-            guard try self.group(named: group) != nil else { throw CognitoError.groupNotFound }
-            var user = try self.user(username)
+            guard try await self.group(named: group) != nil else { throw CognitoError.groupNotFound }
+            var user = try await self.user(username)
             user.groups.removeAll { $0 == group }
             if operation == "AdminAddUserToGroup" { user.groups.append(group) }
             user.modified = clock()
-            try store.write(user)
+            try await store.write(user)
             return [:]
         case "AdminListGroupsForUser":
-            let user = try self.user(username)
-            return [
-                "Groups": .array(
-                    try user.groups.map { name in
-                        try group(named: name).map { .object(describe($0)) }
-                            ?? .object(["GroupName": .string(name), "UserPoolId": .string(poolId)])
-                    }
+            let user = try await self.user(username)
+            var groups: [JSON] = []
+            for name in user.groups {
+                groups.append(
+                    try await group(named: name).map { .object(describe($0)) }
+                        ?? .object(["GroupName": .string(name), "UserPoolId": .string(poolId)])
                 )
-            ]
+            }
+            return ["Groups": .array(groups)]
         case "AdminDeleteUser":
-            var user = try self.user(username)
-            try signOutEverywhere(&user)
-            try store.delete(CognitoUser.self, username)
-            try store.delete(CognitoCode.self, CognitoCode.key(username, .signUp))
-            try store.delete(CognitoCode.self, CognitoCode.key(username, .forgotPassword))
+            var user = try await self.user(username)
+            try await signOutEverywhere(&user)
+            try await store.delete(CognitoUser.self, username)
+            try await store.delete(CognitoCode.self, CognitoCode.key(username, .signUp))
+            try await store.delete(CognitoCode.self, CognitoCode.key(username, .forgotPassword))
             return [:]
         case "AdminGetUser":
-            let user = try self.user(username)
+            let user = try await self.user(username)
             return Self.summary(of: user, attributesKey: "UserAttributes")
         case "AdminUserGlobalSignOut":
-            var user = try self.user(username)
-            try signOutEverywhere(&user)
+            var user = try await self.user(username)
+            try await signOutEverywhere(&user)
             return [:]
         default:
             throw CognitoError.unknownOperation("AWSCognitoIdentityProviderService.\(operation)")
@@ -125,9 +127,9 @@ extension CognitoUserPool {
         password: String,
         attributes: [String: String] = [:],
         groups: [String] = []
-    ) throws(ServerError) {
-        try command {
-            _ = try createUser(
+    ) async throws(ServerError) {
+        try await command {
+            _ = try await self.createUser(
                 username: username,
                 password: password,
                 attributes: attributes,
@@ -140,9 +142,9 @@ extension CognitoUserPool {
     /// Every user of the pool, by username.
     ///
     /// - Throws: ``ServerError`` when the pool's state cannot be read.
-    public func listUsers() throws(ServerError) -> [UserSummary] {
-        try command {
-            try store.all(CognitoUser.self).map {
+    public func listUsers() async throws(ServerError) -> [UserSummary] {
+        try await command {
+            try await self.store.all(CognitoUser.self).map {
                 UserSummary(
                     username: $0.username,
                     sub: $0.sub,
@@ -157,34 +159,86 @@ extension CognitoUserPool {
     /// Confirms an unconfirmed user, as `AdminConfirmSignUp` does.
     ///
     /// - Throws: ``ServerError`` when there is no such user or it is confirmed already.
-    public func confirmUser(_ username: String) throws(ServerError) {
-        try command { _ = try admin("AdminConfirmSignUp", adminInput(username)) }
+    public func confirmUser(_ username: String) async throws(ServerError) {
+        let input = adminInput(username)
+        try await command { _ = try await self.admin("AdminConfirmSignUp", input) }
     }
 
     /// Deletes a user and revokes its tokens.
     ///
     /// - Throws: ``ServerError`` when there is no such user.
-    public func deleteUser(_ username: String) throws(ServerError) {
-        try command { _ = try admin("AdminDeleteUser", adminInput(username)) }
+    public func deleteUser(_ username: String) async throws(ServerError) {
+        let input = adminInput(username)
+        try await command { _ = try await self.admin("AdminDeleteUser", input) }
     }
 
     /// Adds a user to a configured group, or removes it from one.
     ///
     /// - Throws: ``ServerError`` when there is no such user or group.
-    public func setGroup(_ group: String, of username: String, member: Bool) throws(ServerError) {
-        var input = adminInput(username).object
-        input["GroupName"] = .string(group)
+    public func setGroup(_ group: String, of username: String, member: Bool) async throws(ServerError) {
+        var object = adminInput(username).object
+        object["GroupName"] = .string(group)
+        let input = CognitoInput(object)
         let operation = member ? "AdminAddUserToGroup" : "AdminRemoveUserFromGroup"
-        try command { _ = try admin(operation, CognitoInput(input)) }
+        try await command { _ = try await self.admin(operation, input) }
+    }
+
+    // The same, for synchronous callers such as a command's `run()`: each blocks the calling
+    // thread until the operation has run on the pool's thread.
+
+    /// Adds a confirmed user with a permanent password, blocking the calling thread.
+    ///
+    /// - Throws: ``ServerError`` naming the problem: the username taken, the password refused by
+    ///   the policy, an unknown group.
+    public func addUser(
+        username: String,
+        password: String,
+        attributes: [String: String] = [:],
+        groups: [String] = []
+    ) throws(ServerError) {
+        try Self.waiting { () async throws(ServerError) in
+            try await self.addUser(username: username, password: password, attributes: attributes, groups: groups)
+        }
+    }
+
+    /// Every user of the pool, by username, blocking the calling thread.
+    ///
+    /// - Throws: ``ServerError`` when the pool's state cannot be read.
+    public func listUsers() throws(ServerError) -> [UserSummary] {
+        try Self.waiting { () async throws(ServerError) in try await self.listUsers() }
+    }
+
+    /// Confirms an unconfirmed user, blocking the calling thread.
+    ///
+    /// - Throws: ``ServerError`` when there is no such user or it is confirmed already.
+    public func confirmUser(_ username: String) throws(ServerError) {
+        try Self.waiting { () async throws(ServerError) in try await self.confirmUser(username) }
+    }
+
+    /// Deletes a user and revokes its tokens, blocking the calling thread.
+    ///
+    /// - Throws: ``ServerError`` when there is no such user.
+    public func deleteUser(_ username: String) throws(ServerError) {
+        try Self.waiting { () async throws(ServerError) in try await self.deleteUser(username) }
+    }
+
+    /// Adds a user to a configured group, or removes it from one, blocking the calling thread.
+    ///
+    /// - Throws: ``ServerError`` when there is no such user or group.
+    public func setGroup(_ group: String, of username: String, member: Bool) throws(ServerError) {
+        try Self.waiting { () async throws(ServerError) in try await self.setGroup(group, of: username, member: member)
+        }
     }
 
     private func adminInput(_ username: String) -> CognitoInput {
         CognitoInput(["UserPoolId": .string(configuration.userPoolId), "Username": .string(username)])
     }
 
-    private func command<T>(_ body: () throws -> T) throws(ServerError) -> T {
+    private func command<T: Sendable>(
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws(ServerError) -> T {
         do {
-            return try body()
+            return try await serially(body)
         } catch let error as CognitoError {
             throw ServerError.cognito(error.description)
         } catch {

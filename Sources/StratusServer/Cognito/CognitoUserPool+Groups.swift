@@ -18,10 +18,10 @@ extension CognitoUserPool {
     static let groupOperations: Set<String> = ["CreateGroup", "GetGroup", "ListGroups", "DeleteGroup"]
 
     /// Answers one of ``groupOperations``, for a pool already checked.
-    func groupOperation(_ operation: String, _ input: CognitoInput) throws -> JSONObject {
+    func groupOperation(_ operation: String, _ input: CognitoInput) async throws -> JSONObject {
         switch operation {
         case "ListGroups":
-            return ["Groups": .array(try allGroups().map { .object(describe($0)) })]
+            return ["Groups": .array(try await allGroups().map { .object(describe($0)) })]
         case "CreateGroup":
             let name = try input.string("GroupName")
             guard !name.isEmpty, name.count <= 128, !name.contains(where: \.isWhitespace) else {
@@ -29,7 +29,7 @@ extension CognitoUserPool {
                     "GroupName should be a non-empty string of up to 128 characters without spaces."
                 )
             }
-            guard try group(named: name) == nil else {
+            guard try await group(named: name) == nil else {
                 throw CognitoError("GroupExistsException", "A group with the name \(name) already exists.")
             }
             let precedence: Int?
@@ -49,20 +49,20 @@ extension CognitoUserPool {
                 created: now,
                 modified: now
             )
-            try store.write(group)
+            try await store.write(group)
             return ["Group": .object(describe(group))]
         case "GetGroup":
             let name = try input.string("GroupName")
-            guard let group = try group(named: name) else { throw CognitoError.groupNotFound }
+            guard let group = try await group(named: name) else { throw CognitoError.groupNotFound }
             return ["Group": .object(describe(group))]
         case "DeleteGroup":
             let name = try input.string("GroupName")
-            guard try group(named: name) != nil else { throw CognitoError.groupNotFound }
-            try store.delete(CognitoGroup.self, name)
-            for var user in try store.all(CognitoUser.self) where user.groups.contains(name) {
+            guard try await group(named: name) != nil else { throw CognitoError.groupNotFound }
+            try await store.delete(CognitoGroup.self, name)
+            for var user in try await store.all(CognitoUser.self) where user.groups.contains(name) {
                 user.groups.removeAll { $0 == name }
                 user.modified = clock()
-                try store.write(user)
+                try await store.write(user)
             }
             return [:]
         default:
@@ -71,19 +71,20 @@ extension CognitoUserPool {
     }
 
     /// The group `name`, if the pool has one.
-    func group(named name: String) throws -> CognitoGroup? {
-        try store.read(CognitoGroup.self, name)
+    func group(named name: String) async throws -> CognitoGroup? {
+        try await store.read(CognitoGroup.self, name)
     }
 
     /// Every group, by name.
-    func allGroups() throws -> [CognitoGroup] {
-        try store.all(CognitoGroup.self).sorted { $0.name < $1.name }
+    func allGroups() async throws -> [CognitoGroup] {
+        try await store.all(CognitoGroup.self).sorted { $0.name < $1.name }
     }
 
     /// Stores the configuration's groups the pool does not have yet.
-    func storeConfiguredGroups() throws {
-        for name in configuration.groups where try group(named: name) == nil {
-            try store.write(CognitoGroup(name: name, created: clock(), modified: clock()))
+    func storeConfiguredGroups() async throws {
+        for name in configuration.groups {
+            guard try await group(named: name) == nil else { continue }
+            try await store.write(CognitoGroup(name: name, created: clock(), modified: clock()))
         }
     }
 

@@ -3,35 +3,35 @@ import Foundation
 extension CognitoUserPool {
     /// `GetId`: the identity of a signed-in user (by the `Logins` of this pool's ID token), or a
     /// new guest identity when the pool allows guests.
-    func getId(_ input: CognitoInput) throws -> JSONObject {
+    func getId(_ input: CognitoInput) async throws -> JSONObject {
         _ = try identityPool(input)
-        if let login = try self.login(input) {
-            if let existing = try store.all(IdentityRecord.self).first(where: { $0.login == login.key }) {
+        if let login = try await self.login(input) {
+            if let existing = try await store.all(IdentityRecord.self).first(where: { $0.login == login.key }) {
                 return ["IdentityId": .string(existing.identityId)]
             }
             let record = IdentityRecord(identityId: newIdentityId(), login: login.key)
-            try store.write(record)
+            try await store.write(record)
             return ["IdentityId": .string(record.identityId)]
         }
         guard configuration.allowsGuests else {
             throw CognitoError.notAuthorized("Unauthenticated access is not supported for this identity pool.")
         }
         let record = IdentityRecord(identityId: newIdentityId(), login: nil)
-        try store.write(record)
+        try await store.write(record)
         return ["IdentityId": .string(record.identityId)]
     }
 
     /// `GetCredentialsForIdentity`: temporary credentials of the authenticated role for an
     /// identity whose login is given, of the unauthenticated role for a guest's.
-    func getCredentialsForIdentity(_ input: CognitoInput) throws -> JSONObject {
+    func getCredentialsForIdentity(_ input: CognitoInput) async throws -> JSONObject {
         guard configuration.identityPoolId != nil else {
             throw CognitoError("ResourceNotFoundException", "The local Cognito has no identity pool.")
         }
         let identityId = try input.string("IdentityId")
-        guard var identity = try store.read(IdentityRecord.self, identityId) else {
+        guard var identity = try await store.read(IdentityRecord.self, identityId) else {
             throw CognitoError("ResourceNotFoundException", "Identity '\(identityId)' not found.")
         }
-        let login = try self.login(input)
+        let login = try await self.login(input)
         if let expected = identity.login {
             guard let login, login.key == expected else {
                 throw CognitoError.notAuthorized(
@@ -41,7 +41,7 @@ extension CognitoUserPool {
         } else if let login {
             // A guest who signs in keeps the identity, which becomes the user's.
             identity.login = login.key
-            try store.write(identity)
+            try await store.write(identity)
         } else if !configuration.allowsGuests {
             throw CognitoError.notAuthorized("Unauthenticated access is not supported for this identity pool.")
         }
@@ -59,7 +59,7 @@ extension CognitoUserPool {
             sub: login?.sub,
             expiration: expiration
         )
-        try store.write(credentials)
+        try await store.write(credentials)
         return [
             "IdentityId": .string(identityId),
             "Credentials": .object([
@@ -81,7 +81,7 @@ extension CognitoUserPool {
     }
 
     /// The user a request's `Logins` proves: an ID token of this pool, under ``loginKey``.
-    private func login(_ input: CognitoInput) throws -> (key: String, username: String, sub: String)? {
+    private func login(_ input: CognitoInput) async throws -> (key: String, username: String, sub: String)? {
         let logins = try input.map("Logins")
         guard !logins.isEmpty else { return nil }
         guard let token = logins[loginKey] else {
@@ -97,7 +97,7 @@ extension CognitoUserPool {
         else {
             throw CognitoError.notAuthorized("Invalid login token. Not a valid OpenId Connect identity token.")
         }
-        guard !(try isRevoked(claims)) else {
+        guard !(try await isRevoked(claims)) else {
             throw CognitoError.notAuthorized("Invalid login token. Token is revoked.")
         }
         return ("\(loginKey):\(sub)", username, sub)
@@ -117,11 +117,11 @@ extension CognitoUserPool {
     /// have not expired; `nil` for others.
     package func issuedCredentials(
         for accessKeyId: String
-    ) -> (secret: String, sessionToken: String, claims: JSONObject)? {
+    ) async -> (secret: String, sessionToken: String, claims: JSONObject)? {
         guard accessKeyId.hasPrefix("ASIA") else { return nil }
         let record: IssuedCredentials?
         do {
-            record = try store.read(IssuedCredentials.self, accessKeyId)
+            record = try await store.read(IssuedCredentials.self, accessKeyId)
         } catch {
             log("The local Cognito cannot read the credentials '\(accessKeyId)': \(error)")
             return nil

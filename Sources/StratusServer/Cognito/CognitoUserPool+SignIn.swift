@@ -5,7 +5,7 @@ import Foundation
 
 extension CognitoUserPool {
     /// `InitiateAuth`: `USER_SRP_AUTH`, `USER_PASSWORD_AUTH` and `REFRESH_TOKEN_AUTH`.
-    func initiateAuth(_ input: CognitoInput) throws -> JSONObject {
+    func initiateAuth(_ input: CognitoInput) async throws -> JSONObject {
         let flow = try input.string("AuthFlow")
         let parameters = try input.map("AuthParameters")
         switch flow {
@@ -13,14 +13,14 @@ extension CognitoUserPool {
             let username = try parameter("USERNAME", parameters)
             let client = try self.client(input, username: username, secretHash: parameters["SECRET_HASH"])
             let password = try parameter("PASSWORD", parameters)
-            var user = try self.user(username)
+            var user = try await self.user(username)
             try checkNotLockedOut(user)
             guard try PasswordHash.matches(password, user.password) else {
                 recordFailure(of: user)
                 throw CognitoError.incorrectPassword
             }
             recordSuccess(of: user)
-            return try signedIn(&user, client: client)
+            return try await signedIn(&user, client: client)
         case "USER_SRP_AUTH":
             let username = try parameter("USERNAME", parameters)
             let client = try self.client(input, username: username, secretHash: parameters["SECRET_HASH"])
@@ -29,7 +29,7 @@ extension CognitoUserPool {
             else {
                 throw CognitoError.invalidParameter("SRP_A is not a valid hexadecimal SRP value.")
             }
-            let user = try self.user(username)
+            let user = try await self.user(username)
             try checkNotLockedOut(user)
             guard let verifier = BigUInt(user.password.srpVerifier, radix: 16) else {
                 throw CognitoError(
@@ -59,7 +59,7 @@ extension CognitoUserPool {
                 ]),
             ]
         case "REFRESH_TOKEN_AUTH", "REFRESH_TOKEN":
-            return try refresh(input, parameters)
+            return try await refresh(input, parameters)
         default:
             throw CognitoError.invalidParameter(
                 "1 validation error detected: Value '\(flow)' at 'authFlow' failed to satisfy constraint: "
@@ -70,7 +70,7 @@ extension CognitoUserPool {
     }
 
     /// `RespondToAuthChallenge`: `PASSWORD_VERIFIER` and `NEW_PASSWORD_REQUIRED`.
-    func respondToAuthChallenge(_ input: CognitoInput) throws -> JSONObject {
+    func respondToAuthChallenge(_ input: CognitoInput) async throws -> JSONObject {
         let name = try input.string("ChallengeName")
         let responses = try input.map("ChallengeResponses")
         let username = try parameter("USERNAME", responses)
@@ -86,7 +86,7 @@ extension CognitoUserPool {
             else {
                 throw CognitoError.invalidSession
             }
-            var user = try self.user(username)
+            var user = try await self.user(username)
             try checkNotLockedOut(user)
             guard let verifier = BigUInt(user.password.srpVerifier, radix: 16),
                 let block = Data(base64Encoded: secretBlock)
@@ -108,7 +108,7 @@ extension CognitoUserPool {
                 throw CognitoError.incorrectPassword
             }
             recordSuccess(of: user)
-            return try signedIn(&user, client: client)
+            return try await signedIn(&user, client: client)
         case "NEW_PASSWORD_REQUIRED":
             let session = try input.string("Session")
             guard let challenge = take(session), challenge.username == username, challenge.clientId == client.clientId,
@@ -116,14 +116,14 @@ extension CognitoUserPool {
             else {
                 throw CognitoError.invalidSession
             }
-            var user = try self.user(username)
+            var user = try await self.user(username)
             try setPassword(try parameter("NEW_PASSWORD", responses), of: &user)
             for (name, value) in responses where name.hasPrefix("userAttributes.") {
                 user.attributes[String(name.dropFirst("userAttributes.".count))] = value
             }
             user.status = .confirmed
-            try store.write(user)
-            return try signedIn(&user, client: client)
+            try await store.write(user)
+            return try await signedIn(&user, client: client)
         default:
             throw CognitoError.invalidParameter("The challenge '\(name)' is not one the local pool asks.")
         }
@@ -137,7 +137,8 @@ extension CognitoUserPool {
     }
 
     /// The answer to a verified password: tokens, or the challenge the user's status asks.
-    private func signedIn(_ user: inout CognitoUser, client: CognitoConfiguration.AppClient) throws -> JSONObject {
+    private func signedIn(_ user: inout CognitoUser, client: CognitoConfiguration.AppClient) async throws -> JSONObject
+    {
         guard user.enabled else { throw CognitoError.notAuthorized("User is disabled.") }
         switch user.status {
         case .unconfirmed:
@@ -171,7 +172,7 @@ extension CognitoUserPool {
             let refreshToken = PasswordHash.randomBytes(64).base64EncodedString()
             let originJti = UUID().uuidString.lowercased()
             let now = clock()
-            try store.write(
+            try await store.write(
                 RefreshTokenRecord(
                     tokenHash: Self.hash(of: refreshToken),
                     username: user.username,
@@ -188,14 +189,14 @@ extension CognitoUserPool {
         }
     }
 
-    private func refresh(_ input: CognitoInput, _ parameters: [String: String]) throws -> JSONObject {
+    private func refresh(_ input: CognitoInput, _ parameters: [String: String]) async throws -> JSONObject {
         let token = try parameter("REFRESH_TOKEN", parameters)
-        guard var record = try store.read(RefreshTokenRecord.self, Self.hash(of: token)) else {
+        guard var record = try await store.read(RefreshTokenRecord.self, Self.hash(of: token)) else {
             throw CognitoError.invalidRefreshToken
         }
         guard !record.revoked else { throw CognitoError.revokedRefreshToken }
         guard record.expires > clock() else { throw CognitoError.notAuthorized("Refresh Token has expired") }
-        let user = try self.user(record.username)
+        let user = try await self.user(record.username)
         let client = try self.client(
             input,
             username: parameters["USERNAME"] ?? user.username,
@@ -211,13 +212,13 @@ extension CognitoUserPool {
         )
         if configuration.rotatesRefreshTokens {
             record.revoked = true
-            try store.write(record)
+            try await store.write(record)
             let rotated = PasswordHash.randomBytes(64).base64EncodedString()
             var next = record
             next.tokenHash = Self.hash(of: rotated)
             next.revoked = false
             next.expires = clock().addingTimeInterval(configuration.refreshTokenLifetime)
-            try store.write(next)
+            try await store.write(next)
             result["RefreshToken"] = .string(rotated)
         }
         return ["AuthenticationResult": .object(result), "ChallengeParameters": .object([:])]
@@ -330,12 +331,12 @@ extension CognitoUserPool {
 
     /// Whether the tokens of `claims` were revoked: by `RevokeToken` (their `origin_jti`), by
     /// `GlobalSignOut` (issued before it), or by the user's deletion.
-    func isRevoked(_ claims: JSONObject) throws -> Bool {
-        if let origin = claims["origin_jti"]?.stringValue, try store.read(RevokedOrigin.self, origin) != nil {
+    func isRevoked(_ claims: JSONObject) async throws -> Bool {
+        if let origin = claims["origin_jti"]?.stringValue, try await store.read(RevokedOrigin.self, origin) != nil {
             return true
         }
         let username = claims["cognito:username"]?.stringValue ?? claims["username"]?.stringValue ?? ""
-        guard let user = try store.read(CognitoUser.self, username) else { return true }
+        guard let user = try await store.read(CognitoUser.self, username) else { return true }
         if let after = user.tokensValidAfter, let issuedAt = claims["iat"]?.doubleValue,
             issuedAt < after.timeIntervalSince1970
         {
@@ -345,10 +346,11 @@ extension CognitoUserPool {
     }
 
     /// The user of a valid access token.
-    func user(ofAccessToken token: String) throws -> CognitoUser {
+    func user(ofAccessToken token: String) async throws -> CognitoUser {
         guard let claims = try verifiedClaims(of: token, use: "access") else { throw CognitoError.invalidAccessToken }
-        guard !(try isRevoked(claims)) else { throw CognitoError.revokedAccessToken }
-        guard let username = claims["username"]?.stringValue, let user = try store.read(CognitoUser.self, username)
+        guard !(try await isRevoked(claims)) else { throw CognitoError.revokedAccessToken }
+        guard let username = claims["username"]?.stringValue,
+            let user = try await store.read(CognitoUser.self, username)
         else {
             throw CognitoError.userNotFound
         }
@@ -356,10 +358,10 @@ extension CognitoUserPool {
     }
 
     /// Whether `token`, presented to the API, was revoked; `false` for a token of another issuer.
-    package func isRevoked(token: String) -> Bool {
+    package func isRevoked(token: String) async -> Bool {
         guard let claims = signingKey.verifiedClaims(of: token) else { return false }
         do {
-            return try isRevoked(claims)
+            return try await isRevoked(claims)
         } catch {
             log("The local Cognito cannot check whether a token was revoked: \(error)")
             return true

@@ -2,56 +2,56 @@ import Foundation
 
 extension CognitoUserPool {
     /// `SignUp`: a new user, unconfirmed (with a code logged) unless the pool auto-confirms.
-    func signUp(_ input: CognitoInput) throws -> JSONObject {
+    func signUp(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let password = try input.string("Password")
         let attributes = try Self.attributes(input["UserAttributes"])
         let status: CognitoUser.Status = configuration.autoConfirmsSignUp ? .confirmed : .unconfirmed
-        let user = try createUser(username: username, password: password, attributes: attributes, status: status)
+        let user = try await createUser(username: username, password: password, attributes: attributes, status: status)
         var output: JSONObject = ["UserConfirmed": .bool(status == .confirmed), "UserSub": .string(user.sub)]
         if status == .unconfirmed {
-            for (name, value) in try issueCode(for: user, purpose: .signUp) { output[name] = value }
+            for (name, value) in try await issueCode(for: user, purpose: .signUp) { output[name] = value }
         }
         return output
     }
 
     /// `ConfirmSignUp`: the code logged at sign-up confirms the user.
-    func confirmSignUp(_ input: CognitoInput) throws -> JSONObject {
+    func confirmSignUp(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let code = try input.string("ConfirmationCode")
-        var user = try self.user(username)
+        var user = try await self.user(username)
         guard user.status == .unconfirmed else {
             throw CognitoError.notAuthorized("User cannot be confirmed. Current status is \(user.status.rawValue)")
         }
-        try consumeCode(code, for: user.username, purpose: .signUp)
+        try await consumeCode(code, for: user.username, purpose: .signUp)
         user.status = .confirmed
         user.modified = clock()
-        try store.write(user)
+        try await store.write(user)
         return [:]
     }
 
     /// `ResendConfirmationCode`: a new code for an unconfirmed user.
-    func resendConfirmationCode(_ input: CognitoInput) throws -> JSONObject {
+    func resendConfirmationCode(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
-        let user = try self.user(username)
+        let user = try await self.user(username)
         guard user.status == .unconfirmed else {
             throw CognitoError.invalidParameter("User is already confirmed.")
         }
-        return try issueCode(for: user, purpose: .signUp)
+        return try await issueCode(for: user, purpose: .signUp)
     }
 
     /// `GetUser`: the signed-in user's name and attributes.
-    func getUser(_ input: CognitoInput) throws -> JSONObject {
-        let user = try self.user(ofAccessToken: try input.string("AccessToken"))
+    func getUser(_ input: CognitoInput) async throws -> JSONObject {
+        let user = try await self.user(ofAccessToken: try input.string("AccessToken"))
         return ["Username": .string(user.username), "UserAttributes": Self.attributeList(of: user)]
     }
 
     /// `UpdateUserAttributes`: the signed-in user's attributes, `sub` excepted.
-    func updateUserAttributes(_ input: CognitoInput) throws -> JSONObject {
-        var user = try self.user(ofAccessToken: try input.string("AccessToken"))
+    func updateUserAttributes(_ input: CognitoInput) async throws -> JSONObject {
+        var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
         guard input["UserAttributes"] != nil else { throw CognitoError.missing("UserAttributes") }
         let attributes = try Self.attributes(input["UserAttributes"])
         if attributes["sub"] != nil {
@@ -59,67 +59,67 @@ extension CognitoUserPool {
         }
         for (name, value) in attributes { user.attributes[name] = value }
         user.modified = clock()
-        try store.write(user)
+        try await store.write(user)
         return ["CodeDeliveryDetailsList": .array([])]
     }
 
     /// `ChangePassword`: the signed-in user's password, given the current one.
-    func changePassword(_ input: CognitoInput) throws -> JSONObject {
-        var user = try self.user(ofAccessToken: try input.string("AccessToken"))
+    func changePassword(_ input: CognitoInput) async throws -> JSONObject {
+        var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
         let previous = try input.string("PreviousPassword")
         let proposed = try input.string("ProposedPassword")
         guard try PasswordHash.matches(previous, user.password) else { throw CognitoError.incorrectPassword }
         try setPassword(proposed, of: &user)
-        try store.write(user)
+        try await store.write(user)
         return [:]
     }
 
     /// `ForgotPassword`: a reset code for the user, logged.
-    func forgotPassword(_ input: CognitoInput) throws -> JSONObject {
+    func forgotPassword(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
-        let user = try self.user(username)
-        return try issueCode(for: user, purpose: .forgotPassword)
+        let user = try await self.user(username)
+        return try await issueCode(for: user, purpose: .forgotPassword)
     }
 
     /// `ConfirmForgotPassword`: the reset code sets a new password and confirms the user.
-    func confirmForgotPassword(_ input: CognitoInput) throws -> JSONObject {
+    func confirmForgotPassword(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let code = try input.string("ConfirmationCode")
         let password = try input.string("Password")
-        var user = try self.user(username)
+        var user = try await self.user(username)
         if let violation = configuration.passwordPolicy.violation(of: password) {
             throw CognitoError("InvalidPasswordException", violation)
         }
-        try consumeCode(code, for: user.username, purpose: .forgotPassword)
+        try await consumeCode(code, for: user.username, purpose: .forgotPassword)
         try setPassword(password, of: &user)
         user.status = .confirmed
-        try store.write(user)
+        try await store.write(user)
         return [:]
     }
 
     /// `GlobalSignOut`: every token of the user issued so far is refused, refresh tokens
     /// included.
-    func globalSignOut(_ input: CognitoInput) throws -> JSONObject {
-        var user = try self.user(ofAccessToken: try input.string("AccessToken"))
-        try signOutEverywhere(&user)
+    func globalSignOut(_ input: CognitoInput) async throws -> JSONObject {
+        var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
+        try await signOutEverywhere(&user)
         return [:]
     }
 
-    func signOutEverywhere(_ user: inout CognitoUser) throws {
+    func signOutEverywhere(_ user: inout CognitoUser) async throws {
         // Tokens carry whole seconds: those of this second are refused too.
         user.tokensValidAfter = Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down) + 1)
-        try store.write(user)
-        for var record in try store.all(RefreshTokenRecord.self)
+        try await store.write(user)
+        for var record in try await store.all(RefreshTokenRecord.self)
         where record.username == user.username && !record.revoked {
             record.revoked = true
-            try store.write(record)
+            try await store.write(record)
         }
     }
 
     /// `RevokeToken`: a refresh token, and the tokens issued with it.
-    func revokeToken(_ input: CognitoInput) throws -> JSONObject {
+    func revokeToken(_ input: CognitoInput) async throws -> JSONObject {
         let token = try input.string("Token")
         let clientId = try input.string("ClientId")
         guard let client = configuration.clients.first(where: { $0.clientId == clientId }) else {
@@ -128,15 +128,15 @@ extension CognitoUserPool {
         if let secret = client.clientSecret, try input.optionalString("ClientSecret") != secret {
             throw CognitoError.notAuthorized("Client secret is not valid for client \(clientId)")
         }
-        guard var record = try store.read(RefreshTokenRecord.self, Self.hash(of: token)) else {
+        guard var record = try await store.read(RefreshTokenRecord.self, Self.hash(of: token)) else {
             throw CognitoError("UnsupportedTokenTypeException", "The token is not a refresh token of this pool.")
         }
         guard record.clientId == clientId else {
             throw CognitoError("UnauthorizedException", "The token was not issued to client \(clientId).")
         }
         record.revoked = true
-        try store.write(record)
-        try store.write(RevokedOrigin(originJti: record.originJti))
+        try await store.write(record)
+        try await store.write(RevokedOrigin(originJti: record.originJti))
         return [:]
     }
 }

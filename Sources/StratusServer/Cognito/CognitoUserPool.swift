@@ -12,12 +12,15 @@ import _CryptoExtras
 /// `stratus serve --auth` runs one on the API's port; tests and tools make one directly:
 ///
 /// ```swift
-/// let pool = try CognitoUserPool(configuration: CognitoConfiguration(), dataDirectory: directory)
+/// let pool = try await CognitoUserPool(configuration: CognitoConfiguration(), dataDirectory: directory)
 /// try await pool.addUser(username: "alice", password: "Secret-pass1!")
 /// ```
 ///
 /// No password is stored: only its SRP verifier and a scrypt hash. Confirmation codes are
 /// logged, since no message leaves the machine, and kept with the users.
+///
+/// The pool's operations run one at a time, on a thread of their own (``CognitoThread``): each
+/// reads, checks and writes its records without another operation of the pool in between.
 public final class CognitoUserPool: Sendable {
     /// The pool's configuration.
     public let configuration: CognitoConfiguration
@@ -33,6 +36,28 @@ public final class CognitoUserPool: Sendable {
     /// Failed sign-ins per user: how many in a row, and until when the user is locked out.
     let failures = Mutex<[String: (count: Int, lockedUntil: Date?)]>([:])
     private let origin = Mutex<String>("http://127.0.0.1:20002")
+    /// Lets one operation at a time read and write the store.
+    private let operations = AsyncGate(width: 1)
+
+    /// Opens the pool's state in `dataDirectory` (`cognito.sqlite`), creating the signing key and
+    /// the configured users the first time.
+    ///
+    /// It blocks the calling thread until the pool is set up: for synchronous callers, such as a
+    /// command's `run()`. Async code calls the `async` form of this initializer.
+    ///
+    /// - Throws: ``ServerError`` when the state cannot be opened or the configured users cannot
+    ///   be created (a password breaking the policy names the user).
+    public convenience init(
+        configuration: CognitoConfiguration,
+        dataDirectory: URL,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws(ServerError) {
+        let store = try Self.openStore(in: dataDirectory)
+        let signingKey = try Self.waiting { () async throws(ServerError) in try await Self.signingKey(in: store) }
+        self.init(configuration: configuration, store: store, signingKey: signingKey, clock: clock, log: log)
+        try Self.waiting { () async throws(ServerError) in try await self.setUp() }
+    }
 
     /// Opens the pool's state in `dataDirectory` (`cognito.sqlite`), creating the signing key and
     /// the configured users the first time.
@@ -44,56 +69,111 @@ public final class CognitoUserPool: Sendable {
         dataDirectory: URL,
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
-    ) throws(ServerError) {
-        let store: SQLiteCognitoStore
-        do {
-            store = try SQLiteCognitoStore(directory: dataDirectory)
-        } catch {
-            throw ServerError.cognito("The user pool's state in \(dataDirectory.path) cannot be opened: \(error)")
-        }
-        try self.init(configuration: configuration, store: store, clock: clock, log: log)
+    ) async throws(ServerError) {
+        try await self.init(
+            configuration: configuration,
+            store: Self.openStore(in: dataDirectory),
+            clock: clock,
+            log: log
+        )
     }
 
-    /// A pool over `store`; `codeGenerator` makes confirmation codes (six random digits by
-    /// default).
+    /// A pool over `store`, creating the signing key and the configured users the first time;
+    /// `codeGenerator` makes confirmation codes (six random digits by default).
     ///
     /// - Throws: ``ServerError`` when the signing key or the configured users cannot be set up.
-    package init(
+    package convenience init(
         configuration: CognitoConfiguration,
         store: any CognitoStore,
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { _ in },
         codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
-    ) throws(ServerError) {
+    ) async throws(ServerError) {
+        let signingKey = try await Self.signingKey(in: store)
+        self.init(
+            configuration: configuration,
+            store: store,
+            signingKey: signingKey,
+            clock: clock,
+            log: log,
+            codeGenerator: codeGenerator
+        )
+        try await setUp()
+    }
+
+    private init(
+        configuration: CognitoConfiguration,
+        store: any CognitoStore,
+        signingKey: CognitoSigningKey,
+        clock: @escaping @Sendable () -> Date,
+        log: @escaping @Sendable (String) -> Void,
+        codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
+    ) {
         self.configuration = configuration
         self.store = store
+        self.signingKey = signingKey
         self.clock = clock
         self.log = log
         self.codeGenerator = codeGenerator
+    }
+
+    private static func openStore(in dataDirectory: URL) throws(ServerError) -> SQLiteCognitoStore {
         do {
-            signingKey = try CognitoSigningKey.load(from: store)
+            return try SQLiteCognitoStore(directory: dataDirectory)
+        } catch {
+            throw ServerError.cognito("The user pool's state in \(dataDirectory.path) cannot be opened: \(error)")
+        }
+    }
+
+    private static func signingKey(in store: any CognitoStore) async throws(ServerError) -> CognitoSigningKey {
+        do {
+            return try await CognitoThread.shared.run { try await CognitoSigningKey.load(from: store) }
         } catch {
             throw ServerError.cognito("The user pool's signing key cannot be loaded or created: \(error)")
         }
+    }
+
+    /// The value of `work`, on the pool's thread, while the calling thread waits.
+    static func waiting<T: Sendable>(
+        _ work: @escaping @Sendable () async throws(ServerError) -> T
+    ) throws(ServerError) -> T {
         do {
-            try storeConfiguredGroups()
+            return try CognitoThread.shared.waiting { try await work() }
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            preconditionFailure("The pool's work throws only ServerError, not \(error).")
+        }
+    }
+
+    /// Stores the configured groups and creates the configured users the store lacks.
+    private func setUp() async throws(ServerError) {
+        do {
+            try await serially { try await self.storeConfiguredGroups() }
         } catch {
             throw ServerError.cognito("The configured groups cannot be stored: \(error)")
         }
         for user in configuration.users {
             do {
-                guard try store.read(CognitoUser.self, user.username) == nil else { continue }
-                try createUser(
-                    username: user.username,
-                    password: user.password,
-                    attributes: user.attributes,
-                    status: .confirmed,
-                    groups: user.groups
-                )
+                try await serially {
+                    guard try await self.store.read(CognitoUser.self, user.username) == nil else { return }
+                    try await self.createUser(
+                        username: user.username,
+                        password: user.password,
+                        attributes: user.attributes,
+                        status: .confirmed,
+                        groups: user.groups
+                    )
+                }
             } catch {
                 throw ServerError.cognito("The configured user '\(user.username)' cannot be created: \(error)")
             }
         }
+    }
+
+    /// The value of `work`, run on the pool's thread once no other operation of the pool runs.
+    func serially<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await operations.run { try await CognitoThread.shared.run(work) }
     }
 
     // MARK: - Addresses
@@ -144,8 +224,8 @@ public final class CognitoUserPool: Sendable {
                 throw CognitoError.serialization
             }
             // Password hashing and SRP's exponentiations are slow: the whole operation runs on
-            // the pool's own queue, never holding a thread of the concurrency pool.
-            let output = try await SRPServer.computed { try self.perform(target: target, input: CognitoInput(input)) }
+            // the pool's own thread, never holding a thread of the concurrency pool.
+            let output = try await serially { try await self.perform(target: target, input: CognitoInput(input)) }
             return (200, .object(output))
         } catch let error as CognitoError {
             return (400, error.body)
@@ -157,27 +237,30 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    private func perform(target: String, input: CognitoInput) throws -> JSONObject {
+    private func perform(target: String, input: CognitoInput) async throws -> JSONObject {
         let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { throw CognitoError.unknownOperation(target) }
         switch (parts[0], parts[1]) {
-        case ("AWSCognitoIdentityProviderService", "SignUp"): return try signUp(input)
-        case ("AWSCognitoIdentityProviderService", "ConfirmSignUp"): return try confirmSignUp(input)
-        case ("AWSCognitoIdentityProviderService", "ResendConfirmationCode"): return try resendConfirmationCode(input)
-        case ("AWSCognitoIdentityProviderService", "InitiateAuth"): return try initiateAuth(input)
+        case ("AWSCognitoIdentityProviderService", "SignUp"): return try await signUp(input)
+        case ("AWSCognitoIdentityProviderService", "ConfirmSignUp"): return try await confirmSignUp(input)
+        case ("AWSCognitoIdentityProviderService", "ResendConfirmationCode"):
+            return try await resendConfirmationCode(input)
+        case ("AWSCognitoIdentityProviderService", "InitiateAuth"): return try await initiateAuth(input)
         case ("AWSCognitoIdentityProviderService", "RespondToAuthChallenge"):
-            return try respondToAuthChallenge(input)
-        case ("AWSCognitoIdentityProviderService", "GetUser"): return try getUser(input)
-        case ("AWSCognitoIdentityProviderService", "UpdateUserAttributes"): return try updateUserAttributes(input)
-        case ("AWSCognitoIdentityProviderService", "ChangePassword"): return try changePassword(input)
-        case ("AWSCognitoIdentityProviderService", "ForgotPassword"): return try forgotPassword(input)
-        case ("AWSCognitoIdentityProviderService", "ConfirmForgotPassword"): return try confirmForgotPassword(input)
-        case ("AWSCognitoIdentityProviderService", "GlobalSignOut"): return try globalSignOut(input)
-        case ("AWSCognitoIdentityProviderService", "RevokeToken"): return try revokeToken(input)
+            return try await respondToAuthChallenge(input)
+        case ("AWSCognitoIdentityProviderService", "GetUser"): return try await getUser(input)
+        case ("AWSCognitoIdentityProviderService", "UpdateUserAttributes"): return try await updateUserAttributes(input)
+        case ("AWSCognitoIdentityProviderService", "ChangePassword"): return try await changePassword(input)
+        case ("AWSCognitoIdentityProviderService", "ForgotPassword"): return try await forgotPassword(input)
+        case ("AWSCognitoIdentityProviderService", "ConfirmForgotPassword"):
+            return try await confirmForgotPassword(input)
+        case ("AWSCognitoIdentityProviderService", "GlobalSignOut"): return try await globalSignOut(input)
+        case ("AWSCognitoIdentityProviderService", "RevokeToken"): return try await revokeToken(input)
         case ("AWSCognitoIdentityProviderService", let operation) where Self.adminOperations.contains(operation):
-            return try admin(operation, input)
-        case ("AWSCognitoIdentityService", "GetId"): return try getId(input)
-        case ("AWSCognitoIdentityService", "GetCredentialsForIdentity"): return try getCredentialsForIdentity(input)
+            return try await admin(operation, input)
+        case ("AWSCognitoIdentityService", "GetId"): return try await getId(input)
+        case ("AWSCognitoIdentityService", "GetCredentialsForIdentity"):
+            return try await getCredentialsForIdentity(input)
         default: throw CognitoError.unknownOperation(target)
         }
     }
@@ -224,18 +307,18 @@ public final class CognitoUserPool: Sendable {
 
     /// The user `username` names: by username, or by an email or phone number the pool's
     /// users sign in with.
-    func user(_ username: String) throws -> CognitoUser {
-        if let user = try store.read(CognitoUser.self, username) { return user }
-        guard let user = try user(signingInAs: username) else { throw CognitoError.userNotFound }
+    func user(_ username: String) async throws -> CognitoUser {
+        if let user = try await store.read(CognitoUser.self, username) { return user }
+        guard let user = try await user(signingInAs: username) else { throw CognitoError.userNotFound }
         return user
     }
 
     /// The user whose email or phone number, as a ``CognitoConfiguration/usernameAttributes``
     /// attribute, is `value`.
-    func user(signingInAs value: String) throws -> CognitoUser? {
+    func user(signingInAs value: String) async throws -> CognitoUser? {
         let attributes = configuration.usernameAttributes.filter { $0.accepts(value) }
         guard !attributes.isEmpty else { return nil }
-        return try store.all(CognitoUser.self).first { user in
+        return try await store.all(CognitoUser.self).first { user in
             attributes.contains { user.attributes[$0.rawValue] == value }
         }
     }
@@ -248,7 +331,7 @@ public final class CognitoUserPool: Sendable {
         attributes: [String: String],
         status: CognitoUser.Status,
         groups: [String] = []
-    ) throws -> CognitoUser {
+    ) async throws -> CognitoUser {
         guard !username.isEmpty, username.count <= 128, !username.contains(where: \.isWhitespace) else {
             throw CognitoError.invalidParameter(
                 "Username should be a non-empty string of up to 128 characters without spaces."
@@ -265,7 +348,7 @@ public final class CognitoUserPool: Sendable {
                         : "Username should be either an email or a phone number."
                 )
             }
-            guard try user(signingInAs: username) == nil else {
+            guard try await user(signingInAs: username) == nil else {
                 throw CognitoError(
                     "UsernameExistsException",
                     "An account with the given \(attribute == .email ? "email" : "phone_number") already exists."
@@ -274,12 +357,12 @@ public final class CognitoUserPool: Sendable {
             attributes[attribute.rawValue] = username
             username = UUID().uuidString.lowercased()
         }
-        guard try store.read(CognitoUser.self, username) == nil else { throw CognitoError.usernameExists }
+        guard try await store.read(CognitoUser.self, username) == nil else { throw CognitoError.usernameExists }
         if let violation = configuration.passwordPolicy.violation(of: password) {
             throw CognitoError("InvalidPasswordException", violation)
         }
-        for group in groups where try self.group(named: group) == nil {
-            throw CognitoError.groupNotFound
+        for group in groups {
+            guard try await self.group(named: group) != nil else { throw CognitoError.groupNotFound }
         }
         attributes["sub"] = nil
         let now = clock()
@@ -294,7 +377,7 @@ public final class CognitoUserPool: Sendable {
             created: now,
             modified: now
         )
-        try store.write(user)
+        try await store.write(user)
         return user
     }
 
@@ -312,37 +395,43 @@ public final class CognitoUserPool: Sendable {
     }
 
     /// A new code for `purpose`, kept and logged.
-    func issueCode(for user: CognitoUser, purpose: CognitoCode.Purpose) throws -> JSONObject {
+    func issueCode(for user: CognitoUser, purpose: CognitoCode.Purpose) async throws -> JSONObject {
         let code = CognitoCode(
             username: user.username,
             purpose: purpose,
             code: codeGenerator(),
             expires: clock().addingTimeInterval(purpose == .signUp ? 86400 : 3600)
         )
-        try store.write(code)
+        try await store.write(code)
         let what = purpose == .signUp ? "confirmation code" : "password reset code"
         log("Cognito: the \(what) of '\(user.username)' is \(code.code)")
         return Self.deliveryDetails(of: user)
     }
 
     /// The code waiting for `username`, as `serve` printed it; tests and `stratus users` read it.
-    public func pendingCode(for username: String, passwordReset: Bool = false) throws -> String? {
-        var name = username
-        if try store.read(CognitoUser.self, username) == nil, let user = try user(signingInAs: username) {
-            name = user.username
+    ///
+    /// - Throws: when the pool's state cannot be read.
+    public func pendingCode(for username: String, passwordReset: Bool = false) async throws -> String? {
+        try await serially {
+            var name = username
+            if try await self.store.read(CognitoUser.self, username) == nil,
+                let user = try await self.user(signingInAs: username)
+            {
+                name = user.username
+            }
+            let purpose: CognitoCode.Purpose = passwordReset ? .forgotPassword : .signUp
+            return try await self.store.read(CognitoCode.self, CognitoCode.key(name, purpose))?.code
         }
-        let purpose: CognitoCode.Purpose = passwordReset ? .forgotPassword : .signUp
-        return try store.read(CognitoCode.self, CognitoCode.key(name, purpose))?.code
     }
 
     /// Checks and consumes the code for `purpose`.
-    func consumeCode(_ code: String, for username: String, purpose: CognitoCode.Purpose) throws {
-        guard let stored = try store.read(CognitoCode.self, CognitoCode.key(username, purpose)) else {
+    func consumeCode(_ code: String, for username: String, purpose: CognitoCode.Purpose) async throws {
+        guard let stored = try await store.read(CognitoCode.self, CognitoCode.key(username, purpose)) else {
             throw CognitoError.codeMismatch
         }
         guard stored.expires > clock() else { throw CognitoError.expiredCode }
         guard stored.code == code else { throw CognitoError.codeMismatch }
-        try store.delete(CognitoCode.self, stored.key)
+        try await store.delete(CognitoCode.self, stored.key)
     }
 
     static func deliveryDetails(of user: CognitoUser) -> JSONObject {

@@ -35,17 +35,4 @@ enum SRPServer {
         let secret = base.power(privateB, modulus: prime)
         return SRPGroup.derivedKey(sharedSecret: secret, scrambler: u)
     }
-
-    /// Where the pool's operations run: one serial queue of their own, off the concurrency pool,
-    /// since a 3072-bit exponentiation takes about a second in a debug build and scrypt a large
-    /// fraction of one; serial, so that sign-ins never take more than one core from the API.
-    private static let exponentiations = DispatchQueue(label: "StratusServer.cognito")
-
-    /// The value of `body`, computed on the pool's queue.
-    static func computed<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
-            exponentiations.async { continuation.resume(returning: Result { try body() }) }
-        }
-        return try result.get()
-    }
 }

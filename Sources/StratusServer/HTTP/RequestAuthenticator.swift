@@ -74,7 +74,7 @@ struct RequestAuthenticator: Sendable {
         let authorization = parts.headers["authorization"]
         if let authorization, authorization.hasPrefix("AWS4-HMAC-SHA256") {
             guard modes.contains(.awsIAM) else { throw .notAuthorized }
-            return try verifySignature(parts)
+            return try await verifySignature(parts)
         }
         if let token = authorization, !token.isEmpty {
             let jwtModes = modes.filter { $0 == .userPools || $0 == .openIDConnect }
@@ -119,9 +119,18 @@ struct RequestAuthenticator: Sendable {
 
     /// Checks a SigV4 signature of `service` (`appsync` for GraphQL, `execute-api` for REST)
     /// against the configured credentials.
-    func verifySignature(_ parts: SignedParts, service: String = "appsync") throws(HTTPRejection) -> Identity {
+    func verifySignature(_ parts: SignedParts, service: String = "appsync") async throws(HTTPRejection) -> Identity {
         let credentials = configuration.iamCredentials
-        let cognito = cognito
+        // Credentials the identity pool issued are read from its store before verifying, which
+        // looks its keys up synchronously.
+        var issued: (accessKeyId: String, secret: String, sessionToken: String, claims: JSONObject)?
+        if let cognito, let accessKeyId = Self.accessKeyId(signing: parts),
+            !credentials.contains(where: { $0.accessKeyId == accessKeyId }),
+            let found = await cognito.issuedCredentials(for: accessKeyId)
+        {
+            issued = (accessKeyId, found.secret, found.sessionToken, found.claims)
+        }
+        let issuedKey = issued
         let verifier = SigV4Verifier(
             service: service,
             region: configuration.region,
@@ -130,7 +139,8 @@ struct RequestAuthenticator: Sendable {
             if let configured = credentials.first(where: { $0.accessKeyId == accessKeyId }) {
                 return (configured.secretAccessKey, configured.sessionToken)
             }
-            return cognito?.issuedCredentials(for: accessKeyId).map { ($0.secret, $0.sessionToken) }
+            guard let issuedKey, issuedKey.accessKeyId == accessKeyId else { return nil }
+            return (issuedKey.secret, issuedKey.sessionToken)
         }
         do {
             let identity = try verifier.verify(
@@ -143,7 +153,7 @@ struct RequestAuthenticator: Sendable {
             )
             // Credentials of the identity pool say whose they are and which role they stand for.
             if !credentials.contains(where: { $0.accessKeyId == identity.accessKeyId }),
-                let issued = cognito?.issuedCredentials(for: identity.accessKeyId)
+                let issued, issued.accessKeyId == identity.accessKeyId
             {
                 return Identity(authorizationMode: .awsIAM, claims: issued.claims)
             }
@@ -163,5 +173,15 @@ struct RequestAuthenticator: Sendable {
         } catch {
             throw HTTPRejection(status: 403, errorType: .invalidSignature, message: "\(error)")
         }
+    }
+
+    /// The access key id of a SigV4 `Authorization` header (`… Credential=AKID/date/…, …`).
+    static func accessKeyId(signing parts: SignedParts) -> String? {
+        guard let header = parts.headers["authorization"], let start = header.range(of: "Credential=") else {
+            return nil
+        }
+        let credential = header[start.upperBound...].prefix { $0 != "," && $0 != " " }
+        guard let slash = credential.firstIndex(of: "/") else { return nil }
+        return String(credential[..<slash])
     }
 }

@@ -64,7 +64,7 @@ struct TokenVerifier: Sendable {
             let client = claims["token_use"]?.stringValue == "id" ? claims["aud"] : claims["client_id"]
             guard let client = client?.stringValue,
                 localPool.configuration.clients.contains(where: { $0.clientId == client }),
-                !localPool.isRevoked(token: token)
+                await !localPool.isRevoked(token: token)
             else { throw .notAuthorized }
             return Identity(authorizationMode: .userPools, claims: claims)
         }

@@ -129,7 +129,7 @@ struct RESTEndpoint: Sendable {
                 return .failure(Self.missingToken)
             }
             do {
-                let identity = try authorizer.verifySignature(parts, service: "execute-api")
+                let identity = try await authorizer.verifySignature(parts, service: "execute-api")
                 // Identity pool credentials say which identity and role they stand for, as API
                 // Gateway's `cognitoAuthenticationType` does.
                 return .success([

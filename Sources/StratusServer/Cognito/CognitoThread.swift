@@ -1,0 +1,76 @@
+import DequeModule
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The thread the local Cognito's operations run on, off the concurrency pool: a 3072-bit SRP
+/// exponentiation takes about a second in a debug build and scrypt a large fraction of one, and
+/// on the pool (one thread per core) they would hold a core the API's requests need. One
+/// thread, so that sign-ins never take more than one core from the API.
+///
+/// Work runs here as tasks that prefer this executor: their synchronous stretches (hashing,
+/// exponentiations, token signing) run on the thread, and while they wait for the store the
+/// thread is free.
+final class CognitoThread: TaskExecutor {
+    /// The thread every pool of the process shares.
+    static let shared = CognitoThread()
+
+    private let jobs = Mutex<Deque<UnownedJob>>([])
+    private let signal = DispatchSemaphore(value: 0)
+
+    private init() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "stratus.cognito"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        signal.signal()
+    }
+
+    /// The value of `work`, run on the thread.
+    func run<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(self) { try await work() }
+    }
+
+    /// The value of `work`, run on the thread while the calling thread waits for it: for
+    /// synchronous callers, such as a command's `run()`. Never call it from the thread itself.
+    func waiting<T: Sendable>(for work: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Outcome<T>()
+        Task(executorPreference: self) {
+            do {
+                outcome.set(.success(try await work()))
+            } catch {
+                outcome.set(.failure(error))
+            }
+        }
+        return try outcome.wait().get()
+    }
+
+    private func loop() {
+        let executor = asUnownedTaskExecutor()
+        while true {
+            signal.wait()
+            guard let job = jobs.withLock({ $0.popFirst() }) else { continue }
+            job.runSynchronously(on: executor)
+        }
+    }
+}
+
+/// The result of work a synchronous caller waits for.
+private final class Outcome<T: Sendable>: Sendable {
+    private let result = Mutex<Result<T, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func set(_ value: Result<T, any Error>) {
+        result.withLock { $0 = value }
+        done.signal()
+    }
+
+    func wait() -> Result<T, any Error> {
+        done.wait()
+        return result.withLock { $0! }
+    }
+}
