@@ -39,6 +39,8 @@ struct AuthSettings: Decodable {
 
     var userPoolId: String?
     var region: String?
+    /// The origin clients reach the pool at behind a load balancer (the issuer's origin).
+    var publicOrigin: String?
     var clients: [Client]?
     var passwordPolicy: PasswordPolicy?
     var groups: [String]?
@@ -71,6 +73,17 @@ struct AuthSettings: Decodable {
                 )
             }
             configuration.userPoolId = userPoolId
+        }
+        if let publicOrigin {
+            guard let url = URL(string: publicOrigin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+                url.path.isEmpty || url.path == "/"
+            else {
+                throw CommandFailure(
+                    "auth.publicOrigin '\(publicOrigin)' is not an origin. Write it as http(s)://host[:port], "
+                        + "the address clients reach the servers at."
+                )
+            }
+            configuration.publicOrigin = publicOrigin.hasSuffix("/") ? String(publicOrigin.dropLast()) : publicOrigin
         }
         if let clients, !clients.isEmpty {
             configuration.clients = clients.map { .init(clientId: $0.clientId, clientSecret: $0.clientSecret) }

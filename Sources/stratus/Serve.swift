@@ -185,12 +185,12 @@ struct Serve: AsyncParsableCommand {
             userPool: userPool,
             openIDConnect: openIDConnect
         )
-        let cognito: CognitoUserPool?
+        var pool: CognitoUserPool?
         do {
-            cognito = try cognitoConfiguration.map {
-                try CognitoUserPool(
-                    configuration: $0,
-                    dataDirectory: directory,
+            if let cognitoConfiguration {
+                pool = try await CognitoUserPool(
+                    configuration: cognitoConfiguration,
+                    store: server.cognitoStore(),
                     log: { message in
                         print(message)
                         fflush(nil)
@@ -201,6 +201,7 @@ struct Serve: AsyncParsableCommand {
             try? server.close()
             throw CommandFailure("Cannot start the local Cognito: \(error)")
         }
+        let cognito = pool
         let limits = try settings.limits()
         let restAPIs = try settings.restAPIs()
         let http = StratusHTTPServer(

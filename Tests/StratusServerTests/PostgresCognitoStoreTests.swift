@@ -91,6 +91,36 @@ import Testing
         }
     }
 
+    @Test func poolsOpeningTogetherShareOneSigningKeyAndTheConfiguredUsers() async throws {
+        try await Self.withStore { store in
+            let configuration = CognitoConfiguration(
+                userPoolId: "us-east-1_Together",
+                users: [.init(username: "ann", password: "Anns-pass1!")]
+            )
+            // Three servers starting at once on one database, as behind a load balancer.
+            let pools = try await withThrowingTaskGroup(of: CognitoUserPool.self) { group in
+                for _ in 0..<3 {
+                    group.addTask { try await CognitoUserPool(configuration: configuration, store: store) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(pools.count == 3)
+            #expect(pools.allSatisfy { $0.jwks == pools[0].jwks })
+            #expect(try await store.all(kind: "signingKey").count == 1)
+            #expect(try await pools[2].listUsers().map(\.username) == ["ann"])
+        }
+    }
+
+    @Test func aConfiguredPublicOriginIsTheIssuerWhateverPortTheServerBinds() async throws {
+        try await Self.withStore { store in
+            var configuration = CognitoConfiguration(userPoolId: "us-east-1_Behind")
+            configuration.publicOrigin = "https://auth.example.com"
+            let pool = try await CognitoUserPool(configuration: configuration, store: store)
+            pool.setOrigin("http://127.0.0.1:41234")
+            #expect(pool.issuer == "https://auth.example.com/us-east-1_Behind")
+        }
+    }
+
     @Test func aUserPoolKeepsItsUsersAndKeyThere() async throws {
         try await Self.withStore { store in
             let configuration = CognitoConfiguration(
@@ -183,5 +213,9 @@ private struct SlowReads: CognitoStore {
 
     func all(kind: String) async throws -> [Data] {
         try await base.all(kind: kind)
+    }
+
+    func exclusively<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await base.exclusively(body)
     }
 }

@@ -45,6 +45,11 @@ public struct CognitoConfiguration: Sendable, Hashable {
     /// How long a user stays locked out after ``maxFailedSignIns`` failures.
     public var lockout: TimeInterval
 
+    /// The origin clients reach the pool at (`https://auth.example.com`), which its issuer
+    /// derives from, when a load balancer stands in front of several servers: each then issues
+    /// tokens the others accept. `nil`: the address the server listens on.
+    public var publicOrigin: String?
+
     /// A configuration with one app client without a secret and an identity pool allowing guests.
     public init(
         userPoolId: String = "us-east-1_Local",

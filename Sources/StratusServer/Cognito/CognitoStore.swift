@@ -13,6 +13,9 @@ package protocol CognitoStore: Sendable {
     func write(kind: String, key: String, body: Data) async throws
     /// Removes the record of `kind` under `key`, if any.
     func delete(kind: String, key: String) async throws
+    /// Runs `body` while no other process using the store runs one: servers that share a
+    /// database set up the pool (its signing key, its configured users) one after the other.
+    func exclusively<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T
     /// Every record of `kind`, by key order.
     func all(kind: String) async throws -> [Data]
 }

@@ -89,7 +89,10 @@ public final class CognitoUserPool: Sendable {
         log: @escaping @Sendable (String) -> Void = { _ in },
         codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
     ) async throws(ServerError) {
-        let signingKey = try await Self.signingKey(in: store)
+        // Servers sharing the store create one signing key and the configured users once.
+        let signingKey = try await Self.exclusively(store) { () async throws(ServerError) in
+            try await Self.signingKey(in: store)
+        }
         self.init(
             configuration: configuration,
             store: store,
@@ -98,7 +101,21 @@ public final class CognitoUserPool: Sendable {
             log: log,
             codeGenerator: codeGenerator
         )
-        try await setUp()
+        try await Self.exclusively(store) { () async throws(ServerError) in try await self.setUp() }
+    }
+
+    /// Runs `body` under the store's lock (``CognitoStore/exclusively(_:)``).
+    private static func exclusively<T: Sendable>(
+        _ store: any CognitoStore,
+        _ body: @Sendable () async throws(ServerError) -> T
+    ) async throws(ServerError) -> T {
+        do {
+            return try await store.exclusively { try await body() }
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            throw ServerError.cognito("The user pool's state cannot be locked for its setup: \(error)")
+        }
     }
 
     private init(
@@ -115,6 +132,9 @@ public final class CognitoUserPool: Sendable {
         self.clock = clock
         self.log = log
         self.codeGenerator = codeGenerator
+        if let publicOrigin = configuration.publicOrigin {
+            origin.withLock { $0 = publicOrigin }
+        }
     }
 
     private static func openStore(in dataDirectory: URL) throws(ServerError) -> SQLiteCognitoStore {
@@ -180,7 +200,9 @@ public final class CognitoUserPool: Sendable {
 
     /// Sets the origin the pool is served at (`http://127.0.0.1:PORT`), which its issuer and
     /// identity pool login key derive from; the HTTP server calls it once it has bound its port.
+    /// A configured ``CognitoConfiguration/publicOrigin`` stays.
     public func setOrigin(_ origin: String) {
+        guard configuration.publicOrigin == nil else { return }
         self.origin.withLock { $0 = origin }
     }
 

@@ -48,6 +48,26 @@ package final class PostgresCognitoStore: CognitoStore {
         }
     }
 
+    /// Holds a session-level advisory lock on one connection of the pool while `body` runs on
+    /// others, so that servers sharing the database run their bodies one at a time.
+    package func exclusively<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let logger = logger
+        return try await client.withConnection { connection in
+            try await connection.query("SELECT pg_advisory_lock(\(Self.setupLock))", logger: logger)
+            do {
+                let result = try await body()
+                try await connection.query("SELECT pg_advisory_unlock(\(Self.setupLock))", logger: logger)
+                return result
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.setupLock))", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// The advisory lock key of ``exclusively(_:)``.
+    static let setupLock: Int64 = 0x7374_7261_7475_732F
+
     /// The advisory lock key of ``migrate()``: "stratus.cognito" in ASCII, truncated to 64 bits.
     static let migrationLock: Int64 = 0x7374_7261_7475_732E
 

@@ -53,6 +53,11 @@ package final class SQLiteCognitoStore: CognitoStore {
         }
     }
 
+    /// One server has a data directory open at a time: the body runs at once.
+    package func exclusively<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await body()
+    }
+
     package func all(kind: String) throws -> [Data] {
         try queue.read { db in
             try Data.fetchAll(
