@@ -101,6 +101,8 @@ public final class StratusServer: Sendable {
     ///   - schema: The annotated schema.
     ///   - configuration: Conflict handling, TTLs and page sizes.
     ///   - database: Where the database is.
+    ///   - connections: The most connections the server opens to it at once, besides the one
+    ///     that listens for other servers' writes.
     ///   - clock: The current instant; tests pass a fixed one.
     ///   - log: Where failures the responses do not detail are described.
     /// - Throws: ``ServerError`` when the database cannot be reached or refuses the statements,
@@ -111,13 +113,14 @@ public final class StratusServer: Sendable {
         schema: AnnotatedSchema,
         configuration: ServerConfiguration = ServerConfiguration(),
         database: PostgresLocation,
+        connections: Int = 16,
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) async throws(ServerError) {
         try Self.checkDefaults(schema)
         let store: PostgresItemStore
         do {
-            store = try await PostgresItemStore.open(database, schema: schema)
+            store = try await PostgresItemStore.open(database, schema: schema, connections: max(1, connections))
         } catch {
             throw ServerError.storage(error)
         }

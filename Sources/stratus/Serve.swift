@@ -112,9 +112,10 @@ struct Serve: AsyncParsableCommand {
             }
         }
 
+        // Checked before the data directory is written.
+        let cognitoConfiguration = try settings.cognitoConfiguration(enabled: auth)
         var keys = location == nil ? try settings.apiKeys(defaultIn: directory) : settings.configuredAPIKeys
         let configDirectory = config.map { URL(filePath: $0).deletingLastPathComponent() } ?? URL(filePath: ".")
-        let cognitoConfiguration = try settings.cognitoConfiguration(enabled: auth)
         let (userPool, openIDConnect) = try settings.tokenAuthorization(
             relativeTo: configDirectory,
             hasLocalPool: cognitoConfiguration != nil
@@ -137,7 +138,8 @@ struct Serve: AsyncParsableCommand {
                 server = try await StratusServer(
                     schema: annotated,
                     configuration: serverConfiguration,
-                    database: location
+                    database: location,
+                    connections: settings.databaseConnections ?? 16
                 )
             } else {
                 server = try StratusServer(

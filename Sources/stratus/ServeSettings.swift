@@ -94,6 +94,8 @@ struct ServeSettings: Decodable {
     var region: String?
     /// A PostgreSQL database URL to keep the data in, as `--database` gives it.
     var database: String?
+    /// The most connections each server opens to the database (16 by default).
+    var databaseConnections: Int?
     var authorization: Authorization?
     /// The local Cognito (``AuthSettings``).
     var auth: AuthSettings?
@@ -181,6 +183,11 @@ struct ServeSettings: Decodable {
         do {
             let settings = try decoder.decode(ServeSettings.self, from: data)
             _ = try settings.modes()
+            if let connections = settings.databaseConnections, connections < 1 {
+                throw CommandFailure(
+                    "databaseConnections in '\(path)' is \(connections); give at least 1 (16 is the default)."
+                )
+            }
             _ = try settings.strategies()
             _ = try settings.restAPIs()
             _ = try settings.limits()

@@ -289,6 +289,38 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
     }
 
+    @Test(
+        arguments: [
+            (
+                ["--database", "postgres://db.example.com/app"],
+                "The database URL 'postgres://db.example.com/app' cannot be used: it names no user "
+                    + "(postgres://user@host/database). Pass --database postgres://user@host:port/database."
+            ),
+            (
+                ["--database", "postgres://app@db.example.com/app?sslmode=verify-full"],
+                "The database URL 'postgres://app@db.example.com/app?sslmode=verify-full' cannot be used: sslmode "
+                    + "'verify-full' is not one of disable, prefer, require. Pass --database "
+                    + "postgres://user@host:port/database."
+            ),
+            (
+                ["--database", "postgres://app@127.0.0.1:5432/app", "--reset"],
+                "--reset deletes a data directory; the data is in the database postgres://app@127.0.0.1:5432/app. "
+                    + "Drop its tables yourself (or use another database) to start empty."
+            ),
+        ]
+    )
+    func aBadDatabaseIsNamed(arguments: [String], message: String) async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let process = try await StratusProcess(
+            ["serve", "--port", "0", "--schema", schema.path] + arguments,
+            in: directory.url
+        )
+        #expect(try await process.exitStatus() == 1)
+        #expect(process.standardError == "Error: \(message)\n")
+        #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
+    }
+
     @Test func aPortInUseIsNamed() async throws {
         let directory = try TemporaryDirectory()
         let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
@@ -358,6 +390,20 @@ import Testing
                 #"{"rest": [{"name": "items", "routes": [{"path": "/items", "methods": ["FETCH"]}]}]}"#,
                 "Unknown method 'FETCH' on the REST route /items of 'items'. "
                     + "Use ANY, GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS."
+            ),
+            (
+                #"{"databaseConnections": 0}"#,
+                "databaseConnections in 'stratus.json' is 0; give at least 1 (16 is the default)."
+            ),
+            (
+                #"{"database": "mysql://db.example.com/app"}"#,
+                "The database URL 'mysql://db.example.com/app' cannot be used: it is not a postgres:// URL "
+                    + "(postgres://user@host:port/database). Pass --database postgres://user@host:port/database."
+            ),
+            (
+                #"{"auth": {"publicOrigin": "auth.example.com"}}"#,
+                "auth.publicOrigin 'auth.example.com' is not an origin. Write it as http(s)://host[:port], the "
+                    + "address clients reach the servers at."
             ),
             (
                 // Foundation's decoder on Linux would take the trailing comma.
