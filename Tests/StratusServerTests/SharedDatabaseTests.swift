@@ -138,4 +138,35 @@ struct SharedDatabaseTests {
         }
         #expect(last?["title"] == final["data"]?["getPost"]?["title"])
     }
+
+    @Test func aServerThatLosesItsConnectionCatchesUpWithoutLossOrRepeat() async throws {
+        let directory = temporaryDirectory()
+        let configuration = ServerConfiguration(conflictResolution: .automerge)
+        let servers = try await Self.servers(configuration, directory: directory)
+        let heard = Self.listen(to: servers[0].server)
+        _ = await servers[1].run(
+            #"mutation { createPost(input: {id: "p1", title: "t", rating: 0, status: DRAFT}) { id } }"#
+        )
+        for update in 1...30 {
+            if update == 10 || update == 20 {
+                // The listening connections of every server drop, as when the network or
+                // PostgreSQL restarts; writes go on meanwhile.
+                let ended = try await PostgresTestDatabases.shared.strings(
+                    """
+                    SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                      AND (query LIKE 'LISTEN%' OR query LIKE 'SELECT "sequence", "model"%')
+                    """,
+                    in: directory
+                )
+                #expect(ended.contains("true"))
+            }
+            let answer = await servers[1 + update % 2].run(
+                #"mutation { updatePost(input: {id: "p1", rating: \#(update), _version: \#(update)}) { _version } }"#
+            )
+            #expect(answer == #"{"data":{"updatePost":{"_version":\#(update + 1)}}}"#)
+        }
+        try await Self.eventually { heard.all.count >= 31 }
+        #expect(heard.all == (1...31).map { "p1@\($0)" })
+    }
 }
