@@ -31,6 +31,8 @@ struct StoreBenchmark {
     /// One store's figures.
     private struct Figures {
         var creates = 0.0
+        /// Creates from 8 clients at once.
+        var concurrentCreates = 0.0
         var gets = 0.0
         var lists = 0.0
         var syncs = 0.0
@@ -76,6 +78,12 @@ struct StoreBenchmark {
         ]
         print("  " + header.joined(separator: " "))
         row("createItem, \(items) items", "mutations/s", sqliteFigures.creates, postgresFigures.creates)
+        row(
+            "createItem, 8 clients at once",
+            "mutations/s",
+            sqliteFigures.concurrentCreates,
+            postgresFigures.concurrentCreates
+        )
         row("getItem of \(items)", "queries/s", sqliteFigures.gets, postgresFigures.gets)
         row("listItems(filter, limit: 100)", "queries/s", sqliteFigures.lists, postgresFigures.lists)
         row("syncItems, \(items) in pages of 1,000", "records/s", sqliteFigures.syncs, postgresFigures.syncs)
@@ -187,6 +195,29 @@ struct StoreBenchmark {
             )
         }
         figures.syncs = median(syncs)
+
+        // 8 clients creating at once: what group commit (SQLite) and concurrent transactions
+        // under the event lock (PostgreSQL) give.
+        let clients = 8
+        let perClient = batch / clients
+        figures.concurrentCreates = try await rate(perClient * clients) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in 0..<clients {
+                    group.addTask {
+                        for index in 0..<perClient {
+                            let input: JSON = [
+                                "id": .string("concurrent-\(client)-\(index)"), "name": .string("Item"),
+                                "category": .string("category-\(index % 10)"), "rating": .int(100 + index % 100),
+                            ]
+                            try await Self.expectData(
+                                server.execute(query: create, variables: ["input": input], identity: .apiKey)
+                            )
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
         return figures
     }
 
@@ -220,6 +251,11 @@ struct StoreBenchmark {
 
     @discardableResult
     private func expectData(_ response: ServerResponse) throws -> JSON {
+        try Self.expectData(response)
+    }
+
+    @discardableResult
+    private static func expectData(_ response: ServerResponse) throws -> JSON {
         guard response.body["errors"] == nil else {
             throw BenchmarkFailure(message: "The server answered errors: \(response.text)")
         }
