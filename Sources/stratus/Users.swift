@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import StratusServer
 
-/// `stratus users`: the local Cognito's users, managed in the data directory whether `serve` is
-/// running or not.
-struct Users: ParsableCommand {
+/// `stratus users`: the local Cognito's users, managed in the data directory (or the PostgreSQL
+/// database) whether `serve` is running or not.
+struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage the users of the local Cognito user pool that `stratus serve --auth` runs.",
         subcommands: [Add.self, List.self, Confirm.self, Delete.self, Groups.self]
@@ -15,28 +15,40 @@ struct Users: ParsableCommand {
         @Option(name: .long, help: "The data directory of `stratus serve`.")
         var dataDir: String = ".stratus"
 
+        @Option(name: .long, help: "The PostgreSQL database of `stratus serve --database`, instead of --data-dir.")
+        var database: String?
+
         @Option(name: .long, help: "The JSON file whose \"auth\" block configures the pool (as given to serve).")
         var config: String?
 
-        /// The pool in the data directory.
-        func open() throws -> CognitoUserPool {
+        /// The pool in the data directory, or in the database.
+        func open() async throws -> CognitoUserPool {
             let settings = try ServeSettings.load(path: config)
             guard let configuration = try settings.cognitoConfiguration(enabled: true) else {
                 preconditionFailure("cognitoConfiguration(enabled: true) always gives a configuration.")
             }
+            let location: PostgresLocation?
             do {
-                return try CognitoUserPool(
-                    configuration: configuration,
-                    dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true),
-                    log: { print($0) }
-                )
+                location = try (database ?? settings.database).map { try PostgresLocation($0) }
             } catch {
-                throw CommandFailure("Cannot open the user pool in '\(dataDir)': \(error)")
+                throw CommandFailure("\(error) Pass --database postgres://user@host:port/database.")
+            }
+            let place = location.map { "the database \($0)" } ?? "'\(dataDir)'"
+            do {
+                let store: any CognitoStore
+                if let location {
+                    store = try await CognitoUserPool.store(in: location)
+                } else {
+                    store = try CognitoUserPool.store(in: URL(fileURLWithPath: dataDir, isDirectory: true))
+                }
+                return try await CognitoUserPool(configuration: configuration, store: store, log: { print($0) })
+            } catch {
+                throw CommandFailure("Cannot open the user pool in \(place): \(error)")
             }
         }
     }
 
-    struct Add: ParsableCommand {
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a confirmed user with a permanent password.")
 
         @OptionGroup var location: Location
@@ -46,7 +58,7 @@ struct Users: ParsableCommand {
         var attribute: [String] = []
         @Option(name: .long, help: "A group of the pool to put the user in (repeatable).") var group: [String] = []
 
-        func run() throws {
+        func run() async throws {
             var attributes: [String: String] = [:]
             for pair in attribute {
                 guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
@@ -56,22 +68,22 @@ struct Users: ParsableCommand {
                 }
                 attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
             }
-            let pool = try location.open()
-            try failing {
-                try pool.addUser(username: username, password: password, attributes: attributes, groups: group)
+            let pool = try await location.open()
+            try await failing {
+                try await pool.addUser(username: username, password: password, attributes: attributes, groups: group)
             }
             print("Added \(username).")
         }
     }
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the users, their status and groups.")
 
         @OptionGroup var location: Location
 
-        func run() throws {
-            let pool = try location.open()
-            for user in try failing({ try pool.listUsers() }) {
+        func run() async throws {
+            let pool = try await location.open()
+            for user in try await failing({ try await pool.listUsers() }) {
                 let groups = user.groups.isEmpty ? "" : " groups=\(user.groups.joined(separator: ","))"
                 let email = user.attributes["email"].map { " email=\($0)" } ?? ""
                 print("\(user.username)\t\(user.status)\tsub=\(user.sub)\(email)\(groups)")
@@ -79,33 +91,33 @@ struct Users: ParsableCommand {
         }
     }
 
-    struct Confirm: ParsableCommand {
+    struct Confirm: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Confirm a user who signed up, without the code.")
 
         @OptionGroup var location: Location
         @Argument(help: "The username.") var username: String
 
-        func run() throws {
-            let pool = try location.open()
-            try failing { try pool.confirmUser(username) }
+        func run() async throws {
+            let pool = try await location.open()
+            try await failing { try await pool.confirmUser(username) }
             print("Confirmed \(username).")
         }
     }
 
-    struct Delete: ParsableCommand {
+    struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a user; its tokens stop working.")
 
         @OptionGroup var location: Location
         @Argument(help: "The username.") var username: String
 
-        func run() throws {
-            let pool = try location.open()
-            try failing { try pool.deleteUser(username) }
+        func run() async throws {
+            let pool = try await location.open()
+            try await failing { try await pool.deleteUser(username) }
             print("Deleted \(username).")
         }
     }
 
-    struct Groups: ParsableCommand {
+    struct Groups: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a user's groups, or add and remove them with --add and --remove."
         )
@@ -115,11 +127,12 @@ struct Users: ParsableCommand {
         @Option(name: .long, help: "A group to add the user to (repeatable).") var add: [String] = []
         @Option(name: .long, help: "A group to remove the user from (repeatable).") var remove: [String] = []
 
-        func run() throws {
-            let pool = try location.open()
-            for group in add { try failing { try pool.setGroup(group, of: username, member: true) } }
-            for group in remove { try failing { try pool.setGroup(group, of: username, member: false) } }
-            guard let user = try failing({ try pool.listUsers() }).first(where: { $0.username == username }) else {
+        func run() async throws {
+            let pool = try await location.open()
+            for group in add { try await failing { try await pool.setGroup(group, of: username, member: true) } }
+            for group in remove { try await failing { try await pool.setGroup(group, of: username, member: false) } }
+            guard let user = try await failing({ try await pool.listUsers() }).first(where: { $0.username == username })
+            else {
                 throw CommandFailure("There is no user '\(username)'. See them with: stratus users list")
             }
             print(user.groups.isEmpty ? "\(username) is in no group." : user.groups.joined(separator: "\n"))
@@ -128,9 +141,9 @@ struct Users: ParsableCommand {
 }
 
 /// The value of `body`, a pool's refusal becoming the command's failure message.
-private func failing<T>(_ body: () throws -> T) throws -> T {
+private func failing<T>(_ body: () async throws -> T) async throws -> T {
     do {
-        return try body()
+        return try await body()
     } catch let error as ServerError {
         throw CommandFailure(error.description)
     }

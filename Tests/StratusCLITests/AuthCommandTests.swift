@@ -1,4 +1,5 @@
 import Foundation
+import StratusTesting
 import Testing
 
 /// `stratus serve --auth` and `stratus users`: the local Cognito from the command line.
@@ -180,5 +181,67 @@ import Testing
             unknown.standardError
                 == "Error: auth.usernameAttributes has 'nickname'; use \"email\", \"phone_number\" or both.\n"
         )
+    }
+
+    @Test func serversOnOneDatabaseShareTheUsersTheKeyAndTheTokens() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await PostgresTestCluster.shared.makeDatabase()
+        let config = Self.config.replacingOccurrences(
+            of: #""userPoolId": "us-east-1_Cli","#,
+            with: #""userPoolId": "us-east-1_Cli", "publicOrigin": "http://lb.example.com","#
+        )
+        _ = try directory.write(config, to: "stratus.json")
+        let schema = try directory.write(
+            "type Note @model @auth(rules: [{allow: owner}]) { id: ID! text: String }",
+            to: "schema.graphql"
+        )
+        // A user added to the database before any server runs.
+        let add = try await StratusProcess(
+            ["users", "add", "bob", "--password", "Bob-pass1!", "--database", database, "--config", "stratus.json"],
+            in: directory.url
+        )
+        _ = try await add.exitStatus()
+        #expect(add.standardOutput == "Added bob.\n", "\(add.standardError)")
+
+        var servers: [ServeCommandTests.Serving] = []
+        for output in ["a", "b"] {
+            try FileManager.default.createDirectory(
+                at: directory.url.appending(path: output),
+                withIntermediateDirectories: true
+            )
+            servers.append(
+                try await ServeCommandTests.Serving(
+                    [
+                        "--schema", schema.path, "--config", "stratus.json", "--database", database,
+                        "--config-output", output,
+                    ],
+                    in: directory
+                )
+            )
+        }
+        #expect(
+            try await servers[1].process.line(startingWith: "Cognito user pool: ")
+                == "Cognito user pool: us-east-1_Cli at http://lb.example.com/ (issuer http://lb.example.com/us-east-1_Cli)"
+        )
+        // Both servers know the user added beforehand and the configured one, created once.
+        let signIn = try await Self.signIn("bob", "Bob-pass1!", port: servers[0].port)
+        #expect(signIn.status == 200, "\(signIn.body)")
+        #expect(try await Self.signIn("alice", "Alice-pass1!", port: servers[1].port).status == 200)
+        let list = try await StratusProcess(
+            ["users", "list", "--database", database, "--config", "stratus.json"],
+            in: directory.url
+        )
+        _ = try await list.exitStatus()
+        #expect(list.standardOutput.split(separator: "\n").map { $0.split(separator: "\t")[0] } == ["alice", "bob"])
+
+        // A token from one server is good on the other.
+        let result = try JSONSerialization.jsonObject(with: Data(signIn.body.utf8)) as? [String: Any]
+        let idToken = try #require((result?["AuthenticationResult"] as? [String: Any])?["IdToken"] as? String)
+        let created = try await HTTPExchange(
+            servers[1].endpoint,
+            post: #"{"query":"mutation { createNote(input: {text: \"hi\"}) { text } }"}"#,
+            headers: ["Authorization": idToken]
+        )
+        #expect(created.body == #"{"data":{"createNote":{"text":"hi"}}}"#)
     }
 }

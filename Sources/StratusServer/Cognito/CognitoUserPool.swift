@@ -137,6 +137,26 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
+    /// The pool's state in `dataDirectory` (`cognito.sqlite`), for ``init(configuration:store:clock:log:codeGenerator:)``.
+    ///
+    /// - Throws: ``ServerError`` when it cannot be opened.
+    package static func store(in dataDirectory: URL) throws(ServerError) -> any CognitoStore {
+        try openStore(in: dataDirectory)
+    }
+
+    /// The pool's state in the PostgreSQL database at `location` (the table `_stratus_cognito`
+    /// that `stratus serve --database` uses), for
+    /// ``init(configuration:store:clock:log:codeGenerator:)``.
+    ///
+    /// - Throws: ``ServerError`` when the database cannot be reached or migrated.
+    package static func store(in location: PostgresLocation) async throws(ServerError) -> any CognitoStore {
+        do {
+            return try await PostgresCognitoStore.open(location)
+        } catch {
+            throw ServerError.cognito("The user pool's state in \(location) cannot be opened: \(error)")
+        }
+    }
+
     private static func openStore(in dataDirectory: URL) throws(ServerError) -> SQLiteCognitoStore {
         do {
             return try SQLiteCognitoStore(directory: dataDirectory)

@@ -18,11 +18,37 @@ import PostgresNIO
 package final class PostgresCognitoStore: CognitoStore {
     private let client: PostgresClient
     private let logger: Logger
+    /// The client's connections, when the store made the client itself (``open(_:)``).
+    private let runTask: Task<Void, Never>?
 
     /// A store over `client`'s database; ``migrate()`` creates its table.
     package init(client: PostgresClient, logger: Logger = Logger(label: "StratusServer.PostgresCognitoStore")) {
         self.client = client
         self.logger = logger
+        runTask = nil
+    }
+
+    private init(location: PostgresLocation) {
+        var logger = Logger(label: "StratusServer.PostgresCognitoStore")
+        logger.logLevel = .critical
+        let client = PostgresClient(configuration: location.configuration(connections: 2), backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runTask = Task { await client.run() }
+    }
+
+    /// A store of its own connected to `location`, migrated; its connections close when it is
+    /// released. For tools that manage the pool's users without a server (`stratus users`).
+    ///
+    /// - Throws: ``PostgresCognitoStoreError`` when the database cannot be reached or migrated.
+    package static func open(_ location: PostgresLocation) async throws -> PostgresCognitoStore {
+        let store = PostgresCognitoStore(location: location)
+        try await store.migrate()
+        return store
+    }
+
+    deinit {
+        runTask?.cancel()
     }
 
     /// Creates the table `_stratus_cognito` unless the database has it.
