@@ -360,7 +360,9 @@ let package = Package(
         // `stratus` itself, run as a process: the dependency builds it next to the tests.
         .testTarget(
             name: "StratusCLITests",
-            dependencies: ["stratus", "AWSAppSync", "StratusTesting", "StratusServer", "StratusCodegen"],
+            dependencies: [
+                "stratus", "AWSAppSync", "AWSPluginsCore", "Amplify", "StratusTesting", "StratusServer", "StratusCodegen",
+            ],
             swiftSettings: strict
         ),
     ]

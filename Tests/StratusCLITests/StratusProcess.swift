@@ -36,6 +36,11 @@ final class StratusProcess {
         )
     }
 
+    /// Kills the process at once with SIGKILL, as a crash or an out-of-memory kill would.
+    func killNow() {
+        process.kill()
+    }
+
     /// Kills a process the test did not stop (a failed test): at once, without blocking.
     deinit {
         process.kill()
