@@ -361,7 +361,8 @@ let package = Package(
         .testTarget(
             name: "StratusCLITests",
             dependencies: [
-                "stratus", "AWSAppSync", "AWSPluginsCore", "Amplify", "StratusTesting", "StratusServer", "StratusCodegen",
+                "stratus", "AWSAppSync", "AWSPluginsCore", "Amplify", "StratusTesting", "StratusServer",
+                "StratusCodegen",
             ],
             swiftSettings: strict
         ),
