@@ -218,7 +218,7 @@ public final class StratusServer: Sendable {
                 return cognito
             }
             guard let dataDirectory else { throw ServerError.cognito("The server has no data directory.") }
-            return try SQLiteCognitoStore(directory: dataDirectory)
+            return try CognitoUserPool.store(in: dataDirectory)
         } catch let error as ServerError {
             throw error
         } catch {

@@ -167,14 +167,13 @@ package struct PostgresCognitoStoreError: Error, CustomStringConvertible {
             return
         }
         // PSQLError describes itself generically; the server's message and SQLSTATE say why.
-        guard let message = error.serverInfo?[.message] else {
+        guard let reason = error.serverReason else {
             description =
                 "\(what): \(String(reflecting: error)). Check that the database server is running and reachable."
             return
         }
-        let state = error.serverInfo?[.sqlState] ?? "unknown"
-        description = "\(what): \(message) (SQLSTATE \(state))."
-        if state == "42P01" {
+        description = "\(what): \(reason)."
+        if error.serverInfo?[.sqlState] == "42P01" {
             description += " Run PostgresCognitoStore.migrate() first: it creates the table."
         }
     }

@@ -354,14 +354,23 @@ extension StorageError {
             return postgres(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
         }
         if let error = error as? PSQLError {
-            if let message = error.serverInfo?[.message] {
-                let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
-                let detail = error.serverInfo?[.detail].map { ": \($0)" } ?? ""
-                return .database(PostgresFailure("PostgreSQL refused a statement: \(message)\(state)\(detail)"))
+            if let reason = error.serverReason {
+                return .database(PostgresFailure("PostgreSQL refused a statement: \(reason)"))
             }
             return .database(PostgresFailure("PostgreSQL failed: \(String(reflecting: error))"))
         }
         return .database(error)
+    }
+}
+
+extension PSQLError {
+    /// The server's reason, `message (SQLSTATE state)` and `: detail` when it gave one; `nil`
+    /// when the server sent none (the error describes itself only generically).
+    var serverReason: String? {
+        guard let message = serverInfo?[.message] else { return nil }
+        var reason = "\(message) (SQLSTATE \(serverInfo?[.sqlState] ?? "unknown"))"
+        if let detail = serverInfo?[.detail] { reason += ": \(detail)" }
+        return reason
     }
 }
 
