@@ -155,7 +155,7 @@ struct SharedDatabaseTests {
                     """
                     SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
                     WHERE datname = current_database() AND pid <> pg_backend_pid()
-                      AND (query LIKE 'LISTEN%' OR query LIKE 'SELECT "sequence", "model"%')
+                      AND query LIKE 'LISTEN%'
                     """,
                     in: directory
                 )

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 import StratusCodegen
 import Synchronization
@@ -605,67 +606,126 @@ final class PostgresItemStore: ServerStore {
     // MARK: - Announcements
 
     func startAnnouncements(_ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void) {
-        let task = Task { [client, logger, layouts, firstSequence] in
-            await Self.follow(
-                client: client,
-                logger: logger,
-                layouts: layouts,
-                after: firstSequence,
-                deliver: deliver
-            )
+        let reader = EventReader(
+            client: client,
+            logger: logger,
+            layouts: layouts,
+            after: firstSequence,
+            deliver: deliver
+        )
+        let task = Task { [location, logger] in
+            await withTaskGroup(of: Void.self) { group in
+                // Notifications make delivery prompt; the poll makes it certain, whatever becomes
+                // of the listening connection.
+                group.addTask { await Self.listen(location: location, logger: logger, reader: reader) }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await reader.catchUp()
+                        try? await Task.sleep(for: Self.pollInterval)
+                    }
+                }
+            }
         }
         feed.withLock { $0 = task }
     }
 
-    /// Listens for announcements and delivers the events after `after` in sequence order, until
-    /// cancelled; after a lost connection, it connects again (waiting up to 2 s between attempts)
-    /// and catches up from the last event it delivered.
-    private static func follow(
+    /// How often the events are read without a notification.
+    static let pollInterval = Duration.seconds(1)
+
+    /// Listens for announcements on a connection of its own (outside the pool, so that a
+    /// connection lost while listening never holds a pooled one) and has `reader` catch up on
+    /// each, until cancelled; after a lost connection it connects again, waiting up to 2 s.
+    private static func listen(location: PostgresLocation, logger: Logger, reader: EventReader) async {
+        var delay = Duration.milliseconds(50)
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: try location.connectionConfiguration(),
+                    id: 0,
+                    logger: logger
+                )
+                do {
+                    try await withTaskCancellationHandler {
+                        try await connection.listen(on: channel) { notifications in
+                            // Listening first: an event committed from here on is either read now
+                            // or announced.
+                            try await reader.catchUp()
+                            delay = .milliseconds(50)
+                            for try await notification in notifications {
+                                if let sequence = Int(notification.payload), await reader.hasDelivered(sequence) {
+                                    continue
+                                }
+                                try await reader.catchUp()
+                            }
+                        }
+                    } onCancel: {
+                        let closing: EventLoopFuture<Void> = connection.close()
+                        _ = closing
+                    }
+                } catch {}
+                try? await connection.close()
+            } catch {}
+            if Task.isCancelled { return }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(2))
+        }
+    }
+}
+
+/// Reads the events after the last one delivered, in order, one reader at a time: the
+/// notifications and the poll of ``PostgresItemStore`` share it.
+private actor EventReader {
+    private let client: PostgresClient
+    private let logger: Logger
+    private let layouts: [String: TableLayout]
+    private let deliver: @Sendable (String, WriteAnnouncement) -> Void
+    private var last: Int
+    /// A catch-up is under way: a call meanwhile asks it to read once more instead of reading
+    /// the same events beside it (an actor's calls interleave at each `await`).
+    private var reading = false
+    private var readAgain = false
+
+    init(
         client: PostgresClient,
         logger: Logger,
         layouts: [String: TableLayout],
         after: Int,
         deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void
-    ) async {
-        var last = after
-        var delay = Duration.milliseconds(50)
-        while !Task.isCancelled {
-            do {
-                try await client.withConnection { connection in
-                    try await connection.listen(on: channel) { notifications in
-                        // Listening first: an event committed from here on is either read now or
-                        // announced.
-                        last = try await catchUp(connection, after: last, layouts: layouts, logger: logger, deliver)
-                        delay = .milliseconds(50)
-                        for try await notification in notifications {
-                            if let sequence = Int(notification.payload), sequence <= last { continue }
-                            last = try await catchUp(connection, after: last, layouts: layouts, logger: logger, deliver)
-                        }
-                    }
-                }
-            } catch {
-                if Task.isCancelled { return }
-            }
-            try? await Task.sleep(for: delay)
-            delay = min(delay * 2, .seconds(2))
-        }
+    ) {
+        self.client = client
+        self.logger = logger
+        self.layouts = layouts
+        self.last = after
+        self.deliver = deliver
     }
 
-    /// Delivers the events after `after`, in order, and returns the last one's sequence number.
-    private static func catchUp(
-        _ connection: PostgresConnection,
-        after: Int,
-        layouts: [String: TableLayout],
-        logger: Logger,
-        _ deliver: @Sendable (String, WriteAnnouncement) -> Void
-    ) async throws -> Int {
-        var last = after
+    /// Whether the event `sequence` was delivered already.
+    func hasDelivered(_ sequence: Int) -> Bool {
+        sequence <= last
+    }
+
+    /// Delivers the events after the last one delivered, in order, each once.
+    func catchUp() async throws {
+        guard !reading else {
+            readAgain = true
+            return
+        }
+        reading = true
+        defer { reading = false }
+        repeat {
+            readAgain = false
+            try await readAll()
+        } while readAgain
+    }
+
+    private func readAll() async throws {
         while true {
             var statement = PostgresStatement()
             let sql =
-                "SELECT \"sequence\", \"model\", \"kind\", \"item\", \"selected\" FROM \(eventsTable.quotedSQLIdentifier) "
+                "SELECT \"sequence\", \"model\", \"kind\", \"item\", \"selected\" FROM "
+                + "\(PostgresItemStore.eventsTable.quotedSQLIdentifier) "
                 + "WHERE \"sequence\" > \(statement.bind(last)) ORDER BY \"sequence\" LIMIT 1000"
-            let rows = try await connection.query(statement.query(sql), logger: logger).collect()
+            let rows = try await client.query(statement.query(sql), logger: logger).collect()
             for row in rows {
                 let (sequence, model, kind, text, selected) = try row.decode(
                     (Int64, String, String, String, String?).self
@@ -681,7 +741,7 @@ final class PostgresItemStore: ServerStore {
                 }
                 deliver(model, WriteAnnouncement(kind: kind, item: item, selectedFields: fields))
             }
-            if rows.count < 1000 { return last }
+            if rows.count < 1000 { return }
         }
     }
 }

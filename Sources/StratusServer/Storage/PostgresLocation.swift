@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import PostgresNIO
 
 /// Where a PostgreSQL database is, as a connection URL:
@@ -94,5 +95,25 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         )
         configuration.options.maximumConnections = connections
         return configuration
+    }
+
+    /// The configuration of a connection of its own, outside any pool.
+    ///
+    /// - Throws: when the TLS context cannot be made.
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS =
+            switch tlsMode {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        return PostgresConnection.Configuration(
+            host: host,
+            port: port,
+            username: username,
+            password: password,
+            database: database,
+            tls: tls
+        )
     }
 }
