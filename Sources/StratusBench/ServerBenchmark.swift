@@ -214,35 +214,36 @@ struct ServerBenchmark {
             server: median(serverSyncs)
         )
     }
-
-    // MARK: - Helpers
-
-    /// Runs `body` and returns `count` divided by the seconds it took.
-    private func rate(_ count: Int, _ body: () async throws -> Void) async throws -> Double {
-        let start = ContinuousClock.now
-        try await body()
-        let elapsed = ContinuousClock.now - start
-        return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    }
-
-    private func median(_ values: [Double]) -> Double {
-        values.sorted()[values.count / 2]
-    }
-
-    /// The body of a response without errors.
-    @discardableResult
-    private func expectData(_ response: ServerResponse) throws -> JSON {
-        guard response.body["errors"] == nil else {
-            throw BenchmarkFailure(message: "The server answered errors: \(response.text)")
-        }
-        return response.body
-    }
 }
 
 /// A benchmark whose work did not do what it should.
 struct BenchmarkFailure: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+}
+
+/// `count` divided by the seconds `body` took.
+func rate(_ count: Int, _ body: () async throws -> Void) async throws -> Double {
+    let start = ContinuousClock.now
+    try await body()
+    let elapsed = ContinuousClock.now - start
+    return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+/// The median of `values` (the upper one of an even count).
+func median(_ values: [Double]) -> Double {
+    values.sorted()[values.count / 2]
+}
+
+/// The body of a response without errors.
+///
+/// - Throws: ``BenchmarkFailure`` with the response when it has errors.
+@discardableResult
+func expectData(_ response: ServerResponse) throws -> JSON {
+    guard response.body["errors"] == nil else {
+        throw BenchmarkFailure(message: "The server answered errors: \(response.text)")
+    }
+    return response.body
 }
 
 /// The figures, printed as one table.

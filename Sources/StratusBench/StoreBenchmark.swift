@@ -209,7 +209,7 @@ struct StoreBenchmark {
                                 "id": .string("concurrent-\(client)-\(index)"), "name": .string("Item"),
                                 "category": .string("category-\(index % 10)"), "rating": .int(100 + index % 100),
                             ]
-                            try await Self.expectData(
+                            try await expectData(
                                 server.execute(query: create, variables: ["input": input], identity: .apiKey)
                             )
                         }
@@ -236,29 +236,5 @@ struct StoreBenchmark {
             total += (user + system) / ticks
         }
         return total
-    }
-
-    private func rate(_ count: Int, _ body: () async throws -> Void) async throws -> Double {
-        let start = ContinuousClock.now
-        try await body()
-        let elapsed = ContinuousClock.now - start
-        return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    }
-
-    private func median(_ values: [Double]) -> Double {
-        values.sorted()[values.count / 2]
-    }
-
-    @discardableResult
-    private func expectData(_ response: ServerResponse) throws -> JSON {
-        try Self.expectData(response)
-    }
-
-    @discardableResult
-    private static func expectData(_ response: ServerResponse) throws -> JSON {
-        guard response.body["errors"] == nil else {
-            throw BenchmarkFailure(message: "The server answered errors: \(response.text)")
-        }
-        return response.body
     }
 }

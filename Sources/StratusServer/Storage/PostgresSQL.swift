@@ -320,16 +320,7 @@ struct PostgresPredicateCompiler {
     private func attributeType(_ type: String, _ column: TableLayout.Column) -> String {
         let name = column.quotedName
         if type == "_null" { return "\(name) IS NULL" }
-        let fixed: String? =
-            switch column.storage {
-            case .text: "string"
-            case .integer, .real: "number"
-            case .boolean: "bool"
-            case .json(.list): "list"
-            case .json(.map): "map"
-            case .json(.any): nil
-            }
-        if let fixed {
+        if let fixed = column.storage.attributeType {
             return fixed == type ? "\(name) IS NOT NULL" : "FALSE"
         }
         let jsonType: String? =

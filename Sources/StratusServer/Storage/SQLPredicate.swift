@@ -152,16 +152,7 @@ struct SQLPredicateCompiler {
     /// `attributeType`: the DynamoDB type of the stored value, known from the column's type.
     private func attributeType(_ type: String, _ expression: String, _ column: TableLayout.Column) -> SQLFragment {
         if type == "_null" { return SQLFragment("\(expression) IS NULL") }
-        let fixed: String? =
-            switch column.storage {
-            case .text: "string"
-            case .integer, .real: "number"
-            case .boolean: "bool"
-            case .json(.list): "list"
-            case .json(.map): "map"
-            case .json(.any): nil
-            }
-        if let fixed {
+        if let fixed = column.storage.attributeType {
             return SQLFragment(fixed == type ? "\(expression) IS NOT NULL" : "0")
         }
         let jsonTypes: [String] =

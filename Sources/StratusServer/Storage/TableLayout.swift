@@ -16,6 +16,19 @@ struct TableLayout: Sendable {
         case boolean
         /// JSON text: a list, an embedded value, or any JSON for `AWSJSON`.
         case json(JSONShape)
+
+        /// The DynamoDB type (`attributeType`) of every value the column holds, known from the
+        /// column's type; `nil` for `AWSJSON`, whose values may be of any type.
+        var attributeType: String? {
+            switch self {
+            case .text: "string"
+            case .integer, .real: "number"
+            case .boolean: "bool"
+            case .json(.list): "list"
+            case .json(.map): "map"
+            case .json(.any): nil
+            }
+        }
     }
 
     /// What JSON a ``Storage/json(_:)`` column holds.
