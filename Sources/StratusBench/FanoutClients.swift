@@ -1,7 +1,8 @@
 import Foundation
-import HTTPTypes
-import HummingbirdWSClient
-import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
 import Synchronization
 
 #if canImport(Glibc)
@@ -64,6 +65,8 @@ struct FanoutClients {
     /// One subscription's ledger, locked by its own connection and by the final count.
     private final class Subscriber: Sendable {
         let ledger: Mutex<DeliveryLedger>
+        /// The close code and reason the server sent, if it closed the connection.
+        let closeReason = Mutex<String?>(nil)
         init(mutations: Int) { ledger = Mutex(DeliveryLedger(mutations: mutations)) }
     }
 
@@ -87,10 +90,13 @@ struct FanoutClients {
 
     func run() async throws {
         let started = ProcessCPUTime.now()
-        let urls = ports.map { port in
+        let uris = ports.map { port in
             let header = Data(#"{"host":"127.0.0.1:\#(port)","x-api-key":"\#(apiKey)"}"#.utf8).base64EncodedString()
-            return "ws://127.0.0.1:\(port)/graphql/realtime?header=\(header)&payload=e30="
+            return "/graphql/realtime?header=\(header)&payload=e30="
         }
+        // One event loop: the process is pinned to one core, and every handler then runs on
+        // the thread that reads its socket.
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let subscribers = (0..<self.subscribers).map { _ in Subscriber(mutations: mutations) }
         let progress = Progress()
         signal(SIGTERM, SIG_IGN)
@@ -107,7 +113,9 @@ struct FanoutClients {
                     group.addTask {
                         await Self.subscribe(
                             index: index,
-                            url: urls[index % urls.count],
+                            port: ports[index % ports.count],
+                            uri: uris[index % uris.count],
+                            group: eventLoops,
                             subscriber: subscriber,
                             progress: progress
                         )
@@ -151,61 +159,83 @@ struct FanoutClients {
         exit(0)
     }
 
-    private static func subscribe(index: Int, url: String, subscriber: Subscriber, progress: Progress) async {
-        var configuration = WebSocketClientConfiguration()
-        configuration.additionalHeaders[.secWebSocketProtocol] = "graphql-ws"
+    /// Opens one subscriber's WebSocket on `group` and has ``SubscriberHandler`` read its frames on
+    /// the event loop; returns when the connection has closed.
+    private static func subscribe(
+        index: Int,
+        port: Int,
+        uri: String,
+        group: any EventLoopGroup,
+        subscriber: Subscriber,
+        progress: Progress
+    ) async {
         let settlement = Settlement()
         let settle: @Sendable (Bool) -> Void = { acknowledged in
             guard !settlement.done.exchange(true, ordering: .relaxed) else { return }
             if acknowledged { progress.acknowledged.add(1, ordering: .relaxed) }
             progress.settled.add(1, ordering: .relaxed)
         }
+        let fail: @Sendable (String) -> Void = { problem in
+            if !progress.stopping.load(ordering: .relaxed) {
+                progress.errors.withLock { $0.append("subscriber \(index): \(problem)") }
+            }
+        }
         do {
-            let closeFrame = try await WebSocketClient.connect(
-                url: url,
-                configuration: configuration,
-                logger: Logger(label: "stratus.bench.fanout-clients")
-            ) { inbound, outbound, _ in
-                try await outbound.writeTextMessage(#"{"type":"connection_init"}"#)
-                try await outbound.writeTextMessage(start)
-                for try await message in inbound.messages(maxSize: 1 << 20) {
-                    guard case .text(let text) = message else { continue }
-                    if let fields = DataMessage(text) {
-                        let now = wallClockMicroseconds()
-                        let latency = now - fields.sentAt
-                        progress.lastDelivery.store(now, ordering: .relaxed)
-                        let complete = subscriber.ledger.withLock {
-                            $0.record(
-                                mutation: fields.mutation,
-                                record: fields.record,
-                                sequence: fields.sequence,
-                                latency: latency
-                            )
-                            return $0.isComplete
-                        }
-                        if complete {
-                            progress.complete.add(1, ordering: .relaxed)
-                            return
-                        }
-                    } else if text.hasPrefix(#"{"id":"s","type":"start_ack"#) {
-                        settle(true)
-                    } else if text.contains("error") {
-                        progress.errors.withLock { $0.append("subscriber \(index): \(text)") }
+            let channel = try await ClientBootstrap(group: group)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .connect(host: "127.0.0.1", port: port)
+                .get()
+            let upgraded = try await channel.eventLoop.flatSubmit {
+                let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 20) { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        let handler = SubscriberHandler(
+                            index: index,
+                            subscriber: subscriber,
+                            progress: progress,
+                            settle: settle,
+                            fail: fail
+                        )
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                        return true
                     }
                 }
-            }
-            // A connection the server closed before every delivery is an error too.
-            let complete = subscriber.ledger.withLock { $0.isComplete }
-            if !complete, !progress.stopping.load(ordering: .relaxed) {
-                let code = closeFrame.map { "\($0.closeCode) \($0.reason ?? "")" } ?? "no close frame"
-                progress.errors.withLock {
-                    $0.append("subscriber \(index): the server closed the connection (\(code))")
+                var headers = HTTPHeaders()
+                headers.add(name: "Host", value: "127.0.0.1:\(port)")
+                headers.add(name: "Sec-WebSocket-Protocol", value: "graphql-ws")
+                headers.add(name: "Content-Length", value: "0")
+                let configuration = NIOTypedHTTPClientUpgradeConfiguration<Bool>(
+                    upgradeRequestHead: HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: headers),
+                    upgraders: [upgrader],
+                    notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(false) }
+                )
+                do {
+                    return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                        configuration: .init(upgradeConfiguration: configuration)
+                    )
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
                 }
+            }.get()
+            if upgraded {
+                // Written once the upgrade is done: the upgrade handler refuses writes until then.
+                for text in [#"{"type":"connection_init"}"#, start] {
+                    channel.write(
+                        WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text)),
+                        promise: nil
+                    )
+                }
+                channel.flush()
+            } else {
+                fail("the server refused the WebSocket upgrade")
+                channel.close(promise: nil)
+            }
+            try await channel.closeFuture.get()
+            // A connection the server closed before every delivery is an error too.
+            if upgraded, !subscriber.ledger.withLock({ $0.isComplete }) {
+                fail("the server closed the connection (\(subscriber.closeReason.withLock { $0 } ?? "no close frame"))")
             }
         } catch {
-            if !progress.stopping.load(ordering: .relaxed) {
-                progress.errors.withLock { $0.append("subscriber \(index): \(error)") }
-            }
+            fail("\(error)")
         }
         settle(false)
     }
@@ -253,17 +283,20 @@ struct DataMessage: Sendable, Hashable {
     /// The fields of `text`, or `nil` when it is not a `data` message with all of them.
     init?(_ text: String) {
         var text = text
-        let fields = text.withUTF8 { bytes -> (Int, Int, Int, Int64)? in
-            guard Self.hasPrefix(bytes, Self.dataPrefix),
-                let record = Self.integer(after: Self.recordMarker, in: bytes),
-                let mutation = Self.integer(after: Self.titleMarker, in: bytes),
-                let sequence = Self.integer(after: Self.ratingMarker, in: bytes),
-                let sentAt = Self.integer(after: Self.sentAtMarker, in: bytes)
-            else { return nil }
-            return (mutation, record, sequence, Int64(sentAt))
-        }
-        guard let fields else { return nil }
-        (mutation, record, sequence, sentAt) = fields
+        guard let message = text.withUTF8({ DataMessage(bytes: $0) }) else { return nil }
+        self = message
+    }
+
+    /// The fields of a message's UTF-8 `bytes`, or `nil` when it is not a `data` message with
+    /// all of them.
+    init?(bytes: UnsafeBufferPointer<UInt8>) {
+        guard Self.hasPrefix(bytes, Self.dataPrefix),
+            let record = Self.integer(after: Self.recordMarker, in: bytes),
+            let mutation = Self.integer(after: Self.titleMarker, in: bytes),
+            let sequence = Self.integer(after: Self.ratingMarker, in: bytes),
+            let sentAt = Self.integer(after: Self.sentAtMarker, in: bytes)
+        else { return nil }
+        (self.mutation, self.record, self.sequence, self.sentAt) = (mutation, record, sequence, Int64(sentAt))
     }
 
     private static let dataPrefix = Array(#"{"id":"s","type":"data""#.utf8)
@@ -316,5 +349,91 @@ struct ProcessCPUTime {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
         return ProcessCPUTime(seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime))
+    }
+}
+
+extension FanoutClients {
+    /// Reads one subscriber's frames on its event loop, with no task hop per message: counts
+    /// each `data` message in the ledger, and answers pings.
+    private final class SubscriberHandler: ChannelInboundHandler {
+        typealias InboundIn = WebSocketFrame
+        typealias OutboundOut = WebSocketFrame
+
+        private let index: Int
+        private let subscriber: Subscriber
+        private let progress: Progress
+        private let settle: @Sendable (Bool) -> Void
+        private let fail: @Sendable (String) -> Void
+
+        init(
+            index: Int,
+            subscriber: Subscriber,
+            progress: Progress,
+            settle: @escaping @Sendable (Bool) -> Void,
+            fail: @escaping @Sendable (String) -> Void
+        ) {
+            self.index = index
+            self.subscriber = subscriber
+            self.progress = progress
+            self.settle = settle
+            self.fail = fail
+        }
+
+        private static let startAckPrefix = Array(#"{"id":"s","type":"start_ack""#.utf8)
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            switch frame.opcode {
+            case .text:
+                let payload = frame.unmaskedData
+                let kind = payload.withUnsafeReadableBytes { raw -> DataMessage? in
+                    DataMessage(bytes: raw.assumingMemoryBound(to: UInt8.self))
+                }
+                if let fields = kind {
+                    let now = FanoutClients.wallClockMicroseconds()
+                    progress.lastDelivery.store(now, ordering: .relaxed)
+                    let complete = subscriber.ledger.withLock {
+                        $0.record(
+                            mutation: fields.mutation,
+                            record: fields.record,
+                            sequence: fields.sequence,
+                            latency: now - fields.sentAt
+                        )
+                        return $0.isComplete
+                    }
+                    if complete {
+                        progress.complete.add(1, ordering: .relaxed)
+                        context.close(promise: nil)
+                    }
+                    return
+                }
+                let isStartAck = payload.withUnsafeReadableBytes { raw in
+                    raw.starts(with: Self.startAckPrefix)
+                }
+                if isStartAck {
+                    settle(true)
+                } else {
+                    let text = String(buffer: payload)
+                    if text.contains("error") { fail(text) }
+                }
+            case .ping:
+                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+                context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            case .connectionClose:
+                var data = frame.unmaskedData
+                let code = data.readWebSocketErrorCode().map { "\($0)" } ?? "no code"
+                let reason = data.readString(length: data.readableBytes) ?? ""
+                subscriber.closeReason.withLock { $0 = "\(code) \(reason)" }
+                context.close(promise: nil)
+            default:
+                break
+            }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            fail("\(error)")
+            context.close(promise: nil)
+        }
+
     }
 }
