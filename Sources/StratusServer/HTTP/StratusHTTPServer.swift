@@ -135,7 +135,11 @@ public struct StratusHTTPServer: Sendable {
         let webSocketResponder = webSocketRouter.buildResponder()
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: HTTP1Channel.Configuration(idleTimeout: TimeAmount(limits.idleTimeout)),
-            ws: WebSocketServerConfiguration(maxFrameSize: realtimeLimits.maxMessageBytes)
+            // No WebSocket pings of the framework's own: its ping waits behind the `data`
+            // messages written straight to the channel, so a subscriber that lags under load
+            // missed its pong deadline and every connection was closed. AppSync's protocol has
+            // its own liveness: `ka` messages, the connection timeout and the slow-consumer rule.
+            ws: WebSocketServerConfiguration(maxFrameSize: realtimeLimits.maxMessageBytes, autoPing: .disabled)
         )
         let connections = ConnectionsPerAddress(limit: limits.maxConnectionsPerAddress)
         let requestHeadTimeout = limits.requestHeadTimeout
