@@ -58,24 +58,22 @@ final class RealtimeConnection: Sendable {
         let request: SubscriptionRequest
         /// What its caller may read, decided when it started.
         let access: Authorization.Access
-        /// When it started among the connection's subscriptions: `data` messages of one event
-        /// follow this order.
-        let order: Int
         /// The subscription's id as JSON text, for its `data` messages.
         let quotedID: String
 
-        init(id: String, request: SubscriptionRequest, access: Authorization.Access, order: Int, quotedID: String) {
+        init(id: String, request: SubscriptionRequest, access: Authorization.Access, quotedID: String) {
             self.id = id
             self.request = request
             self.access = access
-            self.order = order
             self.quotedID = quotedID
         }
     }
 
     private struct State {
         var subscriptions: [String: ActiveSubscription] = [:]
-        var started = 0
+        /// The same subscriptions in the order they started, which is the order of the `data`
+        /// messages of one event: matching walks this array, with no sort and no dictionary.
+        var inOrder: [ActiveSubscription] = []
         var acknowledged = false
         /// When the queue overflowed, if it did.
         var overflowedAt: ContinuousClock.Instant?
@@ -156,15 +154,15 @@ final class RealtimeConnection: Sendable {
             guard state.subscriptions.count < limits.maxSubscriptionsPerConnection else {
                 throw .maxSubscriptionsReached(limits.maxSubscriptionsPerConnection)
             }
-            state.started += 1
             let quotedID = JSON.string(id).text
-            state.subscriptions[id] = ActiveSubscription(
+            let subscription = ActiveSubscription(
                 id: id,
                 request: request,
                 access: access,
-                order: state.started,
                 quotedID: quotedID
             )
+            state.subscriptions[id] = subscription
+            state.inOrder.append(subscription)
             enqueue(.message(ByteBuffer(string: #"{"id":"# + quotedID + #","type":"start_ack"}"#)), in: &state)
         }
     }
@@ -175,6 +173,7 @@ final class RealtimeConnection: Sendable {
     func stop(id: String) -> SubscriptionRequest? {
         enqueuing { state in
             let stopped = state.subscriptions.removeValue(forKey: id)
+            if stopped != nil { state.inOrder.removeAll { $0.id == id } }
             enqueue(
                 .message(ByteBuffer(string: #"{"id":"# + JSON.string(id).text + #","type":"complete"}"#)),
                 in: &state
@@ -192,20 +191,14 @@ final class RealtimeConnection: Sendable {
     /// subscriptions started; called by the mutation path.
     func receive(_ event: WriteEvent) {
         enqueuing { state in
-            guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return }
-            func hears(_ subscription: ActiveSubscription) -> Bool {
-                subscription.request.matches(event)
-                    && SubscriptionAuthorization.mayRead(item: event.item.item, access: subscription.access)
-            }
-            // Most connections hold one subscription: no array for them.
-            if state.subscriptions.count == 1, let only = state.subscriptions.values.first {
-                if hears(only) { enqueueData(of: event, for: only, in: &state) }
-                return
-            }
-            var targets = state.subscriptions.values.filter(hears)
-            targets.sort { $0.order < $1.order }
-            for target in targets {
-                enqueueData(of: event, for: target, in: &state)
+            guard !state.inOrder.isEmpty, state.overflowedAt == nil, !state.closing else { return }
+            for index in state.inOrder.indices {
+                let subscription = state.inOrder[index]
+                if subscription.request.matches(event),
+                    SubscriptionAuthorization.mayRead(item: event.item.item, access: subscription.access)
+                {
+                    enqueueData(of: event, for: subscription, in: &state)
+                }
             }
         }
     }
@@ -232,9 +225,18 @@ final class RealtimeConnection: Sendable {
         dataHead.utf8.count + quotedID.utf8.count + dataMiddle.utf8.count + payload.readableBytes + 1
     }
 
-    /// `{"id":<id>,"type":"data","payload":<payload>}`.
+    /// Bytes left free before a message, where the WebSocket frame encoder writes the frame's
+    /// header (at most 10 bytes from a server) instead of writing it as a buffer of its own.
+    static let frameHeaderRoom = 10
+
+    /// `{"id":<id>,"type":"data","payload":<payload>}`, with ``frameHeaderRoom`` bytes free
+    /// before it.
     static func dataMessage(quotedID: String, payload: ByteBuffer) -> ByteBuffer {
-        var message = ByteBufferAllocator().buffer(capacity: dataMessageSize(quotedID: quotedID, payload: payload))
+        var message = ByteBufferAllocator().buffer(
+            capacity: frameHeaderRoom + dataMessageSize(quotedID: quotedID, payload: payload)
+        )
+        message.moveWriterIndex(forwardBy: frameHeaderRoom)
+        message.moveReaderIndex(forwardBy: frameHeaderRoom)
         message.writeString(dataHead)
         message.writeString(quotedID)
         message.writeString(dataMiddle)

@@ -58,20 +58,19 @@ struct RealtimeEndpoint: Sendable {
         let graphQLPath = Self.graphQLPath(of: request.uri.path)
         let channel = context.requestContext.channel
         let writeQueue = writeQueues.queue(for: channel.eventLoop)
+        let writer = await RealtimeFrameWriter.make(for: channel)
         let connection = RealtimeConnection(limits: limits) { connection in
-            writeQueue.schedule(connection, on: channel)
+            writeQueue.schedule(connection, on: writer)
         }
         let connectionIdentity = await authorizeConnection(request, graphQLPath: graphQLPath)
         let listener = server.events.addListener { connection.receive($0) }
         defer { server.events.removeListener(listener) }
-        let closeChannel: @Sendable () -> Void = { channel.close(promise: nil) }
         let limits = limits
+        let watcher = Self.watch(connection, channel: channel, limits: limits)
+        defer { watcher.cancel() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await Self.end(connection, outbound: outbound, limits: limits)
-            }
-            group.addTask {
-                await Self.watch(connection, closeChannel: closeChannel, limits: limits)
             }
             group.addTask {
                 do {
@@ -228,24 +227,21 @@ struct RealtimeEndpoint: Sendable {
     /// Writes every message waiting in the connection's queue to `channel`, then flushes once:
     /// a client that reads slower than events come gets several messages per write. Runs on
     /// the channel's event loop, where the connection's `wake` schedules it.
-    static func write(_ connection: RealtimeConnection, to channel: any Channel) {
+    static func write(_ connection: RealtimeConnection, to writer: RealtimeFrameWriter) {
         let batch = connection.takePending()
         guard !batch.isEmpty else { return }
-        let written = channel.eventLoop.makePromise(of: Void.self)
+        let written = writer.channel.eventLoop.makePromise(of: Void.self)
         let lastMessage = batch.lastIndex(where: \.isMessage)
         var ending: RealtimeConnection.Ending?
         for (index, element) in batch.enumerated() {
             if let bytes = element.bytes {
-                channel.write(
-                    WebSocketFrame(fin: true, opcode: .text, data: bytes),
-                    promise: index == lastMessage ? written : nil
-                )
+                writer.write(bytes, promise: index == lastMessage ? written : nil)
             } else if case .close(let code, let reason) = element {
                 ending = .close(code: code, reason: reason)
             }
         }
         if lastMessage == nil { written.succeed() }
-        channel.flush()
+        writer.channel.flush()
         // Writes complete in order: when the last one has, the socket took the whole batch.
         written.futureResult.whenComplete { [ending] _ in
             connection.written(batch.count)
@@ -285,22 +281,26 @@ struct RealtimeEndpoint: Sendable {
     /// Closes the connection after `connectionTimeout` without a message from the client, sends
     /// `ka` every `keepAliveInterval`, and closes the channel of a client whose queue overflowed
     /// and that does not read the error.
+    ///
+    /// It runs as a repeated task of the channel's event loop rather than a task that sleeps:
+    /// a thousand connections then cost a thousand timers of the loop, not four thousand task
+    /// wake-ups a second.
     private static func watch(
         _ connection: RealtimeConnection,
-        closeChannel: @Sendable () -> Void,
+        channel: any Channel,
         limits: RealtimeLimits
-    ) async {
+    ) -> RepeatedTask {
         let tick = min(.milliseconds(250), limits.keepAliveInterval, limits.connectionTimeout)
-        var lastKeepAlive = ContinuousClock.now
-        while !Task.isCancelled {
-            try? await Task.sleep(for: tick)
+        let lastKeepAlive = NIOLoopBoundBox.makeBoxSendingValue(ContinuousClock.now, eventLoop: channel.eventLoop)
+        return channel.eventLoop.scheduleRepeatedTask(initialDelay: TimeAmount(tick), delay: TimeAmount(tick)) {
+            task in
             let now = ContinuousClock.now
             if let overflowedAt = connection.overflowedAt {
                 if now - overflowedAt > .seconds(2) {
-                    closeChannel()
-                    return
+                    channel.close(promise: nil)
+                    task.cancel()
                 }
-                continue
+                return
             }
             if now - connection.lastTraffic > limits.connectionTimeout {
                 connection.close(
@@ -308,10 +308,11 @@ struct RealtimeEndpoint: Sendable {
                     reason:
                         "Connection timed out: the client sent nothing for \(limits.connectionTimeoutMilliseconds) ms."
                 )
+                task.cancel()
                 return
             }
-            if connection.isAcknowledged, now - lastKeepAlive >= limits.keepAliveInterval {
-                lastKeepAlive = now
+            if connection.isAcknowledged, now - lastKeepAlive.value >= limits.keepAliveInterval {
+                lastKeepAlive.value = now
                 connection.send(["type": "ka"])
             }
         }

@@ -9,20 +9,20 @@ import Synchronization
 final class RealtimeWriteQueue: Sendable {
     let eventLoop: any EventLoop
     /// The connections to write, in the order they asked; `nil` when no task is scheduled.
-    private let ready = Mutex<[(connection: RealtimeConnection, channel: any Channel)]?>(nil)
+    private let ready = Mutex<[(connection: RealtimeConnection, writer: RealtimeFrameWriter)]?>(nil)
 
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    /// Has `connection`'s waiting messages written to `channel` on the next tick.
-    func schedule(_ connection: RealtimeConnection, on channel: any Channel) {
+    /// Has `connection`'s waiting messages written by `writer` on the next tick.
+    func schedule(_ connection: RealtimeConnection, on writer: RealtimeFrameWriter) {
         let first = ready.withLock { ready in
             guard ready != nil else {
-                ready = [(connection, channel)]
+                ready = [(connection, writer)]
                 return true
             }
-            ready?.append((connection, channel))
+            ready?.append((connection, writer))
             return false
         }
         if first { eventLoop.execute { self.run() } }
@@ -33,8 +33,8 @@ final class RealtimeWriteQueue: Sendable {
             defer { ready = nil }
             return ready ?? []
         }
-        for (connection, channel) in connections {
-            RealtimeEndpoint.write(connection, to: channel)
+        for (connection, writer) in connections {
+            RealtimeEndpoint.write(connection, to: writer)
         }
     }
 }

@@ -4,7 +4,10 @@ import Synchronization
 
 /// A committed write, as subscriptions hear it: the model, the kind of mutation and the item as
 /// stored after the write.
-struct WriteEvent: Sendable {
+///
+/// A class, so that handing one event to a thousand listeners retains one reference each time
+/// rather than every reference inside the model and the items.
+final class WriteEvent: Sendable {
     /// The mutation that made the write.
     enum Kind: String, Sendable, Hashable, CaseIterable {
         case create, update, delete
@@ -64,6 +67,9 @@ struct WriteEvent: Sendable {
 final class PayloadCache: Sendable {
     private struct State {
         var payloads: [String: ByteBuffer] = [:]
+        /// The payload asked for last: most subscribers share one selection, and comparing its
+        /// key costs less than hashing it.
+        var last: (selectionKey: String, payload: ByteBuffer)?
         var encodings = 0
     }
 
@@ -72,10 +78,16 @@ final class PayloadCache: Sendable {
     /// The `payload` of `request`'s `data` message for `event`, encoded the first time.
     func payload(for request: SubscriptionRequest, of event: WriteEvent) -> ByteBuffer {
         state.withLock { state in
-            if let known = state.payloads[request.selectionKey] { return known }
-            state.encodings += 1
-            let payload = ByteBuffer(string: request.payload(for: event).text)
-            state.payloads[request.selectionKey] = payload
+            if let last = state.last, last.selectionKey == request.selectionKey { return last.payload }
+            let payload: ByteBuffer
+            if let known = state.payloads[request.selectionKey] {
+                payload = known
+            } else {
+                state.encodings += 1
+                payload = ByteBuffer(string: request.payload(for: event).text)
+                state.payloads[request.selectionKey] = payload
+            }
+            state.last = (request.selectionKey, payload)
             return payload
         }
     }
