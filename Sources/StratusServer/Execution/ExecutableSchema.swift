@@ -79,12 +79,27 @@ struct ExecutableSchema: Sendable {
         let wiring = Wiring(api: api, resolver: resolver, log: log)
         do {
             try wiring.attach(to: schema)
+            try Self.settleInputFields(of: schema)
         } catch {
             throw ServerError.invalidAPI(String(describing: error))
         }
         let problems = validateSchema(schema: schema)
         guard problems.isEmpty else {
             throw ServerError.invalidAPI(problems.map(\.message).joined(separator: " "))
+        }
+    }
+}
+
+extension ExecutableSchema {
+    /// Builds the fields of every input object type once. A built schema's input types keep
+    /// the function that makes their fields from the SDL, and GraphQLSwift calls it each time it
+    /// coerces a variable of the type: every mutation's input was built anew from its
+    /// definition.
+    fileprivate static func settleInputFields(of schema: GraphQLSchema) throws {
+        for type in schema.typeMap.values {
+            guard let input = type as? GraphQLInputObjectType else { continue }
+            let fields = try input.fields()
+            input.fields = { fields }
         }
     }
 }

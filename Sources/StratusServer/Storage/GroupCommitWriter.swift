@@ -13,8 +13,9 @@ import Synchronization
 final class GroupCommitWriter: Sendable {
     /// One write waiting for its batch.
     private struct Pending: Sendable {
-        /// Runs the write in a savepoint of `db`, keeping its outcome for ``finish``.
-        let run: @Sendable (Database) -> Void
+        /// Runs the write in `db`, in a savepoint of its own unless it is `alone` in its
+        /// transaction, keeping its outcome for ``finish``; `false` when it threw.
+        let run: @Sendable (_ db: Database, _ alone: Bool) -> Bool
         /// Hands the kept outcome to the caller, or `error` when the batch did not commit.
         let finish: @Sendable ((any Error)?) -> Void
     }
@@ -42,16 +43,22 @@ final class GroupCommitWriter: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let outcome = Mutex<Result<T, any Error>?>(nil)
             let pending = Pending(
-                run: { db in
+                run: { db, alone in
                     do {
                         var value: T?
-                        try db.inSavepoint {
+                        if alone {
                             value = try body(db)
-                            return .commit
+                        } else {
+                            try db.inSavepoint {
+                                value = try body(db)
+                                return .commit
+                            }
                         }
                         outcome.withLock { $0 = value.map { .success($0) } }
+                        return true
                     } catch {
                         outcome.withLock { $0 = .failure(error) }
+                        return false
                     }
                 },
                 finish: { batchError in
@@ -88,7 +95,10 @@ final class GroupCommitWriter: Sendable {
         if batch.isEmpty { return }
         do {
             try db.inTransaction(.immediate) {
-                for pending in batch { pending.run(db) }
+                // A write alone in its transaction needs no savepoint: when it throws, the
+                // transaction rolls back instead, which undoes the same changes.
+                if batch.count == 1 { return batch[0].run(db, true) ? .commit : .rollback }
+                for pending in batch { _ = pending.run(db, false) }
                 return .commit
             }
             for pending in batch { pending.finish(nil) }

@@ -28,38 +28,31 @@ extension SQLiteItemStore {
     /// first write of a mutation records it, later ones find it there. A use of the key that
     /// expired before `now` is replaced.
     static func recordWrite(of claim: IdempotencyClaim, now: Int, in db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: "DELETE FROM \(idempotencyTable.quotedSQLIdentifier) "
-                + "WHERE \"scope\" = ? AND \"key\" = ? AND \"expiresAt\" <= ?",
-            arguments: [claim.scope, claim.key, now]
-        )
-        try db.execute(
+                + "WHERE \"scope\" = ? AND \"key\" = ? AND \"expiresAt\" <= ?"
+        ).execute(arguments: [claim.scope, claim.key, now])
+        try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO \(idempotencyTable.quotedSQLIdentifier) "
-                + "(\"scope\", \"key\", \"digest\", \"expiresAt\") VALUES (?, ?, ?, ?)",
-            arguments: [claim.scope, claim.key, claim.digest, claim.expiresAt]
-        )
+                + "(\"scope\", \"key\", \"digest\", \"expiresAt\") VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [claim.scope, claim.key, claim.digest, claim.expiresAt])
     }
 
     /// Removes the keys that expired at or before `now`.
     static func purgeIdempotencyKeys(now: Int, in db: Database) throws {
-        try db.execute(
-            sql: "DELETE FROM \(idempotencyTable.quotedSQLIdentifier) WHERE \"expiresAt\" <= ?",
-            arguments: [now]
-        )
+        try db.cachedStatement(sql: "DELETE FROM \(idempotencyTable.quotedSQLIdentifier) WHERE \"expiresAt\" <= ?")
+            .execute(arguments: [now])
     }
 
     /// What the store holds for `key` of the caller `scope`, unless it expired before `now`.
     func idempotencyRecord(scope: String, key: String, now: Int) async throws -> IdempotencyRecord? {
         let table = Self.idempotencyTable.quotedSQLIdentifier
         return try await pool.read { db in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT \"digest\", \"status\", \"body\" FROM \(table) "
-                        + "WHERE \"scope\" = ? AND \"key\" = ? AND \"expiresAt\" > ?",
-                    arguments: [scope, key, now]
-                )
-            else { return nil }
+            let statement = try db.cachedStatement(
+                sql: "SELECT \"digest\", \"status\", \"body\" FROM \(table) "
+                    + "WHERE \"scope\" = ? AND \"key\" = ? AND \"expiresAt\" > ?"
+            )
+            guard let row = try Row.fetchOne(statement, arguments: [scope, key, now]) else { return nil }
             let digest: String = row["digest"]
             guard let status: Int = row["status"] else { return IdempotencyRecord(digest: digest, response: nil) }
             guard let body: Data = row["body"] else {
@@ -79,15 +72,14 @@ extension SQLiteItemStore {
         let table = Self.idempotencyTable.quotedSQLIdentifier
         try await writer.write { db in
             try Self.purgeIdempotencyKeys(now: now, in: db)
-            try db.execute(
+            try db.cachedStatement(
                 sql: "INSERT INTO \(table) (\"scope\", \"key\", \"digest\", \"status\", \"body\", \"expiresAt\") "
                     + "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (\"scope\", \"key\") DO UPDATE SET "
                     + "\"status\" = excluded.\"status\", \"body\" = excluded.\"body\", "
-                    + "\"expiresAt\" = excluded.\"expiresAt\" WHERE \"status\" IS NULL",
-                arguments: [
-                    claim.scope, claim.key, claim.digest, response.status, Data(response.body), claim.expiresAt,
-                ]
-            )
+                    + "\"expiresAt\" = excluded.\"expiresAt\" WHERE \"status\" IS NULL"
+            ).execute(arguments: [
+                claim.scope, claim.key, claim.digest, response.status, Data(response.body), claim.expiresAt,
+            ])
         }
     }
 }
