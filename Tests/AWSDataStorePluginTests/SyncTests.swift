@@ -4,9 +4,14 @@ import BlogModels
 import Foundation
 import StratusServer
 import StratusTesting
+import Synchronization
 import Testing
 
 @testable import AWSDataStorePlugin
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// DataStore syncing with the local backend: devices with their own databases converge, the
 /// Hub tells what happens, the outbox survives an unreachable backend, conflicts reach the
@@ -52,6 +57,18 @@ import Testing
         #expect(second.errors.values.isEmpty)
         try await first.plugin.stop()
         try await second.plugin.stop()
+    }
+
+    @Test func theOutboxSendsAsManyChangesAtOnceAsItsConcurrency() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let gauge = MutationGauge()
+        let device = try SyncDevice(backend: backend, interceptor: gauge) { $0.outboxConcurrency = 3 }
+        try await device.startAndWaitUntilReady()
+        for index in 0..<12 { try await device.plugin.save(Blog(id: "b\(index)", name: "Blog \(index)")) }
+        try await device.waitUntilOutboxIsEmpty()
+        #expect(gauge.peak == 3)
+        #expect(gauge.count == 12)
     }
 
     @Test func startSendsTheHubEventsInOrder() async throws {
@@ -348,5 +365,34 @@ struct VersionedRegistration: AmplifyModelRegistration {
 
     func registerModels(registry: ModelRegistry.Type) {
         BlogRegistration().registerModels(registry: registry)
+    }
+}
+
+/// Holds each mutation for a while before it is sent, and counts how many are held at once.
+final class MutationGauge: URLRequestInterceptor {
+    private struct Counts {
+        var now = 0
+        var peak = 0
+        var total = 0
+    }
+    private let counts = Mutex(Counts())
+
+    /// The most mutations held at once.
+    var peak: Int { counts.withLock { $0.peak } }
+    /// The mutations held so far.
+    var count: Int { counts.withLock { $0.total } }
+
+    func intercept(_ request: URLRequest) async throws -> URLRequest {
+        guard let body = request.httpBody, String(decoding: body, as: UTF8.self).contains("mutation") else {
+            return request
+        }
+        counts.withLock { counts in
+            counts.now += 1
+            counts.total += 1
+            counts.peak = max(counts.peak, counts.now)
+        }
+        defer { counts.withLock { $0.now -= 1 } }
+        try await Task.sleep(for: .milliseconds(300))
+        return request
     }
 }

@@ -38,6 +38,10 @@ final class SyncEngine: Sendable {
         var inFlight: Set<String> = []
         /// The events the backend accepted, for the outbox loop to settle.
         var accepted: [AcceptedEvent] = []
+        /// The events taken and not sent yet, oldest first; their records are in flight.
+        var ready: [TakenEvent] = []
+        /// How many senders run: at most ``DataStoreConfiguration/outboxConcurrency``.
+        var senders = 0
         var localListener: Int?
     }
     private let state = Mutex(State())
@@ -107,6 +111,8 @@ final class SyncEngine: Sendable {
         // Accepted events not settled yet stay in the outbox, and are sent again under their keys.
         state.withLock { state in
             state.accepted = []
+            state.ready = []
+            state.senders = 0
             state.inFlight = []
         }
         storage.syncStatus.end()
@@ -479,18 +485,27 @@ final class SyncEngine: Sendable {
     /// transaction (``StorageEngine/outboxRound(settling:take:excluding:)``); the sends only
     /// talk to the backend. An accepted event keeps its record in flight until it is settled,
     /// so a record never has two events in flight.
+    ///
+    /// The rounds take up to twice ``DataStoreConfiguration/outboxConcurrency`` events ahead,
+    /// and at most that many senders run: a sender whose send ends starts the next taken event
+    /// at once, while the loop settles the answer, instead of leaving its slot empty until the
+    /// next round commits.
     private func runOutbox() async {
+        let concurrency = max(1, configuration.outboxConcurrency)
         await withDiscardingTaskGroup { group in
             var reportedEmpty: Bool?
             while !Task.isCancelled {
                 let generation = outboxSignal.generation
-                let (open, inFlight, accepted) = state.withLock { state in
+                let (open, inFlight, accepted, senders) = state.withLock { state in
                     defer { state.accepted = [] }
-                    return (state.outboxOpen, state.inFlight, state.accepted)
+                    let senders = state.outboxOpen ? min(concurrency - state.senders, state.ready.count) : 0
+                    state.senders += senders
+                    return (state.outboxOpen, state.inFlight, state.accepted, senders)
                 }
+                for _ in 0..<senders { group.addTask { await self.sendReady() } }
                 let settling = Set(accepted.map { Outbox.recordKey($0.event.modelName, $0.event.modelId) })
                 let busy = inFlight.subtracting(settling)
-                let room = open ? max(1, configuration.outboxConcurrency) - busy.count : 0
+                let room = open ? 2 * concurrency - busy.count : 0
                 guard room > 0 || !accepted.isEmpty else {
                     await outboxSignal.wait(after: generation)
                     continue
@@ -506,32 +521,46 @@ final class SyncEngine: Sendable {
                     await outboxSignal.wait(after: generation, timeout: .seconds(5))
                     continue
                 }
-                let nowInFlight = state.withLock { state in
+                let (nowInFlight, started) = state.withLock { state in
                     state.inFlight.subtract(settling)
                     for taken in round.taken {
                         state.inFlight.insert(Outbox.recordKey(taken.event.modelName, taken.event.modelId))
                     }
-                    return state.inFlight
+                    state.ready += round.taken
+                    let started = state.outboxOpen ? min(concurrency - state.senders, state.ready.count) : 0
+                    state.senders += started
+                    return (state.inFlight, started)
                 }
+                for _ in 0..<started { group.addTask { await self.sendReady() } }
                 settled(accepted, round.settled)
                 if round.isEmpty && (!accepted.isEmpty || (nowInFlight.isEmpty && reportedEmpty != true)) {
                     reportedEmpty = true
                     dispatch(HubPayload.EventName.DataStore.outboxStatus, OutboxStatusEvent(isEmpty: true))
                 }
-                for taken in round.taken {
-                    reportedEmpty = false
-                    let key = Outbox.recordKey(taken.event.modelName, taken.event.modelId)
-                    group.addTask {
-                        // An accepted event stays in flight until the loop settles it.
-                        if await !self.send(taken) {
-                            self.state.withLock { _ = $0.inFlight.remove(key) }
-                        }
-                        self.outboxSignal.fire()
-                    }
-                }
+                if !round.taken.isEmpty { reportedEmpty = false }
                 await outboxSignal.wait(after: generation)
             }
             group.cancelAll()
+        }
+    }
+
+    /// One sender: sends the taken events, oldest first, until none is left or the outbox
+    /// closes, then leaves its slot. An accepted event stays in flight until the loop settles it.
+    private func sendReady() async {
+        while true {
+            let next = state.withLock { state -> TakenEvent? in
+                guard state.outboxOpen, !state.ready.isEmpty, !Task.isCancelled else {
+                    state.senders -= 1
+                    return nil
+                }
+                return state.ready.removeFirst()
+            }
+            guard let next else { return }
+            if await !send(next) {
+                let key = Outbox.recordKey(next.event.modelName, next.event.modelId)
+                state.withLock { _ = $0.inFlight.remove(key) }
+            }
+            outboxSignal.fire()
         }
     }
 

@@ -39,6 +39,7 @@ final class SyncDevice: Sendable {
         backend: LocalBackend,
         directory: TemporaryDirectory? = nil,
         through proxy: FaultProxy? = nil,
+        interceptor: (any URLRequestInterceptor)? = nil,
         adjust: (inout DataStoreConfiguration) -> Void = { _ in }
     ) throws {
         self.directory = try directory ?? TemporaryDirectory()
@@ -48,10 +49,12 @@ final class SyncDevice: Sendable {
         let errors = errors
         configuration.errorHandler = { errors.append($0) }
         adjust(&configuration)
+        let api = try backend.makeAPIPlugin(through: proxy)
+        if let interceptor { try api.add(interceptor: interceptor, for: "stratus") }
         plugin = AWSDataStorePlugin(
             modelRegistration: BlogRegistration(),
             configuration: configuration,
-            api: try backend.makeAPIPlugin(through: proxy),
+            api: api,
             hub: hub
         )
         let events = events
