@@ -314,17 +314,23 @@ public class ReadTransaction {
         let keepsSizes = keepsSizes
         for start in stride(from: 0, to: missing.count, by: Self.prefetchBatch) {
             let batch = Array(missing[start..<min(start + Self.prefetchBatch, missing.count)])
-            for key in batch { loaded[key] = .some(nil) }
             let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
             let statement = try db.cachedStatement(
                 sql: "SELECT key, record FROM records WHERE key IN (\(placeholders))"
             )
             let rows = try Row.fetchCursor(statement, arguments: StatementArguments(batch))
+            var found = 0
             while let row = try rows.next() {
                 let key: String = row[0]
                 let (fields, size) = try Self.decodedRecord(in: statement, column: 1, key: key)
                 if keepsSizes { storedSizes[key] = key.utf8.count + size }
                 loaded[key] = fields
+                found += 1
+            }
+            // Keys not found are known to be absent (`.some(nil)`); when every key of the batch
+            // was found, which is the common case, there is none to look for.
+            if found < batch.count {
+                for key in batch where loaded[key] == nil { loaded[key] = .some(nil) }
             }
             if layered { try loadLayers(of: batch) }
         }

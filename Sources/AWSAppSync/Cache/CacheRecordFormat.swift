@@ -200,20 +200,33 @@ enum CacheRecordFormat {
 
         mutating func readText() throws(CacheRecordFormatError) -> String {
             let count = try readCount()
-            let start = offset
-            let text = bytes.baseAddress.flatMap { base in
-                String(
-                    validating: UnsafeBufferPointer(
-                        start: (base + start).assumingMemoryBound(to: UInt8.self),
-                        count: count
-                    ),
-                    as: UTF8.self
-                )
+            guard count > 0, let base = bytes.baseAddress else { return "" }
+            let utf8 = UnsafeBufferPointer(start: (base + offset).assumingMemoryBound(to: UInt8.self), count: count)
+            // Decoding repairs invalid UTF-8 (the validating initializer, generic, costs more
+            // than the decoding): ASCII is valid as it is, other text when decoding kept every
+            // byte.
+            var text = String(decoding: utf8, as: UTF8.self)
+            guard Self.isASCII(utf8) || text.withUTF8({ $0.elementsEqual(utf8) }) else {
+                throw failure("a string is not UTF-8")
             }
-            // An empty buffer has no base address; its only text is the empty one.
-            guard let text = text ?? (count == 0 ? "" : nil) else { throw failure("a string is not UTF-8") }
             offset += count
             return text
+        }
+
+        static func isASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+            let raw = UnsafeRawBufferPointer(utf8)
+            var index = 0
+            while index + 8 <= raw.count {
+                guard raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
+                    return false
+                }
+                index += 8
+            }
+            while index < raw.count {
+                guard raw[index] < 0x80 else { return false }
+                index += 1
+            }
+            return true
         }
 
         /// A count of elements, members or bytes: each takes at least a byte, so a count past
