@@ -71,7 +71,10 @@ let package = Package(
         // The AppSync client: its normalized cache, and the runtime the operations of API.swift build on.
         .target(
             name: "AWSAppSync",
-            dependencies: ["Amplify", "AWSPluginsCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Amplify", "AWSPluginsCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         // The Auth category on Cognito: user pools (SRP and password sign-in) and identity pools.

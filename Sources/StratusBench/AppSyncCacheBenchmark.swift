@@ -20,7 +20,7 @@ import TodoAPI
 ///
 /// - the time to read the query back from the cache (`fetch` with
 ///   `.returnCacheDataDontFetch`, the query's whole data decoded), against raw GRDB reading
-///   the same 18,000 rows: the cache's own record rows as text, and a plain `todo` table of the
+///   the same 18,000 rows: the cache's own record rows as stored, and a plain `todo` table of the
 ///   same items decoded into structs;
 /// - fetches per second over loopback (`fetch` with `.fetchIgnoringCacheData`, each answer
 ///   written to the cache) against `AWSAPIPlugin.query` (what `Amplify.API.query` calls) and a
@@ -73,7 +73,7 @@ struct AppSyncCacheBenchmark {
         let rawRecords = try await median {
             let rows = try await recordsQueue.read { db in
                 try Row.fetchAll(db, sql: "SELECT key, record FROM records WHERE key LIKE 'todo-%'").map {
-                    row -> (String, String) in (row[0], row[1])
+                    row -> (String, Data) in (row[0], row[1])
                 }
             }
             precondition(rows.count == records)

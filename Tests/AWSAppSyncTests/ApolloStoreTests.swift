@@ -141,4 +141,45 @@ import TodoAPI
         }
         #expect(error?.code == .cacheMiss)
     }
+
+    /// A record keeps every field any query wrote; a read gives the fields its selections
+    /// select, and no others.
+    @Test func aRecordWithMoreFieldsThanSelectedGivesTheSelectedOnes() throws {
+        let store = try ApolloStore()
+        store.cacheKeyForObject = { $0["id"] }
+        let wide: [any GraphQLSelection] = [
+            GraphQLField(
+                "listTodos",
+                type: .object([
+                    GraphQLField("__typename", type: .scalar(String.self)),
+                    GraphQLField(
+                        "items",
+                        type: .list(
+                            .object([
+                                GraphQLField("__typename", type: .scalar(String.self)),
+                                GraphQLField("id", type: .scalar(String.self)),
+                                GraphQLField("name", type: .scalar(String.self)),
+                                GraphQLField("description", type: .scalar(String.self)),
+                                GraphQLField("priority", type: .scalar(Int.self)),
+                            ])
+                        )
+                    ),
+                    GraphQLField("nextToken", type: .scalar(String.self)),
+                ])
+            )
+        ]
+        let snapshot: Snapshot = [
+            "listTodos": [
+                "__typename": "ModelTodoConnection",
+                "items": [["__typename": "Todo", "id": "1", "name": "Milk", "description": nil, "priority": 3]],
+                "nextToken": nil,
+            ]
+        ]
+        _ = try store.withinReadWriteTransaction { transaction in
+            try transaction.write(snapshot: snapshot, selections: wide, variables: nil, root: CacheRoot.query)
+        }.get()
+        let data = try store.withinReadTransaction { try $0.read(query: ListTodosQuery()) }.get()
+        let item = try #require(data.listTodos?.items?.first ?? nil)
+        #expect(item.snapshot == ["__typename": "Todo", "id": "1", "name": "Milk", "description": nil])
+    }
 }

@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// The normalized cache of an ``AWSAppSyncClient``: records in one SQLite table, read and
@@ -49,9 +50,7 @@ public final class ApolloStore: Sendable {
                 database = try DatabaseQueue()
             }
             try database.write { db in
-                try db.execute(
-                    sql: "CREATE TABLE IF NOT EXISTS records (key TEXT NOT NULL PRIMARY KEY, record TEXT NOT NULL)"
-                )
+                try Self.prepareRecordsTable(db)
                 try OptimisticLayers.createTable(db)
                 try CacheBounds.createColumns(db)
             }
@@ -176,7 +175,7 @@ public final class ApolloStore: Sendable {
         bounds?.pin(watcher, records: nil)
     }
 
-    /// The bytes the records take, as eviction counts them (keys and text).
+    /// The bytes the records take, as eviction counts them (keys and stored records).
     var storedBytes: Int? { bounds?.bytes.withLock { $0 } }
 
     /// Writes the data of an operation's response in one transaction.
@@ -250,7 +249,7 @@ public class ReadTransaction {
     var base: [CacheKey: [String: JSONValue]?] = [:]
     /// For records with optimistic fields: those fields, the layers merged in order.
     var overlay: [CacheKey: [String: JSONValue]] = [:]
-    /// The stored size of the records loaded from the table (key and text, in bytes), which
+    /// The stored size of the records loaded from the table (key and record, in bytes), which
     /// writes need to count the bytes they add; reads do not keep it.
     var storedSizes: [CacheKey: Int] = [:]
     /// Whether this transaction writes, so that ``storedSizes`` is kept.
@@ -315,35 +314,23 @@ public class ReadTransaction {
         let keepsSizes = keepsSizes
         for start in stride(from: 0, to: missing.count, by: Self.prefetchBatch) {
             let batch = Array(missing[start..<min(start + Self.prefetchBatch, missing.count)])
-            for key in batch { loaded[key] = .some(nil) }
             let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
             let statement = try db.cachedStatement(
                 sql: "SELECT key, record FROM records WHERE key IN (\(placeholders))"
             )
             let rows = try Row.fetchCursor(statement, arguments: StatementArguments(batch))
+            var found = 0
             while let row = try rows.next() {
                 let key: String = row[0]
-                // Parsed from SQLite's own bytes: no String to build and validate on the way.
-                let (record, size): (JSONValue, Int)
-                do {
-                    (record, size) = try row.withUnsafeData(atIndex: 1) { data -> (JSONValue, Int) in
-                        (try JSONValue(parsing: data ?? Data()), data?.count ?? 0)
-                    }
-                } catch {
-                    throw AWSAppSyncClientError(
-                        .cache,
-                        "The cache record '\(key)' cannot be read as JSON: \(error) Clear the cache; it was not written "
-                            + "by this client."
-                    )
-                }
+                let (fields, size) = try Self.decodedRecord(in: statement, column: 1, key: key)
                 if keepsSizes { storedSizes[key] = key.utf8.count + size }
-                guard case .object(let fields) = record else {
-                    throw AWSAppSyncClientError(
-                        .cache,
-                        "The cache record '\(key)' is not a JSON object. Clear the cache; it was not written by this client."
-                    )
-                }
                 loaded[key] = fields
+                found += 1
+            }
+            // Keys not found are known to be absent (`.some(nil)`); when every key of the batch
+            // was found, which is the common case, there is none to look for.
+            if found < batch.count {
+                for key in batch where loaded[key] == nil { loaded[key] = .some(nil) }
             }
             if layered { try loadLayers(of: batch) }
         }
@@ -367,6 +354,29 @@ public class ReadTransaction {
     }
 
     private static let prefetchBatch = 500
+
+    /// The record in `column` of the row `statement` stands on, decoded from SQLite's own
+    /// buffer, and its size in bytes.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) naming the
+    ///   record when its bytes are not a record of ``CacheRecordFormat``.
+    static func decodedRecord(
+        in statement: Statement,
+        column: Int32,
+        key: CacheKey
+    ) throws -> (fields: [String: JSONValue], size: Int) {
+        let pointer = sqlite3_column_blob(statement.sqliteStatement, column)
+        let size = Int(sqlite3_column_bytes(statement.sqliteStatement, column))
+        do {
+            return (try CacheRecordFormat.decode(UnsafeRawBufferPointer(start: pointer, count: size)), size)
+        } catch {
+            throw AWSAppSyncClientError(
+                .cache,
+                "The cache record '\(key)' cannot be read: \(sentence: error) Clear the cache; it was not written by "
+                    + "this client."
+            )
+        }
+    }
 }
 
 /// A read and write of the cache inside ``ApolloStore/withinReadWriteTransaction(_:)``; valid
@@ -482,9 +492,9 @@ public final class ReadWriteTransaction: ReadTransaction {
                 ON CONFLICT(key) DO UPDATE SET record = excluded.record, accessed = excluded.accessed
                 """
         )
-        let text = try Self.text(of: record, key: key)
-        try statement.execute(arguments: [key, text, CacheBounds.now()])
-        let size = key.utf8.count + text.utf8.count
+        let stored = try Self.stored(record, key: key)
+        try statement.execute(arguments: [key, stored, CacheBounds.now()])
+        let size = key.utf8.count + stored.count
         addedBytes += size - (storedSizes[key] ?? 0)
         storedSizes[key] = size
         if let shadow {
@@ -499,20 +509,29 @@ public final class ReadWriteTransaction: ReadTransaction {
     private func storedRecord(_ key: CacheKey) throws -> [String: JSONValue]? {
         if let known = base[key] { return known }
         let statement = try db.cachedStatement(sql: "SELECT record FROM records WHERE key = ?")
-        guard let text = try String.fetchOne(statement, arguments: [key]) else { return nil }
-        return try OptimisticLayers.fields(text, key: key)
+        let rows = try Row.fetchCursor(statement, arguments: [key])
+        guard try rows.next() != nil else { return nil }
+        return try Self.decodedRecord(in: statement, column: 0, key: key).fields
     }
 
-    /// The stored text of a record.
+    /// The stored bytes of a record.
+    static func stored(_ record: [String: JSONValue], key: CacheKey) throws -> Data {
+        guard let bytes = CacheRecordFormat.encode(record) else { throw nonFiniteNumber(key) }
+        return Data(bytes)
+    }
+
+    private static func nonFiniteNumber(_ key: CacheKey) -> AWSAppSyncClientError {
+        AWSAppSyncClientError(
+            .cache,
+            "The record '\(key)' holds an infinite or NaN number, which JSON cannot hold. Fix the value written."
+        )
+    }
+
+    /// The stored text of an optimistic layer's fields.
     static func text(of record: [String: JSONValue], key: CacheKey) throws -> String {
         var writer = JSONTextWriter(sortsKeys: true, doubleStyle: .keepsFraction)
         JSONValue.object(record).write(to: &writer)
-        guard !writer.wroteNonFiniteNumber else {
-            throw AWSAppSyncClientError(
-                .cache,
-                "The record '\(key)' holds an infinite or NaN number, which JSON cannot hold. Fix the value written."
-            )
-        }
+        guard !writer.wroteNonFiniteNumber else { throw nonFiniteNumber(key) }
         return writer.text
     }
 

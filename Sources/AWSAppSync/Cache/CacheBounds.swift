@@ -12,7 +12,7 @@ import Synchronization
 final class CacheBounds: Sendable {
     let sizeLimit: Int?
     let timeToLive: TimeInterval?
-    /// The bytes the records take (keys and text).
+    /// The bytes the records take (keys and stored records).
     let bytes: Mutex<Int>
     /// Records read since the last eviction, with when: written to `accessed` before evicting.
     private let reads = Mutex<[CacheKey: Double]>([:])

@@ -156,59 +156,149 @@ struct CacheReader {
     ///
     /// - Throws: ``CacheMiss`` when a record or a field is missing; the loader's errors.
     mutating func readObject(key: CacheKey, selections: [any GraphQLSelection]) throws -> [String: JSONValue] {
+        var shape: ObjectShape?
+        return try readObject(key: key, selections: selections, shape: &shape)
+    }
+
+    /// The response object of the record `key`, with the fields `shape` holds when it was
+    /// worked out for the record's type (the objects of a list share it), else worked out here.
+    private mutating func readObject(
+        key: CacheKey,
+        selections: [any GraphQLSelection],
+        shape: inout ObjectShape?
+    ) throws -> [String: JSONValue] {
         guard let record = try load(key) else { throw CacheMiss(key: key) }
-        var fields: [GraphQLField] = []
-        collectFields(selections, typename: record["__typename"]?.stringValue, variables: variables, into: &fields)
+        let typename = record["__typename"]?.stringValue
+        if shape == nil || shape?.typename != typename {
+            shape = ObjectShape(selections: selections, typename: typename, variables: variables)
+        }
+        guard let shape else { preconditionFailure("The shape was just worked out.") }
+        if shape.isRecordItself, record.count == shape.distinctKeys {
+            // The record holds the selected fields and nothing else: checked, it is the object.
+            for field in shape.fields {
+                if tracksDependencies { dependentKeys.insert(key + "." + field.key) }
+                guard let stored = record[field.key] else { throw CacheMiss(key: key + "." + field.key) }
+                try check(stored, type: field.type, at: key, field.key)
+            }
+            return record
+        }
         var object: [String: JSONValue] = [:]
-        object.reserveCapacity(fields.count)
-        for field in fields {
-            let fieldKey = field.arguments?.isEmpty ?? true ? field.name : field.cacheKey(with: variables)
-            if tracksDependencies { dependentKeys.insert(key + "." + fieldKey) }
-            guard let stored = record[fieldKey] else { throw CacheMiss(key: key + "." + fieldKey) }
-            let value = try read(stored, type: field.type, at: key, fieldKey)
-            let responseKey = field.responseKey
-            object[responseKey] = object[responseKey].map { SelectionSetReader.merge($0, value) } ?? value
+        object.reserveCapacity(shape.fields.count)
+        for field in shape.fields {
+            if tracksDependencies { dependentKeys.insert(key + "." + field.key) }
+            guard let stored = record[field.key] else { throw CacheMiss(key: key + "." + field.key) }
+            var fieldShape: ObjectShape?
+            let value = try read(stored, type: field.type, at: key, field.key, shape: &fieldShape)
+            object[field.responseKey] = object[field.responseKey].map { SelectionSetReader.merge($0, value) } ?? value
         }
         return object
     }
 
-    /// Reads the stored value of the field `fieldKey` of `record` as `type`.
+    /// Reads the stored value of the field `fieldKey` of `record` as `type`; `shape` is that of
+    /// the objects it holds, shared by the elements of a list.
     ///
     /// - Throws: ``CacheMiss`` when the value does not fit `type`; the loader's errors.
     private mutating func read(
         _ stored: JSONValue,
         type: GraphQLOutputType,
         at record: CacheKey,
-        _ fieldKey: String
+        _ fieldKey: String,
+        shape: inout ObjectShape?
     ) throws -> JSONValue {
         if case .nonNull(let wrapped) = type {
             guard !stored.isNull else { throw CacheMiss(key: record + "." + fieldKey) }
-            return try read(stored, type: wrapped, at: record, fieldKey)
+            return try read(stored, type: wrapped, at: record, fieldKey, shape: &shape)
         }
         if stored.isNull { return .null }
         switch type {
         case .nonNull(let wrapped):
-            return try read(stored, type: wrapped, at: record, fieldKey)
-        case .scalar(let scalar):
-            do {
-                _ = try scalar.init(jsonValue: stored)
-            } catch {
-                throw CacheMiss(key: record + "." + fieldKey)
-            }
+            return try read(stored, type: wrapped, at: record, fieldKey, shape: &shape)
+        case .scalar:
+            try check(stored, type: type, at: record, fieldKey)
             return stored
         case .list(let elementType):
             guard case .array(let elements) = stored else { throw CacheMiss(key: record + "." + fieldKey) }
             try prefetch(elements.compactMap { $0.objectValue?[CacheRoot.referenceKey]?.stringValue })
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
+            var elementShape: ObjectShape?
             for element in elements {
-                values.append(try read(element, type: elementType, at: record, fieldKey))
+                values.append(try read(element, type: elementType, at: record, fieldKey, shape: &elementShape))
             }
             return .array(values)
         case .object(let selections):
             guard case .object(let reference) = stored, let key = reference[CacheRoot.referenceKey]?.stringValue
             else { throw CacheMiss(key: record + "." + fieldKey) }
-            return .object(try readObject(key: key, selections: selections))
+            return .object(try readObject(key: key, selections: selections, shape: &shape))
+        }
+    }
+
+    /// Checks a stored value of a type without objects, as ``read(_:type:at:_:shape:)`` would
+    /// read it, without building it again.
+    ///
+    /// - Throws: ``CacheMiss`` when the value does not fit `type`.
+    private func check(_ stored: JSONValue, type: GraphQLOutputType, at record: CacheKey, _ fieldKey: String) throws {
+        switch type {
+        case .nonNull(let wrapped):
+            guard !stored.isNull else { throw CacheMiss(key: record + "." + fieldKey) }
+            try check(stored, type: wrapped, at: record, fieldKey)
+        case _ where stored.isNull:
+            return
+        case .scalar(let scalar):
+            do {
+                _ = try scalar.init(jsonValue: stored)
+            } catch {
+                throw CacheMiss(key: record + "." + fieldKey)
+            }
+        case .list(let elementType):
+            guard case .array(let elements) = stored else { throw CacheMiss(key: record + "." + fieldKey) }
+            for element in elements { try check(element, type: elementType, at: record, fieldKey) }
+        case .object:
+            preconditionFailure("Objects are read, not checked: their records are other records.")
+        }
+    }
+}
+
+/// The fields that selections select on objects of one type: worked out once for all the
+/// objects of a list rather than once per object.
+private struct ObjectShape {
+    struct Field {
+        /// The field's key in a record: its name, with its arguments when it has some.
+        let key: String
+        let responseKey: String
+        let type: GraphQLOutputType
+    }
+
+    let typename: String?
+    let fields: [Field]
+    /// How many different record keys ``fields`` have (a fragment may select a field again).
+    let distinctKeys: Int
+    /// Whether a record with exactly these fields is the object itself: every field is keyed
+    /// in the record as in the response (no alias, no arguments) and holds no objects, which a
+    /// record holds as references to other records. A field selected twice reads the same
+    /// stored value, so the merge of its reads is that value.
+    let isRecordItself: Bool
+
+    init(selections: [any GraphQLSelection], typename: String?, variables: GraphQLMap?) {
+        var selected: [GraphQLField] = []
+        collectFields(selections, typename: typename, variables: variables, into: &selected)
+        self.typename = typename
+        fields = selected.map { field in
+            Field(
+                key: field.arguments?.isEmpty ?? true ? field.name : field.cacheKey(with: variables),
+                responseKey: field.responseKey,
+                type: field.type
+            )
+        }
+        distinctKeys = Set(fields.map(\.key)).count
+        isRecordItself = fields.allSatisfy { $0.key == $0.responseKey && !Self.holdsObjects($0.type) }
+    }
+
+    private static func holdsObjects(_ type: GraphQLOutputType) -> Bool {
+        switch type {
+        case .scalar: return false
+        case .object: return true
+        case .nonNull(let wrapped), .list(let wrapped): return holdsObjects(wrapped)
         }
     }
 }

@@ -24,7 +24,7 @@ public struct AWSAppSyncCacheConfiguration: Sendable, Hashable {
     public let offlineMutations: URL?
     /// The subscription metadata, `nil` to keep it in memory.
     public let subscriptionMetadataCache: URL?
-    /// The most bytes the query cache's records may take (keys and JSON text); `nil` for no
+    /// The most bytes the query cache's records may take (keys and stored records); `nil` for no
     /// limit. Past it, the least recently used records are evicted down to nine tenths of it,
     /// except those a live watcher read.
     ///
