@@ -347,7 +347,7 @@ let package = Package(
             name: "AWSAppSyncTests",
             dependencies: [
                 "AWSAppSync", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting", "StratusServer",
-                "AppSyncQueueChild",
+                "AppSyncQueueChild", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Interop"],
             swiftSettings: strict
