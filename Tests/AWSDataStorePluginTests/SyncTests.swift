@@ -157,7 +157,8 @@ import Testing
         let elapsed = try await clock.measure {
             for index in 0..<5 { try await device.plugin.save(Blog(id: "offline\(index)", name: "Offline \(index)")) }
         }
-        #expect(elapsed < .seconds(2))
+        // Well under a request's timeout, with room for a loaded machine.
+        #expect(elapsed < .seconds(10))
         #expect(try await device.plugin.pendingMutations().count == 5)
 
         try await backend.restart()
