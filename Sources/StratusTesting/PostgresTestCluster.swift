@@ -47,7 +47,7 @@ public final class PostgresTestCluster: Sendable {
     public func makeDatabase() async throws -> String {
         var url = try await server()
         let name = "stratus_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: url.host ?? "127.0.0.1",
             port: url.port ?? 5432,
             username: url.user ?? "stratus",
@@ -55,6 +55,9 @@ public final class PostgresTestCluster: Sendable {
             database: Self.database(of: url),
             tls: .disable
         )
+        // Tests create their databases together, and a loaded server may take longer than the
+        // default 10 s to accept them all.
+        configuration.options.connectTimeout = .seconds(60)
         let logger = Logger(label: "StratusTesting.PostgresTestCluster") { _ in SwiftLogNoOpLogHandler() }
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
