@@ -6,8 +6,8 @@ import TodoAPI
 
 @testable import AWSAppSync
 
-/// The binary form of the cache's records, and cache files of earlier versions, whose records
-/// are JSON text.
+/// The binary form of the cache's records, and cache files of earlier versions: records as JSON
+/// text, or in a table with row ids.
 @Suite struct CacheRecordFormatTests {
     static func roundTrip(_ record: [String: JSONValue]) throws -> [String: JSONValue] {
         let bytes = try #require(CacheRecordFormat.encode(record))
@@ -167,8 +167,65 @@ import TodoAPI
                     try String.fetchAll(db, sql: "SELECT DISTINCT typeof(record) FROM records")
                 )
             }
-            #expect(version == 1)
+            #expect(version == 2)
             #expect(types == ["blob"])
+            #expect(try Self.isWithoutRowIDs(queue))
+        }
+    }
+
+    /// Whether the file's records table is one without row ids.
+    static func isWithoutRowIDs(_ queue: DatabaseQueue) throws -> Bool {
+        let sql = try queue.read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'records'")
+        }
+        return try #require(sql).hasSuffix("WITHOUT ROWID")
+    }
+
+    /// A file of version 1 (binary records, in a table with row ids) is copied to a table without
+    /// them, with its records, their access times and the index on those.
+    @Test func aCacheFileOfVersionOneIsCopiedToATableWithoutRowIDs() throws {
+        try Self.withCacheFile { url in
+            do {
+                let store = try ApolloStore(databaseURL: url)
+                try store.withinReadWriteTransaction {
+                    try $0.write(data: ApolloStoreTests.list, forQuery: ListTodosQuery())
+                }
+                .get()
+            }
+            let queue = try DatabaseQueue(path: url.path)
+            let written = try queue.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE rowid_records (key TEXT NOT NULL PRIMARY KEY, record BLOB NOT NULL);
+                        ALTER TABLE rowid_records ADD COLUMN accessed REAL NOT NULL DEFAULT 0;
+                        INSERT INTO rowid_records SELECT key, record, 1000 + length(key) FROM records;
+                        DROP TABLE records;
+                        ALTER TABLE rowid_records RENAME TO records;
+                        CREATE INDEX records_accessed ON records (accessed);
+                        PRAGMA user_version = 1;
+                        """
+                )
+                return try Row.fetchAll(db, sql: "SELECT key, record, accessed FROM records ORDER BY key")
+            }
+            #expect(try !Self.isWithoutRowIDs(queue))
+            let store = try ApolloStore(databaseURL: url)
+            let data = try store.withinReadTransaction { try $0.read(query: ListTodosQuery()) }.get()
+            #expect(data == ApolloStoreTests.list)
+            let (version, copied, indexes) = try queue.read { db in
+                (
+                    try Int.fetchOne(db, sql: "PRAGMA user_version"),
+                    try Row.fetchAll(db, sql: "SELECT key, record, accessed FROM records ORDER BY key"),
+                    try String.fetchAll(
+                        db,
+                        sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'"
+                    )
+                )
+            }
+            #expect(version == 2)
+            #expect(try Self.isWithoutRowIDs(queue))
+            #expect(written.count > 2)
+            #expect(copied == written)
+            #expect(indexes.contains("records_accessed"))
         }
     }
 
@@ -199,14 +256,14 @@ import TodoAPI
             let queue = try DatabaseQueue(path: url.path)
             try queue.write { db in
                 try db.execute(sql: "CREATE TABLE records (key TEXT NOT NULL PRIMARY KEY, record BLOB NOT NULL)")
-                try db.execute(sql: "PRAGMA user_version = 2")
+                try db.execute(sql: "PRAGMA user_version = 3")
             }
             let error = #expect(throws: AWSAppSyncClientError.self) { try ApolloStore(databaseURL: url) }
             #expect(
                 error?.message
-                    == "Cannot open the query cache at '\(url.path)': Its records have format 2, written by a later "
-                    + "version of AWSAppSync; this version reads format 1. Pass another file in the cache "
-                    + "configuration, or delete this one."
+                    == "Cannot open the query cache at '\(url.path)': It is a file of version 3, written by a later "
+                    + "version of AWSAppSync; this version reads files up to version 2. Pass another file in the "
+                    + "cache configuration, or delete this one."
             )
         }
     }

@@ -24,7 +24,7 @@ import Amplify
 ///
 /// Keys are written sorted, so that equal records have equal bytes.
 enum CacheRecordFormat {
-    /// The format byte that starts every record, and the cache file's `user_version`.
+    /// The format byte that starts every record.
     static let version: UInt8 = 1
 
     enum Tag: UInt8 {
