@@ -189,7 +189,6 @@ struct FanoutClients {
                 let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 20) { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         let handler = SubscriberHandler(
-                            index: index,
                             subscriber: subscriber,
                             progress: progress,
                             settle: settle,
@@ -359,20 +358,17 @@ extension FanoutClients {
         typealias InboundIn = WebSocketFrame
         typealias OutboundOut = WebSocketFrame
 
-        private let index: Int
         private let subscriber: Subscriber
         private let progress: Progress
         private let settle: @Sendable (Bool) -> Void
         private let fail: @Sendable (String) -> Void
 
         init(
-            index: Int,
             subscriber: Subscriber,
             progress: Progress,
             settle: @escaping @Sendable (Bool) -> Void,
             fail: @escaping @Sendable (String) -> Void
         ) {
-            self.index = index
             self.subscriber = subscriber
             self.progress = progress
             self.settle = settle

@@ -23,11 +23,6 @@ struct RealtimeFrameWriter: Sendable {
         return RealtimeFrameWriter(channel: channel, encoder: encoder)
     }
 
-    /// A writer that hands every message to the channel as a `WebSocketFrame`.
-    init(channel: any Channel) {
-        self.init(channel: channel, encoder: nil)
-    }
-
     private init(channel: any Channel, encoder: NIOLoopBound<ChannelHandlerContext>?) {
         self.channel = channel
         self.encoder = encoder
