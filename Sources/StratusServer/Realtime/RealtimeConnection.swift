@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import OrderedCollections
 import Synchronization
 
 /// One real-time connection's subscriptions and the bounded queue of messages waiting to be
@@ -70,10 +71,9 @@ final class RealtimeConnection: Sendable {
     }
 
     private struct State {
-        var subscriptions: [String: ActiveSubscription] = [:]
-        /// The same subscriptions in the order they started, which is the order of the `data`
-        /// messages of one event: matching walks this array, with no sort and no dictionary.
-        var inOrder: [ActiveSubscription] = []
+        /// The subscriptions by id, in the order they started, which is the order of the `data`
+        /// messages of one event: matching walks their array of values, with no sort.
+        var subscriptions: OrderedDictionary<String, ActiveSubscription> = [:]
         var acknowledged = false
         /// When the queue overflowed, if it did.
         var overflowedAt: ContinuousClock.Instant?
@@ -162,7 +162,6 @@ final class RealtimeConnection: Sendable {
                 quotedID: quotedID
             )
             state.subscriptions[id] = subscription
-            state.inOrder.append(subscription)
             enqueue(.message(ByteBuffer(string: #"{"id":"# + quotedID + #","type":"start_ack"}"#)), in: &state)
         }
     }
@@ -173,7 +172,6 @@ final class RealtimeConnection: Sendable {
     func stop(id: String) -> SubscriptionRequest? {
         enqueuing { state in
             let stopped = state.subscriptions.removeValue(forKey: id)
-            if stopped != nil { state.inOrder.removeAll { $0.id == id } }
             enqueue(
                 .message(ByteBuffer(string: #"{"id":"# + JSON.string(id).text + #","type":"complete"}"#)),
                 in: &state
@@ -191,9 +189,8 @@ final class RealtimeConnection: Sendable {
     /// subscriptions started; called by the mutation path.
     func receive(_ event: WriteEvent) {
         enqueuing { state in
-            guard !state.inOrder.isEmpty, state.overflowedAt == nil, !state.closing else { return }
-            for index in state.inOrder.indices {
-                let subscription = state.inOrder[index]
+            guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return }
+            for subscription in state.subscriptions.values {
                 if subscription.request.matches(event),
                     SubscriptionAuthorization.mayRead(item: event.item.item, access: subscription.access)
                 {
