@@ -43,6 +43,14 @@ final class SyncEngine: Sendable {
         /// How many senders run: at most ``DataStoreConfiguration/outboxConcurrency``.
         var senders = 0
         var localListener: Int?
+
+        /// Counts the senders to start now, while the outbox is open: one per ready event, up to
+        /// `concurrency` running.
+        mutating func claimSenders(concurrency: Int) -> Int {
+            let claimed = outboxOpen ? min(concurrency - senders, ready.count) : 0
+            senders += claimed
+            return claimed
+        }
     }
     private let state = Mutex(State())
     /// Fires when the outbox has work: a new event, a finished send, the network back.
@@ -498,8 +506,7 @@ final class SyncEngine: Sendable {
                 let generation = outboxSignal.generation
                 let (open, inFlight, accepted, senders) = state.withLock { state in
                     defer { state.accepted = [] }
-                    let senders = state.outboxOpen ? min(concurrency - state.senders, state.ready.count) : 0
-                    state.senders += senders
+                    let senders = state.claimSenders(concurrency: concurrency)
                     return (state.outboxOpen, state.inFlight, state.accepted, senders)
                 }
                 for _ in 0..<senders { group.addTask { await self.sendReady() } }
@@ -527,9 +534,7 @@ final class SyncEngine: Sendable {
                         state.inFlight.insert(Outbox.recordKey(taken.event.modelName, taken.event.modelId))
                     }
                     state.ready += round.taken
-                    let started = state.outboxOpen ? min(concurrency - state.senders, state.ready.count) : 0
-                    state.senders += started
-                    return (state.inFlight, started)
+                    return (state.inFlight, state.claimSenders(concurrency: concurrency))
                 }
                 for _ in 0..<started { group.addTask { await self.sendReady() } }
                 settled(accepted, round.settled)
