@@ -173,6 +173,15 @@ import TodoAPI
         }
     }
 
+    /// Writes `ApolloStoreTests.list` to a cache file at `url`, and closes it.
+    static func writeList(at url: URL) throws {
+        let store = try ApolloStore(databaseURL: url)
+        try store.withinReadWriteTransaction {
+            try $0.write(data: ApolloStoreTests.list, forQuery: ListTodosQuery())
+        }
+        .get()
+    }
+
     /// Whether the file's records table is one without row ids.
     static func isWithoutRowIDs(_ queue: DatabaseQueue) throws -> Bool {
         let sql = try queue.read { db in
@@ -185,13 +194,7 @@ import TodoAPI
     /// them, with its records, their access times and the index on those.
     @Test func aCacheFileOfVersionOneIsCopiedToATableWithoutRowIDs() throws {
         try Self.withCacheFile { url in
-            do {
-                let store = try ApolloStore(databaseURL: url)
-                try store.withinReadWriteTransaction {
-                    try $0.write(data: ApolloStoreTests.list, forQuery: ListTodosQuery())
-                }
-                .get()
-            }
+            try Self.writeList(at: url)
             let queue = try DatabaseQueue(path: url.path)
             let written = try queue.write { db in
                 try db.execute(
@@ -270,13 +273,7 @@ import TodoAPI
 
     @Test func aCorruptRecordIsNamedWhenRead() throws {
         try Self.withCacheFile { url in
-            do {
-                let store = try ApolloStore(databaseURL: url)
-                try store.withinReadWriteTransaction {
-                    try $0.write(data: ApolloStoreTests.list, forQuery: ListTodosQuery())
-                }
-                .get()
-            }
+            try Self.writeList(at: url)
             let queue = try DatabaseQueue(path: url.path)
             try queue.write { db in
                 try db.execute(sql: "UPDATE records SET record = x'01070101' WHERE key = 'QUERY_ROOT'")
