@@ -96,6 +96,37 @@ import TodoAPI
         #expect(data == Self.list)
     }
 
+    /// A read transaction reads a list's records a batch at a time, handed to the reader in the
+    /// list's order; a read-write transaction reads them through the records it keeps. Both
+    /// give the same data: past a batch, with null and repeated items, and a miss when an item's
+    /// record is gone.
+    @Test func aListReadsTheSameInBatchesInEveryTransaction() throws {
+        let store = try ApolloStore()
+        store.cacheKeyForObject = { $0["id"] }
+        var items: [ListTodosQuery.Data.ListTodo.Item?] = (0..<1_203).map { number in
+            .init(id: "\(number)", name: "Todo \(number)", description: number.isMultiple(of: 2) ? nil : "Odd")
+        }
+        items.insert(nil, at: 700)
+        items.append(items[3])
+        let list = ListTodosQuery.Data(listTodos: .init(items: items, nextToken: "next"))
+        try store.withinReadWriteTransaction { try $0.write(data: list, forQuery: ListTodosQuery()) }.get()
+
+        let read = try store.withinReadTransaction { try $0.read(query: ListTodosQuery()) }.get()
+        #expect(read == list)
+        let readWhileWriting = try store.withinReadWriteTransaction { try $0.read(query: ListTodosQuery()) }.get()
+        #expect(readWhileWriting == list)
+
+        try store.withinReadWriteTransaction { try $0.db.execute(sql: "DELETE FROM records WHERE key = '1100'") }.get()
+        #expect(try store.load(query: ListTodosQuery()) == nil)
+        for result in [
+            store.withinReadTransaction { try $0.read(query: ListTodosQuery()) },
+            store.withinReadWriteTransaction { try $0.read(query: ListTodosQuery()) },
+        ] {
+            let error = #expect(throws: AWSAppSyncClientError.self) { try result.get() }
+            #expect(error?.code == .cacheMiss)
+        }
+    }
+
     @Test func aReadOfAnEmptyCacheNamesTheQuery() throws {
         let store = try ApolloStore()
         let error = #expect(throws: AWSAppSyncClientError.self) {

@@ -136,7 +136,9 @@ struct CacheReader {
     /// Whether to collect ``dependentKeys``: only watchers need them.
     let tracksDependencies: Bool
     let load: (CacheKey) throws -> [String: JSONValue]?
-    let prefetch: ([CacheKey]) throws -> Void
+    /// Loads the records of a list's references together: returns them in the order of the
+    /// keys (`nil` for an absent one), or `nil` when it kept them for ``load`` instead.
+    let prefetch: ([CacheKey]) throws -> [[String: JSONValue]?]?
     /// The `record.field` keys read so far: what a watcher depends on.
     private(set) var dependentKeys: Set<String> = []
 
@@ -144,7 +146,7 @@ struct CacheReader {
         variables: GraphQLMap?,
         tracksDependencies: Bool = true,
         load: @escaping (CacheKey) throws -> [String: JSONValue]?,
-        prefetch: @escaping ([CacheKey]) throws -> Void = { _ in }
+        prefetch: @escaping ([CacheKey]) throws -> [[String: JSONValue]?]? = { _ in nil }
     ) {
         self.variables = variables
         self.tracksDependencies = tracksDependencies
@@ -167,19 +169,25 @@ struct CacheReader {
         selections: [any GraphQLSelection],
         shape: inout ObjectShape?
     ) throws -> [String: JSONValue] {
-        guard let record = try load(key) else { throw CacheMiss(key: key) }
+        try readObject(key: key, record: try load(key), selections: selections, shape: &shape)
+    }
+
+    /// The response object of `record`, the record `key` (`nil`: absent).
+    private mutating func readObject(
+        key: CacheKey,
+        record: [String: JSONValue]?,
+        selections: [any GraphQLSelection],
+        shape: inout ObjectShape?
+    ) throws -> [String: JSONValue] {
+        guard let record else { throw CacheMiss(key: key) }
         let typename = record["__typename"]?.stringValue
         if shape == nil || shape?.typename != typename {
             shape = ObjectShape(selections: selections, typename: typename, variables: variables)
         }
         guard let shape else { preconditionFailure("The shape was just worked out.") }
-        if shape.isRecordItself, record.count == shape.distinctKeys {
-            // The record holds the selected fields and nothing else: checked, it is the object.
-            for field in shape.fields {
-                if tracksDependencies { dependentKeys.insert(key + "." + field.key) }
-                guard let stored = record[field.key] else { throw CacheMiss(key: key + "." + field.key) }
-                try check(stored, type: field.type, at: key, field.key)
-            }
+        if shape.isRecordItself, record.count == shape.distinctKeys, try holdsSelectedFields(record, of: shape, at: key)
+        {
+            // The record holds the selected fields and nothing else, checked: it is the object.
             return record
         }
         var object: [String: JSONValue] = [:]
@@ -218,12 +226,32 @@ struct CacheReader {
             return stored
         case .list(let elementType):
             guard case .array(let elements) = stored else { throw CacheMiss(key: record + "." + fieldKey) }
-            try prefetch(elements.compactMap { $0.objectValue?[CacheRoot.referenceKey]?.stringValue })
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
             var elementShape: ObjectShape?
-            for element in elements {
-                values.append(try read(element, type: elementType, at: record, fieldKey, shape: &elementShape))
+            guard let selections = Self.objectSelections(of: elementType) else {
+                for element in elements {
+                    values.append(try read(element, type: elementType, at: record, fieldKey, shape: &elementShape))
+                }
+                return .array(values)
+            }
+            let references = elements.map { $0.objectValue?[CacheRoot.referenceKey]?.stringValue }
+            let records = try prefetch(references.compactMap { $0 })
+            var position = 0
+            for (element, reference) in zip(elements, references) {
+                if let records, let reference {
+                    // The loader handed the records over in the order of the references.
+                    let object = try readObject(
+                        key: reference,
+                        record: records[position],
+                        selections: selections,
+                        shape: &elementShape
+                    )
+                    values.append(.object(object))
+                    position += 1
+                } else {
+                    values.append(try read(element, type: elementType, at: record, fieldKey, shape: &elementShape))
+                }
             }
             return .array(values)
         case .object(let selections):
@@ -231,6 +259,29 @@ struct CacheReader {
             else { throw CacheMiss(key: record + "." + fieldKey) }
             return .object(try readObject(key: key, selections: selections, shape: &shape))
         }
+    }
+
+    /// The selections of a list's elements when they are objects (nullable or not).
+    private static func objectSelections(of elementType: GraphQLOutputType) -> [any GraphQLSelection]? {
+        switch elementType {
+        case .object(let selections), .nonNull(.object(let selections)): return selections
+        default: return nil
+        }
+    }
+
+    /// Whether `record`, which has as many fields as `shape` selects, holds the selected fields
+    /// (checked against their types); walks the record rather than looking each field up.
+    private mutating func holdsSelectedFields(
+        _ record: [String: JSONValue],
+        of shape: ObjectShape,
+        at key: CacheKey
+    ) throws -> Bool {
+        for (name, stored) in record {
+            guard let type = shape.type(ofField: name) else { return false }
+            if tracksDependencies { dependentKeys.insert(key + "." + name) }
+            try check(stored, type: type, at: key, name)
+        }
+        return true
     }
 
     /// Checks a stored value of a type without objects, as ``read(_:type:at:_:shape:)`` would
@@ -278,6 +329,9 @@ private struct ObjectShape {
     /// record holds as references to other records. A field selected twice reads the same
     /// stored value, so the merge of its reads is that value.
     let isRecordItself: Bool
+    /// The position of each key in ``fields``, for shapes of more fields than a walk is fast for.
+    private let fieldIndex: [String: Int]?
+    private static let fieldsToWalk = 12
 
     init(selections: [any GraphQLSelection], typename: String?, variables: GraphQLMap?) {
         var selected: [GraphQLField] = []
@@ -291,7 +345,19 @@ private struct ObjectShape {
             )
         }
         distinctKeys = Set(fields.map(\.key)).count
+        let keys = fields.map(\.key)
+        fieldIndex =
+            keys.count > Self.fieldsToWalk
+            ? Dictionary(zip(keys, keys.indices), uniquingKeysWith: { first, _ in first }) : nil
         isRecordItself = fields.allSatisfy { $0.key == $0.responseKey && !Self.holdsObjects($0.type) }
+    }
+
+    /// The type of the field keyed `key` in a record, or `nil` when none is selected. A shape
+    /// has a handful of fields: a walk of them compares short strings, faster than hashing.
+    func type(ofField key: String) -> GraphQLOutputType? {
+        if let index = fieldIndex { return index[key].map { fields[$0].type } }
+        for field in fields where field.key == key { return field.type }
+        return nil
     }
 
     private static func holdsObjects(_ type: GraphQLOutputType) -> Bool {
