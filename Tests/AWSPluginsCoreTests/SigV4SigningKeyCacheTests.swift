@@ -53,6 +53,30 @@ import Testing
         #expect(cache.count == 5)
     }
 
+    /// The keyed HMAC the signer copies for each signature gives the HMAC of the derived key,
+    /// every time: a copy's use leaves the cached one as it was.
+    @Test func keyedHMACsAuthenticateWithTheDerivedKey() {
+        let cache = SigV4SigningKeyCache(capacity: 8)
+        let derived = SigV4SigningKeyCache.derive(
+            secretAccessKey: "secret",
+            dateStamp: "20240102",
+            region: "us-east-1",
+            service: "appsync"
+        )
+        for message in ["AWS4-HMAC-SHA256\n20240102T000000Z", "another string to sign", ""] {
+            var hmac = cache.keyedHMAC(
+                secretAccessKey: "secret",
+                dateStamp: "20240102",
+                region: "us-east-1",
+                service: "appsync"
+            )
+            hmac.update(data: Array(message.utf8))
+            let expected = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: derived)
+            #expect(Data(hmac.finalize()) == Data(expected), "\(message)")
+        }
+        #expect(cache.count == 1)
+    }
+
     @Test func holdsNoMoreThanItsCapacity() {
         let cache = SigV4SigningKeyCache(capacity: 4)
         for day in 1...10 {

@@ -7,7 +7,7 @@ import Foundation
 /// The canonical request is the method, URI, query, header lines, signed header names and
 /// payload hash, one per line. Write it in order: ``init(method:path:query:capacity:)``, one
 /// ``appendHeader(name:)`` and its ``appendHeaderValue(_:)`` calls per signed header (by
-/// lowercased name, in byte order), then ``finish(payloadHash:)``; ``sign(timestamp:scope:key:)``
+/// lowercased name, in byte order), then ``finish(payloadHash:)``; ``sign(timestamp:scope:keyedHMAC:)``
 /// then appends the string to sign and the signature.
 struct SigV4CanonicalRequest {
     /// The canonical request, then, once signed, the string to sign and the hex signature.
@@ -100,8 +100,9 @@ struct SigV4CanonicalRequest {
     }
 
     /// Appends the string to sign (algorithm, `X-Amz-Date` timestamp, credential scope and the
-    /// hash of the canonical request, one per line) and its hex signature with `key`.
-    mutating func sign(timestamp: SigV4Timestamp, scope: [UInt8], key: SymmetricKey) {
+    /// hash of the canonical request, one per line) and its hex signature with `keyedHMAC`, an
+    /// HMAC keyed with the signing key.
+    mutating func sign(timestamp: SigV4Timestamp, scope: [UInt8], keyedHMAC: HMAC<SHA256>) {
         var hasher = SHA256()
         bytes.withUnsafeBytes {
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<canonicalRequestEnd]))
@@ -117,7 +118,7 @@ struct SigV4CanonicalRequest {
         hash.withUnsafeBytes { SigV4Canonical.appendHex($0, to: &bytes) }
         stringToSignRange = start..<bytes.count
 
-        var hmac = HMAC<SHA256>(key: key)
+        var hmac = keyedHMAC
         bytes.withUnsafeBytes { hmac.update(data: UnsafeRawBufferPointer(rebasing: $0[stringToSignRange])) }
         let signatureStart = bytes.count
         hmac.finalize().withUnsafeBytes { SigV4Canonical.appendHex($0, to: &bytes) }

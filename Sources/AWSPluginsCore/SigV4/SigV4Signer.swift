@@ -165,13 +165,13 @@ public struct SigV4Signer: Sendable, Hashable {
 
         let dateStamp = timestamp.dateStamp
         let scope = SigV4CanonicalRequest.scope(dateStamp: dateStamp, region: region, service: service)
-        let key = SigV4SigningKeyCache.shared.key(
+        let keyedHMAC = SigV4SigningKeyCache.shared.keyedHMAC(
             secretAccessKey: credentials.secretAccessKey,
             dateStamp: dateStamp,
             region: region,
             service: service
         )
-        canonical.sign(timestamp: timestamp, scope: scope, key: key)
+        canonical.sign(timestamp: timestamp, scope: scope, keyedHMAC: keyedHMAC)
 
         var authorization: [UInt8] = []
         authorization.reserveCapacity(

@@ -22,7 +22,14 @@ package final class SigV4SigningKeyCache: Sendable {
     /// The most keys the cache holds.
     package let capacity: Int
 
-    private let keys = Mutex<[Scope: SymmetricKey]>([:])
+    /// A derived key, and an HMAC already keyed with it: keying an HMAC hashes a block for
+    /// each of its two pads, which a copy of the keyed one skips.
+    private struct Entry {
+        var key: SymmetricKey
+        var keyedHMAC: HMAC<SHA256>
+    }
+
+    private let keys = Mutex<[Scope: Entry]>([:])
 
     /// Creates an empty cache that holds at most `capacity` keys.
     package init(capacity: Int) {
@@ -33,18 +40,34 @@ package final class SigV4SigningKeyCache: Sendable {
     /// The key that signs for `dateStamp` (`20240102`), `region` and `service` with the secret,
     /// derived the first time and cached.
     package func key(secretAccessKey: String, dateStamp: String, region: String, service: String) -> SymmetricKey {
+        entry(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service).key
+    }
+
+    /// An HMAC-SHA256 keyed with the key of ``key(secretAccessKey:dateStamp:region:service:)``,
+    /// ready for the string to sign.
+    package func keyedHMAC(
+        secretAccessKey: String,
+        dateStamp: String,
+        region: String,
+        service: String
+    ) -> HMAC<SHA256> {
+        entry(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service).keyedHMAC
+    }
+
+    private func entry(secretAccessKey: String, dateStamp: String, region: String, service: String) -> Entry {
         let scope = Scope(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service)
-        if let key = keys.withLock({ $0[scope] }) {
-            return key
+        if let entry = keys.withLock({ $0[scope] }) {
+            return entry
         }
         let key = Self.derive(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service)
+        let entry = Entry(key: key, keyedHMAC: HMAC<SHA256>(key: key))
         keys.withLock { keys in
             if keys.count >= capacity {
                 keys.removeAll(keepingCapacity: true)
             }
-            keys[scope] = key
+            keys[scope] = entry
         }
-        return key
+        return entry
     }
 
     /// The number of keys held, for tests.

@@ -137,7 +137,7 @@ public struct SigV4Verifier: Sendable {
             }
         }
         canonical.finish(body: body)
-        let key = SigV4SigningKeyCache.shared.key(
+        let keyedHMAC = SigV4SigningKeyCache.shared.keyedHMAC(
             secretAccessKey: secret.secretAccessKey,
             dateStamp: authorization.scopeDate,
             region: region,
@@ -146,7 +146,7 @@ public struct SigV4Verifier: Sendable {
         canonical.sign(
             timestamp: timestamp,
             scope: SigV4CanonicalRequest.scope(dateStamp: authorization.scopeDate, region: region, service: service),
-            key: key
+            keyedHMAC: keyedHMAC
         )
         guard
             SigV4Canonical.constantTimeEquals(
