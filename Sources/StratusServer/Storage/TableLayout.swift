@@ -282,7 +282,7 @@ extension DatabaseValue {
         case .null, .blob: return "NULL"
         case .int64(let value): return String(value)
         case .double(let value): return String(value)
-        case .string(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .string(let value): return "'" + value.doublingEach("'") + "'"
         }
     }
 }
@@ -290,6 +290,15 @@ extension DatabaseValue {
 extension String {
     /// The string as an SQL identifier: in double quotes, inner quotes doubled.
     var quotedSQLIdentifier: String {
-        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + doublingEach("\"") + "\""
+    }
+
+    /// The string with each `quote` doubled. Statements are built with it on every write: it
+    /// leaves Foundation's search, a twentieth of a create's time, out.
+    /// Scalars, not characters: a quote followed by a combining mark is one character.
+    fileprivate func doublingEach(_ quote: Unicode.Scalar) -> String {
+        guard utf8.contains(UInt8(ascii: quote)) else { return self }
+        return unicodeScalars.split(separator: quote, omittingEmptySubsequences: false).map(String.init)
+            .joined(separator: "\(quote)\(quote)")
     }
 }
