@@ -27,7 +27,7 @@ import TodoAPI
 ///   bare `URLSession` POST of the same query.
 struct AppSyncCacheBenchmark {
     var records = 18_000
-    var runs = 5
+    var runs = 9
     var requests = 1_000
 
     static let schema = "type Todo @model { id: ID! name: String! description: String }"
@@ -61,25 +61,8 @@ struct AppSyncCacheBenchmark {
         }
         report("write the list (one transaction)", written)
 
-        let cacheRead = try await median {
-            let result = try await appSyncClient.fetch(query: ListTodosQuery(), cachePolicy: .returnCacheDataDontFetch)
-            let count = result.data?.listTodos?.items?.count
-            precondition(count == records, "the cache read \(count ?? 0) items, not \(records)")
-        }
-        report("AWSAppSyncClient.fetch from the cache", cacheRead)
-
         let cacheFile = directory.appending(path: "queries.db")
         let recordsQueue = try DatabaseQueue(path: cacheFile.path)
-        let rawRecords = try await median {
-            let rows = try await recordsQueue.read { db in
-                try Row.fetchAll(db, sql: "SELECT key, record FROM records WHERE key LIKE 'todo-%'").map {
-                    row -> (String, Data) in (row[0], row[1])
-                }
-            }
-            precondition(rows.count == records)
-        }
-        report("raw GRDB: the cache's record rows", rawRecords)
-
         let tableQueue = try DatabaseQueue(path: directory.appending(path: "todos.sqlite").path)
         try await tableQueue.write { db in
             try db.create(table: "todo") { table in
@@ -91,16 +74,38 @@ struct AppSyncCacheBenchmark {
                 try Todo(id: item.id, name: item.name, description: item.description).insert(db)
             }
         }
-        let rawTable = try await median {
-            let todos = try await tableQueue.read(Todo.fetchAll)
-            precondition(todos.count == records)
-        }
-        report("raw GRDB: a todo table into structs", rawTable)
+        // The three reads take turns, round after round, so that each round's ratios compare
+        // reads made under the same load of a shared machine.
+        let reads = try await interleavedMedians([
+            {
+                let result = try await appSyncClient.fetch(
+                    query: ListTodosQuery(),
+                    cachePolicy: .returnCacheDataDontFetch
+                )
+                let count = result.data?.listTodos?.items?.count
+                precondition(count == records, "the cache read \(count ?? 0) items, not \(records)")
+            },
+            {
+                let rows = try await recordsQueue.read { db in
+                    try Row.fetchAll(db, sql: "SELECT key, record FROM records WHERE key LIKE 'todo-%'").map {
+                        row -> (String, Data) in (row[0], row[1])
+                    }
+                }
+                precondition(rows.count == records)
+            },
+            {
+                let todos = try await tableQueue.read(Todo.fetchAll)
+                precondition(todos.count == records)
+            },
+        ])
+        report("AWSAppSyncClient.fetch from the cache", reads.times[0])
+        report("raw GRDB: the cache's record rows", reads.times[1])
+        report("raw GRDB: a todo table into structs", reads.times[2])
         print(
             String(
-                format: "    ratios: cache/record rows %.2fx, cache/todo table %.2fx",
-                Self.seconds(cacheRead) / Self.seconds(rawRecords),
-                Self.seconds(cacheRead) / Self.seconds(rawTable)
+                format: "    ratios (medians of the rounds' ratios): cache/record rows %.2fx, cache/todo table %.2fx",
+                reads.ratios[1],
+                reads.ratios[2]
             )
         )
 
@@ -177,15 +182,27 @@ struct AppSyncCacheBenchmark {
         )
     }
 
-    /// The median time of `runs` runs of `body`, after one to warm up.
-    private func median(_ body: () async throws -> Void) async throws -> Duration {
-        try await body()
+    /// Runs each of `bodies` once to warm up, then `runs` rounds of each in turn; returns each
+    /// body's median time and the median over the rounds of its time divided by the first
+    /// body's time in the same round.
+    private func interleavedMedians(
+        _ bodies: [() async throws -> Void]
+    ) async throws -> (times: [Duration], ratios: [Double]) {
+        for body in bodies { try await body() }
         let clock = ContinuousClock()
-        var times: [Duration] = []
+        var times = [[Duration]](repeating: [], count: bodies.count)
         for _ in 0..<runs {
-            times.append(try await clock.measure(body))
+            for (index, body) in bodies.enumerated() {
+                times[index].append(try await clock.measure(body))
+            }
         }
-        return times.sorted()[runs / 2]
+        let medians = times.map { $0.sorted()[runs / 2] }
+        let ratios = times.indices.map { index in
+            (0..<runs).map { round in Self.seconds(times[0][round]) / Self.seconds(times[index][round]) }.sorted()[
+                runs / 2
+            ]
+        }
+        return (medians, ratios)
     }
 
     /// Runs `body` `requests` times after a warm-up and prints the rate.
