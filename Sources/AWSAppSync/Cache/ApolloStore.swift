@@ -255,12 +255,9 @@ public class ReadTransaction {
     /// The stored size of the records loaded from the table (key and record, in bytes), which
     /// writes need to count the bytes they add; reads do not keep it.
     var storedSizes: [CacheKey: Int] = [:]
-    /// Whether this transaction writes, so that ``storedSizes`` is kept.
-    var keepsSizes: Bool { false }
-    /// Whether the records a list refers to go straight to the reader, in the list's order,
-    /// rather than into ``loaded`` to be looked up one by one: when no write or optimistic
-    /// layer can change what the table holds.
-    var handsRecordsOver: Bool { !layered }
+    /// Whether this transaction writes: it keeps ``storedSizes``, and reads what it wrote
+    /// through ``loaded``.
+    var writes: Bool { false }
     /// When not `nil`, the keys of the records handed over are added to it (what eviction
     /// counts as read).
     var handedOverKeys: [CacheKey]?
@@ -297,11 +294,11 @@ public class ReadTransaction {
             tracksDependencies: tracking,
             load: { [unowned self] key in try self.record(key) },
             prefetch: { [unowned self] keys in
-                guard self.handsRecordsOver else {
-                    try self.prefetch(keys)
-                    return nil
-                }
-                return try self.records(keys)
+                // With no write or optimistic layer to see, the records a list refers to go
+                // straight to the reader, in the list's order, rather than into `loaded`.
+                guard self.writes || self.layered else { return try self.records(keys) }
+                try self.prefetch(keys)
+                return nil
             }
         )
         do {
@@ -321,46 +318,55 @@ public class ReadTransaction {
         return loaded[key] ?? nil
     }
 
-    /// Loads the records of `keys` not loaded yet, a few hundred per statement: a list's items
-    /// are read with a handful of queries rather than one each.
+    /// Loads the records of `keys` not loaded yet into ``loaded``, with their optimistic
+    /// layers.
     func prefetch(_ keys: [CacheKey]) throws {
         let missing = keys.filter { loaded[$0] == nil }
         guard !missing.isEmpty else { return }
         loaded.reserveCapacity(loaded.count + missing.count)
-        let keepsSizes = keepsSizes
-        for start in stride(from: 0, to: missing.count, by: Self.prefetchBatch) {
-            let batch = Array(missing[start..<min(start + Self.prefetchBatch, missing.count)])
-            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
-            let statement = try db.cachedStatement(
-                sql: "SELECT key, record FROM records WHERE key IN (\(placeholders))"
-            )
-            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(batch))
-            var found = 0
-            while let row = try rows.next() {
-                let key: String = row[0]
-                let (fields, size) = try Self.decodedRecord(in: statement, column: 1, key: key)
-                if keepsSizes { storedSizes[key] = key.utf8.count + size }
-                loaded[key] = fields
-                found += 1
+        let writes = writes
+        var found = 0
+        try forEachRecord(of: missing) { position, fields, size in
+            let key = missing[position]
+            if writes { storedSizes[key] = key.utf8.count + size }
+            loaded[key] = fields
+            found += 1
+        }
+        // Keys not found are known to be absent (`.some(nil)`); when every key was found,
+        // which is the common case, there is none to look for.
+        if found < missing.count {
+            for key in missing where loaded[key] == nil { loaded[key] = .some(nil) }
+        }
+        if layered {
+            for start in stride(from: 0, to: missing.count, by: Self.batch) {
+                try loadLayers(of: Array(missing[start..<min(start + Self.batch, missing.count)]))
             }
-            // Keys not found are known to be absent (`.some(nil)`); when every key of the batch
-            // was found, which is the common case, there is none to look for.
-            if found < batch.count {
-                for key in batch where loaded[key] == nil { loaded[key] = .some(nil) }
-            }
-            if layered { try loadLayers(of: batch) }
         }
     }
 
-    /// The records of `keys` in their order (`nil`: absent), a few hundred per statement,
-    /// decoded from SQLite's own buffers: each row carries the position of its key, so that
-    /// no record is looked up by key on this side. The keys are bound and the rows stepped
-    /// with SQLite's own calls: GRDB's arguments and row cursor took a tenth of an 18,000-item
-    /// list's read.
+    /// The records of `keys` in their order (`nil`: absent), with no record kept in
+    /// ``loaded``.
     func records(_ keys: [CacheKey]) throws -> [[String: JSONValue]?] {
         var records = [[String: JSONValue]?](repeating: nil, count: keys.count)
-        for start in stride(from: 0, to: keys.count, by: Self.prefetchBatch) {
-            let end = min(start + Self.prefetchBatch, keys.count)
+        try forEachRecord(of: keys) { position, fields, _ in
+            records[position] = fields
+            handedOverKeys?.append(keys[position])
+        }
+        return records
+    }
+
+    /// Calls `body` with the position in `keys`, the fields and the stored size of each record
+    /// found, reading a few hundred keys per statement: a list's items take a handful of
+    /// statements rather than one each. Each row carries the position of its key, so that no
+    /// record is looked up by key on this side. The records are decoded from SQLite's own
+    /// buffers, and the keys bound and the rows stepped with SQLite's own calls: GRDB's
+    /// arguments and row cursor took a tenth of an 18,000-item list's read.
+    private func forEachRecord(
+        of keys: [CacheKey],
+        _ body: (Int, [String: JSONValue], Int) throws -> Void
+    ) throws {
+        for start in stride(from: 0, to: keys.count, by: Self.batch) {
+            let end = min(start + Self.batch, keys.count)
             let statement = try db.cachedStatement(sql: Self.positionedSelect(count: end - start))
             let handle = statement.sqliteStatement
             sqlite3_reset(handle)
@@ -382,20 +388,19 @@ public class ReadTransaction {
                 if code == SQLITE_DONE { break }
                 guard code == SQLITE_ROW else { throw databaseError(code, statement) }
                 let position = start + Int(sqlite3_column_int64(handle, 0))
-                records[position] = try Self.decodedRecord(in: statement, column: 1, key: keys[position]).fields
-                handedOverKeys?.append(keys[position])
+                let (fields, size) = try Self.decodedRecord(in: statement, column: 1, key: keys[position])
+                try body(position, fields, size)
             }
         }
-        return records
     }
 
     /// The SQL that reads the records of `count` keys bound in order, each row with the
     /// position of its key.
     private static func positionedSelect(count: Int) -> String {
-        count == prefetchBatch ? fullBatchSelect : makePositionedSelect(count: count)
+        count == batch ? fullBatchSelect : makePositionedSelect(count: count)
     }
 
-    private static let fullBatchSelect = makePositionedSelect(count: prefetchBatch)
+    private static let fullBatchSelect = makePositionedSelect(count: batch)
 
     private static func makePositionedSelect(count: Int) -> String {
         let wanted = (0..<count).map { "(\($0), ?)" }.joined(separator: ",")
@@ -433,7 +438,8 @@ public class ReadTransaction {
         }
     }
 
-    private static let prefetchBatch = 500
+    /// How many keys one statement reads.
+    private static let batch = 500
 
     /// The record in `column` of the row `statement` stands on, decoded from SQLite's own
     /// buffer, and its size in bytes.
@@ -472,8 +478,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// How many bytes the records written add to the table (negative when they shrank).
     private(set) var addedBytes = 0
 
-    override var keepsSizes: Bool { true }
-    override var handsRecordsOver: Bool { false }
+    override var writes: Bool { true }
 
     init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool, layer: String?) {
         self.layer = layer

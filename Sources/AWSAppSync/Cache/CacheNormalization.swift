@@ -344,8 +344,8 @@ private struct ObjectShape {
                 type: field.type
             )
         }
-        distinctKeys = Set(fields.map(\.key)).count
         let keys = fields.map(\.key)
+        distinctKeys = Set(keys).count
         fieldIndex =
             keys.count > Self.fieldsToWalk
             ? Dictionary(zip(keys, keys.indices), uniquingKeysWith: { first, _ in first }) : nil
