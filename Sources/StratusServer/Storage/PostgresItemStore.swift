@@ -294,7 +294,7 @@ final class PostgresItemStore: ServerStore {
     }
 
     private static func notExpired(_ now: Int, _ statement: inout PostgresStatement) -> String {
-        let column = TableLayout.expiryColumn.quotedSQLIdentifier
+        let column = TableLayout.quotedExpiryColumn
         return "(\(column) IS NULL OR \(column) > \(statement.bind(now)))"
     }
 
@@ -404,7 +404,7 @@ final class PostgresItemStore: ServerStore {
             var statement = PostgresStatement()
             let mark = statement.bind(now)
             _ = try await rows(
-                "DELETE FROM \(layout.table) WHERE \(TableLayout.expiryColumn.quotedSQLIdentifier) <= \(mark)",
+                "DELETE FROM \(layout.table) WHERE \(TableLayout.quotedExpiryColumn) <= \(mark)",
                 statement
             )
         }

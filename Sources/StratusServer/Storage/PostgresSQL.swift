@@ -112,7 +112,7 @@ extension TableLayout {
 
     /// A JSON value as an SQL literal for a column of `storage`, for a column's `DEFAULT`.
     static func postgresLiteral(_ value: JSON, storage: Storage) -> String {
-        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        func quoted(_ text: String) -> String { "'" + text.doublingEach("'") + "'" }
         switch (value, storage) {
         case (.null, _): return "NULL"
         case (.string(let text), .text): return "'\\x" + Hex.lowercase(text.utf8) + "'::bytea"

@@ -16,6 +16,7 @@ final class SQLiteItemStore: ServerStore {
     static let databaseFileName = "stratus.sqlite"
 
     static let journalTable = "_stratus_delta"
+    private static let quotedJournalTable = journalTable.quotedSQLIdentifier
     static let metaTable = "_stratus_meta"
 
     /// The database; other files of the store read and write it too.
@@ -237,14 +238,14 @@ final class SQLiteItemStore: ServerStore {
         try db.execute(
             sql: """
                 CREATE TABLE IF NOT EXISTS \(metaTable.quotedSQLIdentifier) ("key" TEXT PRIMARY KEY NOT NULL, "value" BLOB);
-                CREATE TABLE IF NOT EXISTS \(journalTable.quotedSQLIdentifier) (
+                CREATE TABLE IF NOT EXISTS \(quotedJournalTable) (
                   "position" INTEGER PRIMARY KEY AUTOINCREMENT,
                   "model" TEXT NOT NULL,
                   "changedAt" INTEGER NOT NULL,
                   "expiresAt" INTEGER NOT NULL,
                   "item" TEXT NOT NULL);
-                CREATE INDEX IF NOT EXISTS "_stratus_delta_model" ON \(journalTable.quotedSQLIdentifier) ("model", "position");
-                CREATE INDEX IF NOT EXISTS "_stratus_delta_expiry" ON \(journalTable.quotedSQLIdentifier) ("expiresAt");
+                CREATE INDEX IF NOT EXISTS "_stratus_delta_model" ON \(quotedJournalTable) ("model", "position");
+                CREATE INDEX IF NOT EXISTS "_stratus_delta_expiry" ON \(quotedJournalTable) ("expiresAt");
                 """
         )
         try createIdempotencyTable(db)
@@ -320,21 +321,17 @@ final class SQLiteItemStore: ServerStore {
     }
 
     private static func selectByKey(_ layout: TableLayout, key: [JSON], now: Int) -> (String, [DatabaseValue]) {
-        let conditions = layout.model.primaryKey.map { "\($0.quotedSQLIdentifier) = ?" }
         let arguments = zip(layout.model.primaryKey, key).map { name, value in
             TableLayout.databaseValue(value, storage: layout.column(named: name)?.storage ?? .text)
         }
         return (
-            "SELECT \(layout.selection) FROM \(layout.table) WHERE \(conditions.joined(separator: " AND ")) "
-                + "AND \(notExpired(layout))",
+            "SELECT \(layout.selection) FROM \(layout.table) WHERE \(layout.keyCondition) AND \(notExpired)",
             arguments + [now.databaseValue]
         )
     }
 
-    private static func notExpired(_ layout: TableLayout) -> String {
-        let column = TableLayout.expiryColumn.quotedSQLIdentifier
-        return "(\(column) IS NULL OR \(column) > ?)"
-    }
+    private static let notExpired =
+        "(\(TableLayout.quotedExpiryColumn) IS NULL OR \(TableLayout.quotedExpiryColumn) > ?)"
 
     func fetchPage(_ query: PageQuery) async throws -> ItemPage {
         let layout = try layout(query.model)
@@ -343,7 +340,7 @@ final class SQLiteItemStore: ServerStore {
         let key = try compiler.compile(query.keyCondition)
         var sql =
             "SELECT \(layout.selection), COALESCE(\(filter.sql), 0) FROM \(layout.table) WHERE (\(key.sql)) AND "
-            + Self.notExpired(layout)
+            + Self.notExpired
         var arguments = filter.arguments + key.arguments + [query.now.databaseValue]
         let orderColumns = query.order.map(\.quotedSQLIdentifier)
         if let after = query.after {
@@ -386,7 +383,7 @@ final class SQLiteItemStore: ServerStore {
             _ = try SQLPredicateCompiler.table(layout).compile(filter)
         }
         var sql =
-            "SELECT \"position\", \"item\" FROM \(Self.journalTable.quotedSQLIdentifier) "
+            "SELECT \"position\", \"item\" FROM \(Self.quotedJournalTable) "
             + "WHERE \"model\" = ? AND \"changedAt\" >= ? AND \"expiresAt\" > ?"
         var arguments = [query.model.databaseValue, query.since.databaseValue, query.now.databaseValue]
         if let after = query.afterPosition {
@@ -459,13 +456,13 @@ final class SQLiteItemStore: ServerStore {
         return try await writer.write { db in
             for layout in layouts {
                 try db.exactExecute(
-                    "DELETE FROM \(layout.table) WHERE \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
+                    "DELETE FROM \(layout.table) WHERE \(TableLayout.quotedExpiryColumn) <= ?",
                     [write.now.databaseValue]
                 )
             }
             if !layouts.isEmpty {
                 try db.exactExecute(
-                    "DELETE FROM \(Self.journalTable.quotedSQLIdentifier) WHERE \"expiresAt\" <= ?",
+                    "DELETE FROM \(Self.quotedJournalTable) WHERE \"expiresAt\" <= ?",
                     [write.now.databaseValue]
                 )
                 try Self.purgeIdempotencyKeys(now: write.now, in: db)
@@ -480,13 +477,12 @@ final class SQLiteItemStore: ServerStore {
         condition: SQLFragment?,
         in db: Database
     ) throws -> WriteOutcome {
-        let keyConditions = layout.model.primaryKey.map { "\($0.quotedSQLIdentifier) = ?" }.joined(separator: " AND ")
         let keyArguments = zip(layout.model.primaryKey, write.key).map { name, value in
             TableLayout.databaseValue(value, storage: layout.column(named: name)?.storage ?? .text)
         }
         // An expired tombstone no longer exists.
         try db.exactExecute(
-            "DELETE FROM \(layout.table) WHERE \(keyConditions) AND \(TableLayout.expiryColumn.quotedSQLIdentifier) <= ?",
+            "DELETE FROM \(layout.table) WHERE \(layout.keyCondition) AND \(TableLayout.quotedExpiryColumn) <= ?",
             keyArguments + [write.now.databaseValue]
         )
         let (select, selectArguments) = selectByKey(layout, key: write.key, now: write.now)
@@ -502,7 +498,7 @@ final class SQLiteItemStore: ServerStore {
             if current != nil {
                 holds =
                     try db.exactRows(
-                        "SELECT COALESCE(\(condition.sql), 0) FROM \(layout.table) WHERE \(keyConditions)",
+                        "SELECT COALESCE(\(condition.sql), 0) FROM \(layout.table) WHERE \(layout.keyCondition)",
                         condition.arguments + keyArguments
                     ).first?.first == 1.databaseValue
             } else {
@@ -521,15 +517,14 @@ final class SQLiteItemStore: ServerStore {
 
         switch write.action {
         case .put(let item):
-            let columns = layout.columns.map(\.quotedName).joined(separator: ", ")
             let marks = Array(repeating: "?", count: layout.columns.count).joined(separator: ", ")
             try db.exactExecute(
-                "INSERT OR REPLACE INTO \(layout.table) (\(columns)) VALUES (\(marks))",
+                "INSERT OR REPLACE INTO \(layout.table) (\(layout.selection)) VALUES (\(marks))",
                 layout.databaseValues(of: item, expiresAt: write.expiresAt)
             )
             if let journalExpiresAt = write.journalExpiresAt {
                 try db.exactExecute(
-                    "INSERT INTO \(journalTable.quotedSQLIdentifier) (\"model\", \"changedAt\", \"expiresAt\", \"item\") "
+                    "INSERT INTO \(quotedJournalTable) (\"model\", \"changedAt\", \"expiresAt\", \"item\") "
                         + "VALUES (?, ?, ?, ?)",
                     [
                         layout.model.name.databaseValue, (item.lastChangedAt ?? write.now).databaseValue,
@@ -538,7 +533,7 @@ final class SQLiteItemStore: ServerStore {
                 )
             }
         case .remove:
-            try db.exactExecute("DELETE FROM \(layout.table) WHERE \(keyConditions)", keyArguments)
+            try db.exactExecute("DELETE FROM \(layout.table) WHERE \(layout.keyCondition)", keyArguments)
         }
         if let claim = write.idempotency {
             try recordWrite(of: claim, now: write.now, in: db)

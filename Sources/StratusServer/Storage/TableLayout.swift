@@ -39,10 +39,17 @@ struct TableLayout: Sendable {
     }
 
     struct Column: Sendable, Hashable {
-        var name: String
-        var storage: Storage
+        let name: String
+        let storage: Storage
+        /// The name as an SQL identifier, quoted once: statements are built with it on every
+        /// write.
+        let quotedName: String
 
-        var quotedName: String { name.quotedSQLIdentifier }
+        init(name: String, storage: Storage) {
+            self.name = name
+            self.storage = storage
+            quotedName = name.quotedSQLIdentifier
+        }
     }
 
     /// The metadata columns, after the field columns.
@@ -50,6 +57,7 @@ struct TableLayout: Sendable {
     static let deletedColumn = "_deleted"
     static let lastChangedAtColumn = "_lastChangedAt"
     static let expiryColumn = "_ttl"
+    static let quotedExpiryColumn = expiryColumn.quotedSQLIdentifier
 
     let model: ModelType
     let table: String
@@ -71,7 +79,11 @@ struct TableLayout: Sendable {
             ]
         columnsByName = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0) })
         selection = columns.map(\.quotedName).joined(separator: ", ")
+        keyCondition = model.primaryKey.map { "\($0.quotedSQLIdentifier) = ?" }.joined(separator: " AND ")
     }
+
+    /// `"id" = ?`, one per key field joined with `AND`: the key's arguments bind in key order.
+    let keyCondition: String
 
     func column(named name: String) -> Column? {
         columnsByName[name]
@@ -296,7 +308,7 @@ extension String {
     /// The string with each `quote` doubled. Statements are built with it on every write: it
     /// leaves Foundation's search, a twentieth of a create's time, out.
     /// Scalars, not characters: a quote followed by a combining mark is one character.
-    fileprivate func doublingEach(_ quote: Unicode.Scalar) -> String {
+    func doublingEach(_ quote: Unicode.Scalar) -> String {
         guard utf8.contains(UInt8(ascii: quote)) else { return self }
         return unicodeScalars.split(separator: quote, omittingEmptySubsequences: false).map(String.init)
             .joined(separator: "\(quote)\(quote)")
