@@ -110,7 +110,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         guard !auth.withLock({ $0.waitsForSignIn }) else { return store }
         let userCheck = signedInUserCheck(store.catalog)
         let started = sync.withLock { sync -> SyncEngine? in
-            guard sync == nil else { return nil }
+            // Checked again under the lock `stopSync()` takes: a sign-out between the check
+            // above and here has stopped sync already, and must not see it started again.
+            guard sync == nil, !auth.withLock({ $0.waitsForSignIn }) else { return nil }
             let engine = SyncEngine(
                 storage: store,
                 api: api,
