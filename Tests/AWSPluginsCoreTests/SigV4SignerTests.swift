@@ -233,6 +233,31 @@ func queriesAreSortedAndEncoded(url: String, canonicalQuery: String) throws {
     )
 }
 
+/// Long values are scanned eight bytes at a time for whitespace: runs of every length, with
+/// whitespace, control characters that are not whitespace, and non-ASCII letters at every
+/// offset, trim as Python's `str.split()` and a join with one space do.
+@Test func longHeaderValuesTrimAsPythonSplits() throws {
+    // Whitespace for `str.split()`: 0x09-0x0D and 0x1C-0x20; 0x01 and 0x1B are kept.
+    let alphabet: [Character] = [
+        "a", "Z", "7", "-", " ", "\t", "\u{0B}", "\u{1C}", "\u{1F}", "\u{01}", "\u{1B}", "é", "~",
+    ]
+    let whitespace: Set<Character> = [" ", "\t", "\u{0B}", "\u{1C}", "\u{1F}"]
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next(_ bound: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(bound))
+    }
+    for length in 0..<48 {
+        for _ in 0..<20 {
+            // Mostly letters, so that long runs without whitespace occur.
+            let value = String((0..<length).map { _ in next(3) == 0 ? alphabet[next(alphabet.count)] : "x" })
+            let expected = value.split(whereSeparator: { whitespace.contains($0) }).joined(separator: " ")
+            let lines = try canonicalRequestLines("https://h.example.com/", headers: ["X-Value": value])
+            #expect(lines[5] == "x-value:\(expected)"[...], "value \(value.debugDescription)")
+        }
+    }
+}
+
 @Test(
     arguments: [
         ("https://API.Example.com:443/", "host:api.example.com"),

@@ -53,6 +53,36 @@ import Testing
         #expect(cache.count == 5)
     }
 
+    /// Asking for two scopes in turn gives each its own key and credential scope: the entry
+    /// kept for the scope asked last is never handed to the other.
+    @Test func scopesAskedInTurnGetTheirOwnContext() {
+        let cache = SigV4SigningKeyCache(capacity: 8)
+        let scopes = [
+            ("secret", "20240102", "appsync"), ("other", "20240102", "appsync"), ("secret", "20240103", "s3"),
+        ]
+        for round in 0..<6 {
+            let (secret, date, service) = scopes[round % scopes.count]
+            let context = cache.signingContext(
+                secretAccessKey: secret,
+                dateStamp: date,
+                region: "eu-west-1",
+                service: service
+            )
+            let derived = SigV4SigningKeyCache.derive(
+                secretAccessKey: secret,
+                dateStamp: date,
+                region: "eu-west-1",
+                service: service
+            )
+            var hmac = context.keyedHMAC
+            hmac.update(data: Array("to sign".utf8))
+            let expected = HMAC<SHA256>.authenticationCode(for: Array("to sign".utf8), using: derived)
+            #expect(Array(hmac.finalize()) == Array(expected))
+            #expect(String(decoding: context.scope, as: UTF8.self) == "\(date)/eu-west-1/\(service)/aws4_request")
+        }
+        #expect(cache.count == 3)
+    }
+
     /// The keyed HMAC the signer copies for each signature gives the HMAC of the derived key,
     /// every time: a copy's use leaves the cached one as it was.
     @Test func keyedHMACsAuthenticateWithTheDerivedKey() {

@@ -154,9 +154,9 @@ enum SigV4Canonical {
                         continue
                     }
                     // A run without whitespace is copied at once.
-                    var end = index + 1
+                    var end = nextSpecialByte(in: bytes, from: index + 1)
                     while end < bytes.count, bytes[end] < 0x80, !isWhitespace[Int(bytes[end])] {
-                        end += 1
+                        end = nextSpecialByte(in: bytes, from: end + 1)
                     }
                     if pendingSpace {
                         out.append(UInt8(ascii: " "))
@@ -173,6 +173,28 @@ enum SigV4Canonical {
             out.removeSubrange(start...)
             out.append(contentsOf: trimAll(value).utf8)
         }
+    }
+
+    /// The index of the first byte from `start` that is at most 0x20 or at least 0x80 (every
+    /// whitespace byte and every byte of a non-ASCII character is one), or the end.
+    ///
+    /// Eight bytes are tested at once: a byte below 0x21 borrows into its high bit when 0x21 is
+    /// subtracted from it, unless its high bit was set already, which the other test finds.
+    static func nextSpecialByte(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        if let base = bytes.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highBits: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if (word | ((word &- ones &* 0x21) & ~word)) & highBits != 0 { break }
+                index += 8
+            }
+        }
+        while index < bytes.count, bytes[index] > 0x20, bytes[index] < 0x80 {
+            index += 1
+        }
+        return index
     }
 
     /// `value` trimmed as ``appendTrimmed(_:to:)`` does, for values with non-ASCII characters.
@@ -248,11 +270,15 @@ enum SigV4Canonical {
 
     /// Appends `bytes` in lower-case hex, as hashes and signatures are written.
     static func appendHex(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        lowercaseHexDigits.withUnsafeBufferPointer { digits in
-            for byte in bytes {
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0x0F)])
+        // Written into a buffer on the stack and appended at once, rather than byte by byte.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count * 2) { hex in
+            lowercaseHexDigits.withUnsafeBufferPointer { digits in
+                for (index, byte) in bytes.enumerated() {
+                    hex[2 * index] = digits[Int(byte >> 4)]
+                    hex[2 * index + 1] = digits[Int(byte & 0x0F)]
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(hex))
         }
     }
 

@@ -7,7 +7,7 @@ import Foundation
 /// The canonical request is the method, URI, query, header lines, signed header names and
 /// payload hash, one per line. Write it in order: ``init(method:path:query:capacity:)``, one
 /// ``appendHeader(name:)`` and its ``appendHeaderValue(_:)`` calls per signed header (by
-/// lowercased name, in byte order), then ``finish(payloadHash:)``; ``sign(timestamp:scope:keyedHMAC:)``
+/// lowercased name, in byte order), then ``finish(payloadHash:)``; ``sign(amzDate:scope:keyedHMAC:)``
 /// then appends the string to sign and the signature.
 struct SigV4CanonicalRequest {
     /// The canonical request, then, once signed, the string to sign and the hex signature.
@@ -99,10 +99,10 @@ struct SigV4CanonicalRequest {
         hex.withUnsafeBufferPointer { finish(payloadHash: $0) }
     }
 
-    /// Appends the string to sign (algorithm, `X-Amz-Date` timestamp, credential scope and the
-    /// hash of the canonical request, one per line) and its hex signature with `keyedHMAC`, an
-    /// HMAC keyed with the signing key.
-    mutating func sign(timestamp: SigV4Timestamp, scope: [UInt8], keyedHMAC: HMAC<SHA256>) {
+    /// Appends the string to sign (algorithm, the timestamp in `X-Amz-Date` form, credential
+    /// scope and the hash of the canonical request, one per line) and its hex signature with
+    /// `keyedHMAC`, an HMAC keyed with the signing key.
+    mutating func sign(amzDate: String, scope: [UInt8], keyedHMAC: HMAC<SHA256>) {
         var hasher = SHA256()
         bytes.withUnsafeBytes {
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<canonicalRequestEnd]))
@@ -111,7 +111,7 @@ struct SigV4CanonicalRequest {
         let start = bytes.count
         bytes.append(contentsOf: SigV4Canonical.algorithm.utf8)
         bytes.append(UInt8(ascii: "\n"))
-        timestamp.appendBasic(to: &bytes)
+        bytes.append(contentsOf: amzDate.utf8)
         bytes.append(UInt8(ascii: "\n"))
         bytes.append(contentsOf: scope)
         bytes.append(UInt8(ascii: "\n"))

@@ -75,6 +75,11 @@ extension SigV4Request {
             fields.removeAll { Self.namesMatch($0.name, name) }
         }
 
+        /// Removes every field whose name satisfies `shouldRemove`, keeping the others in order.
+        mutating func removeAll(where shouldRemove: (String) -> Bool) {
+            fields.removeAll { shouldRemove($0.name) }
+        }
+
         /// Whether two names are equal ignoring case, without allocating when both are ASCII.
         static func namesMatch(_ a: String, _ b: String) -> Bool {
             let asciiResult: Bool? = SigV4Canonical.withUTF8(a) { a in

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An HTTP request as SigV4 sees it: a method, a URL, header fields and a body.
 ///
@@ -53,8 +54,15 @@ extension SigV4Request {
     /// from its text directly; any other goes through `URLComponents`, which gives the same
     /// answer more slowly.
     static func signedParts(of url: URL) -> (host: String, path: String, query: String?) {
-        if url.baseURL == nil, let parts = URLText(url.absoluteString)?.signedParts {
-            return parts
+        if url.baseURL == nil {
+            let text = url.absoluteString
+            if let last = lastSignedParts.withLock({ $0 }), last.text == text {
+                return last.parts
+            }
+            if let parts = URLText(text)?.signedParts {
+                lastSignedParts.withLock { $0 = (text, parts) }
+                return parts
+            }
         }
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return (host: "", path: url.path(percentEncoded: true), query: url.query(percentEncoded: true))
@@ -65,6 +73,11 @@ extension SigV4Request {
             query: components.percentEncodedQuery
         )
     }
+
+    /// The URL split last and its parts: a client signs request after request to one endpoint.
+    private static let lastSignedParts = Mutex<(text: String, parts: (host: String, path: String, query: String?))?>(
+        nil
+    )
 
     private static func hostHeaderValue(_ components: URLComponents) -> String {
         hostHeaderValue(host: components.percentEncodedHost ?? "", port: components.port, scheme: components.scheme)

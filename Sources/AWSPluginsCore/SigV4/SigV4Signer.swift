@@ -126,8 +126,8 @@ public struct SigV4Signer: Sendable, Hashable {
             fields.append(SignedField(name: name, order: fields.count, value: field.value))
             capacity += name.count + field.value.utf8.count + 2
         }
-        let dateField =
-            hasDate ? (name: "date", value: timestamp.httpDate) : (name: "x-amz-date", value: timestamp.basic)
+        let (amzDate, dateStamp) = timestamp.basicAndDateStamp
+        let dateField = hasDate ? (name: "date", value: timestamp.httpDate) : (name: "x-amz-date", value: amzDate)
         var added = [dateField]
         if let token {
             added.append((name: "x-amz-security-token", value: token))
@@ -163,15 +163,13 @@ public struct SigV4Signer: Sendable, Hashable {
             canonical.finish(body: body)
         }
 
-        let dateStamp = timestamp.dateStamp
-        let scope = SigV4CanonicalRequest.scope(dateStamp: dateStamp, region: region, service: service)
-        let keyedHMAC = SigV4SigningKeyCache.shared.keyedHMAC(
+        let (keyedHMAC, scope) = SigV4SigningKeyCache.shared.signingContext(
             secretAccessKey: credentials.secretAccessKey,
             dateStamp: dateStamp,
             region: region,
             service: service
         )
-        canonical.sign(timestamp: timestamp, scope: scope, keyedHMAC: keyedHMAC)
+        canonical.sign(amzDate: amzDate, scope: scope, keyedHMAC: keyedHMAC)
 
         var authorization: [UInt8] = []
         authorization.reserveCapacity(
@@ -239,16 +237,20 @@ struct SigV4Signature {
 
     /// Adds the signature to `headers` as botocore does: `Authorization` replaced, the date set
     /// (`X-Amz-Date` dropped when `Date` is used), then the session token.
+    ///
+    /// The fields replaced are removed in one pass over the headers.
     func addHeaders(to headers: inout SigV4Request.Headers) {
-        headers.remove(name: "Authorization")
-        if dateHeader.name == "Date" {
-            headers["Date"] = dateHeader.value
-            headers.remove(name: "X-Amz-Date")
-        } else {
-            headers["X-Amz-Date"] = dateHeader.value
+        let usesDate = dateHeader.name == "Date"
+        let replacesToken = securityToken != nil
+        headers.removeAll { name in
+            SigV4Request.Headers.namesMatch(name, "Authorization")
+                || SigV4Request.Headers.namesMatch(name, "X-Amz-Date")
+                || (usesDate && SigV4Request.Headers.namesMatch(name, "Date"))
+                || (replacesToken && SigV4Request.Headers.namesMatch(name, "X-Amz-Security-Token"))
         }
+        headers.add(name: dateHeader.name, value: dateHeader.value)
         if let securityToken {
-            headers["X-Amz-Security-Token"] = securityToken
+            headers.add(name: "X-Amz-Security-Token", value: securityToken)
         }
         headers.add(name: "Authorization", value: authorization)
     }

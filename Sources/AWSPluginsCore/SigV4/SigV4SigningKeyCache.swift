@@ -22,14 +22,22 @@ package final class SigV4SigningKeyCache: Sendable {
     /// The most keys the cache holds.
     package let capacity: Int
 
-    /// A derived key, and an HMAC already keyed with it: keying an HMAC hashes a block for
-    /// each of its two pads, which a copy of the keyed one skips.
+    /// A derived key, an HMAC already keyed with it (keying an HMAC hashes a block for each of
+    /// its two pads, which a copy of the keyed one skips) and the credential scope it signs.
     private struct Entry {
         var key: SymmetricKey
         var keyedHMAC: HMAC<SHA256>
+        var scope: [UInt8]
     }
 
-    private let keys = Mutex<[Scope: Entry]>([:])
+    private struct State {
+        var keys: [Scope: Entry] = [:]
+        /// The entry found last: a process signs with one scope most of the time, and comparing
+        /// its four strings costs less than hashing them.
+        var last: (scope: Scope, entry: Entry)?
+    }
+
+    private let state = Mutex(State())
 
     /// Creates an empty cache that holds at most `capacity` keys.
     package init(capacity: Int) {
@@ -54,25 +62,46 @@ package final class SigV4SigningKeyCache: Sendable {
         entry(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service).keyedHMAC
     }
 
+    /// The keyed HMAC of ``keyedHMAC(secretAccessKey:dateStamp:region:service:)`` and the
+    /// credential scope it signs for, `dateStamp/region/service/aws4_request`.
+    package func signingContext(
+        secretAccessKey: String,
+        dateStamp: String,
+        region: String,
+        service: String
+    ) -> (keyedHMAC: HMAC<SHA256>, scope: [UInt8]) {
+        let entry = entry(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service)
+        return (entry.keyedHMAC, entry.scope)
+    }
+
     private func entry(secretAccessKey: String, dateStamp: String, region: String, service: String) -> Entry {
         let scope = Scope(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service)
-        if let entry = keys.withLock({ $0[scope] }) {
+        let found = state.withLock { state -> Entry? in
+            if let last = state.last, last.scope == scope { return last.entry }
+            guard let entry = state.keys[scope] else { return nil }
+            state.last = (scope, entry)
             return entry
         }
+        if let found { return found }
         let key = Self.derive(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service)
-        let entry = Entry(key: key, keyedHMAC: HMAC<SHA256>(key: key))
-        keys.withLock { keys in
-            if keys.count >= capacity {
-                keys.removeAll(keepingCapacity: true)
+        let entry = Entry(
+            key: key,
+            keyedHMAC: HMAC<SHA256>(key: key),
+            scope: SigV4CanonicalRequest.scope(dateStamp: dateStamp, region: region, service: service)
+        )
+        state.withLock { state in
+            if state.keys.count >= capacity {
+                state.keys.removeAll(keepingCapacity: true)
             }
-            keys[scope] = entry
+            state.keys[scope] = entry
+            state.last = (scope, entry)
         }
         return entry
     }
 
     /// The number of keys held, for tests.
     package var count: Int {
-        keys.withLock { $0.count }
+        state.withLock { $0.keys.count }
     }
 
     /// `AWS4` and the secret, then an HMAC each of the date, the region, the service and

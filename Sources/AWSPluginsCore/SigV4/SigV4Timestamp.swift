@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A signing time in whole UTC seconds, in the formats SigV4 and HTTP use.
 struct SigV4Timestamp: Hashable, Comparable {
@@ -43,6 +44,25 @@ struct SigV4Timestamp: Hashable, Comparable {
         appendDigits(c.day, 2, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// ``basic`` and ``dateStamp`` at once, for a signature, which needs both; the texts of the
+    /// last second asked for are kept, since requests signed one after another share it.
+    var basicAndDateStamp: (basic: String, dateStamp: String) {
+        if let last = Self.lastFormatted.withLock({ $0 }), last.epochSeconds == epochSeconds {
+            return (last.basic, last.dateStamp)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        appendBasic(to: &bytes)
+        let dateEnd = bytes.firstIndex(of: UInt8(ascii: "T")) ?? bytes.count
+        let texts = (
+            basic: String(decoding: bytes, as: UTF8.self), dateStamp: String(decoding: bytes[..<dateEnd], as: UTF8.self)
+        )
+        Self.lastFormatted.withLock { $0 = (epochSeconds, texts.basic, texts.dateStamp) }
+        return texts
+    }
+
+    private static let lastFormatted = Mutex<(epochSeconds: Int64, basic: String, dateStamp: String)?>(nil)
 
     /// Appends ``basic``, `20240102T030405Z`, to `bytes`.
     func appendBasic(to bytes: inout [UInt8]) {

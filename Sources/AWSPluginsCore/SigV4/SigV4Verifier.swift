@@ -137,17 +137,13 @@ public struct SigV4Verifier: Sendable {
             }
         }
         canonical.finish(body: body)
-        let keyedHMAC = SigV4SigningKeyCache.shared.keyedHMAC(
+        let context = SigV4SigningKeyCache.shared.signingContext(
             secretAccessKey: secret.secretAccessKey,
             dateStamp: authorization.scopeDate,
             region: region,
             service: service
         )
-        canonical.sign(
-            timestamp: timestamp,
-            scope: SigV4CanonicalRequest.scope(dateStamp: authorization.scopeDate, region: region, service: service),
-            keyedHMAC: keyedHMAC
-        )
+        canonical.sign(amzDate: basic, scope: context.scope, keyedHMAC: context.keyedHMAC)
         guard
             SigV4Canonical.constantTimeEquals(
                 Array(canonical.bytes[canonical.signatureRange]),
