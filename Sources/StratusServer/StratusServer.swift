@@ -34,6 +34,8 @@ public final class StratusServer: Sendable {
     let idempotentRequests = IdempotentRequests()
     /// The committed writes, as subscriptions hear them.
     let events: MutationBroadcaster
+    /// The selection keys of the running subscriptions, one string each.
+    let selectionKeys = SelectionKeys()
     private let documents = DocumentCache()
 
     /// The parsed documents' cache, for tests to observe.

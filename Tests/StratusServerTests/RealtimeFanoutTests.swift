@@ -59,6 +59,46 @@ import Testing
         #expect(broadcaster.listenerCount(of: .init(model: "Comment", kind: .create)) == 0)
     }
 
+    /// The listeners of a topic hear its events in the order they subscribed, before and after
+    /// one of them leaves, and one that comes back is heard last.
+    @Test func listenersHearEventsInTheOrderTheySubscribed() async throws {
+        let test = try await TestServer(Self.schema)
+        let broadcaster = MutationBroadcaster()
+        let heard = TestLog()
+        let topic = MutationBroadcaster.Topic(model: "Post", kind: .update)
+        let tokens = (0..<4).map { index in broadcaster.addListener { _ in heard.append("\(index)") } }
+        for token in tokens.reversed() { broadcaster.subscribe(token, to: topic) }
+        let post = try Self.item("Post", ["id": "p1", "title": "t", "rating": 1], in: test)
+        broadcaster.publish(model: post.model, kind: .update, item: post.item)
+        broadcaster.unsubscribe(tokens[2], from: topic)
+        broadcaster.publish(model: post.model, kind: .update, item: post.item)
+        broadcaster.subscribe(tokens[2], to: topic)
+        broadcaster.removeListener(tokens[0])
+        broadcaster.publish(model: post.model, kind: .update, item: post.item)
+        #expect(heard.entries == ["3", "2", "1", "0", "3", "1", "0", "3", "1", "2"])
+    }
+
+    /// Subscriptions with the same response key and selection share one key string, however
+    /// their documents are spelled; others get keys of their own.
+    @Test func equalSelectionsShareOneKey() async throws {
+        let test = try await TestServer(Self.schema)
+        let queries = [
+            "subscription { onUpdatePost { id title } }",
+            "subscription Named { onUpdatePost { id\n title } }",
+            "subscription { onUpdatePost { id } }",
+            "subscription { renamed: onUpdatePost { id title } }",
+        ]
+        let keys = try queries.map {
+            try test.server.subscriptionRequest(query: $0, variables: [:], operationName: nil).selectionKey
+        }
+        #expect(keys[0] == keys[1])
+        #expect(Set(keys).count == 3)
+        #expect(test.server.selectionKeys.count == 3)
+        let again = try test.server.subscriptionRequest(query: queries[0], variables: [:], operationName: nil)
+        #expect(again.selectionKey == keys[0])
+        #expect(test.server.selectionKeys.count == 3)
+    }
+
     @Test func aConnectionQueuesDataOnlyForTheSubscriptionsWhoseFiltersMatch() async throws {
         let test = try await TestServer(Self.schema)
         let connection = RealtimeConnection(limits: RealtimeLimits())

@@ -21,16 +21,19 @@ final class MutationBroadcaster: Sendable {
         var kind: WriteEvent.Kind
     }
 
-    private struct Subscriber {
+    fileprivate struct Subscriber {
         let listener: Listener
         /// The listener's subscriptions to the topic.
         var count: Int
     }
 
-    private struct State {
+    fileprivate struct State {
         var listeners: [UInt64: Listener] = [:]
-        /// The listeners of each topic, in the order they first subscribed to it.
+        /// The listeners of each topic, with their number of subscriptions to it.
         var topics: [Topic: [UInt64: Subscriber]] = [:]
+        /// The listeners of each topic in the order they first subscribed to it, as an array:
+        /// publishing walks it, which costs less than walking the dictionary.
+        var fanout: [Topic: ContiguousArray<(token: UInt64, listener: Listener)>] = [:]
         var nextListener: UInt64 = 1
         var sequence: UInt64 = 0
     }
@@ -52,9 +55,9 @@ final class MutationBroadcaster: Sendable {
     func removeListener(_ token: UInt64) {
         state.withLock { state in
             state.listeners[token] = nil
-            for topic in Array(state.topics.keys) {
+            for topic in Array(state.topics.keys) where state.topics[topic]?[token] != nil {
                 state.topics[topic]?[token] = nil
-                if state.topics[topic]?.isEmpty == true { state.topics[topic] = nil }
+                state.dropFanout(of: token, from: topic)
             }
         }
     }
@@ -64,7 +67,9 @@ final class MutationBroadcaster: Sendable {
     func subscribe(_ token: UInt64, to topic: Topic) {
         state.withLock { state in
             guard let listener = state.listeners[token] else { return }
+            let isNew = state.topics[topic]?[token] == nil
             state.topics[topic, default: [:]][token, default: Subscriber(listener: listener, count: 0)].count += 1
+            if isNew { state.fanout[topic, default: []].append((token, listener)) }
         }
     }
 
@@ -76,7 +81,7 @@ final class MutationBroadcaster: Sendable {
                 state.topics[topic]?[token]?.count -= 1
             } else {
                 state.topics[topic]?[token] = nil
-                if state.topics[topic]?.isEmpty == true { state.topics[topic] = nil }
+                state.dropFanout(of: token, from: topic)
             }
         }
     }
@@ -95,7 +100,7 @@ final class MutationBroadcaster: Sendable {
         selectedFields: @autoclosure () -> Set<String>? = nil
     ) {
         state.withLock { state in
-            guard let subscribers = state.topics[Topic(model: model.name, kind: kind)], !subscribers.isEmpty else {
+            guard let listeners = state.fanout[Topic(model: model.name, kind: kind)], !listeners.isEmpty else {
                 return
             }
             state.sequence += 1
@@ -105,9 +110,22 @@ final class MutationBroadcaster: Sendable {
                 item: ResolvedItem(model: model, item: item),
                 selectedFields: selectedFields()
             )
-            for subscriber in subscribers.values {
+            for subscriber in listeners {
                 subscriber.listener(event)
             }
         }
+    }
+}
+
+extension MutationBroadcaster.State {
+    /// Takes listener `token` out of `topic`'s array after its last subscription to the topic
+    /// ended; drops the topic when no listener is left.
+    fileprivate mutating func dropFanout(of token: UInt64, from topic: MutationBroadcaster.Topic) {
+        guard topics[topic]?.isEmpty == false else {
+            topics[topic] = nil
+            fanout[topic] = nil
+            return
+        }
+        fanout[topic]?.removeAll { $0.token == token }
     }
 }

@@ -54,6 +54,8 @@ final class RealtimeConnection: Sendable {
 
     /// A class, so that matching an event retains one reference per subscription instead of
     /// copying the request's fields.
+    ///
+    /// What matching reads is kept in fields of its own, so that matching copies no request.
     private final class ActiveSubscription: Sendable {
         let id: String
         let request: SubscriptionRequest
@@ -61,12 +63,26 @@ final class RealtimeConnection: Sendable {
         let access: Authorization.Access
         /// The subscription's id as JSON text, for its `data` messages.
         let quotedID: String
+        let kind: WriteEvent.Kind
+        let modelName: String
+        /// The filters to evaluate; `nil` when the subscription has none.
+        let filter: ItemPredicate?
+        let selectionKey: String
 
         init(id: String, request: SubscriptionRequest, access: Authorization.Access, quotedID: String) {
             self.id = id
             self.request = request
             self.access = access
             self.quotedID = quotedID
+            kind = request.kind
+            modelName = request.model.name
+            filter = request.filter
+            selectionKey = request.selectionKey
+        }
+
+        /// Whether `event` is one the subscription hears: ``SubscriptionRequest/matches(_:)``.
+        func matches(_ event: WriteEvent) -> Bool {
+            SubscriptionRequest.matches(event, kind: kind, modelName: modelName, filter: filter)
         }
     }
 
@@ -191,7 +207,7 @@ final class RealtimeConnection: Sendable {
         enqueuing { state in
             guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return }
             for subscription in state.subscriptions.values {
-                if subscription.request.matches(event),
+                if subscription.matches(event),
                     SubscriptionAuthorization.mayRead(item: event.item.item, access: subscription.access)
                 {
                     enqueueData(of: event, for: subscription, in: &state)
@@ -202,7 +218,7 @@ final class RealtimeConnection: Sendable {
 
     /// Enqueues the `data` message of `event` for `target`, or an error when it is too large.
     private func enqueueData(of event: WriteEvent, for target: ActiveSubscription, in state: inout State) {
-        let payload = event.payloads.payload(for: target.request, of: event)
+        let payload = event.payloads.payload(for: target.selectionKey) { target.request.payload(for: event) }
         if Self.dataMessageSize(quotedID: target.quotedID, payload: payload) > limits.maxPayloadBytes {
             let error: JSON = [
                 "id": .string(target.id), "type": "error",

@@ -233,15 +233,16 @@ struct RealtimeEndpoint: Sendable {
         let written = writer.channel.eventLoop.makePromise(of: Void.self)
         let lastMessage = batch.lastIndex(where: \.isMessage)
         var ending: RealtimeConnection.Ending?
+        var throughPipeline = false
         for (index, element) in batch.enumerated() {
             if let bytes = element.bytes {
-                writer.write(bytes, promise: index == lastMessage ? written : nil)
+                if writer.write(bytes, promise: index == lastMessage ? written : nil) { throughPipeline = true }
             } else if case .close(let code, let reason) = element {
                 ending = .close(code: code, reason: reason)
             }
         }
         if lastMessage == nil { written.succeed() }
-        writer.channel.flush()
+        writer.flush(throughPipeline: throughPipeline)
         // Writes complete in order: when the last one has, the socket took the whole batch.
         written.futureResult.whenComplete { [ending] _ in
             connection.written(batch.count)

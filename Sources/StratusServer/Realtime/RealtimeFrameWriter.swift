@@ -1,14 +1,15 @@
 import NIOCore
 import NIOWebSocket
 
-/// Writes the text messages of one real-time connection as WebSocket frames.
+/// Writes the text messages of one real-time connection as WebSocket frames; a class, so that
+/// scheduling a connection's writes retains one reference.
 ///
 /// A message built with room before it (``RealtimeConnection/frameHeaderRoom``) gets its frame
 /// header written into that room and goes to the socket as one buffer, written below the
 /// channel's `WebSocketFrameEncoder`. Any other message goes through the encoder as a
 /// `WebSocketFrame`, which writes its header as a buffer of its own. Both run on the channel's
 /// event loop, so frames reach the socket whole and in the order they were written.
-struct RealtimeFrameWriter: Sendable {
+final class RealtimeFrameWriter: Sendable {
     let channel: any Channel
     /// The context of the channel's frame encoder, where framed bytes are written; `nil` when
     /// the pipeline has none.
@@ -28,13 +29,28 @@ struct RealtimeFrameWriter: Sendable {
         self.encoder = encoder
     }
 
-    /// Writes `message` as one text frame; call on the channel's event loop.
-    func write(_ message: consuming ByteBuffer, promise: EventLoopPromise<Void>?) {
+    /// Writes `message` as one text frame; call on the channel's event loop. Returns whether it
+    /// went through the whole pipeline rather than below the encoder.
+    @discardableResult
+    func write(_ message: consuming ByteBuffer, promise: EventLoopPromise<Void>?) -> Bool {
         var message = message
         if let encoder, Self.frame(&message) {
             encoder.value.write(NIOAny(message), promise: promise)
+            return false
         } else {
             channel.write(WebSocketFrame(fin: true, opcode: .text, data: message), promise: promise)
+            return true
+        }
+    }
+
+    /// Flushes the writes: from below the encoder when every write since the last flush was
+    /// written there (`throughPipeline` false), which skips the handlers above it; through the
+    /// whole pipeline otherwise. Call on the channel's event loop.
+    func flush(throughPipeline: Bool) {
+        if let encoder, !throughPipeline {
+            encoder.value.flush()
+        } else {
+            channel.flush()
         }
     }
 

@@ -26,7 +26,21 @@ struct SubscriptionRequest: Sendable {
 
     /// Whether the event is one this subscription hears.
     func matches(_ event: WriteEvent) -> Bool {
-        event.kind == kind && event.model.name == model.name && predicate.evaluate(event.result.item)
+        Self.matches(event, kind: kind, modelName: model.name, filter: filter)
+    }
+
+    /// The predicate to evaluate on events; `nil` when there is no filter, as for most
+    /// subscriptions.
+    var filter: ItemPredicate? {
+        if case .all(let predicates) = predicate, predicates.isEmpty { return nil }
+        return predicate
+    }
+
+    /// Whether `event` is a write of `kind` to model `modelName` that passes `filter`: the rule
+    /// of ``matches(_:)``, for callers that keep these parts at hand.
+    static func matches(_ event: WriteEvent, kind: WriteEvent.Kind, modelName: String, filter: ItemPredicate?) -> Bool {
+        guard event.kind == kind, event.modelName == modelName else { return false }
+        return filter?.evaluate(event.result.item) ?? true
     }
 
     /// The `payload` of the `data` message for `event`: the selection set over the mutation's
@@ -182,7 +196,7 @@ extension StratusServer {
             selection: selection,
             equalityArguments: equalityArguments,
             fieldName: field.name.value,
-            selectionKey: JSON.string(responseKey).text + ":" + selection.signature
+            selectionKey: selectionKeys.intern(JSON.string(responseKey).text + ":" + selection.signature)
         )
     }
 

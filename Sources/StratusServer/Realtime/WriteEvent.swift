@@ -41,12 +41,15 @@ final class WriteEvent: Sendable {
     let payloads = PayloadCache()
 
     var model: ModelType { item.model }
+    /// The model's name, read by every subscription the event is matched against.
+    let modelName: String
 
     /// An event for `item`; `selectedFields` are the fields the mutation selected, `nil` for all.
     init(sequence: UInt64, kind: Kind, item: ResolvedItem, selectedFields: Set<String>? = nil) {
         self.sequence = sequence
         self.kind = kind
         self.item = item
+        modelName = item.model.name
         guard let selectedFields else {
             result = item
             return
@@ -75,23 +78,48 @@ final class PayloadCache: Sendable {
 
     private let state = Mutex(State())
 
-    /// The `payload` of `request`'s `data` message for `event`, encoded the first time.
-    func payload(for request: SubscriptionRequest, of event: WriteEvent) -> ByteBuffer {
+    /// The payload of the subscriptions of `selectionKey`, from `encode` the first time.
+    func payload(for selectionKey: String, encode: () -> JSON) -> ByteBuffer {
         state.withLock { state in
-            if let last = state.last, last.selectionKey == request.selectionKey { return last.payload }
+            if let last = state.last, last.selectionKey == selectionKey { return last.payload }
             let payload: ByteBuffer
-            if let known = state.payloads[request.selectionKey] {
+            if let known = state.payloads[selectionKey] {
                 payload = known
             } else {
                 state.encodings += 1
-                payload = ByteBuffer(string: request.payload(for: event).text)
-                state.payloads[request.selectionKey] = payload
+                payload = ByteBuffer(string: encode().text)
+                state.payloads[selectionKey] = payload
             }
-            state.last = (request.selectionKey, payload)
+            state.last = (selectionKey, payload)
             return payload
         }
     }
 
     /// How many payloads were encoded.
     var encodings: Int { state.withLock { $0.encodings } }
+}
+
+/// The selection keys of subscriptions, each kept as one string that every subscription with
+/// that key shares.
+///
+/// Two equal strings with the same storage compare without reading their bytes, so an event's
+/// ``PayloadCache`` finds the payload of the next subscriber by comparing two references, not
+/// two keys of a hundred bytes in memory of their own.
+final class SelectionKeys: Sendable {
+    /// The most keys kept; past it, keys are used as they come, which only costs comparisons.
+    static let capacity = 4_096
+
+    private let keys = Mutex<Set<String>>([])
+
+    /// The string kept for `key`, kept now when there is none yet.
+    func intern(_ key: String) -> String {
+        keys.withLock { keys in
+            if let kept = keys.firstIndex(of: key).map({ keys[$0] }) { return kept }
+            if keys.count < Self.capacity { keys.insert(key) }
+            return key
+        }
+    }
+
+    /// How many keys are kept, for tests.
+    var count: Int { keys.withLock { $0.count } }
 }
