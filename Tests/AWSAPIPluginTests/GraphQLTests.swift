@@ -39,6 +39,44 @@ typealias BlogTag = BlogModels.Tag
         )
     }
 
+    /// The body is the text Foundation's `JSONEncoder` writes with sorted keys and unescaped
+    /// slashes, for variables of every kind.
+    @Test func theBodyIsWhatJSONEncoderWrites() async throws {
+        let transport = InMemoryTransport(body: #"{"data":{"echo":true}}"#)
+        let variables: [String: JSONValue] = [
+            "text": "quote \" backslash \\ slash / tab \t newline \n bell \u{07} é 😀",
+            "numbers": [0, -3, 1.5, 2.0, 1e21, 123_456_789.125, -0.000_1],
+            "nested": ["z": ["b": true, "a": .null], "a": [], "m": ["": "empty key"]],
+        ]
+        let request = GraphQLRequest<JSONValue>(
+            document: "query ($text: String) { echo }",
+            variables: variables,
+            responseType: JSONValue.self
+        )
+        _ = try await plugin(transport).query(request: request)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected: JSONValue = ["query": .string(request.document), "variables": .object(variables)]
+        #expect(transport.requests.first?.bodyText == String(decoding: try encoder.encode(expected), as: UTF8.self))
+    }
+
+    /// A variable JSON cannot hold is refused before anything is sent, with the fix.
+    @Test func aNonFiniteVariableIsRefused() async throws {
+        let transport = InMemoryTransport(body: #"{"data":{"echo":true}}"#)
+        let request = GraphQLRequest<JSONValue>(
+            document: "query ($n: Float) { echo(n: $n) }",
+            variables: ["n": .number(.nan)],
+            responseType: JSONValue.self
+        )
+        await #expect {
+            _ = try await plugin(transport).query(request: request)
+        } throws: { error in
+            guard case .operationError(let description, let recovery) = error as? APIError else { return false }
+            return description.contains("infinite or NaN") && recovery.contains("finite numbers")
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func integersStayExactBothWays() async throws {
         let transport = InMemoryTransport(body: #"{"data":{"big":9007199254740993}}"#)
         let request = GraphQLRequest<JSONValue>(

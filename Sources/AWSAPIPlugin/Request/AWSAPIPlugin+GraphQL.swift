@@ -31,17 +31,16 @@ extension AWSAPIPlugin {
         return GraphQLResponseDecoder().decode(response.body, for: request)
     }
 
-    /// The body of a GraphQL request: compact JSON with sorted keys.
+    /// The body of a GraphQL request: compact JSON with sorted keys, the text `JSONEncoder`
+    /// writes with `.sortedKeys` and `.withoutEscapingSlashes`, written directly.
     static func encode(_ body: JSONValue) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(body)
-        } catch {
+        guard let text = body.canonicalText else {
             throw APIError.operationError(
-                "The request's variables cannot be encoded as JSON: \(sentence: error)",
+                "The request's variables cannot be encoded as JSON: they hold an infinite or NaN number, which JSON "
+                    + "cannot represent.",
                 "Use finite numbers in the variables."
             )
         }
+        return Data(text.utf8)
     }
 }
