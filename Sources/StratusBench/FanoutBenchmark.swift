@@ -152,14 +152,21 @@ struct FanoutBenchmark {
         let interval = Duration.seconds(1) / mutationsPerSecond
         let began = ContinuousClock.now
         let beganWallClock = FanoutClients.wallClockMicroseconds()
-        let failures = await withTaskGroup(of: Int.self) { group in
+        // How long each mutation took to answer, in microseconds: a slow write delays every
+        // delivery of its event, which this tells apart from a slow fan-out.
+        let (failures, answerTimes) = await withTaskGroup(of: (Int, [UInt32]).self) { group in
             // One chain per record, so a record's updates are sent in order; chains run at once.
             for record in 0..<records {
                 group.addTask {
                     var failures = 0
+                    var answerTimes: [UInt32] = []
                     for mutation in stride(from: record, to: mutations, by: records) {
                         try? await Task.sleep(until: began + interval * mutation, clock: .continuous)
                         let sentAt = FanoutClients.wallClockMicroseconds()
+                        defer {
+                            let answered = FanoutClients.wallClockMicroseconds() - sentAt
+                            answerTimes.append(UInt32(clamping: answered))
+                        }
                         // One document with variables, as clients send it: the server parses it once.
                         let response = await allServers[mutation % allServers.count].execute(
                             query: Self.update,
@@ -173,10 +180,10 @@ struct FanoutBenchmark {
                         )
                         if response.body["errors"] != nil { failures += 1 }
                     }
-                    return failures
+                    return (failures, answerTimes)
                 }
             }
-            return await group.reduce(0, +)
+            return await group.reduce((0, [])) { ($0.0 + $1.0, $0.1 + $1.1) }
         }
         let elapsed = ContinuousClock.now - began
         let serverCPUMutations = ProcessCPUTime.now().seconds - serverCPUStart.seconds
@@ -220,6 +227,12 @@ struct FanoutBenchmark {
         print(
             "fanout: latency p50 \(Self.format(deliveries.p50)) ms, p99 \(Self.format(deliveries.p99)) ms, "
                 + "max \(Self.format(deliveries.max)) ms"
+        )
+        let answered = answerTimes.sorted()
+        print(
+            "fanout: mutations answered in p50 \(Self.format(DeliverySummary.percentile(0.5, of: answered))) ms, "
+                + "p99 \(Self.format(DeliverySummary.percentile(0.99, of: answered))) ms, max "
+                + "\(Self.format(answered.last.map { Double($0) / 1000 })) ms"
         )
         print(
             "fanout: CPU time, server process "

@@ -30,9 +30,13 @@ final class GroupCommitWriter: Sendable {
     /// The most writes one transaction takes, so that a long queue still commits in steps.
     private let batchLimit: Int
 
-    init(pool: DatabasePool, batchLimit: Int = 64) {
+    /// Called on the writer's queue after each of its transactions.
+    private let afterCommit: @Sendable () -> Void
+
+    init(pool: DatabasePool, batchLimit: Int = 64, afterCommit: @escaping @Sendable () -> Void = {}) {
         self.pool = pool
         self.batchLimit = batchLimit
+        self.afterCommit = afterCommit
     }
 
     /// Runs `body` in a write transaction, possibly shared with concurrent writes, and returns
@@ -101,6 +105,7 @@ final class GroupCommitWriter: Sendable {
                 for pending in batch { _ = pending.run(db, false) }
                 return .commit
             }
+            afterCommit()
             for pending in batch { pending.finish(nil) }
         } catch {
             for pending in batch { pending.finish(error) }

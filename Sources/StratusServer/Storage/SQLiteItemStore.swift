@@ -23,6 +23,8 @@ final class SQLiteItemStore: ServerStore {
     let pool: DatabasePool
     /// The mutations' writes, committed in groups.
     let writer: GroupCommitWriter
+    /// Checkpoints the database off the write path.
+    let checkpointer: WALCheckpointer
     /// Held while the store is open, so that a second server cannot open the same directory.
     private let lock: DataDirectoryLock
     private let layouts: [String: TableLayout]
@@ -53,11 +55,12 @@ final class SQLiteItemStore: ServerStore {
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
-            pool = try DatabasePool(
-                path: directory.appendingPathComponent(Self.databaseFileName).path,
-                configuration: configuration
-            )
-            writer = GroupCommitWriter(pool: pool)
+            configuration.prepareDatabase { db in try WALCheckpointer.prepare(db) }
+            let path = directory.appendingPathComponent(Self.databaseFileName).path
+            pool = try DatabasePool(path: path, configuration: configuration)
+            let checkpointer = try WALCheckpointer(path: path)
+            self.checkpointer = checkpointer
+            writer = GroupCommitWriter(pool: pool) { checkpointer.noteCommits() }
         } catch {
             throw StorageError.database(error)
         }
@@ -71,11 +74,13 @@ final class SQLiteItemStore: ServerStore {
                     + (try Self.unreadableValues(db, recorded: recorded, layouts: layouts, schema: schema))
             }
         } catch {
+            try? checkpointer.close()
             try? pool.close()
             throw StorageError.database(error)
         }
         let refused = changes.filter(\.isDestructive)
         guard refused.isEmpty else {
+            try? checkpointer.close()
             try? pool.close()
             throw StorageError.incompatibleSchema(refused)
         }
@@ -134,6 +139,7 @@ final class SQLiteItemStore: ServerStore {
     func close() throws(StorageError) {
         defer { lock.release() }
         do {
+            try checkpointer.close()
             try pool.close()
         } catch {
             throw StorageError.database(error)
