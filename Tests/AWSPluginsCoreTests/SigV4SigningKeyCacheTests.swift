@@ -94,12 +94,12 @@ import Testing
             service: "appsync"
         )
         for message in ["AWS4-HMAC-SHA256\n20240102T000000Z", "another string to sign", ""] {
-            var hmac = cache.keyedHMAC(
+            var hmac = cache.signingContext(
                 secretAccessKey: "secret",
                 dateStamp: "20240102",
                 region: "us-east-1",
                 service: "appsync"
-            )
+            ).keyedHMAC
             hmac.update(data: Array(message.utf8))
             let expected = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: derived)
             #expect(Data(hmac.finalize()) == Data(expected), "\(message)")

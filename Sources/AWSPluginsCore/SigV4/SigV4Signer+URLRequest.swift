@@ -41,16 +41,8 @@ extension SigV4Signer {
         // The headers are set as a whole: `setValue(_:forHTTPHeaderField:)` capitalizes the name
         // and checks the value character by character, which costs more than the signature.
         var signedFields = original
-        let dropDate = signature.dateHeader.name == "Date"
-        for name in original.keys {
-            let replaced =
-                SigV4Request.Headers.namesMatch(name, "Authorization")
-                || SigV4Request.Headers.namesMatch(name, "X-Amz-Date")
-                || (dropDate && SigV4Request.Headers.namesMatch(name, "Date"))
-                || (signature.securityToken != nil && SigV4Request.Headers.namesMatch(name, "X-Amz-Security-Token"))
-            if replaced {
-                signedFields[name] = nil
-            }
+        for name in original.keys where signature.replaces(name) {
+            signedFields[name] = nil
         }
         signedFields[signature.dateHeader.name] = signature.dateHeader.value
         signedFields["Authorization"] = signature.authorization

@@ -235,19 +235,21 @@ struct SigV4Signature {
     /// The canonical request, string to sign and signature.
     var canonical: SigV4CanonicalRequest
 
+    /// Whether the header named `name` is one the signature replaces: `Authorization`,
+    /// `X-Amz-Date`, `Date` when the signature uses it, and the session token when it has one.
+    func replaces(_ name: String) -> Bool {
+        SigV4Request.Headers.namesMatch(name, "Authorization")
+            || SigV4Request.Headers.namesMatch(name, "X-Amz-Date")
+            || (dateHeader.name == "Date" && SigV4Request.Headers.namesMatch(name, "Date"))
+            || (securityToken != nil && SigV4Request.Headers.namesMatch(name, "X-Amz-Security-Token"))
+    }
+
     /// Adds the signature to `headers` as botocore does: `Authorization` replaced, the date set
     /// (`X-Amz-Date` dropped when `Date` is used), then the session token.
     ///
     /// The fields replaced are removed in one pass over the headers.
     func addHeaders(to headers: inout SigV4Request.Headers) {
-        let usesDate = dateHeader.name == "Date"
-        let replacesToken = securityToken != nil
-        headers.removeAll { name in
-            SigV4Request.Headers.namesMatch(name, "Authorization")
-                || SigV4Request.Headers.namesMatch(name, "X-Amz-Date")
-                || (usesDate && SigV4Request.Headers.namesMatch(name, "Date"))
-                || (replacesToken && SigV4Request.Headers.namesMatch(name, "X-Amz-Security-Token"))
-        }
+        headers.removeAll(where: replaces)
         headers.add(name: dateHeader.name, value: dateHeader.value)
         if let securityToken {
             headers.add(name: "X-Amz-Security-Token", value: securityToken)

@@ -52,18 +52,8 @@ package final class SigV4SigningKeyCache: Sendable {
     }
 
     /// An HMAC-SHA256 keyed with the key of ``key(secretAccessKey:dateStamp:region:service:)``,
-    /// ready for the string to sign.
-    package func keyedHMAC(
-        secretAccessKey: String,
-        dateStamp: String,
-        region: String,
-        service: String
-    ) -> HMAC<SHA256> {
-        entry(secretAccessKey: secretAccessKey, dateStamp: dateStamp, region: region, service: service).keyedHMAC
-    }
-
-    /// The keyed HMAC of ``keyedHMAC(secretAccessKey:dateStamp:region:service:)`` and the
-    /// credential scope it signs for, `dateStamp/region/service/aws4_request`.
+    /// ready for the string to sign, and the credential scope it signs for,
+    /// `dateStamp/region/service/aws4_request`.
     package func signingContext(
         secretAccessKey: String,
         dateStamp: String,

@@ -21,21 +21,27 @@ final class MutationBroadcaster: Sendable {
         var kind: WriteEvent.Kind
     }
 
-    fileprivate struct Subscriber {
-        let listener: Listener
-        /// The listener's subscriptions to the topic.
-        var count: Int
-    }
-
-    fileprivate struct State {
+    private struct State {
         var listeners: [UInt64: Listener] = [:]
-        /// The listeners of each topic, with their number of subscriptions to it.
-        var topics: [Topic: [UInt64: Subscriber]] = [:]
+        /// The number of subscriptions of each listener to each topic.
+        var subscriptions: [Topic: [UInt64: Int]] = [:]
         /// The listeners of each topic in the order they first subscribed to it, as an array:
-        /// publishing walks it, which costs less than walking the dictionary.
+        /// publishing walks it, which costs less than walking a dictionary.
         var fanout: [Topic: ContiguousArray<(token: UInt64, listener: Listener)>] = [:]
         var nextListener: UInt64 = 1
         var sequence: UInt64 = 0
+
+        /// Takes listener `token` out of `topic` after its last subscription to it ended, and
+        /// drops the topic when no listener is left.
+        mutating func leave(_ token: UInt64, _ topic: Topic) {
+            subscriptions[topic]?[token] = nil
+            if subscriptions[topic]?.isEmpty ?? true {
+                subscriptions[topic] = nil
+                fanout[topic] = nil
+            } else {
+                fanout[topic]?.removeAll { $0.token == token }
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -55,9 +61,8 @@ final class MutationBroadcaster: Sendable {
     func removeListener(_ token: UInt64) {
         state.withLock { state in
             state.listeners[token] = nil
-            for topic in Array(state.topics.keys) where state.topics[topic]?[token] != nil {
-                state.topics[topic]?[token] = nil
-                state.dropFanout(of: token, from: topic)
+            for topic in Array(state.subscriptions.keys) where state.subscriptions[topic]?[token] != nil {
+                state.leave(token, topic)
             }
         }
     }
@@ -67,28 +72,26 @@ final class MutationBroadcaster: Sendable {
     func subscribe(_ token: UInt64, to topic: Topic) {
         state.withLock { state in
             guard let listener = state.listeners[token] else { return }
-            let isNew = state.topics[topic]?[token] == nil
-            state.topics[topic, default: [:]][token, default: Subscriber(listener: listener, count: 0)].count += 1
-            if isNew { state.fanout[topic, default: []].append((token, listener)) }
+            if state.subscriptions[topic]?[token] == nil { state.fanout[topic, default: []].append((token, listener)) }
+            state.subscriptions[topic, default: [:]][token, default: 0] += 1
         }
     }
 
     /// Removes one subscription of listener `token` to `topic`.
     func unsubscribe(_ token: UInt64, from topic: Topic) {
         state.withLock { state in
-            guard let subscriber = state.topics[topic]?[token] else { return }
-            if subscriber.count > 1 {
-                state.topics[topic]?[token]?.count -= 1
+            guard let count = state.subscriptions[topic]?[token] else { return }
+            if count > 1 {
+                state.subscriptions[topic]?[token] = count - 1
             } else {
-                state.topics[topic]?[token] = nil
-                state.dropFanout(of: token, from: topic)
+                state.leave(token, topic)
             }
         }
     }
 
     /// The listeners subscribed to `topic`, for tests.
     func listenerCount(of topic: Topic) -> Int {
-        state.withLock { $0.topics[topic]?.count ?? 0 }
+        state.withLock { $0.subscriptions[topic]?.count ?? 0 }
     }
 
     /// Announces a committed write of `item` to every listener subscribed to its model and
@@ -114,18 +117,5 @@ final class MutationBroadcaster: Sendable {
                 subscriber.listener(event)
             }
         }
-    }
-}
-
-extension MutationBroadcaster.State {
-    /// Takes listener `token` out of `topic`'s array after its last subscription to the topic
-    /// ended; drops the topic when no listener is left.
-    fileprivate mutating func dropFanout(of token: UInt64, from topic: MutationBroadcaster.Topic) {
-        guard topics[topic]?.isEmpty == false else {
-            topics[topic] = nil
-            fanout[topic] = nil
-            return
-        }
-        fanout[topic]?.removeAll { $0.token == token }
     }
 }
