@@ -7,7 +7,8 @@ import Synchronization
 final class WakeSignal: Sendable {
     private struct State {
         var generation = 0
-        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
     private let state = Mutex(State())
 
@@ -40,7 +41,10 @@ final class WakeSignal: Sendable {
     }
 
     private func waitFired(after generation: Int) async {
-        let id = UUID()
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in

@@ -1,3 +1,4 @@
+import Amplify
 import Foundation
 import StratusCodegen
 
@@ -69,7 +70,7 @@ extension ModelResolver {
         }
         try request.authorize(values)
         if model.primaryKey == ["id"], values["id"] == nil {
-            values["id"] = .string(UUID().uuidString.lowercased())
+            values["id"] = .string(UUID.systemRandom().uuidString.lowercased())
         }
         for name in model.timestampFields where values[name] == nil {
             values[name] = .string(Timestamp.iso8601(milliseconds: now))

@@ -27,7 +27,7 @@ public struct MutationEvent: Sendable, Hashable, Codable {
     public var graphQLFilterJSON: String?
 
     public init(
-        id: String = UUID().uuidString,
+        id: String = MutationEvent.newIdentifier(),
         modelId: String,
         modelName: String,
         json: String,
@@ -45,6 +45,10 @@ public struct MutationEvent: Sendable, Hashable, Codable {
         self.version = version
         self.graphQLFilterJSON = graphQLFilterJSON
     }
+
+    /// A new event identifier: the text of a random UUID.
+    @usableFromInline
+    static func newIdentifier() -> String { UUID.systemRandom().uuidString }
 
     /// An event for `model`.
     ///
