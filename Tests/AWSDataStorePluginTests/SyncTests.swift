@@ -71,6 +71,26 @@ import Testing
         #expect(gauge.count == 12)
     }
 
+    /// A change made elsewhere that reaches the device while the device's own change to the
+    /// same record is in flight waits for that change's answer, and wins over it when newer.
+    @Test func aNewerRecordArrivingWhileAChangeIsInFlightIsAppliedAfterItsAnswer() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let elsewhere = WriteElsewhereFirst(backend: backend)
+        let device = try SyncDevice(backend: backend, interceptor: elsewhere)
+        try await device.startAndWaitUntilReady()
+        try await device.plugin.save(Blog(id: "b1", name: "Here"))
+        try await device.waitUntilOutboxIsEmpty()
+        // The answer (version 1, "Here") is settled first; the record written elsewhere
+        // (version 2) must then replace it.
+        try await device.waitUntil("the record written elsewhere on the device") {
+            try await device.plugin.query(Blog.self, byId: "b1")?.name == "Elsewhere"
+        }
+        #expect(elsewhere.wrote)
+        #expect(device.errors.values.isEmpty, "\(device.diagnostics)")
+        try await device.plugin.stop()
+    }
+
     @Test func startSendsTheHubEventsInOrder() async throws {
         let backend = try await SyncFixture.backend()
         defer { Task { await backend.stop() } }
@@ -366,6 +386,46 @@ struct VersionedRegistration: AmplifyModelRegistration {
 
     func registerModels(registry: ModelRegistry.Type) {
         BlogRegistration().registerModels(registry: registry)
+    }
+}
+
+/// Before the device's first create is sent, sends it itself (the backend applies it and keeps
+/// its answer under the request's `Idempotency-Key`), then updates the record as another writer
+/// would, and waits for that update to reach the device's subscription. The device's request
+/// then gets the kept answer: an older version of the record than the update.
+final class WriteElsewhereFirst: URLRequestInterceptor {
+    let backend: LocalBackend
+    private let done = Mutex(false)
+
+    init(backend: LocalBackend) { self.backend = backend }
+
+    /// Whether the update was written.
+    var wrote: Bool { done.withLock { $0 } }
+
+    func intercept(_ request: URLRequest) async throws -> URLRequest {
+        guard let body = request.httpBody, String(decoding: body, as: UTF8.self).contains("createBlog"),
+            done.withLock({ done in
+                defer { done = true }
+                return !done
+            })
+        else { return request }
+        var own = request
+        own.setValue(backend.apiKey, forHTTPHeaderField: "x-api-key")
+        let (created, _) = try await URLSession.shared.data(for: own)
+        #expect(String(decoding: created, as: UTF8.self).contains("\"_version\":1"))
+        var update = URLRequest(url: backend.endpoint)
+        update.httpMethod = "POST"
+        update.setValue("application/json", forHTTPHeaderField: "content-type")
+        update.setValue(backend.apiKey, forHTTPHeaderField: "x-api-key")
+        update.httpBody = try JSONSerialization.data(withJSONObject: [
+            "query": #"mutation U { updateBlog(input: {id: "b1", name: "Elsewhere", _version: 1}) { id _version } }"#
+        ])
+        let (updated, _) = try await URLSession.shared.data(for: update)
+        #expect(String(decoding: updated, as: UTF8.self).contains("\"_version\":2"))
+        // The subscription delivers in milliseconds; on a loaded machine it may come after the
+        // answer instead, and the record is then applied the ordinary way.
+        try await Task.sleep(for: .seconds(1))
+        return request
     }
 }
 

@@ -40,6 +40,9 @@ final class SyncEngine: Sendable {
         var accepted: [AcceptedEvent] = []
         /// The events taken and not sent yet, oldest first; their records are in flight.
         var ready: [TakenEvent] = []
+        /// The latest record a subscription delivered for each record in flight, held until
+        /// the event's answer: see ``SyncEngine/holdWhileInFlight(_:modelName:)``.
+        var echoes: [String: HeldEcho] = [:]
         /// How many senders run: at most ``DataStoreConfiguration/outboxConcurrency``.
         var senders = 0
         var localListener: Int?
@@ -122,6 +125,8 @@ final class SyncEngine: Sendable {
             state.ready = []
             state.senders = 0
             state.inFlight = []
+            // What the subscriptions delivered meanwhile comes again with the next sync query.
+            state.echoes = [:]
         }
         storage.syncStatus.end()
     }
@@ -336,12 +341,57 @@ final class SyncEngine: Sendable {
                 return
             }
         }
+        if holdWhileInFlight(item, modelName: modelName) { return }
         do {
             let result = try await storage.reconcile([item], modelName: modelName)
             for refused in result.refused { report(refused) }
             for event in result.applied { dispatch(HubPayload.EventName.DataStore.syncReceived, event) }
         } catch {
             report("DataStore could not apply a \(modelName) from a subscription", error)
+        }
+    }
+
+    /// A record a subscription delivered while the same record had an outbox event in flight.
+    struct HeldEcho: Sendable {
+        let modelName: String
+        let item: JSONValue
+    }
+
+    /// Holds `item` when its record has an outbox event in flight, and says whether it did.
+    ///
+    /// Such a record is most often the event's own write coming back, and the event's answer
+    /// carries the same record: writing it to the store on its own (where it would wait for
+    /// the answer, see ``StorageEngine/reconcile(_:table:_:_:)``) would cost a transaction per
+    /// sent event. Only the latest one is held; once the event is answered,
+    /// ``release(_:answered:)`` drops it when the answer is as new, and applies it otherwise.
+    private func holdWhileInFlight(_ item: JSONValue, modelName: String) -> Bool {
+        // A record without a readable identifier goes to the store, which reports it.
+        guard let table = storage.catalog.tables[modelName], let identifier = try? table.identifier(of: item) else {
+            return false
+        }
+        let key = Outbox.recordKey(modelName, identifier)
+        return state.withLock { state in
+            guard state.inFlight.contains(key) else { return false }
+            if let held = state.echoes[key], let heldVersion = held.item["_version"]?.intValue,
+                let version = item["_version"]?.intValue, version < heldVersion
+            {
+                return true
+            }
+            state.echoes[key] = HeldEcho(modelName: modelName, item: item)
+            return true
+        }
+    }
+
+    /// Applies the records held for records no longer in flight, unless the answer of their
+    /// event (`answered`, by record key) has them already: a `_version` as high or higher.
+    private func release(_ echoes: [String: HeldEcho], answered: [String: JSONValue] = [:]) async {
+        for (key, echo) in echoes {
+            if let version = echo.item["_version"]?.intValue,
+                let answer = answered[key]?["_version"]?.intValue, version <= answer
+            {
+                continue
+            }
+            await apply(echo.item, modelName: echo.modelName)
         }
     }
 
@@ -523,21 +573,35 @@ final class SyncEngine: Sendable {
                 } catch {
                     // The accepted events stay in the outbox: they are sent again under their keys,
                     // and a backend that honours the keys answers them without applying them twice.
-                    state.withLock { $0.inFlight.subtract(settling) }
+                    let echoes = state.withLock { state in
+                        state.inFlight.subtract(settling)
+                        return Self.takeEchoes(settling, from: &state)
+                    }
                     report("DataStore could not update its outbox", error)
+                    await release(echoes)
                     await outboxSignal.wait(after: generation, timeout: .seconds(5))
                     continue
                 }
-                let (nowInFlight, started) = state.withLock { state in
+                let (nowInFlight, started, echoes) = state.withLock { state in
                     state.inFlight.subtract(settling)
                     for taken in round.taken {
                         state.inFlight.insert(Outbox.recordKey(taken.event.modelName, taken.event.modelId))
                     }
                     state.ready += round.taken
-                    return (state.inFlight, state.claimSenders(concurrency: concurrency))
+                    // A record taken again keeps its held record for the next answer, newer still.
+                    let echoes = Self.takeEchoes(settling.subtracting(state.inFlight), from: &state)
+                    return (state.inFlight, state.claimSenders(concurrency: concurrency), echoes)
                 }
                 for _ in 0..<started { group.addTask { await self.sendReady() } }
                 settled(accepted, round.settled)
+                if !echoes.isEmpty {
+                    // An answer the round could not settle is sent again and answered the same.
+                    let answered = Dictionary(
+                        accepted.map { (Outbox.recordKey($0.event.modelName, $0.event.modelId), $0.item) },
+                        uniquingKeysWith: { _, last in last }
+                    )
+                    await release(echoes, answered: answered)
+                }
                 if round.isEmpty && (!accepted.isEmpty || (nowInFlight.isEmpty && reportedEmpty != true)) {
                     reportedEmpty = true
                     dispatch(HubPayload.EventName.DataStore.outboxStatus, OutboxStatusEvent(isEmpty: true))
@@ -563,10 +627,23 @@ final class SyncEngine: Sendable {
             guard let next else { return }
             if await !send(next) {
                 let key = Outbox.recordKey(next.event.modelName, next.event.modelId)
-                state.withLock { _ = $0.inFlight.remove(key) }
+                let echoes = state.withLock { state in
+                    state.inFlight.remove(key)
+                    return Self.takeEchoes([key], from: &state)
+                }
+                await release(echoes)
             }
             outboxSignal.fire()
         }
+    }
+
+    /// Removes the held records of `keys` from `state`.
+    private static func takeEchoes(_ keys: Set<String>, from state: inout State) -> [String: HeldEcho] {
+        var taken: [String: HeldEcho] = [:]
+        for key in keys {
+            if let echo = state.echoes.removeValue(forKey: key) { taken[key] = echo }
+        }
+        return taken
     }
 
     /// Tells the hub of the accepted events a round settled, and reports those it could not.
