@@ -29,6 +29,30 @@ import Testing
         #expect(try JSONValue(parsing: text) == decoded)
     }
 
+    /// Strings that mix characters written as they are (ASCII, two-, three- and four-byte
+    /// UTF-8, a combining mark) with every character that needs an escape, at every position:
+    /// the text is `JSONEncoder`'s, and reads back to the same string.
+    @Test func stringsWithEscapesAnywhereAreWrittenAsJSONEncoderWritesThem() throws {
+        let plain: [String] = ["a", "Z", "/", "é", "€", "😀", "e\u{301}", " ", "\u{7F}"]
+        let escaped: [String] = ["\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{00}", "\u{01}", "\u{1F}"]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<40 {
+            for _ in 0..<50 {
+                var string = ""
+                for _ in 0..<length {
+                    let pool = Bool.random(using: &generator) ? plain : escaped
+                    string += pool.randomElement(using: &generator)!
+                }
+                let value = JSONValue.string(string)
+                let expected = String(decoding: try encoder.encode(value), as: UTF8.self)
+                #expect(value.canonicalText == expected, "\(string.debugDescription)")
+                #expect(try JSONValue(parsing: try #require(value.canonicalText)) == value)
+            }
+        }
+    }
+
     @Test func wholeNumbersReadAsIntegersAsJSONDecoderReadsThem() throws {
         #expect(
             try JSONValue(parsing: "[2.0, 1e3, -0.0, 2.5, 9223372036854775807]") == [2, 1000, 0, 2.5, .integer(.max)]

@@ -378,21 +378,36 @@ package struct JSONTextWriter {
 
     @usableFromInline mutating func writeQuoted(_ value: String) {
         text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case _ where scalar.value < 0x20:
-                text += String(format: "\\u%04x", scalar.value)
-            default:
-                text.unicodeScalars.append(scalar)
+        var value = value
+        let escaped = value.withUTF8 { bytes -> Bool in
+            // Runs of bytes that need no escape are appended whole: every byte of a multi-byte
+            // character is 0x80 or above, so a run never splits one.
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if start < index {
+                    text += String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                }
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): text += "\\\""
+                case UInt8(ascii: "\\"): text += "\\\\"
+                case UInt8(ascii: "\n"): text += "\\n"
+                case UInt8(ascii: "\r"): text += "\\r"
+                case UInt8(ascii: "\t"): text += "\\t"
+                case 0x08: text += "\\b"
+                case 0x0C: text += "\\f"
+                default: text += String(format: "\\u%04x", UInt32(byte))
+                }
             }
+            guard start > 0 else { return false }
+            if start < bytes.count {
+                text += String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
+            }
+            return true
         }
+        if !escaped { text += value }
         text += "\""
     }
 }
