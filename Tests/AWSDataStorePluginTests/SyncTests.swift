@@ -417,8 +417,10 @@ final class WriteElsewhereFirst: URLRequestInterceptor {
         update.httpMethod = "POST"
         update.setValue("application/json", forHTTPHeaderField: "content-type")
         update.setValue(backend.apiKey, forHTTPHeaderField: "x-api-key")
+        // The subscription carries the fields the mutation selects: the device needs `name`.
         update.httpBody = try JSONSerialization.data(withJSONObject: [
-            "query": #"mutation U { updateBlog(input: {id: "b1", name: "Elsewhere", _version: 1}) { id _version } }"#
+            "query": #"mutation U { updateBlog(input: {id: "b1", name: "Elsewhere", _version: 1}) { id name "#
+                + "_version } }"
         ])
         let (updated, _) = try await URLSession.shared.data(for: update)
         #expect(String(decoding: updated, as: UTF8.self).contains("\"_version\":2"))
