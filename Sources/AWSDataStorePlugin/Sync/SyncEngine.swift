@@ -54,6 +54,15 @@ final class SyncEngine: Sendable {
             senders += claimed
             return claimed
         }
+
+        /// Removes the held records of `keys` and returns them.
+        mutating func takeEchoes(_ keys: Set<String>) -> [String: HeldEcho] {
+            var taken: [String: HeldEcho] = [:]
+            for key in keys {
+                if let echo = echoes.removeValue(forKey: key) { taken[key] = echo }
+            }
+            return taken
+        }
     }
     private let state = Mutex(State())
     /// Fires when the outbox has work: a new event, a finished send, the network back.
@@ -575,7 +584,7 @@ final class SyncEngine: Sendable {
                     // and a backend that honours the keys answers them without applying them twice.
                     let echoes = state.withLock { state in
                         state.inFlight.subtract(settling)
-                        return Self.takeEchoes(settling, from: &state)
+                        return state.takeEchoes(settling)
                     }
                     report("DataStore could not update its outbox", error)
                     await release(echoes)
@@ -589,7 +598,7 @@ final class SyncEngine: Sendable {
                     }
                     state.ready += round.taken
                     // A record taken again keeps its held record for the next answer, newer still.
-                    let echoes = Self.takeEchoes(settling.subtracting(state.inFlight), from: &state)
+                    let echoes = state.takeEchoes(settling.subtracting(state.inFlight))
                     return (state.inFlight, state.claimSenders(concurrency: concurrency), echoes)
                 }
                 for _ in 0..<started { group.addTask { await self.sendReady() } }
@@ -629,21 +638,12 @@ final class SyncEngine: Sendable {
                 let key = Outbox.recordKey(next.event.modelName, next.event.modelId)
                 let echoes = state.withLock { state in
                     state.inFlight.remove(key)
-                    return Self.takeEchoes([key], from: &state)
+                    return state.takeEchoes([key])
                 }
                 await release(echoes)
             }
             outboxSignal.fire()
         }
-    }
-
-    /// Removes the held records of `keys` from `state`.
-    private static func takeEchoes(_ keys: Set<String>, from state: inout State) -> [String: HeldEcho] {
-        var taken: [String: HeldEcho] = [:]
-        for key in keys {
-            if let echo = state.echoes.removeValue(forKey: key) { taken[key] = echo }
-        }
-        return taken
     }
 
     /// Tells the hub of the accepted events a round settled, and reports those it could not.
