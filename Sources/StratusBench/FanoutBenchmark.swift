@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import StratusCodegen
 import StratusServer
 import StratusTesting
@@ -10,7 +11,8 @@ import StratusTesting
 /// Real-time fan-out with the subscribers in another process: this process runs the server and
 /// the mutating side, `StratusBench fanout-clients` (``FanoutClients``) opens the subscriptions
 /// and counts what each receives. With `taskset` installed, the server is pinned to CPU 0 and
-/// the clients to CPU 1, so neither figure includes the other's work.
+/// the clients to CPU 1, so neither figure includes the other's work, and the server runs one
+/// event loop (unless `NIO_SINGLETON_GROUP_LOOP_COUNT` says otherwise).
 ///
 /// The mutating side updates `records` posts in turn at a steady rate; each update carries its
 /// number (`title`), the record's update count (`rating`) and the wall-clock time it was sent
@@ -58,6 +60,12 @@ struct FanoutBenchmark {
                 + (taskset == nil ? " (no taskset: processes not pinned)" : ", server on CPU 0, clients on CPU 1")
         )
         if let taskset {
+            // One CPU, one event loop, as NIO sizes its loops for a server limited to one CPU by
+            // its cgroup; an affinity set by `taskset` is not counted, and a second loop on the
+            // same CPU only adds thread switches. Set before the server uses the loops.
+            if ProcessInfo.processInfo.environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil {
+                NIOSingletons.groupLoopCountSuggestion = 1
+            }
             // Every thread of this process, and those it starts later, on CPU 0.
             let pinned = try await ChildProcess.run([taskset, "-a", "-p", "-c", "0", "\(getpid())"])
             guard pinned.status == .exited(0) else {
