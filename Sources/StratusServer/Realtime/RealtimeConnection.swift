@@ -68,6 +68,9 @@ final class RealtimeConnection: Sendable {
         /// The filters to evaluate; `nil` when the subscription has none.
         let filter: ItemPredicate?
         let selectionKey: String
+        /// Whether it may read every item, so that matching skips the row rules (and the copy
+        /// of the item they read).
+        let readsAll: Bool
 
         init(id: String, request: SubscriptionRequest, access: Authorization.Access, quotedID: String) {
             self.id = id
@@ -78,11 +81,15 @@ final class RealtimeConnection: Sendable {
             modelName = request.model.name
             filter = request.filter
             selectionKey = request.selectionKey
+            readsAll = access == .all
         }
 
-        /// Whether `event` is one the subscription hears: ``SubscriptionRequest/matches(_:)``.
-        func matches(_ event: WriteEvent) -> Bool {
-            SubscriptionRequest.matches(event, kind: kind, modelName: modelName, filter: filter)
+        /// Whether `event` is one the subscription hears (``SubscriptionRequest/matches(_:)``)
+        /// and its caller may read.
+        func hears(_ event: WriteEvent) -> Bool {
+            guard event.kind == kind, event.modelName == modelName else { return false }
+            if let filter, !filter.evaluate(event.result.item) { return false }
+            return readsAll || SubscriptionAuthorization.mayRead(item: event.item.item, access: access)
         }
     }
 
@@ -123,10 +130,23 @@ final class RealtimeConnection: Sendable {
     /// Whether the queue overflowed; the connection is then closed with an error.
     var overflowedAt: ContinuousClock.Instant? { state.withLock { $0.overflowedAt } }
 
-    /// When the client last sent a message.
-    var lastTraffic: ContinuousClock.Instant { state.withLock { $0.lastTraffic } }
-
     var isAcknowledged: Bool { state.withLock { $0.acknowledged } }
+
+    /// What ``RealtimeWatcher`` reads of a connection at each tick.
+    struct WatchStatus {
+        /// When the queue overflowed, if it did.
+        var overflowedAt: ContinuousClock.Instant?
+        /// When the client last sent a message.
+        var lastTraffic: ContinuousClock.Instant
+        var acknowledged: Bool
+    }
+
+    /// What the watcher reads, taken under one lock.
+    var watchStatus: WatchStatus {
+        state.withLock {
+            WatchStatus(overflowedAt: $0.overflowedAt, lastTraffic: $0.lastTraffic, acknowledged: $0.acknowledged)
+        }
+    }
 
     /// Notes a message from the client.
     func noteTraffic() {
@@ -206,12 +226,8 @@ final class RealtimeConnection: Sendable {
     func receive(_ event: WriteEvent) {
         enqueuing { state in
             guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return }
-            for subscription in state.subscriptions.values {
-                if subscription.matches(event),
-                    SubscriptionAuthorization.mayRead(item: event.item.item, access: subscription.access)
-                {
-                    enqueueData(of: event, for: subscription, in: &state)
-                }
+            for subscription in state.subscriptions.values where subscription.hears(event) {
+                enqueueData(of: event, for: subscription, in: &state)
             }
         }
     }

@@ -32,6 +32,8 @@ struct RealtimeEndpoint: Sendable {
     let log: @Sendable (String) -> Void
     /// Where connections with messages waiting are written, one task per event loop and tick.
     let writeQueues = RealtimeWriteQueues()
+    /// What closes idle connections and sends `ka`, one task per event loop.
+    let watchers = RealtimeWatchers()
 
     /// The subprotocol the server answers.
     static let subprotocol = "graphql-ws"
@@ -66,8 +68,9 @@ struct RealtimeEndpoint: Sendable {
         let listener = server.events.addListener { connection.receive($0) }
         defer { server.events.removeListener(listener) }
         let limits = limits
-        let watcher = Self.watch(connection, channel: channel, limits: limits)
-        defer { watcher.cancel() }
+        let watcher = watchers.watcher(for: channel.eventLoop, limits: limits)
+        watcher.add(connection, channel: channel)
+        defer { watcher.remove(connection) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await Self.end(connection, outbound: outbound, limits: limits)
@@ -276,46 +279,6 @@ struct RealtimeEndpoint: Sendable {
                 // The connection already ended.
             }
             return
-        }
-    }
-
-    /// Closes the connection after `connectionTimeout` without a message from the client, sends
-    /// `ka` every `keepAliveInterval`, and closes the channel of a client whose queue overflowed
-    /// and that does not read the error.
-    ///
-    /// It runs as a repeated task of the channel's event loop rather than a task that sleeps:
-    /// a thousand connections then cost a thousand timers of the loop, not four thousand task
-    /// wake-ups a second.
-    private static func watch(
-        _ connection: RealtimeConnection,
-        channel: any Channel,
-        limits: RealtimeLimits
-    ) -> RepeatedTask {
-        let tick = min(.milliseconds(250), limits.keepAliveInterval, limits.connectionTimeout)
-        let lastKeepAlive = NIOLoopBoundBox.makeBoxSendingValue(ContinuousClock.now, eventLoop: channel.eventLoop)
-        return channel.eventLoop.scheduleRepeatedTask(initialDelay: TimeAmount(tick), delay: TimeAmount(tick)) {
-            task in
-            let now = ContinuousClock.now
-            if let overflowedAt = connection.overflowedAt {
-                if now - overflowedAt > .seconds(2) {
-                    channel.close(promise: nil)
-                    task.cancel()
-                }
-                return
-            }
-            if now - connection.lastTraffic > limits.connectionTimeout {
-                connection.close(
-                    code: 1000,
-                    reason:
-                        "Connection timed out: the client sent nothing for \(limits.connectionTimeoutMilliseconds) ms."
-                )
-                task.cancel()
-                return
-            }
-            if connection.isAcknowledged, now - lastKeepAlive.value >= limits.keepAliveInterval {
-                lastKeepAlive.value = now
-                connection.send(["type": "ka"])
-            }
         }
     }
 }
