@@ -68,9 +68,6 @@ final class RealtimeConnection: Sendable {
         /// The filters to evaluate; `nil` when the subscription has none.
         let filter: ItemPredicate?
         let selectionKey: String
-        /// Whether it may read every item, so that matching skips the row rules (and the copy
-        /// of the item they read).
-        let readsAll: Bool
 
         init(id: String, request: SubscriptionRequest, access: Authorization.Access, quotedID: String) {
             self.id = id
@@ -81,15 +78,13 @@ final class RealtimeConnection: Sendable {
             modelName = request.model.name
             filter = request.filter
             selectionKey = request.selectionKey
-            readsAll = access == .all
         }
 
         /// Whether `event` is one the subscription hears (``SubscriptionRequest/matches(_:)``)
         /// and its caller may read.
         func hears(_ event: WriteEvent) -> Bool {
-            guard event.kind == kind, event.modelName == modelName else { return false }
-            if let filter, !filter.evaluate(event.result.item) { return false }
-            return readsAll || SubscriptionAuthorization.mayRead(item: event.item.item, access: access)
+            SubscriptionRequest.matches(event, kind: kind, modelName: modelName, filter: filter)
+                && SubscriptionAuthorization.mayRead(item: event.item.item, access: access)
         }
     }
 

@@ -31,9 +31,9 @@ struct RealtimeEndpoint: Sendable {
     let limits: RealtimeLimits
     let log: @Sendable (String) -> Void
     /// Where connections with messages waiting are written, one task per event loop and tick.
-    let writeQueues = RealtimeWriteQueues()
+    let writeQueues = PerEventLoop<RealtimeWriteQueue>()
     /// What closes idle connections and sends `ka`, one task per event loop.
-    let watchers = RealtimeWatchers()
+    let watchers = PerEventLoop<RealtimeWatcher>()
 
     /// The subprotocol the server answers.
     static let subprotocol = "graphql-ws"
@@ -59,7 +59,7 @@ struct RealtimeEndpoint: Sendable {
         let request = context.request
         let graphQLPath = Self.graphQLPath(of: request.uri.path)
         let channel = context.requestContext.channel
-        let writeQueue = writeQueues.queue(for: channel.eventLoop)
+        let writeQueue = writeQueues.value(for: channel.eventLoop) { RealtimeWriteQueue(eventLoop: $0) }
         let writer = await RealtimeFrameWriter.make(for: channel)
         let connection = RealtimeConnection(limits: limits) { connection in
             writeQueue.schedule(connection, on: writer)
@@ -68,7 +68,7 @@ struct RealtimeEndpoint: Sendable {
         let listener = server.events.addListener { connection.receive($0) }
         defer { server.events.removeListener(listener) }
         let limits = limits
-        let watcher = watchers.watcher(for: channel.eventLoop, limits: limits)
+        let watcher = watchers.value(for: channel.eventLoop) { RealtimeWatcher(eventLoop: $0, limits: limits) }
         watcher.add(connection, channel: channel)
         defer { watcher.remove(connection) }
         await withTaskGroup(of: Void.self) { group in

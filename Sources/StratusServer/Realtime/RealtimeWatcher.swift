@@ -76,7 +76,6 @@ final class RealtimeWatcher: Sendable {
     /// Checks every watched connection once.
     private func check() {
         let now = ContinuousClock.now
-        let limits = limits
         let actions: [Action] = state.withLock { state in
             var actions: [Action] = []
             for (key, var watched) in state.watched {
@@ -110,22 +109,6 @@ final class RealtimeWatcher: Sendable {
             case .keepAlive(let connection):
                 connection.send(Self.keepAlive)
             }
-        }
-    }
-}
-
-/// The watcher of each event loop.
-final class RealtimeWatchers: Sendable {
-    private let watchers = Mutex<[ObjectIdentifier: RealtimeWatcher]>([:])
-
-    /// The watcher of `eventLoop`, made with `limits` the first time.
-    func watcher(for eventLoop: any EventLoop, limits: RealtimeLimits) -> RealtimeWatcher {
-        watchers.withLock { watchers in
-            let key = ObjectIdentifier(eventLoop)
-            if let watcher = watchers[key] { return watcher }
-            let watcher = RealtimeWatcher(eventLoop: eventLoop, limits: limits)
-            watchers[key] = watcher
-            return watcher
         }
     }
 }

@@ -39,18 +39,19 @@ final class RealtimeWriteQueue: Sendable {
     }
 }
 
-/// The write queue of each event loop.
-final class RealtimeWriteQueues: Sendable {
-    private let queues = Mutex<[ObjectIdentifier: RealtimeWriteQueue]>([:])
+/// One value for each event loop, made the first time the loop asks: the real-time endpoint's
+/// write queue and watcher of each loop.
+final class PerEventLoop<Value: Sendable>: Sendable {
+    private let values = Mutex<[ObjectIdentifier: Value]>([:])
 
-    /// The queue of `eventLoop`, made the first time.
-    func queue(for eventLoop: any EventLoop) -> RealtimeWriteQueue {
-        queues.withLock { queues in
+    /// The value of `eventLoop`, from `make` the first time.
+    func value(for eventLoop: any EventLoop, make: (any EventLoop) -> Value) -> Value {
+        values.withLock { values in
             let key = ObjectIdentifier(eventLoop)
-            if let queue = queues[key] { return queue }
-            let queue = RealtimeWriteQueue(eventLoop: eventLoop)
-            queues[key] = queue
-            return queue
+            if let value = values[key] { return value }
+            let value = make(eventLoop)
+            values[key] = value
+            return value
         }
     }
 }
