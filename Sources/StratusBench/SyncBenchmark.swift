@@ -300,15 +300,7 @@
         /// and processor time (both sides) from the `ready` event until the outbox is empty.
         private func drainFilled(_ backend: LocalBackend, in directory: URL) async throws -> (Duration, Double) {
             let url = directory.appendingPathComponent("filled.sqlite")
-            var configuration = DataStoreConfiguration(databaseURL: url)
-            configuration.durability = .normal
-            configuration.checksIntegrityOnOpen = false
-            let offline = AWSDataStorePlugin(
-                modelRegistration: SyncBenchRegistration(),
-                configuration: configuration,
-                api: nil,
-                hub: HubCategory()
-            )
+            let offline = makeDevice(api: nil, at: url)
             for index in 0..<saves {
                 try await offline.save(
                     SyncBenchItem(id: "filled-\(index)", name: "Item \(index)", category: "c", rating: 1)
@@ -399,6 +391,15 @@
             at url: URL,
             adjust: (inout DataStoreConfiguration) -> Void = { _ in }
         ) throws -> AWSDataStorePlugin {
+            makeDevice(api: try backend.makeAPIPlugin(), at: url, adjust: adjust)
+        }
+
+        /// A device syncing through `api`, or local only when it is `nil`.
+        private func makeDevice(
+            api: (any APICategory)?,
+            at url: URL,
+            adjust: (inout DataStoreConfiguration) -> Void = { _ in }
+        ) -> AWSDataStorePlugin {
             var configuration = DataStoreConfiguration(databaseURL: url)
             configuration.durability = .normal
             configuration.checksIntegrityOnOpen = false
@@ -406,7 +407,7 @@
             return AWSDataStorePlugin(
                 modelRegistration: SyncBenchRegistration(),
                 configuration: configuration,
-                api: try backend.makeAPIPlugin(),
+                api: api,
                 hub: HubCategory()
             )
         }
