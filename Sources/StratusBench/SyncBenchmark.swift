@@ -162,17 +162,40 @@
                 mutation Create($input: CreateItemInput!) { createItem(input: $input) { id name category rating } }
                 """
             let fastTransport = AsyncHTTPClientTransport()
-            func send(_ index: Int, prefix: String, fast: Bool = false) async throws {
+            /// Creates item `index`: with the plain document above, or as DataStore's outbox sends
+            /// it (sync fields, an `Idempotency-Key`); with AsyncHTTPClient when `fast`, else
+            /// with `URLSession`.
+            @Sendable func send(
+                _ index: Int,
+                prefix: String,
+                fast: Bool = false,
+                asDataStore: Bool = false
+            ) async throws {
                 var request = URLRequest(url: backend.endpoint)
                 request.httpMethod = "POST"
                 request.setValue("application/json", forHTTPHeaderField: "content-type")
                 request.setValue(backend.apiKey, forHTTPHeaderField: "x-api-key")
-                request.httpBody = try JSONSerialization.data(withJSONObject: [
-                    "query": create,
-                    "variables": [
-                        "input": ["id": "\(prefix)-\(index)", "name": "Item \(index)", "category": "c", "rating": 1]
-                    ],
-                ])
+                if asDataStore {
+                    let mutation = GraphQLRequest<JSONValue>.syncMutation(
+                        modelSchema: SyncBenchItem.schema,
+                        kind: "create",
+                        json: [
+                            "id": .string("\(prefix)-\(index)"), "name": .string("Item \(index)"), "category": "c",
+                            "rating": 1,
+                        ],
+                        version: nil,
+                        condition: nil
+                    )
+                    request.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
+                    request.httpBody = try JSONEncoder().encode(mutation.body)
+                } else {
+                    let input: [String: Any] = [
+                        "id": "\(prefix)-\(index)", "name": "Item \(index)", "category": "c", "rating": 1,
+                    ]
+                    request.httpBody = try JSONSerialization.data(withJSONObject: [
+                        "query": create, "variables": ["input": input],
+                    ])
+                }
                 if fast {
                     let response = try await fastTransport.send(request)
                     precondition(!response.body.isEmpty)
@@ -181,64 +204,33 @@
                     precondition(!data.isEmpty)
                 }
             }
+            /// Runs `body` for each item index, four lanes at a time.
+            func inLanes(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for lane in 0..<4 {
+                        group.addTask {
+                            for index in stride(from: lane, to: saves, by: 4) { try await body(index) }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
             let serial = try await measure {
                 for index in 0..<saves { try await send(index, prefix: "serial") }
             }
             let parallel = try await measure {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for lane in 0..<4 {
-                        group.addTask {
-                            for index in stride(from: lane, to: saves, by: 4) { try await send(index, prefix: "lanes") }
-                        }
-                    }
-                    try await group.waitForAll()
-                }
+                try await inLanes { try await send($0, prefix: "lanes") }
             }
             let fastStart = processorSeconds()
             let fastParallel = try await measure {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for lane in 0..<4 {
-                        group.addTask {
-                            for index in stride(from: lane, to: saves, by: 4) {
-                                try await send(index, prefix: "fast", fast: true)
-                            }
-                        }
-                    }
-                    try await group.waitForAll()
-                }
+                try await inLanes { try await send($0, prefix: "fast", fast: true) }
             }
             let fastCPU = processorSeconds() - fastStart
-            // DataStore's own requests (sync fields, `Idempotency-Key`), four at a time: what the
-            // backend's share of the drain costs, with a client that does nothing else.
+            // DataStore's own requests, four at a time: what the backend's share of the drain
+            // costs, with a client that does nothing else.
             let sameStart = processorSeconds()
             let sameRequests = try await measure {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for lane in 0..<4 {
-                        group.addTask {
-                            for index in stride(from: lane, to: saves, by: 4) {
-                                let mutation = GraphQLRequest<JSONValue>.syncMutation(
-                                    modelSchema: SyncBenchItem.schema,
-                                    kind: "create",
-                                    json: [
-                                        "id": .string("same-\(index)"), "name": .string("Item \(index)"),
-                                        "category": "c", "rating": 1,
-                                    ],
-                                    version: nil,
-                                    condition: nil
-                                )
-                                var request = URLRequest(url: backend.endpoint)
-                                request.httpMethod = "POST"
-                                request.setValue("application/json", forHTTPHeaderField: "content-type")
-                                request.setValue(backend.apiKey, forHTTPHeaderField: "x-api-key")
-                                request.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
-                                request.httpBody = try JSONEncoder().encode(mutation.body)
-                                let response = try await fastTransport.send(request)
-                                precondition(!response.body.isEmpty)
-                            }
-                        }
-                    }
-                    try await group.waitForAll()
-                }
+                try await inLanes { try await send($0, prefix: "same", fast: true, asDataStore: true) }
             }
             let sameCPU = processorSeconds() - sameStart
             let device = try makeDevice(backend, at: directory.appendingPathComponent("outbox.sqlite")) {
