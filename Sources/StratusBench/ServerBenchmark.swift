@@ -166,6 +166,13 @@ struct ServerBenchmark {
         table: inout ResultTable
     ) async throws {
         let first = syncOnly ? 0 : items
+        guard syncItems >= first else {
+            throw BenchmarkFailure(
+                message:
+                    "STRATUS_BENCH_SERVER_SYNC_ITEMS (\(syncItems)) must be at least STRATUS_BENCH_SERVER_ITEMS "
+                    + "(\(items)): the sync scans the created items and adds the rest."
+            )
+        }
         try await raw.insertDirectly(first..<syncItems, into: raw.pool)
         let serverPool = try DatabasePool(
             path: directory.appendingPathComponent("server").appendingPathComponent("stratus.sqlite").path

@@ -1,3 +1,4 @@
+import Foundation
 import GraphQL
 import StratusCodegen
 
@@ -10,52 +11,63 @@ import StratusCodegen
 let arguments = CommandLine.arguments.dropFirst()
 let selected = Set(arguments.isEmpty ? ["codegen"] : arguments)
 
-if selected.contains("codegen") {
-    CodegenBenchmark(models: 200).run()
-}
-
-if selected.contains("api") {
-    try await APIBenchmark().run()
-}
-
-if selected.contains("sigv4") {
-    SigV4Benchmark().run()
-}
-
-#if STRATUS_BENCH_DATASTORE
-    if selected.contains("datastore") {
-        try await DataStoreBenchmark().run()
+/// Runs the benchmarks named on the command line.
+func runSelected() async throws {
+    if selected.contains("codegen") {
+        CodegenBenchmark(models: 200).run()
     }
-    if selected.contains("sync") {
-        try await SyncBenchmark().run()
+
+    if selected.contains("api") {
+        try await APIBenchmark().run()
     }
-#endif
 
-if selected.contains("appsync-cache") {
-    try await AppSyncCacheBenchmark().run()
+    if selected.contains("sigv4") {
+        SigV4Benchmark().run()
+    }
+
+    #if STRATUS_BENCH_DATASTORE
+        if selected.contains("datastore") {
+            try await DataStoreBenchmark().run()
+        }
+        if selected.contains("sync") {
+            try await SyncBenchmark().run()
+        }
+    #endif
+
+    if selected.contains("appsync-cache") {
+        try await AppSyncCacheBenchmark().run()
+    }
+
+    if selected.contains("appsync-queue") {
+        try await AppSyncQueueBenchmark().run()
+    }
+
+    if selected.contains("fanout") {
+        try await FanoutBenchmark().run()
+    }
+
+    // The subscribers of `fanout`, which starts this program again with this argument.
+    if selected.contains("fanout-clients") {
+        try await FanoutClients.fromEnvironment().run()
+    }
+
+    if selected.contains("server") {
+        try await ServerBenchmark().run()
+    }
+
+    if selected.contains("server-sync") {
+        try await ServerBenchmark(syncOnly: true).run()
+    }
+
+    if selected.contains("server-stores") {
+        try await StoreBenchmark().run()
+    }
 }
 
-if selected.contains("appsync-queue") {
-    try await AppSyncQueueBenchmark().run()
-}
-
-if selected.contains("fanout") {
-    try await FanoutBenchmark().run()
-}
-
-// The subscribers of `fanout`, which starts this program again with this argument.
-if selected.contains("fanout-clients") {
-    try await FanoutClients.fromEnvironment().run()
-}
-
-if selected.contains("server") {
-    try await ServerBenchmark().run()
-}
-
-if selected.contains("server-sync") {
-    try await ServerBenchmark(syncOnly: true).run()
-}
-
-if selected.contains("server-stores") {
-    try await StoreBenchmark().run()
+// A benchmark that cannot run says why, without a crash report, and the program fails.
+do {
+    try await runSelected()
+} catch {
+    FileHandle.standardError.write(Data("StratusBench: \(error)\n".utf8))
+    exit(1)
 }
