@@ -17,6 +17,7 @@ import Testing
           url: AWSURL
           ip: AWSIPAddress
           days: [AWSDate]
+          count: Int
         }
         """
 
@@ -71,6 +72,15 @@ import Testing
         (Value(field: "ip", value: "256.0.0.1"), "Unable to parse `256.0.0.1` as a valid IP address."),
         (Value(field: "ip", value: "10.0.0.1/33"), "Unable to parse `10.0.0.1/33` as a valid IP address."),
         (Value(field: "days", value: ["2024-01-01", "soon"]), "Unable to parse `soon` as a valid date."),
+        // GraphQLSwift's Int takes a fraction as it is: stored, it broke every later read.
+        (
+            Value(field: "count", value: 1.5),
+            "`1.5` is not a whole number: an Int takes a whole number from -2147483648 to 2147483647."
+        ),
+        (
+            Value(field: "count", value: 3e9),
+            "`3000000000.0` is not a whole number: an Int takes a whole number from -2147483648 to 2147483647."
+        ),
     ]
 
     static let create = "mutation C($input: CreateEventInput!) { createEvent(input: $input) { id } }"
@@ -91,6 +101,19 @@ import Testing
                 + #""message":"Variable '\#(value.field)' has an invalid value. \#(message)"}]}"#
         )
         #expect(await server.run("{ listEvents { items { id } } }") == #"{"data":{"listEvents":{"items":[]}}}"#)
+    }
+
+    @Test func aWholeNumberWrittenWithAFractionIsStoredAsAnInt() async throws {
+        let server = try await TestServer(Self.schema)
+        #expect(
+            await server.run(Self.create, ["input": ["id": "e1", "count": 2.0]])
+                == #"{"data":{"createEvent":{"id":"e1"}}}"#
+        )
+        #expect(
+            await server.run("{ listEvents { items { id count } } }")
+                == #"{"data":{"listEvents":{"items":[{"id":"e1","count":2}]}}}"#
+        )
+        #expect(await server.run("{ getEvent(id: \"e1\") { count } }") == #"{"data":{"getEvent":{"count":2}}}"#)
     }
 
     @Test func refusedLiteralsNameTheArgumentPath() async throws {

@@ -70,6 +70,9 @@ enum RequestValidation {
             return nil
         case .named(let typeName):
             if let scalar = Scalar(rawValue: typeName) {
+                if scalar == .int, let problem = intProblem(value) {
+                    return "Variable '\(name)' has an invalid value. \(problem)"
+                }
                 return AWSScalarValidation.problem(with: value, as: scalar).map {
                     "Variable '\(name)' has an invalid value. \($0)"
                 }
@@ -86,6 +89,16 @@ enum RequestValidation {
             }
             return nil
         }
+    }
+
+    /// Why an `Int` variable's value is refused that GraphQLSwift would take: a number with a
+    /// fraction, which it passes on as it is, so that an `Int` field stored `1.5` and every later
+    /// read of the item failed. Other wrong values are the executor's to refuse.
+    private static func intProblem(_ value: JSON) -> String? {
+        guard case .double(let number) = value, number.isFinite,
+            number.rounded() != number || abs(number) > Double(Int32.max)
+        else { return nil }
+        return "`\(value.text)` is not a whole number: an Int takes a whole number from -2147483648 to 2147483647."
     }
 
     // MARK: - Literals

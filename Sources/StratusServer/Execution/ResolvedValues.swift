@@ -76,6 +76,13 @@ func storedValue(_ value: JSON, type: FieldType, in schema: AnnotatedSchema) thr
         return parsed
     case .scalar(.float):
         return value.doubleValue.map(JSON.double) ?? value
+    case .scalar(.int):
+        // A whole number written `2.0` is stored as the Int it is, as the executor answers it
+        // (request validation refuses a fraction).
+        if case .double(let number) = value, number.rounded() == number, abs(number) <= Double(Int32.max) {
+            return .int(Int(number))
+        }
+        return value
     case .nonModel:
         guard case .object(let members) = value, let nonModel = schema.nonModel(named: type.name) else {
             return value
