@@ -46,6 +46,7 @@ public final class StratusServer: Sendable {
     package var pagesRead: Int { store.pagesRead }
     private let limits: DocumentLimits
     private let directReads: DirectReads
+    private let directMutations: DirectMutations
     private let heavyLane = HeavyRequestLane()
 
     /// Opens the data directory (creating it if needed) and derives the API of `schema`.
@@ -167,6 +168,7 @@ public final class StratusServer: Sendable {
         )
         executable = try ExecutableSchema(api: api, resolver: resolver, log: log)
         directReads = DirectReads(api: api, resolver: resolver)
+        directMutations = DirectMutations(api: api, schema: executable.schema, resolver: resolver, log: log)
         let models = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, $0) })
         store.startAnnouncements { model, announcement in
             guard let model = models[model] else { return }
@@ -275,9 +277,10 @@ public final class StratusServer: Sendable {
         ).response
     }
 
-    /// Runs a request; `direct` lets single list, sync and index queries skip the executor
-    /// (``DirectReads``), which tests turn off to compare both paths. `answeredDirectly` tells
-    /// which path answered. `idempotency` is recorded with every write of a mutation.
+    /// Runs a request; `direct` lets single list, sync and index queries and single mutations
+    /// skip the executor (``DirectReads``, ``DirectMutations``), which tests turn off to compare
+    /// both paths. `answeredDirectly` tells which path answered. `idempotency` is recorded with
+    /// every write of a mutation.
     func execute(
         query: String,
         variables: JSONObject,
@@ -344,14 +347,25 @@ public final class StratusServer: Sendable {
             for case let fragment as FragmentDefinition in document.definitions {
                 fragments[fragment.name.value] = fragment
             }
-            if let body = await directReads.answer(
-                operation: operation,
-                fragments: fragments,
-                variables: variables,
-                identity: identity
-            ) {
-                return (ServerResponse(body: body), true)
-            }
+            let body =
+                if operation.operation == .mutation {
+                    await directMutations.answer(
+                        operation: operation,
+                        document: document,
+                        fragments: fragments,
+                        variables: variables,
+                        identity: identity,
+                        idempotency: request.idempotency
+                    )
+                } else {
+                    await directReads.answer(
+                        operation: operation,
+                        fragments: fragments,
+                        variables: variables,
+                        identity: identity
+                    )
+                }
+            if let body { return (ServerResponse(body: body), true) }
         }
 
         if !isHeavy, (operation?.selectionSet.selections.count ?? 0) > HeavyRequestLane.rootSelections {

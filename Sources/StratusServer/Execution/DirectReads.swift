@@ -12,6 +12,7 @@ import StratusCodegen
 struct DirectReads: Sendable {
     let api: ServerAPI
     let resolver: ModelResolver
+    private let stored: StoredSelection
     /// The model and kind of read of each root query field it may answer.
     private let targets: [String: (model: ModelType, kind: Kind)]
 
@@ -23,6 +24,7 @@ struct DirectReads: Sendable {
     init(api: ServerAPI, resolver: ModelResolver) {
         self.api = api
         self.resolver = resolver
+        stored = StoredSelection(api: api)
         var targets: [String: (model: ModelType, kind: Kind)] = [:]
         for model in api.schema.models {
             if let list = model.operations.list { targets[list] = (model, .list) }
@@ -44,15 +46,15 @@ struct DirectReads: Sendable {
             operation.selectionSet.selections.count == 1,
             let root = operation.selectionSet.selections.first as? GraphQL.Field, root.directives.isEmpty,
             let (model, kind) = targets[root.name.value],
-            eligible(model, identity: identity),
-            let connection = root.selectionSet?.selections, let connectionFields = plainFields(connection)
+            stored.eligible(model, identity: identity),
+            let connection = root.selectionSet?.selections, let connectionFields = stored.plainFields(connection)
         else { return nil }
         for field in connectionFields {
             switch field.name.value {
             case "nextToken", "startedAt", "__typename":
                 guard field.selectionSet == nil else { return nil }
             case "items":
-                guard let items = field.selectionSet?.selections, itemsAreStored(items, model: model) else {
+                guard let items = field.selectionSet?.selections, stored.itemsAreStored(items, model: model) else {
                     return nil
                 }
             default:
@@ -121,69 +123,5 @@ struct DirectReads: Sendable {
             }
         }
         return ["data": .object(JSONObject([(root.alias?.value ?? field, .object(body))]))]
-    }
-
-    /// No field of the model is guarded on its own, and the caller may reach the type.
-    private func eligible(_ model: ModelType, identity: Identity) -> Bool {
-        guard model.fields.allSatisfy({ $0.awsAuth.isEmpty && $0.authRules.isEmpty }) else { return false }
-        let typeLevel = Authorization.typeModes(awsAuth: model.awsAuth, rules: model.authRules)
-        return Authorization.allows(typeLevel, identity)
-    }
-
-    /// The fields of `selections` when it holds only fields without directives, each under its
-    /// own response key (the executor merges the selection sets of a repeated key).
-    private func plainFields(_ selections: [any Selection]) -> [GraphQL.Field]? {
-        var fields: [GraphQL.Field] = []
-        var keys: Set<String> = []
-        for selection in selections {
-            guard let field = selection as? GraphQL.Field, field.directives.isEmpty,
-                keys.insert(field.alias?.value ?? field.name.value).inserted
-            else { return nil }
-            fields.append(field)
-        }
-        return fields
-    }
-
-    /// Whether an `items` selection asks only for stored values the trimmer writes as the
-    /// executor does.
-    private func itemsAreStored(_ selections: [any Selection], model: ModelType) -> Bool {
-        guard let fields = plainFields(selections) else { return false }
-        for field in fields {
-            let name = field.name.value
-            if ["__typename", TableLayout.versionColumn, TableLayout.deletedColumn, TableLayout.lastChangedAtColumn]
-                .contains(name)
-            {
-                guard field.selectionSet == nil else { return false }
-                continue
-            }
-            guard let modelField = model.field(named: name), modelField.relation == nil else { return false }
-            switch modelField.type.kind {
-            case .model:
-                return false
-            case .nonModel:
-                guard let nested = field.selectionSet?.selections, embeddedAreStored(nested, type: modelField.type.name)
-                else { return false }
-            case .scalar, .enumeration:
-                guard field.selectionSet == nil else { return false }
-            }
-        }
-        return true
-    }
-
-    private func embeddedAreStored(_ selections: [any Selection], type: String) -> Bool {
-        guard let fields = plainFields(selections), let nonModel = api.schema.nonModel(named: type),
-            nonModel.awsAuth.isEmpty
-        else { return false }
-        for field in fields {
-            if field.name.value == "__typename" { continue }
-            guard let member = nonModel.field(named: field.name.value), member.awsAuth.isEmpty else { return false }
-            if member.type.kind == .nonModel {
-                guard let nested = field.selectionSet?.selections, embeddedAreStored(nested, type: member.type.name)
-                else { return false }
-            } else if member.type.kind == .model || field.selectionSet != nil {
-                return false
-            }
-        }
-        return true
     }
 }

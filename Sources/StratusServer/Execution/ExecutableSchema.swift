@@ -203,16 +203,7 @@ private struct Wiring {
     /// Runs a resolver, turning failures other than ``ResolverError`` into an internal failure
     /// that the log explains.
     private func guarded<T: Sendable>(_ field: String, _ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as ResolverError {
-            throw error
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            log("The resolver of '\(field)' failed: \(error)")
-            throw ResolverError.internalFailure
-        }
+        try await guardedResolve(field, log: log, body)
     }
 
     // MARK: - Root fields
@@ -303,32 +294,24 @@ private struct Wiring {
     }
 
     private func mutationResolvers(of model: ModelType) -> [String: GraphQLFieldResolve] {
-        typealias Write = @Sendable (ModelResolver, MutationRequest) async throws -> ResolvedItem
-        let writes: [(String?, Write)] = [
-            (model.operations.create, { try await $0.create($1) }),
-            (model.operations.update, { try await $0.update($1) }),
-            (model.operations.delete, { try await $0.delete($1) }),
-        ]
         var resolvers: [String: GraphQLFieldResolve] = [:]
         let resolver = resolver
         let schema = api.schema
-        for case (let field?, let write) in writes {
-            let operation: Authorization.Operation =
-                field == model.operations.create ? .create : field == model.operations.update ? .update : .delete
+        for (field, kind) in ModelResolver.mutationFields(of: model) {
             resolvers[field] = { _, arguments, context, info in
                 let request = MutationRequest(
                     model: model,
                     field: field,
                     arguments: arguments.object,
                     identity: Self.identity(context),
-                    access: try Self.access(operation, model, context, field: field, type: "Mutation"),
+                    access: try Self.access(kind.operation, model, context, field: field, type: "Mutation"),
                     selection: SelectionTrimmer(schema: schema, fragments: info.fragments).plan(
                         for: model,
                         selections: info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] }
                     ),
                     idempotency: (context as? RequestContext)?.idempotency
                 )
-                return try await guarded(field) { try await write(resolver, request) }
+                return try await guarded(field) { try await resolver.mutate(kind, request) }
             }
         }
         return resolvers
@@ -525,5 +508,24 @@ extension Map {
     /// The arguments of a field as a JSON object; arguments not given are absent.
     var object: JSONObject {
         JSON(self)?.objectValue ?? [:]
+    }
+}
+
+/// Runs a resolver, turning failures other than ``ResolverError`` into an internal failure that
+/// `log` explains.
+func guardedResolve<T: Sendable>(
+    _ field: String,
+    log: @Sendable (String) -> Void,
+    _ body: () async throws -> T
+) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as ResolverError {
+        throw error
+    } catch let error as CancellationError {
+        throw error
+    } catch {
+        log("The resolver of '\(field)' failed: \(error)")
+        throw ResolverError.internalFailure
     }
 }
