@@ -64,7 +64,8 @@ struct DirectMutations: Sendable {
             if let value = values[variable.name.value] { arguments[argument.name.value] = value }
         }
         let access = Authorization.access(kind.operation, on: model, for: identity)
-        if access == .denied { return nil }
+        // A caller refused, and a request cancelled before its write, get the executor's error.
+        if access == .denied || Task.isCancelled { return nil }
 
         let field = root.name.value
         let key = root.alias?.value ?? field
