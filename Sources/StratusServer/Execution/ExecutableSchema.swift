@@ -200,8 +200,7 @@ private struct Wiring {
         type.fields = { fields }
     }
 
-    /// Runs a resolver, turning failures other than ``ResolverError`` into an internal failure
-    /// that the log explains.
+    /// ``guardedResolve(_:log:_:)`` with the wiring's log.
     private func guarded<T: Sendable>(_ field: String, _ body: () async throws -> T) async throws -> T {
         try await guardedResolve(field, log: log, body)
     }

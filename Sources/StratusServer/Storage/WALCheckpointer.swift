@@ -53,26 +53,41 @@ final class WALCheckpointer: Sendable {
     /// Counts `count` commits, and starts a checkpoint when they make ``commitsPerCheckpoint``
     /// since the last one and none is under way.
     func noteCommits(_ count: Int = 1) {
-        let starts = state.withLock { state -> Bool in
+        let starts = state.withLock { state in
             state.commits += count
-            guard !state.closed, !state.scheduled, state.commits >= Self.commitsPerCheckpoint else { return false }
-            state.commits = 0
-            state.scheduled = true
-            return true
+            return Self.claimCheckpoint(&state)
         }
-        guard starts else { return }
+        if starts { checkpoint() }
+    }
+
+    /// Whether a checkpoint is due and none is under way; if so, it is marked under way.
+    private static func claimCheckpoint(_ state: inout State) -> Bool {
+        guard !state.closed, !state.scheduled, state.commits >= commitsPerCheckpoint else { return false }
+        state.commits = 0
+        state.scheduled = true
+        return true
+    }
+
+    /// Runs a passive checkpoint on the checkpointer's connection, then the next one at once if
+    /// the commits made meanwhile call for it: a burst of commits during a checkpoint would
+    /// otherwise wait for the next commit to be checkpointed.
+    private func checkpoint() {
         connection.asyncWriteWithoutTransaction { db in
             var failure: String?
-            do {
-                try db.checkpoint(.passive)
-            } catch {
-                failure = "\(error)"
+            if !self.state.withLock({ $0.closed }) {
+                do {
+                    try db.checkpoint(.passive)
+                } catch {
+                    failure = "\(error)"
+                }
             }
-            self.state.withLock { state in
+            let again = self.state.withLock { state in
                 state.scheduled = false
                 state.checkpoints += 1
                 if let failure { state.lastError = failure }
+                return Self.claimCheckpoint(&state)
             }
+            if again { self.checkpoint() }
         }
     }
 
