@@ -49,9 +49,7 @@ struct DirectMutations: Sendable {
         identity: Identity,
         idempotency: IdempotencyClaim?
     ) async -> JSON? {
-        guard operation.operation == .mutation, operation.directives.isEmpty,
-            operation.selectionSet.selections.count == 1,
-            let root = operation.selectionSet.selections.first as? GraphQL.Field, root.directives.isEmpty,
+        guard let root = StoredSelection.soleRootField(of: operation, .mutation),
             let (model, kind) = targets[root.name.value],
             stored.eligible(model, identity: identity),
             let selections = root.selectionSet?.selections, stored.itemsAreStored(selections, model: model),
@@ -122,15 +120,11 @@ struct DirectMutations: Sendable {
     /// `value` coerced to `type` as GraphQLSwift validates and coerces a variable; `nil` when
     /// its validation would fail.
     private func coerce(_ value: JSON?, _ type: InputShape) -> Coerced? {
-        if case .nonNull(let inner) = type {
-            guard let value, !value.isNull else { return nil }
-            return coerce(value, inner)
+        guard let value, !value.isNull else {
+            if type.isNonNull { return nil }
+            return value == nil ? .absent : .value(.null)
         }
-        guard let value else { return .absent }
-        if value.isNull { return .value(.null) }
-        switch type {
-        case .nonNull:
-            return nil
+        switch type.kind {
         case .list(let item):
             // A value that is not a list is a list of one.
             guard case .array(let elements) = value else {
@@ -160,7 +154,7 @@ struct DirectMutations: Sendable {
                 if let member = members[name] {
                     guard case .value(let member)? = coerce(member, fieldType) else { return nil }
                     coerced[name] = member
-                } else if case .nonNull = fieldType {
+                } else if fieldType.isNonNull {
                     return nil
                 } else if let defaultValue = field.defaultValue {
                     guard let json = JSON(defaultValue) else { return nil }
@@ -172,22 +166,27 @@ struct DirectMutations: Sendable {
     }
 
     /// An input type: the type of a variable's definition or of an input field.
-    private indirect enum InputShape {
-        case nonNull(InputShape)
-        case list(InputShape)
-        case named(any GraphQLInputType)
+    private struct InputShape {
+        indirect enum Kind {
+            case list(InputShape)
+            case named(any GraphQLInputType)
+        }
+
+        var isNonNull = false
+        var kind: Kind
 
         init?(_ type: any GraphQL.`Type`, schema: GraphQLSchema) {
             switch type {
             case let nonNull as NonNullType:
                 guard let inner = InputShape(nonNull.type, schema: schema) else { return nil }
-                self = .nonNull(inner)
+                self = inner
+                isNonNull = true
             case let list as ListType:
                 guard let inner = InputShape(list.type, schema: schema) else { return nil }
-                self = .list(inner)
+                kind = .list(inner)
             case let named as NamedType:
                 guard let type = schema.getType(name: named.name.value) as? any GraphQLInputType else { return nil }
-                self = .named(type)
+                kind = .named(type)
             default:
                 return nil
             }
@@ -197,12 +196,13 @@ struct DirectMutations: Sendable {
             switch type {
             case let nonNull as GraphQLNonNull:
                 guard let inner = (nonNull.ofType as? any GraphQLInputType).flatMap(InputShape.init) else { return nil }
-                self = .nonNull(inner)
+                self = inner
+                isNonNull = true
             case let list as GraphQLList:
                 guard let inner = (list.ofType as? any GraphQLInputType).flatMap(InputShape.init) else { return nil }
-                self = .list(inner)
+                kind = .list(inner)
             default:
-                self = .named(type)
+                kind = .named(type)
             }
         }
     }

@@ -42,9 +42,7 @@ struct DirectReads: Sendable {
         variables: JSONObject,
         identity: Identity
     ) async -> JSON? {
-        guard operation.operation == .query, operation.directives.isEmpty,
-            operation.selectionSet.selections.count == 1,
-            let root = operation.selectionSet.selections.first as? GraphQL.Field, root.directives.isEmpty,
+        guard let root = StoredSelection.soleRootField(of: operation, .query),
             let (model, kind) = targets[root.name.value],
             stored.eligible(model, identity: identity),
             let connection = root.selectionSet?.selections, let connectionFields = stored.plainFields(connection)

@@ -7,6 +7,16 @@ import StratusCodegen
 struct StoredSelection: Sendable {
     let api: ServerAPI
 
+    /// The one root field of `operation` when it is of `type` and neither it nor the field has
+    /// directives: what either direct path answers, or not at all.
+    static func soleRootField(of operation: OperationDefinition, _ type: OperationType) -> GraphQL.Field? {
+        guard operation.operation == type, operation.directives.isEmpty,
+            operation.selectionSet.selections.count == 1,
+            let root = operation.selectionSet.selections.first as? GraphQL.Field, root.directives.isEmpty
+        else { return nil }
+        return root
+    }
+
     /// No field of the model is guarded on its own, and the caller may reach the type.
     func eligible(_ model: ModelType, identity: Identity) -> Bool {
         guard model.fields.allSatisfy({ $0.awsAuth.isEmpty && $0.authRules.isEmpty }) else { return false }
