@@ -73,13 +73,13 @@ final class WALCheckpointer: Sendable {
     /// otherwise wait for the next commit to be checkpointed.
     private func checkpoint() {
         connection.asyncWriteWithoutTransaction { db in
+            // Closed since it was started: it neither runs nor counts.
+            guard !self.state.withLock({ $0.closed }) else { return }
             var failure: String?
-            if !self.state.withLock({ $0.closed }) {
-                do {
-                    try db.checkpoint(.passive)
-                } catch {
-                    failure = "\(error)"
-                }
+            do {
+                try db.checkpoint(.passive)
+            } catch {
+                failure = "\(error)"
             }
             let again = self.state.withLock { state in
                 state.scheduled = false
