@@ -94,14 +94,8 @@ import Testing
         ),
     ]
 
-    static let identities: [Identity] = [
-        .apiKey,
-        Identity(
-            authorizationMode: .userPools,
-            claims: ["sub": "u1", "cognito:username": "u", "cognito:groups": ["Writers"]]
-        ),
-        Identity(authorizationMode: .userPools, claims: ["sub": "u2", "cognito:username": "v"]),
-    ]
+    /// The API key, a user in the `Writers` group, and a user in none (those of the reads' test).
+    static let identities = DirectReadsTests.identities
 
     static let schema = DirectReadsTests.schema.replacingOccurrences(
         of: #"{ allow: public, provider: iam }"#,
@@ -109,25 +103,44 @@ import Testing
             + #"{ allow: groups, groups: ["Writers"], operations: [create, update, read] }"#
     )
 
+    /// Runs a mutation on `direct`, which may answer it directly, and on `executed`, through the
+    /// executor; with whether `direct` answered it directly.
+    static func runOnBoth(
+        _ direct: TestServer,
+        _ executed: TestServer,
+        _ query: String,
+        _ variables: JSONObject,
+        identity: Identity = .apiKey
+    ) async -> (direct: ServerResponse, executed: ServerResponse, answeredDirectly: Bool) {
+        let (viaDirect, answered) = await direct.server.execute(
+            query: query,
+            variables: variables,
+            operationName: nil,
+            identity: identity,
+            direct: true
+        )
+        let (viaExecutor, _) = await executed.server.execute(
+            query: query,
+            variables: variables,
+            operationName: nil,
+            identity: identity,
+            direct: false
+        )
+        return (viaDirect, viaExecutor, answered)
+    }
+
     @Test func directAnswersEqualTheExecutors() async throws {
         let direct = try await TestServer(Self.schema)
         let executed = try await TestServer(Self.schema)
         var answeredDirectly: [Int] = []
         for (index, mutation) in Self.mutations.enumerated() {
             let identity = Self.identities[mutation.identity]
-            let (viaDirect, answered) = await direct.server.execute(
-                query: mutation.query,
-                variables: mutation.variables,
-                operationName: nil,
-                identity: identity,
-                direct: true
-            )
-            let (viaExecutor, _) = await executed.server.execute(
-                query: mutation.query,
-                variables: mutation.variables,
-                operationName: nil,
-                identity: identity,
-                direct: false
+            let (viaDirect, viaExecutor, answered) = await Self.runOnBoth(
+                direct,
+                executed,
+                mutation.query,
+                mutation.variables,
+                identity: identity
             )
             #expect(viaDirect.text == viaExecutor.text, "mutation \(index): \(mutation.query) \(mutation.variables)")
             if answered { answeredDirectly.append(index) }
@@ -160,20 +173,7 @@ import Testing
         ]
         var answered = 0
         for (query, variables) in steps {
-            let (viaDirect, wasDirect) = await direct.server.execute(
-                query: query,
-                variables: variables,
-                operationName: nil,
-                identity: .apiKey,
-                direct: true
-            )
-            let (viaExecutor, _) = await executed.server.execute(
-                query: query,
-                variables: variables,
-                operationName: nil,
-                identity: .apiKey,
-                direct: false
-            )
+            let (viaDirect, viaExecutor, wasDirect) = await Self.runOnBoth(direct, executed, query, variables)
             #expect(viaDirect.text == viaExecutor.text)
             if wasDirect { answered += 1 }
         }
