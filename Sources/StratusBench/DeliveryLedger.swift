@@ -4,7 +4,8 @@
 /// increasing sequence numbers; every subscription hears every mutation once. A delivery is
 /// new, a duplicate (its number was seen before), out of order (new, but its record's sequence
 /// is lower than one already delivered for that record) or unexpected (a number that was never
-/// sent). Whatever was never delivered is lost.
+/// sent, or of a record that cannot be: records are numbered below the number of mutations).
+/// Whatever was never delivered is lost.
 struct DeliveryLedger: Sendable {
     /// How a delivery was counted.
     enum Outcome: Sendable, Hashable {
@@ -17,7 +18,10 @@ struct DeliveryLedger: Sendable {
     /// The mutations the subscription should hear.
     let mutations: Int
     private var seen: [UInt64]
-    private var lastSequence: [Int: Int] = [:]
+    /// The highest sequence delivered of each record, by record number; -1 for none. Grown as
+    /// records come: an array, as a dictionary lookup per delivery was a large share of the
+    /// load generator's time.
+    private var lastSequence: [Int] = []
     /// Distinct mutations delivered, in order or not.
     private(set) var delivered = 0
     private(set) var duplicated = 0
@@ -42,7 +46,7 @@ struct DeliveryLedger: Sendable {
     /// `record`, `latency` microseconds after it was sent.
     @discardableResult
     mutating func record(mutation: Int, record: Int, sequence: Int, latency: Int64) -> Outcome {
-        guard mutation >= 0, mutation < mutations else {
+        guard mutation >= 0, mutation < mutations, record >= 0, record < mutations else {
             unexpected += 1
             return .unexpected
         }
@@ -55,7 +59,10 @@ struct DeliveryLedger: Sendable {
         seen[word] |= mask
         delivered += 1
         latencies.append(UInt32(clamping: max(latency, 0)))
-        if let last = lastSequence[record], last > sequence {
+        if record >= lastSequence.count {
+            lastSequence += repeatElement(-1, count: record + 1 - lastSequence.count)
+        }
+        if lastSequence[record] > sequence {
             outOfOrder += 1
             return .outOfOrder
         }

@@ -18,9 +18,9 @@ import Testing
         let model = try #require(test.server.api.schema.models.first)
         for index in 0..<10 {
             let item = StoredItem(values: ["id": .string("p\(index)")], version: 1, deleted: nil, lastChangedAt: 0)
-            connection.receive(
-                WriteEvent(sequence: UInt64(index), kind: .create, item: ResolvedItem(model: model, item: item))
-            )
+            connection.receive([
+                WriteEvent(sequence: UInt64(index + 1), kind: .create, item: ResolvedItem(model: model, item: item))
+            ])
         }
         #expect(connection.overflowedAt != nil)
         // start_ack and three events fit; the writer is then told to send the slow-consumer error.

@@ -1,5 +1,7 @@
 import Foundation
 import NIOCore
+import NIOEmbedded
+import NIOWebSocket
 import StratusCodegen
 import Synchronization
 import Testing
@@ -114,9 +116,9 @@ import Testing
         }
         _ = connection.takePending()
         let low = try Self.item("Post", ["id": "p1", "title": "t", "rating": 1], in: test)
-        connection.receive(WriteEvent(sequence: 1, kind: .update, item: low))
+        connection.receive([WriteEvent(sequence: 1, kind: .update, item: low)])
         let high = try Self.item("Post", ["id": "p2", "title": "t", "rating": 3], in: test)
-        connection.receive(WriteEvent(sequence: 2, kind: .update, item: high))
+        connection.receive([WriteEvent(sequence: 2, kind: .update, item: high)])
         #expect(
             Self.texts(connection.takePending()) == [
                 #"{"id":"p1","type":"data","payload":{"data":{"onUpdatePost":{"id":"p1"}}}}"#,
@@ -145,7 +147,7 @@ import Testing
         }
         let post = try Self.item("Post", ["id": "p1", "title": "t", "rating": 1], in: test)
         let event = WriteEvent(sequence: 1, kind: .create, item: post)
-        for connection in connections { connection.receive(event) }
+        for connection in connections { connection.receive([event]) }
         #expect(event.payloads.encodings == 2)
         #expect(
             connections.flatMap { Self.texts($0.takePending()) } == [
@@ -172,16 +174,150 @@ import Testing
             }
             try connection.start(id: "1", request: request, access: .all)
             #expect(connection.takePending().count == 1)
-            connection.receive(WriteEvent(sequence: 1, kind: .create, item: post))
-            connection.receive(WriteEvent(sequence: 2, kind: .create, item: post))
-            // One wake per batch: the writer takes both events together and flushes once.
-            #expect(wakes.entries == ["wake", "wake"])
+            connection.receive([WriteEvent(sequence: 1, kind: .create, item: post)])
+            connection.receive([WriteEvent(sequence: 2, kind: .create, item: post)])
+            // Only start_ack woke the writer: events are taken by the loop's fan-out.
+            #expect(wakes.entries == ["wake"])
             if socketTookStartAck { connection.written(1) }
-            connection.receive(WriteEvent(sequence: 3, kind: .create, item: post))
+            connection.receive([WriteEvent(sequence: 3, kind: .create, item: post)])
             // start_ack still in flight and two events waiting: a third event is one too many.
             #expect((connection.overflowedAt != nil) == !socketTookStartAck)
             #expect(connection.takePending().count == (socketTookStartAck ? 3 : 2))
         }
+    }
+
+    /// A subscription hears only the events published after it was registered, however late its
+    /// connection is given them, and each event once, however often the loop's sweeps give it.
+    @Test func aConnectionSkipsEventsFromBeforeItsSubscriptionAndEventsItHad() async throws {
+        let test = try await TestServer(Self.schema)
+        let connection = RealtimeConnection(limits: RealtimeLimits())
+        let request = try test.server.subscriptionRequest(
+            query: "subscription { onUpdatePost { id } }",
+            variables: [:],
+            operationName: nil
+        )
+        try connection.start(id: "s", request: request, access: .all, after: 2)
+        _ = connection.takePending()
+        let events = try (1...4).map { sequence in
+            WriteEvent(
+                sequence: UInt64(sequence),
+                kind: .update,
+                item: try Self.item("Post", ["id": .string("p\(sequence)"), "title": "t", "rating": 1], in: test)
+            )
+        }
+        connection.receive(Array(events[0...2]))
+        connection.receive(events)
+        connection.receive(Array(events[1...3]))
+        #expect(
+            Self.texts(connection.takePending()) == [
+                #"{"id":"s","type":"data","payload":{"data":{"onUpdatePost":{"id":"p3"}}}}"#,
+                #"{"id":"s","type":"data","payload":{"data":{"onUpdatePost":{"id":"p4"}}}}"#,
+            ]
+        )
+    }
+
+    /// The loop's fan-out, from the broadcaster to the bytes on each socket: every connection of
+    /// an event's topic gets it once, in publication order, in frames NIO's decoder reads; a
+    /// subscription made after an event was published does not get it, even when the loop
+    /// delivers it later; and connections that end leave the broadcaster's topics.
+    @Test func theLoopsFanoutWritesEachEventToEachConnectionOfItsTopicOnce() async throws {
+        let test = try await TestServer(Self.schema)
+        let loop = NIOAsyncTestingEventLoop()
+        let broadcaster = MutationBroadcaster()
+        let fanout = RealtimeFanout.make(eventLoop: loop, events: broadcaster)
+        let updates = try test.server.subscriptionRequest(
+            query: "subscription { onUpdatePost { id rating } }",
+            variables: [:],
+            operationName: nil
+        )
+        let creates = try test.server.subscriptionRequest(
+            query: "subscription { onCreatePost { id } }",
+            variables: [:],
+            operationName: nil
+        )
+        let updateTopic = MutationBroadcaster.Topic(model: "Post", kind: .update)
+
+        /// A connection with a socket on the loop; the loop runs what a caller outside it asks.
+        func open() async throws -> (RealtimeConnection, RealtimeFrameWriter, NIOAsyncTestingChannel) {
+            let channel = try await NIOAsyncTestingChannel(loop: loop) { channel in
+                try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
+            }
+            return (RealtimeConnection(limits: RealtimeLimits()), await RealtimeFrameWriter.make(for: channel), channel)
+        }
+        @Sendable func subscribe(
+            _ connection: RealtimeConnection,
+            _ writer: RealtimeFrameWriter,
+            _ subscriptions: [(id: String, request: SubscriptionRequest)]
+        ) throws {
+            for (id, request) in subscriptions {
+                let after = fanout.subscribe(connection, writer: writer, to: request.topic)
+                try connection.start(id: id, request: request, access: .all, after: after)
+            }
+            _ = connection.takePending()
+        }
+
+        let (first, firstWriter, firstSocket) = try await open()
+        try subscribe(first, firstWriter, [("u", updates), ("c", creates)])
+        let (second, secondWriter, secondSocket) = try await open()
+        try subscribe(second, secondWriter, [("u", updates)])
+        let (third, thirdWriter, thirdSocket) = try await open()
+        let post = try Self.item("Post", ["id": "p1", "title": "t", "rating": 1], in: test)
+        let rated = try Self.item("Post", ["id": "p1", "title": "t", "rating": 2], in: test)
+        // On the loop, which runs the fan-out's task only after this block.
+        try await loop.executeInContext {
+            broadcaster.publish(model: post.model, kind: .update, item: post.item)
+            // Subscribed after the first update was published, before the loop delivers it.
+            try subscribe(third, thirdWriter, [("late", updates)])
+            broadcaster.publish(model: post.model, kind: .create, item: post.item)
+            broadcaster.publish(model: post.model, kind: .delete, item: post.item)
+            broadcaster.publish(model: rated.model, kind: .update, item: rated.item)
+        }
+        await loop.run()
+
+        let update1 = #"{"data":{"onUpdatePost":{"id":"p1","rating":1}}}"#
+        let update2 = #"{"data":{"onUpdatePost":{"id":"p1","rating":2}}}"#
+        let create = #"{"data":{"onCreatePost":{"id":"p1"}}}"#
+        #expect(
+            try await Self.messages(firstSocket) == [
+                #"{"id":"u","type":"data","payload":"# + update1 + "}",
+                #"{"id":"c","type":"data","payload":"# + create + "}",
+                #"{"id":"u","type":"data","payload":"# + update2 + "}",
+            ]
+        )
+        #expect(
+            try await Self.messages(secondSocket) == [
+                #"{"id":"u","type":"data","payload":"# + update1 + "}",
+                #"{"id":"u","type":"data","payload":"# + update2 + "}",
+            ]
+        )
+        #expect(try await Self.messages(thirdSocket) == [#"{"id":"late","type":"data","payload":"# + update2 + "}"])
+
+        #expect(fanout.connectionCount(of: updateTopic) == 3)
+        #expect(broadcaster.listenerCount(of: updateTopic) == 1)
+        for connection in [first, second, third] { fanout.remove(connection) }
+        #expect(fanout.connectionCount(of: updateTopic) == 0)
+        #expect(broadcaster.listenerCount(of: updateTopic) == 0)
+        #expect(broadcaster.listenerCount(of: .init(model: "Post", kind: .create)) == 0)
+        broadcaster.publish(model: post.model, kind: .update, item: post.item)
+        await loop.run()
+        #expect(try await Self.messages(firstSocket).isEmpty)
+    }
+
+    /// The text messages written to `channel` since the last call, read with NIO's frame decoder.
+    private static func messages(_ channel: NIOAsyncTestingChannel) async throws -> [String] {
+        var bytes = ByteBuffer()
+        while var part = try await channel.readOutbound(as: ByteBuffer.self) {
+            bytes.writeBuffer(&part)
+        }
+        let decoder = EmbeddedChannel(handler: ByteToMessageHandler(WebSocketFrameDecoder()))
+        defer { _ = try? decoder.finish() }
+        try decoder.writeInbound(bytes)
+        var messages: [String] = []
+        while let frame = try decoder.readInbound(as: WebSocketFrame.self) {
+            #expect(frame.fin && frame.opcode == .text)
+            messages.append(String(buffer: frame.data))
+        }
+        return messages
     }
 
     private static func texts(_ elements: [RealtimeConnection.Outbound]) -> [String] {

@@ -11,7 +11,8 @@ import Synchronization
 /// ``publish(model:kind:item:selectedFields:)`` is synchronous and calls each listener under one
 /// lock, so every listener sees the events in the same order, and a writer that publishes while
 /// it holds an item's write lock publishes that item's events in commit order. Listeners must
-/// not block: a real-time connection only enqueues the event in its own bounded queue.
+/// not block: the real-time endpoint's listener, one per event loop (``RealtimeFanout``), only
+/// appends the event to the loop's inbox.
 final class MutationBroadcaster: Sendable {
     typealias Listener = @Sendable (WriteEvent) -> Void
 
@@ -68,12 +69,15 @@ final class MutationBroadcaster: Sendable {
     }
 
     /// Adds one subscription of listener `token` to `topic`; the listener hears the topic's
-    /// events from now on, until as many ``unsubscribe(_:from:)`` calls.
-    func subscribe(_ token: UInt64, to topic: Topic) {
+    /// events from now on, until as many ``unsubscribe(_:from:)`` calls. Returns the sequence of
+    /// the last event published before: every event the subscription brings has a higher one.
+    @discardableResult
+    func subscribe(_ token: UInt64, to topic: Topic) -> UInt64 {
         state.withLock { state in
-            guard let listener = state.listeners[token] else { return }
+            guard let listener = state.listeners[token] else { return state.sequence }
             if state.subscriptions[topic]?[token] == nil { state.fanout[topic, default: []].append((token, listener)) }
             state.subscriptions[topic, default: [:]][token, default: 0] += 1
+            return state.sequence
         }
     }
 

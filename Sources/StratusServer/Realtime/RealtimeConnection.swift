@@ -6,15 +6,17 @@ import Synchronization
 /// One real-time connection's subscriptions and the bounded queue of messages waiting to be
 /// written to it.
 ///
-/// The mutation path calls ``receive(_:)`` while it publishes: matching an event against the
+/// The event loop's ``RealtimeFanout`` calls ``receive(_:)`` with the events published since its
+/// last pass, then takes the messages with ``takePending()``: matching an event against the
 /// subscriptions, encoding its `data` messages and enqueuing them never waits for the client.
 /// Starting and stopping a subscription enqueue `start_ack` and `complete` under the same lock
 /// as events, so a client sees `start_ack` before the first `data` of a subscription and no
 /// `data` after `complete`.
 ///
-/// The writer is told through `wake` when messages wait and no earlier call is still being
-/// served; it then takes every waiting message with ``takePending()``, writes them all and
-/// flushes once, and reports with ``written(_:)`` when the socket took them. Messages taken but
+/// For the other messages, the writer is told through `wake` when messages wait and no earlier
+/// call is still being served; it then takes every waiting message with ``takePending()``,
+/// writes them all and flushes once. Either way, the writer reports with ``written(_:)`` when
+/// the socket took them. Messages taken but
 /// not yet written still count against ``RealtimeLimits/maxQueuedMessages``, so a client that
 /// stops reading fills the queue and gets the slow-consumer error rather than silent losses.
 final class RealtimeConnection: Sendable {
@@ -23,16 +25,17 @@ final class RealtimeConnection: Sendable {
         /// A text message: its bytes, ready to be framed.
         case message(ByteBuffer)
         /// A `data` message: the subscription's id as JSON text and the event's payload, which
-        /// the writer joins (``RealtimeConnection/dataMessage(quotedID:payload:)``) off the
-        /// mutation path.
+        /// the writer joins (``write(to:)``) into the frames of its batch.
         case data(quotedID: String, payload: ByteBuffer)
+        /// Closes the WebSocket after the messages before it.
+        case close(code: UInt16, reason: String)
 
         /// Whether it is a message rather than a close.
         var isMessage: Bool {
             if case .close = self { false } else { true }
         }
 
-        /// The message's bytes, ready to be framed; `nil` for a close.
+        /// The message's bytes; `nil` for a close.
         var bytes: ByteBuffer? {
             switch self {
             case .message(let bytes): bytes
@@ -40,8 +43,27 @@ final class RealtimeConnection: Sendable {
             case .close: nil
             }
         }
-        /// Closes the WebSocket after the messages before it.
-        case close(code: UInt16, reason: String)
+
+        /// The size of the message in bytes; 0 for a close.
+        var size: Int {
+            switch self {
+            case .message(let bytes): bytes.readableBytes
+            case .data(let quotedID, let payload):
+                RealtimeConnection.dataMessageSize(quotedID: quotedID, payload: payload)
+            case .close: 0
+            }
+        }
+
+        /// Appends the message's bytes to `buffer`, as ``bytes`` has them, without making them
+        /// first; nothing for a close.
+        func write(to buffer: inout ByteBuffer) {
+            switch self {
+            case .message(let bytes): buffer.writeImmutableBuffer(bytes)
+            case .data(let quotedID, let payload):
+                RealtimeConnection.writeDataMessage(quotedID: quotedID, payload: payload, to: &buffer)
+            case .close: break
+            }
+        }
     }
 
     /// Why the writer ends the connection.
@@ -68,9 +90,19 @@ final class RealtimeConnection: Sendable {
         /// The filters to evaluate; `nil` when the subscription has none.
         let filter: ItemPredicate?
         let selectionKey: String
+        /// The last event published before the subscription was registered: it hears only the
+        /// events after it.
+        let after: UInt64
 
-        init(id: String, request: SubscriptionRequest, access: Authorization.Access, quotedID: String) {
+        init(
+            id: String,
+            request: SubscriptionRequest,
+            access: Authorization.Access,
+            quotedID: String,
+            after: UInt64
+        ) {
             self.id = id
+            self.after = after
             self.request = request
             self.access = access
             self.quotedID = quotedID
@@ -80,10 +112,11 @@ final class RealtimeConnection: Sendable {
             selectionKey = request.selectionKey
         }
 
-        /// Whether `event` is one the subscription hears (``SubscriptionRequest/matches(_:)``)
-        /// and its caller may read.
+        /// Whether `event` is one the subscription hears (``SubscriptionRequest/matches(_:)``),
+        /// published after it was registered, and its caller may read.
         func hears(_ event: WriteEvent) -> Bool {
-            SubscriptionRequest.matches(event, kind: kind, modelName: modelName, filter: filter)
+            event.sequence > after
+                && SubscriptionRequest.matches(event, kind: kind, modelName: modelName, filter: filter)
                 && SubscriptionAuthorization.mayRead(item: event.item.item, access: access)
         }
     }
@@ -104,6 +137,8 @@ final class RealtimeConnection: Sendable {
         var wakeRequested = false
         /// Whether a close was enqueued: nothing follows it.
         var closing = false
+        /// The sequence of the last event given to ``receive(_:)``: it ignores those up to it.
+        var received: UInt64 = 0
     }
 
     let limits: RealtimeLimits
@@ -175,11 +210,17 @@ final class RealtimeConnection: Sendable {
         }
     }
 
-    /// Starts a subscription and enqueues its `start_ack`.
+    /// Starts a subscription and enqueues its `start_ack`; it hears the events whose sequence is
+    /// above `after` (``MutationBroadcaster/subscribe(_:to:)`` tells it).
     ///
     /// - Throws: ``RealtimeError`` when the connection holds the most subscriptions it may or
     ///   `id` is already running.
-    func start(id: String, request: SubscriptionRequest, access: Authorization.Access) throws(RealtimeError) {
+    func start(
+        id: String,
+        request: SubscriptionRequest,
+        access: Authorization.Access,
+        after: UInt64 = 0
+    ) throws(RealtimeError) {
         try enqueuing { state throws(RealtimeError) in
             guard state.subscriptions[id] == nil else { throw .duplicateID(id) }
             guard state.subscriptions.count < limits.maxSubscriptionsPerConnection else {
@@ -190,7 +231,8 @@ final class RealtimeConnection: Sendable {
                 id: id,
                 request: request,
                 access: access,
-                quotedID: quotedID
+                quotedID: quotedID,
+                after: after
             )
             state.subscriptions[id] = subscription
             enqueue(.message(ByteBuffer(string: #"{"id":"# + quotedID + #","type":"start_ack"}"#)), in: &state)
@@ -216,13 +258,20 @@ final class RealtimeConnection: Sendable {
         state.withLock { $0.subscriptions.values.map(\.request) }
     }
 
-    /// Enqueues a `data` message of `event` for each subscription it matches, in the order the
-    /// subscriptions started; called by the mutation path.
-    func receive(_ event: WriteEvent) {
-        enqueuing { state in
+    /// Enqueues a `data` message of each event for each subscription it matches, event by event
+    /// in the order the subscriptions started; `events` are in publication order, and those it
+    /// was given before are skipped. It does not wake the writer: the caller, the loop's
+    /// ``RealtimeFanout``, takes the messages with ``takePending()`` and writes them.
+    func receive(_ events: [WriteEvent]) {
+        state.withLock { state in
+            let received = state.received
+            guard let last = events.last?.sequence, last > received else { return }
+            state.received = last
             guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return }
-            for subscription in state.subscriptions.values where subscription.hears(event) {
-                enqueueData(of: event, for: subscription, in: &state)
+            for event in events where event.sequence > received {
+                for subscription in state.subscriptions.values where subscription.hears(event) {
+                    enqueueData(of: event, for: subscription, in: &state)
+                }
             }
         }
     }
@@ -249,24 +298,20 @@ final class RealtimeConnection: Sendable {
         dataHead.utf8.count + quotedID.utf8.count + dataMiddle.utf8.count + payload.readableBytes + 1
     }
 
-    /// Bytes left free before a message, where the WebSocket frame encoder writes the frame's
-    /// header (at most 10 bytes from a server) instead of writing it as a buffer of its own.
-    static let frameHeaderRoom = 10
-
-    /// `{"id":<id>,"type":"data","payload":<payload>}`, with ``frameHeaderRoom`` bytes free
-    /// before it.
+    /// `{"id":<id>,"type":"data","payload":<payload>}`.
     static func dataMessage(quotedID: String, payload: ByteBuffer) -> ByteBuffer {
-        var message = ByteBufferAllocator().buffer(
-            capacity: frameHeaderRoom + dataMessageSize(quotedID: quotedID, payload: payload)
-        )
-        message.moveWriterIndex(forwardBy: frameHeaderRoom)
-        message.moveReaderIndex(forwardBy: frameHeaderRoom)
-        message.writeString(dataHead)
-        message.writeString(quotedID)
-        message.writeString(dataMiddle)
-        message.writeImmutableBuffer(payload)
-        message.writeInteger(UInt8(ascii: "}"))
+        var message = ByteBufferAllocator().buffer(capacity: dataMessageSize(quotedID: quotedID, payload: payload))
+        writeDataMessage(quotedID: quotedID, payload: payload, to: &message)
         return message
+    }
+
+    /// Appends ``dataMessage(quotedID:payload:)`` to `buffer`.
+    static func writeDataMessage(quotedID: String, payload: ByteBuffer, to buffer: inout ByteBuffer) {
+        buffer.writeString(dataHead)
+        buffer.writeString(quotedID)
+        buffer.writeString(dataMiddle)
+        buffer.writeImmutableBuffer(payload)
+        buffer.writeInteger(UInt8(ascii: "}"))
     }
 
     /// The messages waiting, in order; they count as in flight until ``written(_:)``. Called by

@@ -32,6 +32,8 @@ struct RealtimeEndpoint: Sendable {
     let log: @Sendable (String) -> Void
     /// Where connections with messages waiting are written, one task per event loop and tick.
     let writeQueues = PerEventLoop<RealtimeWriteQueue>()
+    /// What delivers the published events to the subscribed connections, one per event loop.
+    let fanouts = PerEventLoop<RealtimeFanout>()
     /// What closes idle connections and sends `ka`, one task per event loop.
     let watchers = PerEventLoop<RealtimeWatcher>()
 
@@ -65,8 +67,10 @@ struct RealtimeEndpoint: Sendable {
             writeQueue.schedule(connection, on: writer)
         }
         let connectionIdentity = await authorizeConnection(request, graphQLPath: graphQLPath)
-        let listener = server.events.addListener { connection.receive($0) }
-        defer { server.events.removeListener(listener) }
+        let events = server.events
+        let fanout = fanouts.value(for: channel.eventLoop) { RealtimeFanout.make(eventLoop: $0, events: events) }
+        defer { fanout.remove(connection) }
+        let subscriber = Subscriber(connection: connection, writer: writer, fanout: fanout)
         let limits = limits
         let watcher = watchers.value(for: channel.eventLoop) { RealtimeWatcher(eventLoop: $0, limits: limits) }
         watcher.add(connection, channel: channel)
@@ -82,8 +86,7 @@ struct RealtimeEndpoint: Sendable {
                         guard case .text(let text) = message else { continue }
                         await handle(
                             text,
-                            connection: connection,
-                            listener: listener,
+                            subscriber: subscriber,
                             connectionIdentity: connectionIdentity,
                             graphQLPath: graphQLPath
                         )
@@ -101,13 +104,20 @@ struct RealtimeEndpoint: Sendable {
 
     // MARK: - Messages
 
+    /// A connection, with what starts and stops its subscriptions.
+    private struct Subscriber {
+        let connection: RealtimeConnection
+        let writer: RealtimeFrameWriter
+        let fanout: RealtimeFanout
+    }
+
     private func handle(
         _ text: String,
-        connection: RealtimeConnection,
-        listener: UInt64,
+        subscriber: Subscriber,
         connectionIdentity: Result<Identity, RealtimeError>,
         graphQLPath: String
     ) async {
+        let connection = subscriber.connection
         guard let message = try? JSON(parsing: text), case .object(let object) = message,
             let type = object["type"]?.stringValue
         else {
@@ -132,8 +142,7 @@ struct RealtimeEndpoint: Sendable {
                     id: id,
                     payload: object["payload"],
                     size: text.utf8.count,
-                    connection: connection,
-                    listener: listener,
+                    subscriber: subscriber,
                     connectionIdentity: identity,
                     graphQLPath: graphQLPath
                 )
@@ -142,7 +151,7 @@ struct RealtimeEndpoint: Sendable {
             }
         case "stop":
             if let stopped = connection.stop(id: object["id"]?.stringValue ?? "") {
-                server.events.unsubscribe(listener, from: stopped.topic)
+                subscriber.fanout.unsubscribe(connection, from: stopped.topic)
             }
         case "ka", "connection_terminate":
             break
@@ -159,8 +168,7 @@ struct RealtimeEndpoint: Sendable {
         id: String,
         payload: JSON?,
         size: Int,
-        connection: RealtimeConnection,
-        listener: UInt64,
+        subscriber: Subscriber,
         connectionIdentity: Identity,
         graphQLPath: String
     ) async throws(RealtimeError) {
@@ -188,13 +196,15 @@ struct RealtimeEndpoint: Sendable {
             operationName: operation.operationName
         )
         let access = try SubscriptionAuthorization.authorize(request, identity: identity)
-        // The listener hears the topic before the subscription exists, so no event committed
-        // after the subscription starts can miss it; until then the connection ignores them.
-        server.events.subscribe(listener, to: request.topic)
+        // The connection hears the topic before the subscription exists, so no event committed
+        // after the subscription starts can miss it; until then the connection ignores them, and
+        // the subscription ignores those published before it was registered.
+        let connection = subscriber.connection
+        let after = subscriber.fanout.subscribe(connection, writer: subscriber.writer, to: request.topic)
         do {
-            try connection.start(id: id, request: request, access: access)
+            try connection.start(id: id, request: request, access: access, after: after)
         } catch {
-            server.events.unsubscribe(listener, from: request.topic)
+            subscriber.fanout.unsubscribe(connection, from: request.topic)
             throw error
         }
     }
@@ -227,26 +237,20 @@ struct RealtimeEndpoint: Sendable {
 
     // MARK: - Writing and watching
 
-    /// Writes every message waiting in the connection's queue to `channel`, then flushes once:
-    /// a client that reads slower than events come gets several messages per write. Runs on
-    /// the channel's event loop, where the connection's `wake` schedules it.
-    static func write(_ connection: RealtimeConnection, to writer: RealtimeFrameWriter) {
-        let batch = connection.takePending()
+    /// Writes `batch`, the messages taken from `connection`'s queue, with `writer`, then flushes
+    /// once: a client that reads slower than events come gets several messages per write. Runs
+    /// on the channel's event loop, where the connection's `wake` and its loop's
+    /// ``RealtimeFanout`` take the messages.
+    static func write(
+        _ batch: [RealtimeConnection.Outbound],
+        of connection: RealtimeConnection,
+        to writer: RealtimeFrameWriter
+    ) {
         guard !batch.isEmpty else { return }
         let written = writer.channel.eventLoop.makePromise(of: Void.self)
-        let lastMessage = batch.lastIndex(where: \.isMessage)
         var ending: RealtimeConnection.Ending?
-        var throughPipeline = false
-        for (index, element) in batch.enumerated() {
-            if let bytes = element.bytes {
-                if writer.write(bytes, promise: index == lastMessage ? written : nil) { throughPipeline = true }
-            } else if case .close(let code, let reason) = element {
-                ending = .close(code: code, reason: reason)
-            }
-        }
-        if lastMessage == nil { written.succeed() }
-        writer.flush(throughPipeline: throughPipeline)
-        // Writes complete in order: when the last one has, the socket took the whole batch.
+        if case .close(let code, let reason) = batch.last { ending = .close(code: code, reason: reason) }
+        writer.write(batch, promise: written)
         written.futureResult.whenComplete { [ending] _ in
             connection.written(batch.count)
             if let ending { connection.end(ending) }

@@ -4,11 +4,12 @@ import NIOWebSocket
 /// Writes the text messages of one real-time connection as WebSocket frames; a class, so that
 /// scheduling a connection's writes retains one reference.
 ///
-/// A message built with room before it (``RealtimeConnection/frameHeaderRoom``) gets its frame
-/// header written into that room and goes to the socket as one buffer, written below the
-/// channel's `WebSocketFrameEncoder`. Any other message goes through the encoder as a
-/// `WebSocketFrame`, which writes its header as a buffer of its own. Both run on the channel's
-/// event loop, so frames reach the socket whole and in the order they were written.
+/// A batch of messages is framed into one buffer, each message after the header NIO's
+/// `WebSocketFrameEncoder` would write for it, and goes to the socket as one write below that
+/// encoder: one write and one flush per batch, whatever the number of messages. Without the
+/// encoder in the pipeline, each message goes through the pipeline as a `WebSocketFrame`. Both
+/// run on the channel's event loop, so frames reach the socket whole and in the order they were
+/// written.
 final class RealtimeFrameWriter: Sendable {
     let channel: any Channel
     /// The context of the channel's frame encoder, where framed bytes are written; `nil` when
@@ -29,55 +30,61 @@ final class RealtimeFrameWriter: Sendable {
         self.encoder = encoder
     }
 
-    /// Writes `message` as one text frame; call on the channel's event loop. Returns whether it
-    /// went through the whole pipeline rather than below the encoder.
-    @discardableResult
-    func write(_ message: consuming ByteBuffer, promise: EventLoopPromise<Void>?) -> Bool {
-        var message = message
-        if let encoder, Self.frame(&message) {
-            encoder.value.write(NIOAny(message), promise: promise)
-            return false
-        } else {
-            channel.write(WebSocketFrame(fin: true, opcode: .text, data: message), promise: promise)
-            return true
+    /// Writes the messages of `batch` (its closes are not messages) as text frames and flushes;
+    /// `promise` completes when the socket took them all. Call on the channel's event loop.
+    func write(_ batch: [RealtimeConnection.Outbound], promise: EventLoopPromise<Void>) {
+        guard let lastMessage = batch.lastIndex(where: \.isMessage) else {
+            promise.succeed()
+            return
         }
-    }
-
-    /// Flushes the writes: from below the encoder when every write since the last flush was
-    /// written there (`throughPipeline` false), which skips the handlers above it; through the
-    /// whole pipeline otherwise. Call on the channel's event loop.
-    func flush(throughPipeline: Bool) {
-        if let encoder, !throughPipeline {
-            encoder.value.flush()
+        if let encoder {
+            encoder.value.writeAndFlush(NIOAny(Self.frames(of: batch, allocator: channel.allocator)), promise: promise)
         } else {
+            for (index, element) in batch.enumerated() {
+                guard let bytes = element.bytes else { continue }
+                // Writes complete in order: when the last one has, the socket took them all.
+                channel.write(
+                    WebSocketFrame(fin: true, opcode: .text, data: bytes),
+                    promise: index == lastMessage ? promise : nil
+                )
+            }
             channel.flush()
         }
     }
 
-    /// Makes `message` the bytes of a final text frame holding it, by writing the frame's
-    /// header into the room before it; `false`, leaving it as it was, when there is not enough
-    /// room or the buffer is shared.
-    static func frame(_ message: inout ByteBuffer) -> Bool {
-        let length = message.readableBytes
-        let headerSize = length < 126 ? 2 : length <= Int(UInt16.max) ? 4 : 10
-        guard message.readerIndex >= headerSize else { return false }
-        let framed: Bool? = message.modifyIfUniquelyOwned { buffer in
-            let start = buffer.readerIndex - headerSize
-            // FIN and the text opcode; a server's frames are not masked.
-            buffer.setInteger(UInt8(0x81), at: start)
-            switch headerSize {
-            case 2:
-                buffer.setInteger(UInt8(length), at: start + 1)
-            case 4:
-                buffer.setInteger(UInt8(126), at: start + 1)
-                buffer.setInteger(UInt16(length), at: start + 2)
-            default:
-                buffer.setInteger(UInt8(127), at: start + 1)
-                buffer.setInteger(UInt64(length), at: start + 2)
-            }
-            buffer.moveReaderIndex(to: start)
-            return true
+    /// The frames of the messages of `batch`, one after the other in one buffer.
+    static func frames(of batch: [RealtimeConnection.Outbound], allocator: ByteBufferAllocator) -> ByteBuffer {
+        var capacity = 0
+        for element in batch where element.isMessage {
+            capacity += headerSize(length: element.size) + element.size
         }
-        return framed ?? false
+        var buffer = allocator.buffer(capacity: capacity)
+        for element in batch where element.isMessage {
+            writeHeader(length: element.size, to: &buffer)
+            element.write(to: &buffer)
+        }
+        return buffer
+    }
+
+    /// The size of a frame header for a message of `length` bytes: the length takes 7, 16 or
+    /// 64 bits.
+    static func headerSize(length: Int) -> Int {
+        length < 126 ? 2 : length <= Int(UInt16.max) ? 4 : 10
+    }
+
+    /// Appends the header of a final text frame of `length` bytes, as a server writes it.
+    static func writeHeader(length: Int, to buffer: inout ByteBuffer) {
+        // FIN and the text opcode; a server's frames are not masked.
+        buffer.writeInteger(UInt8(0x81))
+        switch headerSize(length: length) {
+        case 2:
+            buffer.writeInteger(UInt8(length))
+        case 4:
+            buffer.writeInteger(UInt8(126))
+            buffer.writeInteger(UInt16(length))
+        default:
+            buffer.writeInteger(UInt8(127))
+            buffer.writeInteger(UInt64(length))
+        }
     }
 }

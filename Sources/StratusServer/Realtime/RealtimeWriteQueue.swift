@@ -1,11 +1,9 @@
 import NIOCore
 import Synchronization
 
-/// The real-time connections of one event loop that have messages waiting, written by one task
-/// per event-loop tick rather than one task per connection and event.
-///
-/// An event that reaches a thousand subscribers on one event loop schedules one task, which
-/// writes each connection's waiting messages and flushes each connection once.
+/// The real-time connections of one event loop that have protocol messages waiting
+/// (`start_ack`, `ka`, `complete`, errors), written by one task per event-loop tick rather than
+/// one task per connection and message. Events go through the loop's ``RealtimeFanout``.
 final class RealtimeWriteQueue: Sendable {
     let eventLoop: any EventLoop
     /// The connections to write, in the order they asked; `nil` when no task is scheduled.
@@ -34,7 +32,7 @@ final class RealtimeWriteQueue: Sendable {
             return ready ?? []
         }
         for (connection, writer) in connections {
-            RealtimeEndpoint.write(connection, to: writer)
+            RealtimeEndpoint.write(connection.takePending(), of: connection, to: writer)
         }
     }
 }
