@@ -53,6 +53,11 @@ final class RealtimeFanout: Sendable {
     private let sweep: NIOLoopBoundBox<Sweep?>
 
     /// The fan-out of `eventLoop`, listening to `events`.
+    ///
+    /// The listener holds the fan-out weakly and stays registered when the fan-out goes: it
+    /// would otherwise be removed from the fan-out's deinit, which can run inside the
+    /// broadcaster's lock (at the end of a ``post(_:)``) and would take that lock again. Once
+    /// its connections are removed it has no topic, so it is never called.
     static func make(eventLoop: any EventLoop, events: MutationBroadcaster) -> RealtimeFanout {
         let fanout = RealtimeFanout(eventLoop: eventLoop, events: events)
         let listener = events.addListener { [weak fanout] event in fanout?.post(event) }
@@ -64,10 +69,6 @@ final class RealtimeFanout: Sendable {
         self.eventLoop = eventLoop
         self.events = events
         sweep = .makeEmptyBox(valueType: Sweep.self, eventLoop: eventLoop)
-    }
-
-    deinit {
-        events.removeListener(state.withLock { $0.listener })
     }
 
     /// Delivers `topic`'s events to `connection`, written by `writer`, from now on, until as many
