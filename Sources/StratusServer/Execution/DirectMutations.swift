@@ -19,7 +19,7 @@ struct DirectMutations: Sendable {
     private let log: @Sendable (String) -> Void
     private let stored: StoredSelection
     /// The model and kind of each mutation field it may answer.
-    private let targets: [String: (model: ModelType, kind: ModelResolver.MutationKind)]
+    private let targets: [String: (model: ModelType, kind: WriteEvent.Kind)]
 
     init(api: ServerAPI, schema: GraphQLSchema, resolver: ModelResolver, log: @escaping @Sendable (String) -> Void) {
         self.resolver = resolver
@@ -27,7 +27,7 @@ struct DirectMutations: Sendable {
         self.log = log
         stored = StoredSelection(api: api)
         let fields = (try? schema.mutationType?.fields()) ?? [:]
-        var targets: [String: (model: ModelType, kind: ModelResolver.MutationKind)] = [:]
+        var targets: [String: (model: ModelType, kind: WriteEvent.Kind)] = [:]
         for model in api.schema.models {
             for (field, kind) in ModelResolver.mutationFields(of: model) where targets[field] == nil {
                 // A field whose errors would null its parent, or whose arguments have defaults,

@@ -37,30 +37,13 @@ struct MutationRequest: Sendable {
 
 /// `create*`, `update*` and `delete*`.
 extension ModelResolver {
-    /// What a mutation field does.
-    enum MutationKind: Sendable {
-        case create, update, delete
-
-        /// What the caller's `@auth` rules must allow.
-        var operation: Authorization.Operation {
-            switch self {
-            case .create: .create
-            case .update: .update
-            case .delete: .delete
-            }
-        }
-    }
-
     /// The mutation fields of `model` and what each does.
-    static func mutationFields(of model: ModelType) -> [(field: String, kind: MutationKind)] {
-        let fields: [(String?, MutationKind)] = [
-            (model.operations.create, .create), (model.operations.update, .update), (model.operations.delete, .delete),
-        ]
-        return fields.compactMap { field, kind in field.map { ($0, kind) } }
+    static func mutationFields(of model: ModelType) -> [(field: String, kind: WriteEvent.Kind)] {
+        WriteEvent.Kind.allCases.compactMap { kind in kind.mutationField(of: model).map { ($0, kind) } }
     }
 
     /// Runs the mutation of `kind`.
-    func mutate(_ kind: MutationKind, _ request: MutationRequest) async throws -> ResolvedItem {
+    func mutate(_ kind: WriteEvent.Kind, _ request: MutationRequest) async throws -> ResolvedItem {
         switch kind {
         case .create: try await create(request)
         case .update: try await update(request)

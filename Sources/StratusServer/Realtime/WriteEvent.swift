@@ -14,9 +14,27 @@ final class WriteEvent: Sendable {
 
         /// The kind of the mutation field `field` of `model`: `createPost` is `.create`.
         init?(field: String, of model: ModelType) {
-            let fields = [model.operations.create, model.operations.update, model.operations.delete]
-            guard let index = fields.firstIndex(of: field) else { return nil }
-            self = Self.allCases[index]
+            guard let kind = Self.allCases.first(where: { $0.mutationField(of: model) == field }) else { return nil }
+            self = kind
+        }
+
+        /// The mutation field of this kind of `model`, if it has one: `.create` of `Post` is
+        /// `createPost`.
+        func mutationField(of model: ModelType) -> String? {
+            switch self {
+            case .create: model.operations.create
+            case .update: model.operations.update
+            case .delete: model.operations.delete
+            }
+        }
+
+        /// What the caller's `@auth` rules must allow for a mutation of this kind.
+        var operation: Authorization.Operation {
+            switch self {
+            case .create: .create
+            case .update: .update
+            case .delete: .delete
+            }
         }
 
         /// The kind of the subscription field `field` of `model`: `onCreatePost` is `.create`.
