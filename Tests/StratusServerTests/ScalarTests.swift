@@ -28,6 +28,9 @@ import Testing
     }
 
     static let accepted: [Value] = [
+        // Int's bounds, written as numbers with a fraction part.
+        Value(field: "count", value: -2_147_483_648.0),
+        Value(field: "count", value: 2_147_483_647.0),
         Value(field: "day", value: "1970-01-01"),
         Value(field: "day", value: "2024-02-29Z"),
         Value(field: "day", value: "1970-01-01-07:00"),

@@ -95,9 +95,7 @@ enum RequestValidation {
     /// fraction, which it passes on as it is, so that an `Int` field stored `1.5` and every later
     /// read of the item failed. Other wrong values are the executor's to refuse.
     private static func intProblem(_ value: JSON) -> String? {
-        guard case .double(let number) = value, number.isFinite,
-            number.rounded() != number || abs(number) > Double(Int32.max)
-        else { return nil }
+        guard case .double(let number) = value, number.isFinite, Int32(exactly: number) == nil else { return nil }
         return "`\(value.text)` is not a whole number: an Int takes a whole number from -2147483648 to 2147483647."
     }
 

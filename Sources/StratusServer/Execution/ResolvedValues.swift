@@ -79,9 +79,7 @@ func storedValue(_ value: JSON, type: FieldType, in schema: AnnotatedSchema) thr
     case .scalar(.int):
         // A whole number written `2.0` is stored as the Int it is, as the executor answers it
         // (request validation refuses a fraction).
-        if case .double(let number) = value, number.rounded() == number, abs(number) <= Double(Int32.max) {
-            return .int(Int(number))
-        }
+        if case .double(let number) = value, let whole = Int32(exactly: number) { return .int(Int(whole)) }
         return value
     case .nonModel:
         guard case .object(let members) = value, let nonModel = schema.nonModel(named: type.name) else {
