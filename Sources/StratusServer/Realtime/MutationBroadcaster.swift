@@ -12,7 +12,7 @@ import Synchronization
 /// lock, so every listener sees the events in the same order, and a writer that publishes while
 /// it holds an item's write lock publishes that item's events in commit order. Listeners must
 /// not block: the real-time endpoint's listener, one per event loop (``RealtimeFanout``), only
-/// appends the event to the loop's inbox.
+/// appends the event to the loop's log.
 final class MutationBroadcaster: Sendable {
     typealias Listener = @Sendable (WriteEvent) -> Void
 

@@ -16,9 +16,9 @@ import Synchronization
 /// For the other messages, the writer is told through `wake` when messages wait and no earlier
 /// call is still being served; it then takes every waiting message with ``takePending()``,
 /// writes them all and flushes once. Either way, the writer reports with ``written(_:)`` when
-/// the socket took them. Messages taken but
-/// not yet written still count against ``RealtimeLimits/maxQueuedMessages``, so a client that
-/// stops reading fills the queue and gets the slow-consumer error rather than silent losses.
+/// the socket took them. Messages taken but not yet written still count against
+/// ``RealtimeLimits/maxQueuedMessages``, so a client that stops reading fills the queue and gets
+/// the slow-consumer error rather than silent losses.
 final class RealtimeConnection: Sendable {
     /// What the writer writes, in order.
     enum Outbound: Sendable {
@@ -38,9 +38,12 @@ final class RealtimeConnection: Sendable {
         /// The message's bytes; `nil` for a close.
         var bytes: ByteBuffer? {
             switch self {
-            case .message(let bytes): bytes
-            case .data(let quotedID, let payload): RealtimeConnection.dataMessage(quotedID: quotedID, payload: payload)
-            case .close: nil
+            case .message(let bytes): return bytes
+            case .data:
+                var message = ByteBufferAllocator().buffer(capacity: size)
+                write(to: &message)
+                return message
+            case .close: return nil
             }
         }
 
@@ -293,19 +296,12 @@ final class RealtimeConnection: Sendable {
     private static let dataHead = #"{"id":"#
     private static let dataMiddle = #","type":"data","payload":"#
 
-    /// The size of ``dataMessage(quotedID:payload:)`` in bytes.
+    /// The size of ``writeDataMessage(quotedID:payload:to:)``'s message in bytes.
     static func dataMessageSize(quotedID: String, payload: ByteBuffer) -> Int {
         dataHead.utf8.count + quotedID.utf8.count + dataMiddle.utf8.count + payload.readableBytes + 1
     }
 
-    /// `{"id":<id>,"type":"data","payload":<payload>}`.
-    static func dataMessage(quotedID: String, payload: ByteBuffer) -> ByteBuffer {
-        var message = ByteBufferAllocator().buffer(capacity: dataMessageSize(quotedID: quotedID, payload: payload))
-        writeDataMessage(quotedID: quotedID, payload: payload, to: &message)
-        return message
-    }
-
-    /// Appends ``dataMessage(quotedID:payload:)`` to `buffer`.
+    /// Appends `{"id":<id>,"type":"data","payload":<payload>}` to `buffer`.
     static func writeDataMessage(quotedID: String, payload: ByteBuffer, to buffer: inout ByteBuffer) {
         buffer.writeString(dataHead)
         buffer.writeString(quotedID)

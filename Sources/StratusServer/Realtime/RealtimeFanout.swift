@@ -16,6 +16,10 @@ import Synchronization
 /// memory, its socket written) is paid once for all of them rather than once per event.
 final class RealtimeFanout: Sendable {
     /// A connection of the loop and how many of its subscriptions have one topic.
+    ///
+    /// The broadcaster counts the loop listener's subscriptions too, one per subscription of
+    /// any connection: it is called outside this lock (it calls ``post(_:)`` under its own), and
+    /// counts, unlike "first in, last out" calls, come out right in any order.
     private struct Target {
         let connection: RealtimeConnection
         let writer: RealtimeFrameWriter

@@ -56,7 +56,8 @@ final class RealtimeFrameWriter: Sendable {
     static func frames(of batch: [RealtimeConnection.Outbound], allocator: ByteBufferAllocator) -> ByteBuffer {
         var capacity = 0
         for element in batch where element.isMessage {
-            capacity += headerSize(length: element.size) + element.size
+            let size = element.size
+            capacity += headerSize(length: size) + size
         }
         var buffer = allocator.buffer(capacity: capacity)
         for element in batch where element.isMessage {
