@@ -354,7 +354,13 @@ let package = Package(
             swiftSettings: strict
         ),
         // The benchmarks' own logic, such as the fan-out load generator's delivery accounting.
-        .testTarget(name: "StratusBenchTests", dependencies: ["StratusBench"], swiftSettings: strict),
+        .testTarget(
+            name: "StratusBenchTests",
+            dependencies: [
+                "StratusBench", "AWSPluginsCore", "Amplify", .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // The test vocabulary itself, such as the throwaway PostgreSQL cluster's databases.
         .testTarget(
             name: "StratusTestingTests",

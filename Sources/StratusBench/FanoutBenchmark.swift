@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import StratusCodegen
 import StratusServer
 import StratusTesting
@@ -19,6 +20,10 @@ import StratusTesting
 /// (`sentAt`), from which the clients compute the mutation-to-delivery latency. Prints p50 and
 /// p99 latency, the achieved mutation rate, the deliveries lost, duplicated and out of order,
 /// and both processes' CPU time during the run.
+///
+/// First, unless `STRATUS_FANOUT_BARE=0`, the same clients and mutations run against
+/// ``BareFanoutServer``, a SwiftNIO WebSocket server on the same event loop that only writes the
+/// messages; the run ends with Stratus's latency and CPU time as multiples of its.
 ///
 /// With `STRATUS_FANOUT_DATABASE` (a PostgreSQL URL), `STRATUS_FANOUT_INSTANCES` servers (3 by
 /// default) share that database in this process, each on its own port: the subscribers are
@@ -75,6 +80,29 @@ struct FanoutBenchmark {
         let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-fanout-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+
+        // The baseline first, on the same loop, pinning and load generator.
+        var bare: Measured?
+        if ProcessInfo.processInfo.environment["STRATUS_FANOUT_BARE"] != "0" {
+            let bareServer = try await BareFanoutServer.start(group: MultiThreadedEventLoopGroup.singleton)
+            print(
+                "fanout bare: a SwiftNIO WebSocket server that only writes the same messages "
+                    + "(STRATUS_FANOUT_BARE=0 skips it)"
+            )
+            bare = try await measure(
+                label: "fanout bare:",
+                ports: [bareServer.port],
+                mutations: mutations,
+                records: records,
+                taskset: taskset,
+                output: directory.appending(path: "bare-clients.log")
+            ) { mutation, record, sequence, sentAt in
+                bareServer.post(mutation: mutation, record: record, sequence: sequence, sentAt: sentAt)
+                return true
+            }
+            try await bareServer.close()
+        }
+
         let schema = try SchemaParser().parse(Self.schema, fileName: "schema.graphql")
         let configuration = ServerConfiguration(conflictDetection: false)
         var servers: [StratusServer] = []
@@ -127,12 +155,68 @@ struct FanoutBenchmark {
             }
         }
 
-        let output = directory.appending(path: "clients.log")
+        let measured = try await measure(
+            label: "fanout:",
+            ports: portList,
+            mutations: mutations,
+            records: records,
+            taskset: taskset,
+            output: directory.appending(path: "clients.log")
+        ) { mutation, record, sequence, sentAt in
+            // One document with variables, as clients send it: the server parses it once.
+            let response = await allServers[mutation % allServers.count].execute(
+                query: Self.update,
+                variables: [
+                    "input": [
+                        "id": .string("r\(record)"), "title": .string("\(mutation)"),
+                        "rating": .int(sequence), "sentAt": .string("\(sentAt)"),
+                    ]
+                ],
+                identity: .apiKey
+            )
+            return response.body["errors"] == nil
+        }
+        for task in serverTasks { task.cancel() }
+        if let bare {
+            print(
+                "fanout: Stratus against the bare server: latency p50 "
+                    + "\(Self.ratio(measured.deliveries.p50, bare.deliveries.p50)), "
+                    + "p99 \(Self.ratio(measured.deliveries.p99, bare.deliveries.p99)); server CPU while mutating "
+                    + "\(Self.ratio(measured.serverCPUMutations, bare.serverCPUMutations)), clients CPU "
+                    + "\(Self.ratio(measured.clientsCPU, bare.clientsCPU))"
+            )
+        }
+        for task in serverTasks { _ = await task.result }
+        for instance in servers { try instance.close() }
+    }
+
+    /// What one run of the clients against a server measured.
+    private struct Measured {
+        var deliveries: DeliverySummary
+        /// The server process's CPU time while the mutations were sent, in seconds.
+        var serverCPUMutations: Double
+        /// The clients' CPU time once every subscription was ready, in seconds.
+        var clientsCPU: Double
+    }
+
+    /// Starts the clients in a child process against `ports`, waits for every subscription,
+    /// calls `send` for each mutation at the benchmark's rate (one chain per record, so that a
+    /// record's updates go in order), waits for the deliveries and prints what it measured, each
+    /// line starting with `label`. `send` says whether the mutation succeeded.
+    private func measure(
+        label: String,
+        ports: [Int],
+        mutations: Int,
+        records: Int,
+        taskset: String?,
+        output: URL,
+        send: @escaping @Sendable (_ mutation: Int, _ record: Int, _ sequence: Int, _ sentAt: Int64) async -> Bool
+    ) async throws -> Measured {
         let executable = try Self.executablePath()
         let clients = try await ChildProcess.start(
             (taskset.map { [$0, "-c", "1"] } ?? []) + [executable, "fanout-clients"],
             environment: [
-                "STRATUS_FANOUT_PORT": portList.map(String.init).joined(separator: ","),
+                "STRATUS_FANOUT_PORT": ports.map(String.init).joined(separator: ","),
                 "STRATUS_FANOUT_SUBSCRIBERS": "\(subscribers)",
                 "STRATUS_FANOUT_MUTATIONS": "\(mutations)",
                 "STRATUS_FANOUT_API_KEY": Self.apiKey,
@@ -154,7 +238,7 @@ struct FanoutBenchmark {
             try await Task.sleep(for: .milliseconds(20))
         }
         let readyLine = try Self.text(of: output).split(separator: "\n").first { $0.hasPrefix("fanout-clients: ready") }
-        print("fanout: \(readyLine.map(String.init) ?? "") in \(Self.format(ContinuousClock.now - connectStart)) s")
+        print("\(label) \(readyLine.map(String.init) ?? "") in \(Self.format(ContinuousClock.now - connectStart)) s")
 
         let serverCPUStart = ProcessCPUTime.now()
         let interval = Duration.seconds(1) / mutationsPerSecond
@@ -163,7 +247,6 @@ struct FanoutBenchmark {
         // How long each mutation took to answer, in microseconds: a slow write delays every
         // delivery of its event, which this tells apart from a slow fan-out.
         let (failures, answerTimes) = await withTaskGroup(of: (Int, [UInt32]).self) { group in
-            // One chain per record, so a record's updates are sent in order; chains run at once.
             for record in 0..<records {
                 group.addTask {
                     var failures = 0
@@ -171,22 +254,9 @@ struct FanoutBenchmark {
                     for mutation in stride(from: record, to: mutations, by: records) {
                         try? await Task.sleep(until: began + interval * mutation, clock: .continuous)
                         let sentAt = FanoutClients.wallClockMicroseconds()
-                        defer {
-                            let answered = FanoutClients.wallClockMicroseconds() - sentAt
-                            answerTimes.append(UInt32(clamping: answered))
-                        }
-                        // One document with variables, as clients send it: the server parses it once.
-                        let response = await allServers[mutation % allServers.count].execute(
-                            query: Self.update,
-                            variables: [
-                                "input": [
-                                    "id": .string("r\(record)"), "title": .string("\(mutation)"),
-                                    "rating": .int(mutation / records + 1), "sentAt": .string("\(sentAt)"),
-                                ]
-                            ],
-                            identity: .apiKey
-                        )
-                        if response.body["errors"] != nil { failures += 1 }
+                        let succeeded = await send(mutation, record, mutation / records + 1, sentAt)
+                        answerTimes.append(UInt32(clamping: FanoutClients.wallClockMicroseconds() - sentAt))
+                        if !succeeded { failures += 1 }
                     }
                     return (failures, answerTimes)
                 }
@@ -203,7 +273,6 @@ struct FanoutBenchmark {
             }
         }
         let serverCPU = ProcessCPUTime.now().seconds - serverCPUStart.seconds
-        for task in serverTasks { task.cancel() }
 
         let log = try Self.text(of: output)
         guard let line = log.split(separator: "\n").first(where: { $0.hasPrefix("fanout-clients-report: ") }) else {
@@ -216,43 +285,48 @@ struct FanoutBenchmark {
         let deliveries = report.deliveries
         let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(
-            "fanout: \(mutations) mutations in \(Self.format(elapsed)) s, achieved "
+            "\(label) \(mutations) mutations in \(Self.format(elapsed)) s, achieved "
                 + String(format: "%.1f", Double(mutations) / elapsedSeconds) + " mutations/s"
                 + (failures > 0 ? ", \(failures) failed" : "")
         )
         print(
-            "fanout: \(deliveries.delivered) of \(deliveries.expected) deliveries; lost (not delivered \(Self.format(drain)) s after the last mutation) \(deliveries.lost), "
+            "\(label) \(deliveries.delivered) of \(deliveries.expected) deliveries; lost (not delivered \(Self.format(drain)) s after the last mutation) \(deliveries.lost), "
                 + "duplicated \(deliveries.duplicated), out of order \(deliveries.outOfOrder), unexpected \(deliveries.unexpected)"
         )
         if report.lastDelivery > beganWallClock {
             let seconds = Double(report.lastDelivery - beganWallClock) / 1e6
             print(
-                "fanout: "
+                "\(label) "
                     + String(format: "%.0f deliveries/s", Double(deliveries.delivered) / seconds)
                     + " from the first mutation to the last delivery"
             )
         }
         print(
-            "fanout: latency p50 \(Self.format(deliveries.p50)) ms, p99 \(Self.format(deliveries.p99)) ms, "
+            "\(label) latency p50 \(Self.format(deliveries.p50)) ms, p99 \(Self.format(deliveries.p99)) ms, "
                 + "max \(Self.format(deliveries.max)) ms"
         )
         let answered = answerTimes.sorted()
         print(
-            "fanout: mutations answered in p50 \(Self.format(DeliverySummary.percentile(0.5, of: answered))) ms, "
+            "\(label) mutations answered in p50 \(Self.format(DeliverySummary.percentile(0.5, of: answered))) ms, "
                 + "p99 \(Self.format(DeliverySummary.percentile(0.99, of: answered))) ms, max "
                 + "\(Self.format(answered.last.map { Double($0) / 1000 })) ms"
         )
         print(
-            "fanout: CPU time, server process "
+            "\(label) CPU time, server process "
                 + String(format: "%.2f s (%.2f s while mutating)", serverCPU, serverCPUMutations)
                 + ", clients process " + String(format: "%.2f s", report.cpuSeconds)
                 + String(format: " (+%.2f s connecting)", report.connectCPUSeconds)
         )
         if let firstError = report.firstError {
-            print("fanout: \(report.errors) client errors, first: \(firstError)")
+            print("\(label) \(report.errors) client errors, first: \(firstError)")
         }
-        for task in serverTasks { _ = await task.result }
-        for instance in servers { try instance.close() }
+        return Measured(deliveries: deliveries, serverCPUMutations: serverCPUMutations, clientsCPU: report.cpuSeconds)
+    }
+
+    /// `value` as a multiple of `baseline`, such as `2.41x`.
+    private static func ratio(_ value: Double?, _ baseline: Double?) -> String {
+        guard let value, let baseline, baseline > 0 else { return "n/a" }
+        return String(format: "%.2fx", value / baseline)
     }
 
     /// The path of this program, for starting it again as the clients.
