@@ -186,7 +186,12 @@ struct FanoutClients {
                 .connect(host: "127.0.0.1", port: port)
                 .get()
             let upgraded = try await channel.eventLoop.flatSubmit {
-                let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 20) { channel, _ in
+                // No error handler of SwiftNIO's in the pipeline, one hop less per frame: a
+                // protocol error reaches `SubscriberHandler.errorCaught`, which counts it.
+                let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(
+                    maxFrameSize: 1 << 20,
+                    enableAutomaticErrorHandling: false
+                ) { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         let handler = SubscriberHandler(
                             subscriber: subscriber,
