@@ -6,16 +6,19 @@ import NIOWebSocket
 import Synchronization
 
 /// The fan-out benchmark's same-run baseline: a WebSocket server that does nothing but write the
-/// benchmark's `data` messages, so its figures are what the sockets, SwiftNIO and the load
-/// generator cost on this machine, without Stratus.
+/// benchmark's `data` messages, the way a bare SwiftNIO server would, so its figures are what the
+/// sockets, SwiftNIO and the load generator cost on this machine without Stratus.
 ///
 /// It speaks just enough of the AppSync protocol for ``FanoutClients``: `connection_ack` to
 /// `connection_init`, `start_ack` to `start`, then every event posted after the `start`, as a
 /// `data` message for that subscription's id. There is no GraphQL, no authorization, no
 /// keep-alive and no slow-consumer rule, and one subscription per connection. Each event's
 /// payload is encoded once. One task on the event loop visits every connection in turn and writes
-/// each event posted up to that moment that the connection has not had yet, framed by SwiftNIO's
-/// encoder, with one flush; it goes round again while events are posted.
+/// each event posted up to that moment that the connection has not had yet, one frame each
+/// through SwiftNIO's frame encoder, with one flush (so one `writev`); it goes round again while
+/// events are posted. All its connections share one event loop, as the Stratus server's do when
+/// `taskset` pins the benchmark to one CPU; without it, Stratus spreads them over several loops
+/// and the comparison favours Stratus.
 final class BareFanoutServer: Sendable {
     /// The port it listens on, on `127.0.0.1`.
     let port: Int
