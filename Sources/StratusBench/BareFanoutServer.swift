@@ -73,27 +73,24 @@ final class BareFanoutServer: Sendable {
                 let (channel, quotedID, next) = connections.channels[index]
                 let end = base + events.count
                 guard next < end, channel.isActive else { continue }
-                // The messages in one buffer, each framed from a slice of it.
+                // The messages in one buffer, each framed from a slice of it once all are written
+                // (a slice taken earlier would make the next write copy the buffer).
                 let fresh = events[(next - base)...]
-                let size = fresh.reduce(0) {
-                    $0 + Self.head.count + quotedID.readableBytes + Self.middle.count + $1.readableBytes + 1
+                let sizes = fresh.map {
+                    Self.head.count + quotedID.readableBytes + Self.middle.count + $0.readableBytes + 1
                 }
-                var messages = channel.allocator.buffer(capacity: size)
-                var ends: [Int] = []
-                ends.reserveCapacity(fresh.count)
+                var messages = channel.allocator.buffer(capacity: sizes.reduce(0, +))
                 for payload in fresh {
                     messages.writeBytes(Self.head)
                     messages.writeImmutableBuffer(quotedID)
                     messages.writeBytes(Self.middle)
                     messages.writeImmutableBuffer(payload)
                     messages.writeInteger(UInt8(ascii: "}"))
-                    ends.append(messages.writerIndex)
                 }
-                var start = 0
-                for end in ends {
-                    let message = messages.getSlice(at: start, length: end - start) ?? ByteBuffer()
+                for size in sizes {
+                    // The sizes add up to the bytes just written.
+                    let message = messages.readSlice(length: size)!
                     channel.write(WebSocketFrame(fin: true, opcode: .text, data: message), promise: nil)
-                    start = end
                 }
                 channel.flush()
                 connections.channels[index].next = end

@@ -22,8 +22,14 @@ import Testing
 
     typealias Events = AsyncThrowingStream<AppSyncRealTimeEvent, any Error>.AsyncIterator
 
-    /// Subscribes a client of its own to `bare` and returns its events once it is connected.
-    private func subscribe(to bare: BareFanoutServer) async throws -> (AppSyncRealTimeClient, Events) {
+    /// A client and its subscription's events; the client lives as long as this does.
+    struct Subscriber {
+        let client: AppSyncRealTimeClient
+        var events: Events
+    }
+
+    /// Subscribes a client of its own to `bare`, returned once it is connected.
+    private func subscribe(to bare: BareFanoutServer) async throws -> Subscriber {
         let client = AppSyncRealTimeClient(
             graphQLURL: try #require(URL(string: "http://127.0.0.1:\(bare.port)/graphql")),
             authorizer: HostOnly()
@@ -31,7 +37,7 @@ import Testing
         var events = await client.subscribe(data: #"{"query":"subscription { onUpdatePost { id } }"}"#)
             .makeAsyncIterator()
         while let event = try await events.next(), event != .connection(.connected) {}
-        return (client, events)
+        return Subscriber(client: client, events: events)
     }
 
     /// The mutation numbers of the next `count` data messages.
@@ -49,21 +55,18 @@ import Testing
         let bare = try await BareFanoutServer.start(group: MultiThreadedEventLoopGroup.singleton)
         // Heard by nobody: there is no subscription yet.
         bare.post(mutation: 0, record: 0, sequence: 1, sentAt: 1)
-        let (first, firstBefore) = try await subscribe(to: bare)
-        var firstEvents = firstBefore
+        var first = try await subscribe(to: bare)
         for mutation in 1...3 {
             bare.post(mutation: mutation, record: mutation % 2, sequence: mutation / 2 + 1, sentAt: 1)
         }
-        #expect(try await mutations(3, from: &firstEvents) == [1, 2, 3])
+        #expect(try await mutations(3, from: &first.events) == [1, 2, 3])
 
-        let (second, secondBefore) = try await subscribe(to: bare)
-        var secondEvents = secondBefore
+        var second = try await subscribe(to: bare)
         for mutation in 4...200 {
             bare.post(mutation: mutation, record: mutation % 2, sequence: mutation / 2 + 1, sentAt: 1)
         }
-        #expect(try await mutations(197, from: &firstEvents) == Array(4...200))
-        #expect(try await mutations(197, from: &secondEvents) == Array(4...200))
-        _ = (first, second)
+        #expect(try await mutations(197, from: &first.events) == Array(4...200))
+        #expect(try await mutations(197, from: &second.events) == Array(4...200))
         try await bare.close()
     }
 }
