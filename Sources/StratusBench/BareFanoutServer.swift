@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import StratusServer
 import Synchronization
 
 /// The fan-out benchmark's same-run baseline: a WebSocket server that does nothing but write the
@@ -14,9 +15,9 @@ import Synchronization
 /// `data` message for that subscription's id. There is no GraphQL, no authorization, no
 /// keep-alive and no slow-consumer rule, and one subscription per connection. Each event's
 /// payload is encoded once. One task on the event loop visits every connection in turn and writes
-/// each event posted up to that moment that the connection has not had yet, one frame each
-/// through SwiftNIO's frame encoder, with one flush (so one `writev`); it goes round again while
-/// events are posted. All its connections share one event loop, as the Stratus server's do when
+/// each event posted up to that moment that the connection has not had yet: their frames in one
+/// buffer, written below SwiftNIO's frame encoder with one flush (so one `write`), as Stratus
+/// writes a connection's batch. It goes round again while events are posted. All its connections share one event loop, as the Stratus server's do when
 /// `taskset` pins the benchmark to one CPU; without it, Stratus spreads them over several loops
 /// and the comparison favours Stratus.
 final class BareFanoutServer: Sendable {
@@ -36,23 +37,29 @@ final class BareFanoutServer: Sendable {
         let connections: NIOLoopBound<Connections>
 
         final class Connections {
-            /// Each with its subscription's id as a JSON string.
-            var channels: [(channel: any Channel, quotedID: ByteBuffer, next: Int)] = []
+            /// Each with the context of its frame encoder and its subscription's id as a JSON
+            /// string.
+            var channels: [(channel: any Channel, encoder: ChannelHandlerContext, quotedID: ByteBuffer, next: Int)] = []
         }
 
         static let head = Array(#"{"id":"#.utf8)
         static let middle = Array(#","type":"data","payload":"#.utf8)
+
+        /// The size of the `data` message of subscription `quotedID` carrying `payload`.
+        static func messageSize(quotedID: ByteBuffer, payload: ByteBuffer) -> Int {
+            head.count + quotedID.readableBytes + middle.count + payload.readableBytes + 1
+        }
 
         init(loop: any EventLoop) {
             self.loop = loop
             connections = NIOLoopBound(Connections(), eventLoop: loop)
         }
 
-        /// Adds `channel`'s subscription `quotedID`, which hears the events posted from now on.
-        /// On `loop`.
-        func subscribe(_ channel: any Channel, quotedID: ByteBuffer) {
+        /// Adds `channel`'s subscription `quotedID`, which hears the events posted from now on;
+        /// `encoder` is the context of its frame encoder. On `loop`.
+        func subscribe(_ channel: any Channel, encoder: ChannelHandlerContext, quotedID: ByteBuffer) {
             let next = log.withLock { $0.base + $0.events.count }
-            connections.value.channels.append((channel, quotedID, next))
+            connections.value.channels.append((channel, encoder, quotedID, next))
         }
 
         func post(_ message: ByteBuffer) {
@@ -70,29 +77,30 @@ final class BareFanoutServer: Sendable {
             let connections = connections.value
             for index in connections.channels.indices {
                 let (events, base) = log.withLock { ($0.events, $0.base) }
-                let (channel, quotedID, next) = connections.channels[index]
+                let (channel, encoder, quotedID, next) = connections.channels[index]
                 let end = base + events.count
                 guard next < end, channel.isActive else { continue }
-                // The messages in one buffer, each framed from a slice of it once all are written
-                // (a slice taken earlier would make the next write copy the buffer).
+                // The frames in one buffer, written below the frame encoder, as Stratus writes a
+                // connection's batch.
                 let fresh = events[(next - base)...]
-                let sizes = fresh.map {
-                    Self.head.count + quotedID.readableBytes + Self.middle.count + $0.readableBytes + 1
-                }
-                var messages = channel.allocator.buffer(capacity: sizes.reduce(0, +))
+                var capacity = 0
                 for payload in fresh {
-                    messages.writeBytes(Self.head)
-                    messages.writeImmutableBuffer(quotedID)
-                    messages.writeBytes(Self.middle)
-                    messages.writeImmutableBuffer(payload)
-                    messages.writeInteger(UInt8(ascii: "}"))
+                    let size = Self.messageSize(quotedID: quotedID, payload: payload)
+                    capacity += WebSocketTextFrameHeader.size(length: size) + size
                 }
-                for size in sizes {
-                    // The sizes add up to the bytes just written.
-                    let message = messages.readSlice(length: size)!
-                    channel.write(WebSocketFrame(fin: true, opcode: .text, data: message), promise: nil)
+                var frames = channel.allocator.buffer(capacity: capacity)
+                for payload in fresh {
+                    WebSocketTextFrameHeader.write(
+                        length: Self.messageSize(quotedID: quotedID, payload: payload),
+                        to: &frames
+                    )
+                    frames.writeBytes(Self.head)
+                    frames.writeImmutableBuffer(quotedID)
+                    frames.writeBytes(Self.middle)
+                    frames.writeImmutableBuffer(payload)
+                    frames.writeInteger(UInt8(ascii: "}"))
                 }
-                channel.flush()
+                encoder.writeAndFlush(NIOAny(frames), promise: nil)
                 connections.channels[index].next = end
             }
             connections.channels.removeAll { !$0.channel.isActive }
@@ -194,7 +202,10 @@ final class BareFanoutServer: Sendable {
                     case ("start", let id?):
                         let quotedID = String(decoding: try JSONEncoder().encode(id), as: UTF8.self)
                         reply(#"{"id":\#(quotedID),"type":"start_ack"}"#, context: context)
-                        shared.subscribe(context.channel, quotedID: ByteBuffer(string: quotedID))
+                        let encoder = try context.pipeline.syncOperations.context(
+                            handlerType: WebSocketFrameEncoder.self
+                        )
+                        shared.subscribe(context.channel, encoder: encoder, quotedID: ByteBuffer(string: quotedID))
                     default:
                         break
                     }

@@ -57,27 +57,30 @@ final class RealtimeFrameWriter: Sendable {
         var capacity = 0
         for element in batch where element.isMessage {
             let size = element.size
-            capacity += headerSize(length: size) + size
+            capacity += WebSocketTextFrameHeader.size(length: size) + size
         }
         var buffer = allocator.buffer(capacity: capacity)
         for element in batch where element.isMessage {
-            writeHeader(length: element.size, to: &buffer)
+            WebSocketTextFrameHeader.write(length: element.size, to: &buffer)
             element.write(to: &buffer)
         }
         return buffer
     }
+}
 
-    /// The size of a frame header for a message of `length` bytes: the length takes 7, 16 or
-    /// 64 bits.
-    static func headerSize(length: Int) -> Int {
+/// The header of a final, unmasked WebSocket text frame, as a server writes it: for writers that
+/// frame several messages into one buffer and write it below NIO's `WebSocketFrameEncoder`.
+public enum WebSocketTextFrameHeader {
+    /// The size of the header of a frame of `length` bytes: the length takes 7, 16 or 64 bits.
+    public static func size(length: Int) -> Int {
         length < 126 ? 2 : length <= Int(UInt16.max) ? 4 : 10
     }
 
-    /// Appends the header of a final text frame of `length` bytes, as a server writes it.
-    static func writeHeader(length: Int, to buffer: inout ByteBuffer) {
+    /// Appends the header of a final text frame of `length` bytes.
+    public static func write(length: Int, to buffer: inout ByteBuffer) {
         // FIN and the text opcode; a server's frames are not masked.
         buffer.writeInteger(UInt8(0x81))
-        switch headerSize(length: length) {
+        switch size(length: length) {
         case 2:
             buffer.writeInteger(UInt8(length))
         case 4:
