@@ -17,9 +17,9 @@ import Synchronization
 /// payload is encoded once. One task on the event loop visits every connection in turn and writes
 /// each event posted up to that moment that the connection has not had yet: their frames in one
 /// buffer, written below SwiftNIO's frame encoder with one flush (so one `write`), as Stratus
-/// writes a connection's batch. It goes round again while events are posted. All its connections share one event loop, as the Stratus server's do when
-/// `taskset` pins the benchmark to one CPU; without it, Stratus spreads them over several loops
-/// and the comparison favours Stratus.
+/// writes a connection's batch. It goes round again while events are posted. All its connections
+/// share one event loop, as the Stratus server's do when `taskset` pins the benchmark to one CPU;
+/// without it, Stratus spreads them over several loops and the comparison favours Stratus.
 final class BareFanoutServer: Sendable {
     /// The port it listens on, on `127.0.0.1`.
     let port: Int
@@ -39,15 +39,7 @@ final class BareFanoutServer: Sendable {
         final class Connections {
             /// Each with the context of its frame encoder and its subscription's id as a JSON
             /// string.
-            var channels: [(channel: any Channel, encoder: ChannelHandlerContext, quotedID: ByteBuffer, next: Int)] = []
-        }
-
-        static let head = Array(#"{"id":"#.utf8)
-        static let middle = Array(#","type":"data","payload":"#.utf8)
-
-        /// The size of the `data` message of subscription `quotedID` carrying `payload`.
-        static func messageSize(quotedID: ByteBuffer, payload: ByteBuffer) -> Int {
-            head.count + quotedID.readableBytes + middle.count + payload.readableBytes + 1
+            var channels: [(channel: any Channel, encoder: ChannelHandlerContext, quotedID: String, next: Int)] = []
         }
 
         init(loop: any EventLoop) {
@@ -57,7 +49,7 @@ final class BareFanoutServer: Sendable {
 
         /// Adds `channel`'s subscription `quotedID`, which hears the events posted from now on;
         /// `encoder` is the context of its frame encoder. On `loop`.
-        func subscribe(_ channel: any Channel, encoder: ChannelHandlerContext, quotedID: ByteBuffer) {
+        func subscribe(_ channel: any Channel, encoder: ChannelHandlerContext, quotedID: String) {
             let next = log.withLock { $0.base + $0.events.count }
             connections.value.channels.append((channel, encoder, quotedID, next))
         }
@@ -85,20 +77,16 @@ final class BareFanoutServer: Sendable {
                 let fresh = events[(next - base)...]
                 var capacity = 0
                 for payload in fresh {
-                    let size = Self.messageSize(quotedID: quotedID, payload: payload)
+                    let size = RealtimeDataMessage.size(quotedID: quotedID, payload: payload)
                     capacity += WebSocketTextFrameHeader.size(length: size) + size
                 }
                 var frames = channel.allocator.buffer(capacity: capacity)
                 for payload in fresh {
                     WebSocketTextFrameHeader.write(
-                        length: Self.messageSize(quotedID: quotedID, payload: payload),
+                        length: RealtimeDataMessage.size(quotedID: quotedID, payload: payload),
                         to: &frames
                     )
-                    frames.writeBytes(Self.head)
-                    frames.writeImmutableBuffer(quotedID)
-                    frames.writeBytes(Self.middle)
-                    frames.writeImmutableBuffer(payload)
-                    frames.writeInteger(UInt8(ascii: "}"))
+                    RealtimeDataMessage.write(quotedID: quotedID, payload: payload, to: &frames)
                 }
                 encoder.writeAndFlush(NIOAny(frames), promise: nil)
                 connections.channels[index].next = end
@@ -200,12 +188,12 @@ final class BareFanoutServer: Sendable {
                     case ("connection_init", _):
                         reply(#"{"type":"connection_ack","payload":{"connectionTimeoutMs":300000}}"#, context: context)
                     case ("start", let id?):
-                        let quotedID = String(decoding: try JSONEncoder().encode(id), as: UTF8.self)
+                        let quotedID = JSON.string(id).text
                         reply(#"{"id":\#(quotedID),"type":"start_ack"}"#, context: context)
                         let encoder = try context.pipeline.syncOperations.context(
                             handlerType: WebSocketFrameEncoder.self
                         )
-                        shared.subscribe(context.channel, encoder: encoder, quotedID: ByteBuffer(string: quotedID))
+                        shared.subscribe(context.channel, encoder: encoder, quotedID: quotedID)
                     default:
                         break
                     }

@@ -52,7 +52,7 @@ final class RealtimeConnection: Sendable {
             switch self {
             case .message(let bytes): bytes.readableBytes
             case .data(let quotedID, let payload):
-                RealtimeConnection.dataMessageSize(quotedID: quotedID, payload: payload)
+                RealtimeDataMessage.size(quotedID: quotedID, payload: payload)
             case .close: 0
             }
         }
@@ -63,7 +63,7 @@ final class RealtimeConnection: Sendable {
             switch self {
             case .message(let bytes): buffer.writeImmutableBuffer(bytes)
             case .data(let quotedID, let payload):
-                RealtimeConnection.writeDataMessage(quotedID: quotedID, payload: payload, to: &buffer)
+                RealtimeDataMessage.write(quotedID: quotedID, payload: payload, to: &buffer)
             case .close: break
             }
         }
@@ -282,7 +282,7 @@ final class RealtimeConnection: Sendable {
     /// Enqueues the `data` message of `event` for `target`, or an error when it is too large.
     private func enqueueData(of event: WriteEvent, for target: ActiveSubscription, in state: inout State) {
         let payload = event.payloads.payload(for: target.selectionKey) { target.request.payload(for: event) }
-        if Self.dataMessageSize(quotedID: target.quotedID, payload: payload) > limits.maxPayloadBytes {
+        if RealtimeDataMessage.size(quotedID: target.quotedID, payload: payload) > limits.maxPayloadBytes {
             let error: JSON = [
                 "id": .string(target.id), "type": "error",
                 "payload": RealtimeError.payloadTooLarge(limits.maxPayloadBytes).payload,
@@ -291,23 +291,6 @@ final class RealtimeConnection: Sendable {
         } else {
             enqueue(.data(quotedID: target.quotedID, payload: payload), in: &state)
         }
-    }
-
-    private static let dataHead = #"{"id":"#
-    private static let dataMiddle = #","type":"data","payload":"#
-
-    /// The size of ``writeDataMessage(quotedID:payload:to:)``'s message in bytes.
-    static func dataMessageSize(quotedID: String, payload: ByteBuffer) -> Int {
-        dataHead.utf8.count + quotedID.utf8.count + dataMiddle.utf8.count + payload.readableBytes + 1
-    }
-
-    /// Appends `{"id":<id>,"type":"data","payload":<payload>}` to `buffer`.
-    static func writeDataMessage(quotedID: String, payload: ByteBuffer, to buffer: inout ByteBuffer) {
-        buffer.writeString(dataHead)
-        buffer.writeString(quotedID)
-        buffer.writeString(dataMiddle)
-        buffer.writeImmutableBuffer(payload)
-        buffer.writeInteger(UInt8(ascii: "}"))
     }
 
     /// The messages waiting, in order; they count as in flight until ``written(_:)``. Called by

@@ -92,3 +92,25 @@ public enum WebSocketTextFrameHeader {
         }
     }
 }
+
+/// A real-time `data` message, `{"id":<id>,"type":"data","payload":<payload>}`, written straight
+/// into the buffer of its frames: the subscription's id as JSON text, the event's payload as
+/// encoded once for every subscription that selects the same fields.
+public enum RealtimeDataMessage {
+    private static let head = #"{"id":"#
+    private static let middle = #","type":"data","payload":"#
+
+    /// The size of the message in bytes.
+    public static func size(quotedID: String, payload: ByteBuffer) -> Int {
+        head.utf8.count + quotedID.utf8.count + middle.utf8.count + payload.readableBytes + 1
+    }
+
+    /// Appends the message to `buffer`.
+    public static func write(quotedID: String, payload: ByteBuffer, to buffer: inout ByteBuffer) {
+        buffer.writeString(head)
+        buffer.writeString(quotedID)
+        buffer.writeString(middle)
+        buffer.writeImmutableBuffer(payload)
+        buffer.writeInteger(UInt8(ascii: "}"))
+    }
+}
