@@ -189,11 +189,13 @@ final class BareFanoutServer: Sendable {
                         reply(#"{"type":"connection_ack","payload":{"connectionTimeoutMs":300000}}"#, context: context)
                     case ("start", let id?):
                         let quotedID = JSON.string(id).text
-                        reply(#"{"id":\#(quotedID),"type":"start_ack"}"#, context: context)
                         let encoder = try context.pipeline.syncOperations.context(
                             handlerType: WebSocketFrameEncoder.self
                         )
+                        // Subscribed before the acknowledgement is written: a client told of it
+                        // hears every event posted after.
                         shared.subscribe(context.channel, encoder: encoder, quotedID: quotedID)
+                        reply(#"{"id":\#(quotedID),"type":"start_ack"}"#, context: context)
                     default:
                         break
                     }
