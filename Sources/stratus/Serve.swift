@@ -168,6 +168,9 @@ struct Serve: AsyncParsableCommand {
         for change in server.appliedSchemaChanges {
             print("Migrated \(server.storeDescription): \(change)")
         }
+        for warning in server.api.warnings {
+            print(warning)
+        }
         if keys.isEmpty {
             // Servers sharing a database share the key the first of them generated.
             do {

@@ -12,7 +12,8 @@ import Testing
         let request = try test.server.subscriptionRequest(
             query: "subscription { onCreatePost { id } }",
             variables: [:],
-            operationName: nil
+            operationName: nil,
+            identity: .apiKey
         )
         try connection.start(id: "1", request: request, access: .all)
         let model = try #require(test.server.api.schema.models.first)
@@ -34,7 +35,8 @@ import Testing
         let request = try test.server.subscriptionRequest(
             query: "subscription($f: ModelSubscriptionPostFilterInput) { onUpdatePost(filter: $f) { id } }",
             variables: ["f": ["rating": ["gt": 2]]],
-            operationName: nil
+            operationName: nil,
+            identity: .apiKey
         )
         #expect(request.kind == .update)
         let model = try #require(test.server.api.schema.models.first)

@@ -91,12 +91,18 @@ import Testing
             "subscription { renamed: onUpdatePost { id title } }",
         ]
         let keys = try queries.map {
-            try test.server.subscriptionRequest(query: $0, variables: [:], operationName: nil).selectionKey
+            try test.server.subscriptionRequest(query: $0, variables: [:], operationName: nil, identity: .apiKey)
+                .selectionKey
         }
         #expect(keys[0] == keys[1])
         #expect(Set(keys).count == 3)
         #expect(test.server.selectionKeys.count == 3)
-        let again = try test.server.subscriptionRequest(query: queries[0], variables: [:], operationName: nil)
+        let again = try test.server.subscriptionRequest(
+            query: queries[0],
+            variables: [:],
+            operationName: nil,
+            identity: .apiKey
+        )
         #expect(again.selectionKey == keys[0])
         #expect(test.server.selectionKeys.count == 3)
     }
@@ -111,7 +117,12 @@ import Testing
             ("all", "subscription { onUpdatePost { id } }"),
         ]
         for (id, query) in subscriptions {
-            let request = try test.server.subscriptionRequest(query: query, variables: [:], operationName: nil)
+            let request = try test.server.subscriptionRequest(
+                query: query,
+                variables: [:],
+                operationName: nil,
+                identity: .apiKey
+            )
             try connection.start(id: id, request: request, access: .all)
         }
         _ = connection.takePending()
@@ -140,7 +151,12 @@ import Testing
         ]
         let connections = try documents.map { document in
             let connection = RealtimeConnection(limits: RealtimeLimits())
-            let request = try test.server.subscriptionRequest(query: document, variables: [:], operationName: nil)
+            let request = try test.server.subscriptionRequest(
+                query: document,
+                variables: [:],
+                operationName: nil,
+                identity: .apiKey
+            )
             try connection.start(id: "1", request: request, access: .all)
             _ = connection.takePending()
             return connection
@@ -164,7 +180,8 @@ import Testing
         let request = try test.server.subscriptionRequest(
             query: "subscription { onCreatePost { id } }",
             variables: [:],
-            operationName: nil
+            operationName: nil,
+            identity: .apiKey
         )
         let post = try Self.item("Post", ["id": "p1", "title": "t", "rating": 1], in: test)
         for socketTookStartAck in [false, true] {
@@ -194,7 +211,8 @@ import Testing
         let request = try test.server.subscriptionRequest(
             query: "subscription { onUpdatePost { id } }",
             variables: [:],
-            operationName: nil
+            operationName: nil,
+            identity: .apiKey
         )
         try connection.start(id: "s", request: request, access: .all, after: 2)
         _ = connection.takePending()
@@ -228,12 +246,14 @@ import Testing
         let updates = try test.server.subscriptionRequest(
             query: "subscription { onUpdatePost { id rating } }",
             variables: [:],
-            operationName: nil
+            operationName: nil,
+            identity: .apiKey
         )
         let creates = try test.server.subscriptionRequest(
             query: "subscription { onCreatePost { id } }",
             variables: [:],
-            operationName: nil
+            operationName: nil,
+            identity: .apiKey
         )
         let updateTopic = MutationBroadcaster.Topic(model: "Post", kind: .update)
 

@@ -147,7 +147,9 @@ enum Authorization {
     /// The values an owner field may hold for the caller, the one a create writes first.
     ///
     /// `sub::username` gives `<sub>::<username>`, then `<sub>` and `<username>` alone, which
-    /// items written under the older single-claim default hold.
+    /// items written under the older single-claim default hold. A claim value that itself holds
+    /// `::` never stands alone: a user named `<sub>::<name>` would otherwise own the items of
+    /// the user whose claims those are.
     static func ownerIdentities(of identity: Identity, claim: String) -> [String] {
         func value(_ name: String) -> String? {
             if name == "username" {
@@ -157,9 +159,10 @@ enum Authorization {
         }
         let parts = claim.components(separatedBy: "::")
         if parts.count > 1 {
-            let values = parts.map(value)
-            guard values.allSatisfy({ $0 != nil }) else { return values.compactMap { $0 } }
-            return [values.compactMap { $0 }.joined(separator: "::")] + values.compactMap { $0 }
+            let values = parts.compactMap(value)
+            let alone = values.filter { !$0.contains("::") }
+            guard values.count == parts.count else { return alone }
+            return [values.joined(separator: "::")] + alone
         }
         return value(claim).map { [$0] } ?? []
     }

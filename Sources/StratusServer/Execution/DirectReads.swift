@@ -90,14 +90,27 @@ struct DirectReads: Sendable {
         do {
             switch kind {
             case .list:
-                result = try await resolver.list(model, field: field, arguments: arguments, restriction: restriction)
+                result = try await resolver.list(
+                    model,
+                    field: field,
+                    arguments: arguments,
+                    identity: identity,
+                    restriction: restriction
+                )
             case .sync:
-                result = try await resolver.sync(model, field: field, arguments: arguments, restriction: restriction)
+                result = try await resolver.sync(
+                    model,
+                    field: field,
+                    arguments: arguments,
+                    identity: identity,
+                    restriction: restriction
+                )
             case .index(let index):
                 result = try await resolver.indexQuery(
                     model,
                     index: index,
                     arguments: arguments,
+                    identity: identity,
                     restriction: restriction
                 )
             }

@@ -225,7 +225,13 @@ private struct Wiring {
             resolvers[field] = { _, arguments, context, _ in
                 let restriction = try Self.restriction(.list, model, context, field: field)
                 return try await guarded(field) {
-                    try await resolver.list(model, field: field, arguments: arguments.object, restriction: restriction)
+                    try await resolver.list(
+                        model,
+                        field: field,
+                        arguments: arguments.object,
+                        identity: Self.identity(context),
+                        restriction: restriction
+                    )
                 }
             }
         }
@@ -233,7 +239,13 @@ private struct Wiring {
             resolvers[field] = { _, arguments, context, _ in
                 let restriction = try Self.restriction(.sync, model, context, field: field)
                 return try await guarded(field) {
-                    try await resolver.sync(model, field: field, arguments: arguments.object, restriction: restriction)
+                    try await resolver.sync(
+                        model,
+                        field: field,
+                        arguments: arguments.object,
+                        identity: Self.identity(context),
+                        restriction: restriction
+                    )
                 }
             }
         }
@@ -246,6 +258,7 @@ private struct Wiring {
                         model,
                         index: index,
                         arguments: arguments.object,
+                        identity: Self.identity(context),
                         restriction: restriction
                     )
                 }
@@ -296,14 +309,23 @@ private struct Wiring {
         var resolvers: [String: GraphQLFieldResolve] = [:]
         let resolver = resolver
         let schema = api.schema
+        let fieldAccess = FieldAccessMatrix(model: model)
         for (field, kind) in ModelResolver.mutationFields(of: model) {
             resolvers[field] = { _, arguments, context, info in
+                let access: Authorization.Access
+                if let fieldAccess {
+                    access = Authorization.writeAccess(kind, to: model, fieldAccess, for: Self.identity(context))
+                    if access == .denied { throw Authorization.unauthorized(field: field, type: "Mutation") }
+                } else {
+                    access = try Self.access(kind.operation, model, context, field: field, type: "Mutation")
+                }
                 let request = MutationRequest(
                     model: model,
                     field: field,
                     arguments: arguments.object,
                     identity: Self.identity(context),
-                    access: try Self.access(kind.operation, model, context, field: field, type: "Mutation"),
+                    access: access,
+                    fieldAccess: fieldAccess,
                     selection: SelectionTrimmer(schema: schema, fragments: info.fragments).plan(
                         for: model,
                         selections: info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] }
@@ -357,6 +379,7 @@ private struct Wiring {
                             relation: relation,
                             field: name,
                             arguments: arguments.object,
+                            identity: Self.identity(context),
                             restriction: restriction
                         )
                     }
@@ -411,8 +434,8 @@ private struct Wiring {
                 guard Authorization.allows(directives, identity) else {
                     throw Authorization.unauthorized(field: name, type: typeName)
                 }
-                if !fieldRules.isEmpty {
-                    switch Authorization.access(.get, rules: fieldRules, model: model, identity: identity) {
+                if let field, !fieldRules.isEmpty {
+                    switch Authorization.readAccess(to: field, of: model, for: identity, operation: .get) {
                     case .all: break
                     case .denied: throw Authorization.unauthorized(field: name, type: typeName)
                     case .rows(let rules):

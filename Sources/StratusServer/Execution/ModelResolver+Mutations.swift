@@ -11,15 +11,30 @@ struct MutationRequest: Sendable {
     let identity: Identity
     /// What the caller may write, from the model's `@auth` rules.
     var access: Authorization.Access = .all
+    /// The access matrix of a model whose fields have rules of their own; `nil` when the
+    /// model's rules alone decide.
+    var fieldAccess: FieldAccessMatrix?
     /// The mutation's selection set, read once: how a `ConflictUnhandled` error shows the
     /// server's item, and which fields subscribers of the mutation see.
     let selection: SelectionTrimmer.Plan
     /// The request's `Idempotency-Key`, recorded with each write of the mutation.
     var idempotency: IdempotencyClaim?
 
-    /// The server's item as a `ConflictUnhandled` error shows it: trimmed to the selection set.
+    /// The server's item as a `ConflictUnhandled` error shows it: trimmed to the selection set,
+    /// without the fields the caller may not read.
     func trim(_ item: ResolvedItem) -> JSON {
-        selection.apply(to: item.item)
+        selection.readable(by: identity, in: model, operation: .get).apply(to: item.item)
+    }
+
+    /// The owner rules of a create that name the caller: as Amplify's resolvers do, a create
+    /// fills each owner field its input leaves out with the caller's identity, whichever rule
+    /// admitted the caller (a static group, `private`, or the owner rule itself).
+    var ownerRules: [Authorization.RowRule] {
+        let rules = (fieldAccess?.rules(for: .create) ?? model.authRules).filter { $0.allow == .owner }
+        guard !rules.isEmpty,
+            case .rows(let admitted) = Authorization.access(.create, rules: rules, model: model, identity: identity)
+        else { return [] }
+        return admitted.filter(\.isOwner)
     }
 
     /// Refuses the write when the caller's owner and group rules admit none of `values`.
@@ -31,6 +46,45 @@ struct MutationRequest: Sendable {
             guard rules.contains(where: { $0.admits(values) }) else {
                 throw Authorization.unauthorized(field: field, type: "Mutation")
             }
+        }
+    }
+
+    /// Refuses a create or update whose input sets a field the caller's roles may not write,
+    /// as Amplify does: `Unauthorized on [secret]`. `item` is what the caller's owner and
+    /// dynamic group roles are checked against: the created values, or the stored item.
+    func authorizeFields(of kind: WriteEvent.Kind, input: JSONObject, item: JSONObject) throws(ResolverError) {
+        guard let fieldAccess else { return }
+        var alwaysAllowed: Set<String> = [
+            TableLayout.versionColumn, TableLayout.deletedColumn, TableLayout.lastChangedAtColumn,
+        ]
+        let denied: [String]?
+        switch kind {
+        case .create:
+            denied = fieldAccess.deniedFields(
+                creating: input,
+                item: item,
+                model: model,
+                identity: identity,
+                alwaysAllowed: alwaysAllowed
+            )
+        case .update:
+            alwaysAllowed.formUnion(model.primaryKey)
+            denied = fieldAccess.deniedFields(
+                updating: input,
+                item: item,
+                model: model,
+                identity: identity,
+                alwaysAllowed: alwaysAllowed
+            )
+        case .delete:
+            return
+        }
+        guard let denied else { throw Authorization.unauthorized(field: field, type: "Mutation") }
+        guard denied.isEmpty else {
+            throw ResolverError(
+                errorType: .unauthorized,
+                message: "Unauthorized on [\(denied.joined(separator: ", "))]"
+            )
         }
     }
 }
@@ -66,7 +120,8 @@ extension ModelResolver {
     func create(_ request: MutationRequest) async throws -> ResolvedItem {
         let model = request.model
         let input = request.arguments["input"]?.objectValue ?? [:]
-        let condition = try PredicateParser(model: model, schema: schema).parse(request.arguments["condition"])
+        let condition = try PredicateParser(model: model, schema: schema, identity: request.identity, operation: .get)
+            .parse(request.arguments["condition"])
         let now = now()
         var values = JSONObject()
         for field in writableFields(of: model) {
@@ -77,12 +132,11 @@ extension ModelResolver {
                 values[field.name] = value
             }
         }
-        if case .rows(let rules) = request.access {
-            for rule in rules where rule.isOwner && values[rule.field] == nil {
-                values[rule.field] = rule.isList ? .array([.string(rule.values[0])]) : .string(rule.values[0])
-            }
+        for rule in request.ownerRules where values[rule.field] == nil {
+            values[rule.field] = rule.isList ? .array([.string(rule.values[0])]) : .string(rule.values[0])
         }
         try request.authorize(values)
+        try request.authorizeFields(of: .create, input: input, item: values)
         if model.primaryKey == ["id"], values["id"] == nil {
             values["id"] = .string(UUID.systemRandom().uuidString.lowercased())
         }
@@ -119,7 +173,8 @@ extension ModelResolver {
         let model = request.model
         let input = request.arguments["input"]?.objectValue ?? [:]
         let key = try key(of: model, in: input)
-        let condition = try PredicateParser(model: model, schema: schema).parse(request.arguments["condition"])
+        let condition = try PredicateParser(model: model, schema: schema, identity: request.identity, operation: .get)
+            .parse(request.arguments["condition"])
         var changes = JSONObject()
         for field in writableFields(of: model) where !model.primaryKey.contains(field.name) {
             if let value = input[field.name] {
@@ -146,6 +201,7 @@ extension ModelResolver {
                 throw ResolverError.conditionalCheckFailed
             }
             try request.authorize(current.values)
+            try request.authorizeFields(of: .update, input: input, item: current.values)
             var next = StoredItem(values: current.values, version: nil, deleted: nil, lastChangedAt: nil)
             var expiresAt: Int?
             if conflictDetection {
@@ -200,7 +256,8 @@ extension ModelResolver {
         let model = request.model
         let input = request.arguments["input"]?.objectValue ?? [:]
         let key = try key(of: model, in: input)
-        let condition = try PredicateParser(model: model, schema: schema).parse(request.arguments["condition"])
+        let condition = try PredicateParser(model: model, schema: schema, identity: request.identity, operation: .get)
+            .parse(request.arguments["condition"])
         return try await locks.withLock(lockName(model, key)) {
             try await delete(request, key: key, condition: condition)
         }

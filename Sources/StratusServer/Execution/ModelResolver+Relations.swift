@@ -26,6 +26,7 @@ extension ModelResolver {
         relation: Relation,
         field: String,
         arguments: JSONObject,
+        identity: Identity,
         restriction: ItemPredicate? = nil
     ) async throws -> ResolvedConnection {
         guard let child = schema.model(named: relation.relatedModel) else { return ResolvedConnection(items: []) }
@@ -54,6 +55,7 @@ extension ModelResolver {
             keyCondition: .all(keyCondition),
             order: order,
             scope: .array(parentKey),
+            identity: identity,
             restriction: restriction
         )
     }

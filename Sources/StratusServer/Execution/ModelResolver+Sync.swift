@@ -13,6 +13,7 @@ extension ModelResolver {
         _ model: ModelType,
         field: String,
         arguments: JSONObject,
+        identity: Identity,
         restriction: ItemPredicate? = nil
     ) async throws -> ResolvedConnection {
         let now = now()
@@ -27,7 +28,8 @@ extension ModelResolver {
         }
         let startedAt = token?.startedAt ?? now
         let filter = Self.restricted(
-            try PredicateParser(model: model, schema: schema).parse(arguments["filter"]),
+            try PredicateParser(model: model, schema: schema, identity: identity, operation: .sync)
+                .parse(arguments["filter"]),
             restriction
         )
         let limit = try pageSize(arguments["limit"])

@@ -77,6 +77,7 @@ struct ModelResolver: Sendable {
         _ model: ModelType,
         field: String,
         arguments: JSONObject,
+        identity: Identity,
         restriction: ItemPredicate? = nil
     ) async throws -> ResolvedConnection {
         var keyCondition: [ItemPredicate] = []
@@ -94,6 +95,7 @@ struct ModelResolver: Sendable {
             arguments: arguments,
             keyCondition: .all(keyCondition),
             order: model.primaryKey,
+            identity: identity,
             restriction: restriction
         )
     }
@@ -102,6 +104,7 @@ struct ModelResolver: Sendable {
         _ model: ModelType,
         index: Index,
         arguments: JSONObject,
+        identity: Identity,
         restriction: ItemPredicate? = nil
     ) async throws -> ResolvedConnection {
         guard let partitionKey = index.fields.first, let value = arguments[partitionKey], !value.isNull else {
@@ -120,11 +123,13 @@ struct ModelResolver: Sendable {
             arguments: arguments,
             keyCondition: .all(keyCondition),
             order: index.fields + model.primaryKey.filter { !index.fields.contains($0) },
+            identity: identity,
             restriction: restriction
         )
     }
 
-    /// A page of `model` read in `order`, DynamoDB style.
+    /// A page of `model` read in `order`, DynamoDB style, filtered within what `identity` may
+    /// read.
     func page(
         _ model: ModelType,
         field: String,
@@ -132,6 +137,7 @@ struct ModelResolver: Sendable {
         keyCondition: ItemPredicate,
         order: [String],
         scope: JSON = .null,
+        identity: Identity,
         restriction: ItemPredicate? = nil
     ) async throws -> ResolvedConnection {
         let digest = PageToken.digest(field: field, arguments: pagingFree(arguments, scope: scope))
@@ -146,7 +152,8 @@ struct ModelResolver: Sendable {
             model: model.name,
             keyCondition: keyCondition,
             filter: Self.restricted(
-                try PredicateParser(model: model, schema: schema).parse(arguments["filter"]),
+                try PredicateParser(model: model, schema: schema, identity: identity, operation: .list)
+                    .parse(arguments["filter"]),
                 restriction
             ),
             order: order,

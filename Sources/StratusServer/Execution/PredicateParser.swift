@@ -5,9 +5,16 @@ import StratusCodegen
 ///
 /// The members of one object all hold (`and`); `and`, `or` and `not` combine nested objects.
 /// Members sent as `null` are ignored, as AppSync ignores them.
+///
+/// A filter stays within what the caller may read: a condition on a field it may not read is
+/// refused, and one on a field it may read only on some items (a field-level owner rule) holds
+/// only on those items, so that no answer depends on a value hidden from the caller.
 struct PredicateParser {
     let model: ModelType
     let schema: AnnotatedSchema
+    /// The caller, and the operation whose field rules decide what it may read.
+    let identity: Identity
+    let operation: Authorization.Operation
 
     /// The metadata fields a filter may name.
     static let metadataFields: Set<String> = [TableLayout.deletedColumn]
@@ -47,12 +54,27 @@ struct PredicateParser {
                 else {
                     throw ResolverError.invalidInput("The filter names '\(key)', which \(model.name) cannot filter on.")
                 }
+                let readable = try readableRows(of: key)
                 for (name, operand) in operators {
-                    predicates.append(.field(key, try condition(name, operand, field: key)))
+                    let predicate = ItemPredicate.field(key, try condition(name, operand, field: key))
+                    predicates.append(readable.map { .all([$0, predicate]) } ?? predicate)
                 }
             }
         }
         return predicates.count == 1 ? predicates[0] : .all(predicates)
+    }
+
+    /// The items whose `field` the caller may read, when that is only some of them; `nil` when
+    /// it may read the field of every item it reaches.
+    ///
+    /// - Throws: ``ResolverError`` `Unauthorized` when the caller may not read the field at all.
+    private func readableRows(of field: String) throws(ResolverError) -> ItemPredicate? {
+        guard let modelField = model.field(named: field), Authorization.isGuarded(modelField) else { return nil }
+        switch Authorization.readAccess(to: modelField, of: model, for: identity, operation: operation) {
+        case .all: return nil
+        case .denied: throw Authorization.unauthorized(field: field, type: model.name)
+        case .rows(let rules): return .any(rules.map(\.predicate))
+        }
     }
 
     private func condition(_ name: String, _ operand: JSON, field: String) throws(ResolverError) -> FieldCondition {

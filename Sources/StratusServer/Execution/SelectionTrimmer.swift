@@ -14,11 +14,14 @@ struct SelectionTrimmer {
 
     /// What to write for each selected field of an object, in response order.
     struct Plan: Sendable {
-        enum Entry: Sendable {
+        indirect enum Entry: Sendable {
             case constant(JSON)
             case version, deleted, lastChangedAt
             /// A stored value of `type`; `members` is the plan of an embedded type's value.
             case value(name: String, type: FieldType, members: Plan?)
+            /// `entry` for the items one of `rules` admits, `null` for the others: a field the
+            /// reader may read only on some items.
+            case guarded(rules: [Authorization.RowRule], Entry)
         }
 
         var entries: [(key: String, entry: Entry)]
@@ -26,17 +29,35 @@ struct SelectionTrimmer {
         /// The stored fields and sync metadata the plan writes, by field name (not by the
         /// response key an alias gives them).
         var fieldNames: Set<String> {
-            Set(
-                entries.compactMap { _, entry in
-                    switch entry {
-                    case .constant: nil
-                    case .version: TableLayout.versionColumn
-                    case .deleted: TableLayout.deletedColumn
-                    case .lastChangedAt: TableLayout.lastChangedAtColumn
-                    case .value(let name, _, _): name
-                    }
+            Set(entries.compactMap { Self.fieldName(of: $0.entry) })
+        }
+
+        private static func fieldName(of entry: Entry) -> String? {
+            switch entry {
+            case .constant: nil
+            case .version: TableLayout.versionColumn
+            case .deleted: TableLayout.deletedColumn
+            case .lastChangedAt: TableLayout.lastChangedAtColumn
+            case .value(let name, _, _): name
+            case .guarded(_, let entry): fieldName(of: entry)
+            }
+        }
+
+        /// The plan for a reader who may not read every field: the fields `identity` may not
+        /// read for `operation` are `null`, those it may read on some items only are guarded.
+        func readable(by identity: Identity, in model: ModelType, operation: Authorization.Operation) -> Plan {
+            var plan = self
+            for index in plan.entries.indices {
+                guard case .value(let name, _, _) = plan.entries[index].entry,
+                    let field = model.field(named: name), Authorization.isGuarded(field)
+                else { continue }
+                switch Authorization.readAccess(to: field, of: model, for: identity, operation: operation) {
+                case .all: break
+                case .denied: plan.entries[index].entry = .constant(.null)
+                case .rows(let rules): plan.entries[index].entry = .guarded(rules: rules, plan.entries[index].entry)
                 }
-            )
+            }
+            return plan
         }
 
         /// `item` with the planned fields.
@@ -49,20 +70,26 @@ struct SelectionTrimmer {
         private func object(_ values: JSONObject, metadata: StoredItem?) -> JSON {
             var result = JSONObject(minimumCapacity: entries.count)
             for (key, entry) in entries {
-                switch entry {
-                case .constant(let value):
-                    result[key] = value
-                case .version:
-                    result[key] = metadata?.version.map(JSON.int) ?? .null
-                case .deleted:
-                    result[key] = metadata?.deleted.map(JSON.bool) ?? .null
-                case .lastChangedAt:
-                    result[key] = metadata?.lastChangedAt.map(JSON.int) ?? .null
-                case .value(let name, let type, let members):
-                    result[key] = Self.output(values[name], type: type, members: members)
-                }
+                result[key] = Self.value(of: entry, values, metadata: metadata)
             }
             return .object(result)
+        }
+
+        private static func value(of entry: Entry, _ values: JSONObject, metadata: StoredItem?) -> JSON {
+            switch entry {
+            case .constant(let value):
+                value
+            case .version:
+                metadata?.version.map(JSON.int) ?? .null
+            case .deleted:
+                metadata?.deleted.map(JSON.bool) ?? .null
+            case .lastChangedAt:
+                metadata?.lastChangedAt.map(JSON.int) ?? .null
+            case .value(let name, let type, let members):
+                output(values[name], type: type, members: members)
+            case .guarded(let rules, let entry):
+                rules.contains { $0.admits(values) } ? value(of: entry, values, metadata: metadata) : .null
+            }
         }
 
         /// A stored value in its response form.

@@ -193,7 +193,8 @@ struct RealtimeEndpoint: Sendable {
         let request = try server.subscriptionRequest(
             query: operation.query,
             variables: operation.variables,
-            operationName: operation.operationName
+            operationName: operation.operationName,
+            identity: identity
         )
         let access = try SubscriptionAuthorization.authorize(request, identity: identity)
         // The connection hears the topic before the subscription exists, so no event committed

@@ -101,14 +101,16 @@ struct RealtimeError: Error, Sendable, Hashable {
 }
 
 extension StratusServer {
-    /// Validates the subscription a `start` message carries.
+    /// Validates the subscription a `start` message carries for `identity`: its filter may name
+    /// only fields the caller may read, and its events carry only those.
     ///
     /// - Throws: ``RealtimeError`` with the validation error, or `UnsupportedOperation` when the
     ///   document is a query or a mutation.
     func subscriptionRequest(
         query: String,
         variables: JSONObject,
-        operationName: String?
+        operationName: String?,
+        identity: Identity
     ) throws(RealtimeError) -> SubscriptionRequest {
         let graphQLSchema = executable.schema
         let document: Document
@@ -165,7 +167,12 @@ extension StratusServer {
                 guard !value.isNull else { continue }
                 if argument.name.value == "filter" {
                     try Self.checkMembershipOperands(value)
-                    if let predicate = try PredicateParser(model: model, schema: api.schema).parse(value) {
+                    if let predicate = try PredicateParser(
+                        model: model,
+                        schema: api.schema,
+                        identity: identity,
+                        operation: .listen
+                    ).parse(value) {
                         predicates.append(predicate)
                     }
                 } else if let modelField = model.field(named: argument.name.value) {
@@ -188,6 +195,7 @@ extension StratusServer {
             for: model,
             selections: field.selectionSet?.selections ?? []
         )
+        .readable(by: identity, in: model, operation: .listen)
         return SubscriptionRequest(
             model: model,
             kind: match.kind,
@@ -224,17 +232,20 @@ extension SelectionTrimmer.Plan {
     /// The plan written out: two plans of one model with the same signature write the same
     /// object for every item.
     var signature: String {
-        entries.map { key, entry in
-            let quoted = JSON.string(key).text
-            switch entry {
-            case .constant(let value): return quoted + "=" + value.text
-            case .version: return quoted + "=_version"
-            case .deleted: return quoted + "=_deleted"
-            case .lastChangedAt: return quoted + "=_lastChangedAt"
-            case .value(let name, _, let members):
-                return quoted + "=." + name + (members.map { "{" + $0.signature + "}" } ?? "")
-            }
+        entries.map { key, entry in JSON.string(key).text + "=" + Self.signature(of: entry) }.joined(separator: ",")
+    }
+
+    private static func signature(of entry: Entry) -> String {
+        switch entry {
+        case .constant(let value): value.text
+        case .version: "_version"
+        case .deleted: "_deleted"
+        case .lastChangedAt: "_lastChangedAt"
+        case .value(let name, _, let members): "." + name + (members.map { "{" + $0.signature + "}" } ?? "")
+        case .guarded(let rules, let entry):
+            // Readers with the same rules read the same items' values.
+            "?" + JSON.array(rules.map { .array([.string($0.field), .array($0.values.map(JSON.string))]) }).text
+                + signature(of: entry)
         }
-        .joined(separator: ",")
     }
 }
