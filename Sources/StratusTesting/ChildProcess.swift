@@ -66,6 +66,14 @@ public final class ChildProcess: Sendable {
         public var outputText: String { String(decoding: output, as: UTF8.self) }
         /// The standard error as text.
         public var errorText: String { String(decoding: errorOutput, as: UTF8.self) }
+
+        /// The module a Python program could not import (`No module named 'gql'`), if that is
+        /// why it failed.
+        public var missingPythonModule: String? {
+            guard status != .exited(0), let range = errorText.range(of: "No module named '") else { return nil }
+            let rest = errorText[range.upperBound...]
+            return rest.firstIndex(of: "'").map { String(rest[..<$0]) }
+        }
     }
 
     /// A child that could not be started or did not behave.
@@ -155,7 +163,11 @@ public final class ChildProcess: Sendable {
 
     /// Runs `arguments` to their end with `input` on standard input and returns what it wrote.
     ///
-    /// - Throws: ``Failure`` when the program cannot be started.
+    /// The input is read from a file, not written into a pipe: a program that ends without
+    /// reading all of it (a Python reference failing at its import) is an ordinary result,
+    /// never a write into a closed pipe.
+    ///
+    /// - Throws: ``Failure`` when the input cannot be staged or the program cannot be started.
     public static func run(
         _ arguments: [String],
         input: Data = Data(),
@@ -164,18 +176,28 @@ public final class ChildProcess: Sendable {
     ) async throws -> Result {
         precondition(!arguments.isEmpty, "ChildProcess.run needs at least the program to run.")
         let configuration = Self.configuration(arguments, environment: environment, in: directory)
+        let inputDescriptor = try openForReading(input)
         do {
             let result = try await Subprocess.run(
                 configuration,
-                input: .data(input),
+                input: .fileDescriptor(FileDescriptor(rawValue: inputDescriptor), closeAfterSpawningProcess: true),
                 output: .bytes(limit: 256 << 20),
                 error: .bytes(limit: 16 << 20)
             )
-            return Result(
+            let finished = Result(
                 status: Status(result.terminationStatus),
                 output: Data(result.standardOutput),
                 errorOutput: Data(result.standardError)
             )
+            if let module = finished.missingPythonModule {
+                FileHandle.standardError.write(
+                    Data(
+                        ("The Python module '\(module)' that a test compares against is not installed. "
+                            + "Run `python3 -m pip install -r Tests/requirements.txt` (scripts/test does).\n").utf8
+                    )
+                )
+            }
+            return finished
         } catch {
             throw Failure(description: "Could not run \(arguments.joined(separator: " ")): \(error)")
         }
@@ -284,6 +306,33 @@ extension ChildProcess {
             throw Failure(
                 description: "Could not open \(url.path(percentEncoded: false)) for writing (errno \(errno))."
             )
+        }
+        return descriptor
+    }
+
+    /// A descriptor reading `data` from its start: an unlinked temporary file holding it.
+    private static func openForReading(_ data: Data) throws -> Int32 {
+        let path = FileManager.default.temporaryDirectory
+            .appending(path: "stratus-input-\(UUID().uuidString)").path(percentEncoded: false)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw Failure(description: "Could not create \(path) for a child's input (errno \(errno)).")
+        }
+        unlink(path)
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard written, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(description: "Could not stage \(data.count) bytes of a child's input (errno \(code)).")
         }
         return descriptor
     }

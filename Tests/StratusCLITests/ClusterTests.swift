@@ -116,6 +116,9 @@ struct ClusterTests {
         let configuration = try String(contentsOf: template, encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("#") }
             .joined(separator: "\n")
+            // One process, no workers: when the test ends, however it ends, killing nginx leaves
+            // no worker behind without its master.
+            .replacingOccurrences(of: "daemon off;", with: "daemon off;\nmaster_process off;")
             .replacingOccurrences(of: "@DIR@", with: nginxDirectory.path)
             .replacingOccurrences(of: "@PORT@", with: "\(port)")
             .replacingOccurrences(
