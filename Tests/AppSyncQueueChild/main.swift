@@ -63,9 +63,7 @@ case "enqueue":
     }
     print("ENQUEUED \(count)")
 case "drain":
-    while try !appSyncClient.queuedMutationIdentifiers().isEmpty {
-        try await Task.sleep(for: .milliseconds(10))
-    }
+    try await appSyncClient.waitUntilMutationQueueIsEmpty()
     print("DRAINED")
 default:
     exit(64)

@@ -136,6 +136,11 @@ package final class OfflineMutationStore: Sendable {
         try database.read(Self.all)
     }
 
+    /// Whether no mutation is queued: unlike ``all()``, it reads one row at most.
+    func isEmpty() throws -> Bool {
+        try database.read { db in try Row.fetchOne(db, sql: "SELECT 1 FROM mutations LIMIT 1") == nil }
+    }
+
     /// The ids of the queued mutations.
     func ids() throws -> Set<String> {
         try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM mutations")) }
