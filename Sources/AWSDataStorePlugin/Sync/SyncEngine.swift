@@ -310,7 +310,9 @@ final class SyncEngine: Sendable {
                 }
             }
             guard needsSync, connected.count + unavailable.count == index else { continue }
-            setNetwork(active: true)
+            // An acknowledged subscription shows the backend can be reached; when none could be
+            // established, the sync queries show it.
+            if !connected.isEmpty { setNetwork(active: true) }
             dispatch(HubPayload.EventName.DataStore.subscriptionsEstablished)
             var attempt = 0
             while !Task.isCancelled {
@@ -460,7 +462,7 @@ final class SyncEngine: Sendable {
         var nextToken: String?
         var startedAt: Int?
         var fetched = 0
-        var totals = ReconcileResult()
+        var counts = ModelSyncCounts()
         repeat {
             let limit = max(1, min(configuration.syncPageSize, configuration.syncMaxRecords - fetched))
             let request = GraphQLRequest<JSONValue>.syncQuery(
@@ -499,18 +501,16 @@ final class SyncEngine: Sendable {
             fetched += items.count
             let result = try await storage.reconcile(items, modelName: name)
             for refused in result.refused { report(refused) }
-            totals.added += result.added
-            totals.updated += result.updated
-            totals.deleted += result.deleted
+            counts.add(result.applied, of: name)
         } while nextToken != nil && fetched < configuration.syncMaxRecords && !Task.isCancelled
         try await storage.setLastSync(of: name, startedAt ?? stored.lastSync, expression: expression)
         return ModelSyncedEvent(
             modelName: name,
             isFullSync: !isDelta,
             isDeltaSync: isDelta,
-            added: totals.added,
-            updated: totals.updated,
-            deleted: totals.deleted
+            added: counts.added,
+            updated: counts.updated,
+            deleted: counts.deleted
         )
     }
 
