@@ -55,8 +55,9 @@ extension StorageEngine {
 /// both are empty. Statuses are told in commit order: one whose snapshot is older than a status
 /// told already is stale (a local change committed meanwhile) and is dropped, so a status is
 /// never followed by an older one. A local change's status is told before its save returns, so
-/// once every save of the app has returned, the next `isEmpty: true` means each of them was
-/// answered by the backend and settled.
+/// once every save of the app has returned, the next `isEmpty: true` means the backend answered
+/// each of them and the answer was settled: applied to the store, or, for a refused change,
+/// undone and reported.
 ///
 /// Listeners are called in order, under a lock: they must return quickly, as every hub
 /// listener must.
@@ -74,9 +75,6 @@ final class OutboxStatusReporter: Sendable {
     init(hub: HubCategory) {
         self.hub = hub
     }
-
-    /// The last status told, `nil` before the first.
-    var lastStatus: Bool? { state.withLock { $0.isEmpty } }
 
     /// Tells the hub the outbox's status at `snapshot` (empty only when `snapshot` is and
     /// `idle`, nothing being held in memory), unless a later snapshot's status was told already.
