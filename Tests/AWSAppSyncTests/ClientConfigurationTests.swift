@@ -278,9 +278,16 @@ import Testing
         var first: AWSAppSyncClient? = try AWSAppSyncClient(
             appSyncConfig: AWSAppSyncClientConfiguration(appSyncClientInfo: apiKey, databaseURL: databaseURL)
         )
-        // Another client of the same API and mode shares it.
+        // Another client of the same API and mode shares the query cache, with a queue of its own.
         var second: AWSAppSyncClient? = try AWSAppSyncClient(
-            appSyncConfig: AWSAppSyncClientConfiguration(appSyncClientInfo: apiKey, databaseURL: databaseURL)
+            appSyncConfig: AWSAppSyncClientConfiguration(
+                appSyncServiceConfig: apiKey,
+                cacheConfiguration: AWSAppSyncCacheConfiguration(
+                    offlineMutations: directory.appendingPathComponent("second_offlineMutations.db"),
+                    queries: databaseURL,
+                    subscriptionMetadataCache: nil
+                )
+            )
         )
         let iamConfig = try AWSAppSyncClientConfiguration(
             appSyncClientInfo: iam,
@@ -305,5 +312,55 @@ import Testing
         second = nil
         let iamClient = try AWSAppSyncClient(appSyncConfig: iamConfig)
         #expect(iamClient.configuration.appSyncServiceConfig.authType == .awsIAM)
+    }
+
+    @Test func twoLiveClientsCannotShareAnOfflineMutationQueue() throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The seeds' configuration keeps the queue in the database file: a second client on the
+        // same file would send every mutation the first queued.
+        let databaseURL = directory.appendingPathComponent("database_name")
+        let apiKey = try AWSAppSyncServiceConfig(awsConfiguration: Self.multiAuth)
+        var first: AWSAppSyncClient? = try AWSAppSyncClient(
+            appSyncConfig: AWSAppSyncClientConfiguration(appSyncClientInfo: apiKey, databaseURL: databaseURL)
+        )
+        let error = #expect(throws: AWSAppSyncClientError.self) {
+            try AWSAppSyncClient(
+                appSyncConfig: AWSAppSyncClientConfiguration(appSyncClientInfo: apiKey, databaseURL: databaseURL)
+            )
+        }
+        #expect(error?.code == .configuration)
+        #expect(
+            error?.message
+                == "The offline mutation queue '\(databaseURL.standardizedFileURL.path)' is in use by a live client "
+                + "of AppSync.Default, which sends every mutation queued there: a second client on it would send each "
+                + "one again. Use that client, or give this one its own databaseURL (or cache directory)."
+        )
+        // The same holds for a cache directory's offlineMutations.db.
+        let cacheConfiguration = try AWSAppSyncCacheConfiguration(withRootDirectory: directory)
+        let inDirectory = try AWSAppSyncClient(
+            appSyncConfig: AWSAppSyncClientConfiguration(
+                appSyncServiceConfig: apiKey,
+                cacheConfiguration: cacheConfiguration
+            )
+        )
+        #expect(throws: AWSAppSyncClientError.self) {
+            try AWSAppSyncClient(
+                appSyncConfig: AWSAppSyncClientConfiguration(
+                    appSyncServiceConfig: apiKey,
+                    cacheConfiguration: cacheConfiguration
+                )
+            )
+        }
+        // Once the first client is gone, its file is free.
+        first = nil
+        let reopened = try AWSAppSyncClient(
+            appSyncConfig: AWSAppSyncClientConfiguration(appSyncClientInfo: apiKey, databaseURL: databaseURL)
+        )
+        #expect(first == nil)
+        #expect(reopened.configuration.cacheConfiguration?.offlineMutations == databaseURL)
+        #expect(
+            inDirectory.configuration.cacheConfiguration?.offlineMutations?.lastPathComponent == "offlineMutations.db"
+        )
     }
 }

@@ -11,12 +11,77 @@ import TodoAPI
 #endif
 
 /// A client process queues mutations and replays them while being killed with SIGKILL at
-/// random points; the server must hold each mutation once.
+/// random points, or quitting; the server must hold each mutation once. The client is
+/// configured either way the guides show: with a cache directory, or with the seeds'
+/// `databaseURL:`, which keeps the queue in that one file.
 ///
 /// The suite runs 100 mutations and 4 kills; `STRATUS_EXACTLY_ONCE_FULL=1` runs 1,000 mutations
 /// and 20 kills (about a minute on an idle machine).
 @Suite struct ExactlyOnceTests {
-    @Test(.timeLimit(.minutes(5))) func killedClientsLoseNothingAndApplyEachMutationOnce() async throws {
+    /// How the child configures its client.
+    enum Configured: String, CaseIterable, Sendable {
+        /// `AWSAppSyncCacheConfiguration(withRootDirectory:)`: `offlineMutations.db` in it.
+        case cacheDirectory
+        /// `AWSAppSyncClientConfiguration(appSyncClientInfo:databaseURL:)`: one file.
+        case databaseURL
+
+        /// The child's command and its location argument for `action` (`enqueue`, `drain`).
+        func command(_ action: String, in directory: URL) -> [String] {
+            switch self {
+            case .cacheDirectory: [action, directory.path]
+            case .databaseURL: [action + "-file", directory.appending(path: "database_name").path]
+            }
+        }
+
+        /// The file that holds the queue.
+        func queueFile(in directory: URL) -> URL {
+            switch self {
+            case .cacheDirectory: directory.appending(path: "offlineMutations.db")
+            case .databaseURL: directory.appending(path: "database_name")
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func mutationsQueuedThroughTheSeedsDatabaseURLOutliveTheProcess() async throws {
+        var configuration = ServerConfiguration()
+        configuration.conflictDetection = false
+        let backend = try await LocalBackend.start(schema: TodoSeedTests.schema, configuration: configuration)
+        let directory = FileManager.default.temporaryDirectory.appending(path: "appsync-quit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let executable = try Self.childExecutable()
+            let configured = Configured.databaseURL
+            // Queued while the backend cannot be reached; the process then quits.
+            let enqueue = try await ChildProcess.run(
+                [executable] + configured.command("enqueue", in: directory)
+                    + ["http://127.0.0.1:1/graphql", backend.apiKey, "3"],
+                in: directory
+            )
+            #expect(enqueue.status == .exited(0), "\(enqueue.outputText)\(enqueue.errorText)")
+            #expect(enqueue.outputText == "ENQUEUED 3\n")
+            let queued = try OfflineMutationStore.queuedMutations(inDatabaseAt: configured.queueFile(in: directory))
+            #expect(queued.map(\.operationName) == ["CreateTodo", "CreateTodo", "CreateTodo"])
+
+            // Reopened with the backend up: all three reach it, once each, and leave the queue.
+            let drain = try await ChildProcess.run(
+                [executable] + configured.command("drain", in: directory)
+                    + [backend.endpoint.absoluteString, backend.apiKey],
+                in: directory
+            )
+            #expect(drain.status == .exited(0), "\(drain.outputText)\(drain.errorText)")
+            #expect(drain.outputText == "DRAINED\n")
+            #expect(try await Self.names(on: backend) == ["item-0": 1, "item-1": 1, "item-2": 1])
+            #expect(try OfflineMutationStore.queuedMutations(inDatabaseAt: configured.queueFile(in: directory)) == [])
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+
+    @Test(.timeLimit(.minutes(5)), arguments: Configured.allCases)
+    func killedClientsLoseNothingAndApplyEachMutationOnce(_ configured: Configured) async throws {
         let full = ProcessInfo.processInfo.environment["STRATUS_EXACTLY_ONCE_FULL"] == "1"
         let count = full ? 1_000 : 100
         let kills = full ? 20 : 4
@@ -33,18 +98,16 @@ import TodoAPI
             // Half the kills while queueing (offline), half while replaying.
             var killed = 0
             try await runChild(
-                ["enqueue", directory.path, closed, backend.apiKey, String(count)],
+                configured.command("enqueue", in: directory) + [closed, backend.apiKey, String(count)],
                 until: "ENQUEUED",
                 in: directory,
                 kills: kills / 2,
                 killed: &killed
             )
-            let queued = try OfflineMutationStore.queuedMutations(
-                inDatabaseAt: directory.appending(path: "offlineMutations.db")
-            )
+            let queued = try OfflineMutationStore.queuedMutations(inDatabaseAt: configured.queueFile(in: directory))
             #expect(queued.count == count)
             try await runChild(
-                ["drain", directory.path, backend.endpoint.absoluteString, backend.apiKey],
+                configured.command("drain", in: directory) + [backend.endpoint.absoluteString, backend.apiKey],
                 until: "DRAINED",
                 in: directory,
                 kills: kills - kills / 2,
@@ -53,15 +116,7 @@ import TodoAPI
             // A phase may end before all its kills landed; each had at least one.
             #expect(killed >= 2)
 
-            var names: [String: Int] = [:]
-            var nextToken: String?
-            repeat {
-                let page = try await backend.perform(ListTodosQuery(limit: 1_000, nextToken: nextToken))
-                for item in page.data?.listTodos?.items ?? [] {
-                    if let name = item?.name { names[name, default: 0] += 1 }
-                }
-                nextToken = page.data?.listTodos?.nextToken
-            } while nextToken != nil
+            let names = try await Self.names(on: backend)
             // Nothing lost, whatever the server.
             #expect(Set(names.keys) == Set((0..<count).map { "item-\($0)" }))
             // Creates with a client id cannot be applied twice: a second one is refused.
@@ -80,6 +135,20 @@ import TodoAPI
             throw error
         }
         await backend.stop()
+    }
+
+    /// How many todos of each name the backend holds.
+    static func names(on backend: LocalBackend) async throws -> [String: Int] {
+        var names: [String: Int] = [:]
+        var nextToken: String?
+        repeat {
+            let page = try await backend.perform(ListTodosQuery(limit: 1_000, nextToken: nextToken))
+            for item in page.data?.listTodos?.items ?? [] {
+                if let name = item?.name { names[name, default: 0] += 1 }
+            }
+            nextToken = page.data?.listTodos?.nextToken
+        } while nextToken != nil
+        return names
     }
 
     /// Runs the child with `arguments`, killing it up to `kills` times at random points, then

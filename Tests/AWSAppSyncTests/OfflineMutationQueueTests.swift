@@ -69,6 +69,46 @@ import TodoAPI
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func waitingForAnEmptyQueueEndsOnlyOnceTheServerHasEveryMutation() async throws {
+        try await OfflineClients.withBackend { clients in
+            let transport = RecordingTransport()
+            transport.holdNextPost()
+            let appSyncClient = try clients.makeClient(transport: transport)
+            // Already empty: it returns at once.
+            try await appSyncClient.waitUntilMutationQueueIsEmpty()
+            for name in ["First", "Second", "Third"] {
+                appSyncClient.perform(
+                    mutation: CreateTodoMutation(input: CreateTodoInput(name: name)),
+                    resultHandler: nil
+                )
+            }
+            let waited = Mutex(false)
+            let drained = Task {
+                try await appSyncClient.waitUntilMutationQueueIsEmpty()
+                waited.withLock { $0 = true }
+                // What the server holds the moment the wait ends.
+                return try await clients.serverNames()
+            }
+            #expect(try await OfflineClients.eventually { transport.isHolding })
+            #expect(!waited.withLock { $0 })
+            #expect(try appSyncClient.queuedMutationIdentifiers().count == 3)
+            transport.release()
+            #expect(try await drained.value == ["First", "Second", "Third"])
+            #expect(try appSyncClient.queuedMutationIdentifiers() == [])
+
+            // A cancelled wait ends with CancellationError, the mutation left queued.
+            await clients.backend.kill()
+            appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(name: "Fourth")),
+                resultHandler: nil
+            )
+            let cancelled = Task { try await appSyncClient.waitUntilMutationQueueIsEmpty() }
+            cancelled.cancel()
+            await #expect(throws: CancellationError.self) { try await cancelled.value }
+            #expect(try appSyncClient.queuedMutationIdentifiers().count == 1)
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func mutationsLeftByAnEndedClientAreReplayedToTheDelegateAndTheSequence()
         async throws
     {

@@ -194,6 +194,37 @@ import Testing
         #expect(try await ann.plugin.pendingMutations().isEmpty)
     }
 
+    /// An app that waits for the Hub's `outboxStatus` to say empty, as the README advises, and
+    /// signs out at once loses nothing: the sign-out clears a device whose changes the backend
+    /// has, and Ann's next device syncs them all.
+    @Test func signingOutRightAfterTheOutboxSaysEmptyLosesNothing() async throws {
+        let backend = try await Self.backend()
+        defer { Task { await backend.stop() } }
+        let ann = try AuthDevice(backend: backend)
+        let watch = OutboxWatch(ann.hub)
+        _ = try await ann.auth.signIn(username: "ann", password: Self.password, options: nil)
+        try await ann.startAndWaitUntilReady()
+        let count = 30
+        for index in 0..<count {
+            try await ann.plugin.save(OwnedNote(id: "n\(index)", title: "Note \(index)"))
+        }
+        #expect(watch.lastStatus == false)
+        try await waitUntil("an empty outbox") { watch.lastStatus == true }
+        _ = await ann.auth.signOut(options: nil)
+        try await waitUntil("the device cleared") {
+            if ann.plugin.isSyncing { return false }
+            return try await ann.plugin.query(OwnedNote.self).isEmpty
+        }
+        // Nothing was discarded, and the backend has every note: Ann's next device syncs them.
+        #expect(ann.errors.values.isEmpty, "\(ann.errors.values)")
+        let other = try AuthDevice(backend: backend)
+        _ = try await other.auth.signIn(username: "ann", password: Self.password, options: nil)
+        try await other.startAndWaitUntilReady()
+        #expect(Set(try await other.plugin.query(OwnedNote.self).map(\.id)) == Set((0..<count).map { "n\($0)" }))
+        try await other.plugin.stop()
+        try await ann.plugin.stop()
+    }
+
     @Test func aChangeSentWithoutASignedInUserWaitsForTheNextSignIn() async throws {
         let backend = try await Self.backend()
         defer { Task { await backend.stop() } }

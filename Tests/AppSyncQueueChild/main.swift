@@ -1,5 +1,5 @@
-// A client process for the exactly-once tests of the offline mutation queue, killed with
-// SIGKILL at random points by AWSAppSyncTests.
+// A client process for the tests of the offline mutation queue, which quit it or kill it with
+// SIGKILL at random points (AWSAppSyncTests).
 //
 //     AppSyncQueueChild enqueue <cache directory> <endpoint> <api key> <count>
 //         queues `item-0` … `item-<count-1>` (creates with a client id for even numbers,
@@ -7,6 +7,10 @@
 //         prints "ENQUEUED <count>".
 //     AppSyncQueueChild drain <cache directory> <endpoint> <api key>
 //         sends what is queued; prints "DRAINED" once the queue is empty.
+//
+// With `enqueue-file` and `drain-file`, the second argument is a database file instead, and the
+// client is configured as the seeds configure it: with
+// `AWSAppSyncClientConfiguration(appSyncClientInfo:databaseURL:)`.
 import AWSAppSync
 import Foundation
 import TodoAPI
@@ -14,26 +18,32 @@ import TodoAPI
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, let endpoint = URL(string: arguments[3]) else {
     FileHandle.standardError.write(
-        Data("usage: AppSyncQueueChild enqueue|drain <dir> <endpoint> <api key> [count]\n".utf8)
+        Data("usage: AppSyncQueueChild enqueue|drain[-file] <dir or file> <endpoint> <api key> [count]\n".utf8)
     )
     exit(64)
 }
-let directory = URL(fileURLWithPath: arguments[2])
+let command = arguments[1]
+let usesDatabaseURL = command.hasSuffix("-file")
+let location = URL(fileURLWithPath: arguments[2])
+let directory = usesDatabaseURL ? location.deletingLastPathComponent() : location
+let queueFile = usesDatabaseURL ? location : directory.appending(path: "offlineMutations.db")
 let serviceConfig = AWSAppSyncServiceConfig(
     endpoint: endpoint,
     region: "us-east-1",
     authType: .apiKey,
     apiKey: arguments[4]
 )
-let appSyncClient = try AWSAppSyncClient(
-    appSyncConfig: AWSAppSyncClientConfiguration(
+let appSyncConfig =
+    usesDatabaseURL
+    ? try AWSAppSyncClientConfiguration(appSyncClientInfo: serviceConfig, databaseURL: location)
+    : try AWSAppSyncClientConfiguration(
         appSyncServiceConfig: serviceConfig,
         cacheConfiguration: AWSAppSyncCacheConfiguration(withRootDirectory: directory)
     )
-)
+let appSyncClient = try AWSAppSyncClient(appSyncConfig: appSyncConfig)
 
-switch arguments[1] {
-case "enqueue":
+switch command {
+case "enqueue", "enqueue-file":
     guard arguments.count == 6, let count = Int(arguments[5]) else { exit(64) }
     // The number queued is written after each enqueue; a kill between the two leaves the
     // mutation in the queue (nothing is sent while enqueueing: the endpoint is closed).
@@ -46,8 +56,7 @@ case "enqueue":
         }
         next = written
     }
-    let store = try OfflineMutationStore(databaseURL: directory.appending(path: "offlineMutations.db"))
-    for mutation in try store.all() {
+    for mutation in try OfflineMutationStore.queuedMutations(inDatabaseAt: queueFile) {
         guard let name = mutation.requestBody.firstMatch(of: /"name":"item-(\d+)"/), let index = Int(name.1) else {
             continue
         }
@@ -62,10 +71,8 @@ case "enqueue":
         try Data(String(next).utf8).write(to: marker, options: .atomic)
     }
     print("ENQUEUED \(count)")
-case "drain":
-    while try !appSyncClient.queuedMutationIdentifiers().isEmpty {
-        try await Task.sleep(for: .milliseconds(10))
-    }
+case "drain", "drain-file":
+    try await appSyncClient.waitUntilMutationQueueIsEmpty()
     print("DRAINED")
 default:
     exit(64)

@@ -40,15 +40,7 @@ public final class ApolloStore: Sendable {
     /// read.
     init(databaseURL url: URL?, sizeLimit: Int?, timeToLive: TimeInterval?) throws {
         do {
-            if let url {
-                try FileManager.default.createDirectory(
-                    at: url.deletingLastPathComponent(),
-                    withIntermediateDirectories: true
-                )
-                database = try DatabaseQueue(path: url.path)
-            } else {
-                database = try DatabaseQueue()
-            }
+            database = try ClientDatabase.open(url)
             try database.write { db in
                 try Self.prepareRecordsTable(db)
                 try OptimisticLayers.createTable(db)

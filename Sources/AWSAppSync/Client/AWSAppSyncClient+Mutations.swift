@@ -190,6 +190,36 @@ extension AWSAppSyncClient {
         }
     }
 
+    /// Waits until the offline mutation queue is empty: every mutation performed before the call,
+    /// or while it waits, was answered by the server (the answer written to the cache), refused,
+    /// or cancelled, and is gone from the queue's database.
+    ///
+    /// The queue is read from its database after each mutation leaves it, so this never returns
+    /// while a mutation is queued, in flight, or waiting to be tried again; a program may exit
+    /// once it returns without losing a mutation. Result handlers of the last mutations may
+    /// still be running. While the server cannot be reached it waits: cancel the task to stop
+    /// waiting.
+    ///
+    /// ```swift
+    /// appSyncClient.perform(mutation: CreateTodoMutation(input: CreateTodoInput(name: "Milk")))
+    /// try await appSyncClient.waitUntilMutationQueueIsEmpty()
+    /// ```
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the queue
+    ///   cannot be read; `CancellationError` when the task is cancelled.
+    public func waitUntilMutationQueueIsEmpty() async throws {
+        do {
+            try await mutationQueue.waitUntilEmpty()
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw AWSAppSyncClientError(
+                .cache,
+                "Cannot read the offline mutation queue: \(sentence: error) Check the cache directory."
+            )
+        }
+    }
+
     static let asyncResultQueue = DispatchQueue(label: "AWSAppSync.asyncResults", attributes: .concurrent)
 }
 

@@ -50,7 +50,7 @@ public final class AWSAppSyncClient: Sendable {
     /// ```
     public let offlineMutationResults: AsyncStream<OfflineMutationResult>
     private let realTime: Mutex<AppSyncRealTimeClient?> = Mutex(nil)
-    private let registration: CacheFileRegistry.Registration?
+    private let registration: CacheFileRegistry.Registration
 
     /// A client for the API, authorization and cache of `appSyncConfig`.
     ///
@@ -58,20 +58,21 @@ public final class AWSAppSyncClient: Sendable {
     /// answers written to the cache: set the configuration's `cacheKeyForObject` so that they
     /// are keyed as the client's other writes are.
     ///
-    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the
-    ///   query cache's or the mutation queue's file cannot be opened.
+    /// - Throws: ``AWSAppSyncClientError``: ``AWSAppSyncClientError/Code/cache`` when the query
+    ///   cache's or the mutation queue's file cannot be opened;
+    ///   ``AWSAppSyncClientError/Code/configuration`` when a live client of another API or auth
+    ///   mode uses the query cache's file, or a live client uses the mutation queue's file.
     public init(appSyncConfig: AWSAppSyncClientConfiguration) throws {
         configuration = appSyncConfig
         http = AppSyncHTTPClient(
             configuration: appSyncConfig,
             transport: appSyncConfig.transport ?? defaultHTTPTransport()
         )
-        let queries = appSyncConfig.cacheConfiguration?.queries
-        registration = try queries.map { try CacheFileRegistry.register($0, for: appSyncConfig) }
+        registration = try CacheFileRegistry.register(appSyncConfig)
         let mutations: OfflineMutationStore
         do {
             cache = try ApolloStore(
-                databaseURL: queries,
+                databaseURL: appSyncConfig.cacheConfiguration?.queries,
                 sizeLimit: appSyncConfig.cacheConfiguration?.sizeLimit,
                 timeToLive: appSyncConfig.cacheConfiguration?.timeToLive
             )
@@ -81,7 +82,7 @@ public final class AWSAppSyncClient: Sendable {
             )
             try cache.removeLayers(notIn: mutations.ids())
         } catch {
-            registration.map(CacheFileRegistry.unregister)
+            CacheFileRegistry.unregister(registration)
             throw error
         }
         cache.cacheKeyForObject = appSyncConfig.cacheKeyForObject
@@ -112,7 +113,7 @@ public final class AWSAppSyncClient: Sendable {
 
     deinit {
         mutationQueue.stop()
-        registration.map(CacheFileRegistry.unregister)
+        CacheFileRegistry.unregister(registration)
     }
 
     // MARK: - Queries
@@ -256,67 +257,6 @@ public final class AWSAppSyncClient: Sendable {
             )
             client = created
             return created
-        }
-    }
-}
-
-/// The cache files of the live clients: two clients may share one only when they talk to the
-/// same API with the same auth mode, or the cache would mix what different callers may see.
-enum CacheFileRegistry {
-    struct Registration: Sendable {
-        let path: String
-        let token: UUID
-    }
-
-    private struct Owner {
-        let endpoint: URL
-        let mode: AWSAuthorizationType
-        let key: String
-        var tokens: Set<UUID>
-    }
-
-    private static let owners = Mutex<[String: Owner]>([:])
-
-    /// Registers a client of `configuration` on the file at `url`.
-    ///
-    /// - Throws: ``AWSAppSyncClientError`` when a live client of another API or auth mode uses
-    ///   the file.
-    static func register(_ url: URL, for configuration: AWSAppSyncClientConfiguration) throws -> Registration {
-        let path = url.standardizedFileURL.path
-        let service = configuration.appSyncServiceConfig
-        let token = UUID()
-        try owners.withLock { owners in
-            if var owner = owners[path] {
-                guard owner.endpoint == service.endpoint, owner.mode == service.authType else {
-                    throw AWSAppSyncClientError(
-                        .configuration,
-                        "The cache file '\(path)' is in use by a live client of AppSync.\(owner.key) "
-                            + "(\(owner.mode.rawValue) at \(owner.endpoint.absoluteString)), so a client of "
-                            + "AppSync.\(service.key) (\(service.authType.rawValue) at \(service.endpoint.absoluteString)) "
-                            + "cannot use it. Give each auth mode its own ClientDatabasePrefix and pass "
-                            + "useClientDatabasePrefix: true, or another databaseURL."
-                    )
-                }
-                owner.tokens.insert(token)
-                owners[path] = owner
-            } else {
-                owners[path] = Owner(
-                    endpoint: service.endpoint,
-                    mode: service.authType,
-                    key: service.key,
-                    tokens: [token]
-                )
-            }
-        }
-        return Registration(path: path, token: token)
-    }
-
-    static func unregister(_ registration: Registration) {
-        owners.withLock { owners in
-            owners[registration.path]?.tokens.remove(registration.token)
-            if owners[registration.path]?.tokens.isEmpty == true {
-                owners[registration.path] = nil
-            }
         }
     }
 }

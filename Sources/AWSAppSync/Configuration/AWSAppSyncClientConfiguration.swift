@@ -27,7 +27,8 @@ import Foundation
 public struct AWSAppSyncClientConfiguration: Sendable {
     /// The API.
     public let appSyncServiceConfig: AWSAppSyncServiceConfig
-    /// Where the caches are; in memory when `nil`.
+    /// Where the caches are; in memory when `nil`, the offline mutation queue included: give a
+    /// cache configuration (or a `databaseURL`) for mutations to outlive the process.
     public let cacheConfiguration: AWSAppSyncCacheConfiguration?
     /// Hears of the mutations replayed from the offline queue after a restart.
     public let offlineMutationDelegate: (any AWSAppSyncOfflineMutationDelegate)?
@@ -53,7 +54,9 @@ public struct AWSAppSyncClientConfiguration: Sendable {
     /// How the real-time connection reconnects and how long it waits for the server.
     var realTimeConfiguration = AppSyncRealTimeConfiguration()
 
-    /// A configuration for the API of `appSyncServiceConfig`.
+    /// A configuration for the API of `appSyncServiceConfig`, with its databases where
+    /// `cacheConfiguration` puts them: without one, the query cache, the offline mutation queue
+    /// and the subscription metadata are in memory, and queued mutations end with the process.
     ///
     /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/configuration``)
     ///   when the auth mode lacks what it needs: an API key, or its provider.
@@ -80,8 +83,11 @@ public struct AWSAppSyncClientConfiguration: Sendable {
         )
     }
 
-    /// A configuration for the API of `appSyncClientInfo`, with the query cache in the SQLite
-    /// file at `databaseURL` (in memory when `nil`).
+    /// A configuration for the API of `appSyncClientInfo`, with the client's three databases in
+    /// the one SQLite file at `databaseURL`: the query cache, the offline mutation queue and the
+    /// subscription metadata, as the AppSync SDK kept them. Mutations queued while offline are
+    /// on disk when `perform` returns, and a client opened on the same file later sends them.
+    /// With `databaseURL` `nil`, all three are in memory and the queue ends with the process.
     ///
     /// ```swift
     /// let databaseURL = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("database_name")
@@ -107,7 +113,7 @@ public struct AWSAppSyncClientConfiguration: Sendable {
             oidcAuthProvider: oidcAuthProvider,
             awsLambdaAuthProvider: awsLambdaAuthProvider,
             cacheConfiguration: databaseURL.map {
-                AWSAppSyncCacheConfiguration(offlineMutations: nil, queries: $0, subscriptionMetadataCache: nil)
+                AWSAppSyncCacheConfiguration(offlineMutations: $0, queries: $0, subscriptionMetadataCache: $0)
             },
             offlineMutationDelegate: offlineMutationDelegate
         )

@@ -12,15 +12,7 @@ final class SubscriptionMetadataStore: Sendable {
     ///   cannot be opened.
     init(databaseURL url: URL?) throws {
         do {
-            if let url {
-                try FileManager.default.createDirectory(
-                    at: url.deletingLastPathComponent(),
-                    withIntermediateDirectories: true
-                )
-                database = try DatabaseQueue(path: url.path)
-            } else {
-                database = try DatabaseQueue()
-            }
+            database = try ClientDatabase.open(url)
             try database.write { db in
                 try db.execute(
                     sql:

@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import Foundation
 import Synchronization
@@ -78,6 +79,8 @@ final class MutationQueue: Sendable {
     private let ordering: MutationOrdering
     private let replayed: @Sendable (OfflineMutationResult) -> Void
     private let doorbell = Doorbell()
+    /// Fires after each deletion from the store: see ``waitUntilEmpty()``.
+    let deletions = WakeSignal()
     private let state = Mutex(State())
     private let task = Mutex<Task<Void, Never>?>(nil)
 
@@ -160,6 +163,7 @@ final class MutationQueue: Sendable {
             } catch {
                 // The loop skips it all the same, and deletes it when it comes to it.
             }
+            deletions.fire()
         }
         handler?.cancelled()
     }
@@ -184,7 +188,22 @@ final class MutationQueue: Sendable {
                 return state.handlers.removeValue(forKey: id)
             }
         }
+        deletions.fire()
         for handler in handlers { handler.cancelled() }
+    }
+
+    /// Returns once the store holds no mutation: read again after each deletion, so it never
+    /// returns while one is queued, in flight, or waiting to be tried again.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled; the store's error when it
+    ///   cannot be read.
+    func waitUntilEmpty() async throws {
+        while true {
+            try Task.checkCancellation()
+            let generation = deletions.generation
+            if try store.isEmpty() { return }
+            await deletions.wait(after: generation)
+        }
     }
 
     /// The network works again (another request of the client got an answer): a mutation
@@ -391,6 +410,7 @@ final class MutationQueue: Sendable {
             state.backoff[id] = nil
             state.settled += 1
         }
+        deletions.fire()
     }
 
     /// Reports the outcome of a mutation queued by an earlier run of the client, and writes its

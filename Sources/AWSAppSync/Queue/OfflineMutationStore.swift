@@ -32,8 +32,9 @@ package struct QueuedMutation: Sendable, Hashable {
     }
 }
 
-/// The offline mutation queue's SQLite database (`offlineMutations.db`): a mutation is written
-/// here before it is sent, and deleted once it is done.
+/// The offline mutation queue's SQLite database (`offlineMutations.db`, or the one file of the
+/// `databaseURL:` configuration): a mutation is written here before it is sent, and deleted once
+/// it is done.
 package final class OfflineMutationStore: Sendable {
     private let database: DatabaseQueue
 
@@ -43,19 +44,7 @@ package final class OfflineMutationStore: Sendable {
     ///   cannot be opened or is not a mutation queue.
     package init(databaseURL url: URL?) throws {
         do {
-            if let url {
-                try FileManager.default.createDirectory(
-                    at: url.deletingLastPathComponent(),
-                    withIntermediateDirectories: true
-                )
-                database = try DatabaseQueue(path: url.path, configuration: Self.configuration(readonly: false))
-                // One fsync per commit (the log's) instead of three, with the same durability.
-                try database.writeWithoutTransaction { db in
-                    try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
-                }
-            } else {
-                database = try DatabaseQueue()
-            }
+            database = try ClientDatabase.open(url)
             try database.write(Self.createTable)
         } catch {
             throw AWSAppSyncClientError(
@@ -136,6 +125,11 @@ package final class OfflineMutationStore: Sendable {
         try database.read(Self.all)
     }
 
+    /// Whether no mutation is queued: unlike ``all()``, it reads one row at most.
+    func isEmpty() throws -> Bool {
+        try database.read { db in try Row.fetchOne(db, sql: "SELECT 1 FROM mutations LIMIT 1") == nil }
+    }
+
     /// The ids of the queued mutations.
     func ids() throws -> Set<String> {
         try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM mutations")) }
@@ -169,15 +163,6 @@ package final class OfflineMutationStore: Sendable {
         }
     }
 
-    /// Waits for a lock held by another connection (the client's, or `stratus queue list`'s)
-    /// rather than failing.
-    private static func configuration(readonly: Bool) -> Configuration {
-        var configuration = Configuration()
-        configuration.readonly = readonly
-        configuration.busyMode = .timeout(10)
-        return configuration
-    }
-
     /// Every column: a queue written before `recordKey` and `selections` existed reads as
     /// having none (`stratus queue list` opens it read-only, without adding them).
     private static let columns = "*"
@@ -207,7 +192,10 @@ package final class OfflineMutationStore: Sendable {
     ///   cannot be read as a mutation queue.
     package static func queuedMutations(inDatabaseAt url: URL) throws -> [QueuedMutation] {
         do {
-            let database = try DatabaseQueue(path: url.path, configuration: configuration(readonly: true))
+            let database = try DatabaseQueue(
+                path: url.path,
+                configuration: ClientDatabase.configuration(readonly: true)
+            )
             return try database.read(all)
         } catch {
             throw AWSAppSyncClientError(

@@ -113,6 +113,7 @@ extension StorageEngine {
         let plan = try CascadeDelete(catalog: catalog).plan(roots, in: table, db)
         let rootRowids = Set(roots.map(CascadeDelete.rowid(of:)))
         var events: [MutationEvent] = []
+        var enqueued: [MutationEvent] = []
         events.reserveCapacity(plan.count)
         for record in plan {
             try db.cachedStatement(sql: record.table.statements.deleteByRowid).execute(arguments: [record.rowid])
@@ -135,9 +136,9 @@ extension StorageEngine {
                 version: version,
                 graphQLFilterJSON: isRoot ? filter : nil
             )
-            try Outbox.enqueue(event, db)
+            if try Outbox.enqueue(event, db) == .pending { enqueued.append(event) }
             events.append(event)
         }
-        publishOnCommit(events, db)
+        try publishLocalChange(events, enqueued: enqueued, db)
     }
 }

@@ -21,13 +21,22 @@ enum Outbox {
         "graphQLFilterJSON") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """
 
+    /// What ``enqueue(_:_:)`` did with an event.
+    enum Enqueued: Sendable {
+        /// The event is in the outbox: appended, or merged into the record's unsent event.
+        case pending
+        /// The event cancelled the record's unsent create (a delete): neither is in the outbox.
+        case cancelled
+    }
+
     /// Appends `event`, or merges it into the record's latest pending event.
     ///
     /// Only an event that was never sent takes a merge (one that was sent may have reached the
     /// backend under its idempotency key), and events with a condition never merge:
     /// create+update gives a create with the new data, update+update an update, update+delete a
     /// delete, and create+delete removes both.
-    static func enqueue(_ event: MutationEvent, _ db: Database) throws {
+    @discardableResult
+    static func enqueue(_ event: MutationEvent, _ db: Database) throws -> Enqueued {
         if event.graphQLFilterJSON == nil, let latest = try latestEvent(event.modelName, event.modelId, db),
             !latest.inProcess, latest.filter == nil
         {
@@ -44,11 +53,11 @@ enum Outbox {
                         ? nil : max(latest.version ?? 0, event.version ?? 0)).databaseValue,
                     latest.sequence.databaseValue,
                 ])
-                return
+                return .pending
             case ("create", "delete"):
                 try db.cachedStatement(sql: "DELETE FROM \"\(table)\" WHERE \"sequence\" = ?")
                     .executeExactly([latest.sequence.databaseValue])
-                return
+                return .cancelled
             default:
                 break
             }
@@ -58,6 +67,7 @@ enum Outbox {
             event.mutationType.databaseValue, event.json.databaseValue, event.createdAt.iso8601String.databaseValue,
             event.version.databaseValue, event.graphQLFilterJSON.databaseValue,
         ])
+        return .pending
     }
 
     /// The pending events, oldest first.

@@ -56,8 +56,8 @@ extension StorageEngine {
                 version: version,
                 graphQLFilterJSON: filter
             )
-            try Outbox.enqueue(event, db)
-            self.publishOnCommit([event], db)
+            let enqueued = try Outbox.enqueue(event, db)
+            try self.publishLocalChange([event], enqueued: enqueued == .pending ? [event] : [], db)
         }
         return model
     }

@@ -22,6 +22,8 @@ final class StorageEngine: Sendable {
     let syncStatus = SyncStatus()
     /// Told of the outbox events of each committed local change: the sync engine's wake-up.
     let outboxListener = Mutex<OutboxListener?>(nil)
+    /// How many write transactions took an ``OutboxSnapshot``: the stamp of the next one.
+    let outboxStamps = Atomic<UInt64>(0)
     /// Predicate operations that queries leave to the in-memory evaluator.
     let conditions: InMemoryConditions
     /// Where messages go.
@@ -161,12 +163,25 @@ final class StorageEngine: Sendable {
     }
 
     /// Publishes `events` to observers once the current transaction commits.
-    func publishOnCommit(_ events: [MutationEvent], _ db: Database, local: Bool = true) {
+    func publishOnCommit(_ events: [MutationEvent], _ db: Database) {
         let hub = hub
-        let listener = local ? outboxListener.withLock { $0 } : nil
+        db.afterNextTransaction { _ in hub.publish(events) }
+    }
+
+    /// Publishes the events of a local change to observers once the current transaction
+    /// commits, and tells the sync engine which of them are in the outbox (`enqueued`) and what
+    /// the outbox holds then.
+    ///
+    /// - Throws: the database's error when the outbox cannot be read.
+    func publishLocalChange(_ events: [MutationEvent], enqueued: [MutationEvent], _ db: Database) throws {
+        let hub = hub
+        let listener = outboxListener.withLock { $0 }
+        let snapshot = try listener.map { _ in try outboxSnapshot(db) }
         db.afterNextTransaction { _ in
             hub.publish(events)
-            listener?.call(events)
+            if let listener, let snapshot {
+                listener.call(OutboxChange(events: events, enqueued: enqueued, snapshot: snapshot))
+            }
         }
     }
 
@@ -232,5 +247,5 @@ final class StorageEngine: Sendable {
 /// every read then added two thunks to the chain every later call walks through (the outbox
 /// slowed down with each save).
 struct OutboxListener: Sendable {
-    let call: @Sendable ([MutationEvent]) -> Void
+    let call: @Sendable (OutboxChange) -> Void
 }

@@ -21,8 +21,11 @@ struct OutboxRound: Sendable {
     var settled: [Result<ReconcileResult, DataStoreError>] = []
     /// The events to send now.
     var taken: [TakenEvent] = []
+    /// The outbox once the round is over.
+    var snapshot = OutboxSnapshot(stamp: 0, isEmpty: false)
+
     /// Whether the outbox holds no event once the round is over.
-    var isEmpty = false
+    var isEmpty: Bool { snapshot.isEmpty }
 }
 
 extension StorageEngine {
@@ -62,7 +65,7 @@ extension StorageEngine {
                     round.settled.append(.failure(Self.translate(error, url: url)))
                 }
             }
-            self.publishOnCommit(applied, db, local: false)
+            self.publishOnCommit(applied, db)
             if limit > 0 {
                 // An event that could not be settled waits for the next round.
                 for event in try Outbox.sendable(limit: limit, excluding: inFlight.union(unsettled), db) {
@@ -71,7 +74,7 @@ extension StorageEngine {
                     round.taken.append(TakenEvent(event: event, version: version))
                 }
             }
-            round.isEmpty = try Outbox.isEmpty(db)
+            round.snapshot = try self.outboxSnapshot(db)
             return round
         }
     }

@@ -68,7 +68,7 @@ extension StorageEngine {
             for item in items {
                 try self.reconcile(item, table: table, db, &result)
             }
-            self.publishOnCommit(result.applied, db, local: false)
+            self.publishOnCommit(result.applied, db)
             return result
         }
     }
@@ -270,7 +270,7 @@ extension StorageEngine {
         return try await write { db in
             var result = ReconcileResult()
             try self.applyDeferred(keys, db, &result)
-            self.publishOnCommit(result.applied, db, local: false)
+            self.publishOnCommit(result.applied, db)
             return result
         }
     }
@@ -333,7 +333,7 @@ extension StorageEngine {
         try await write { db in
             var result = ReconcileResult()
             try self.settle(event, item: item, force: force, db, &result)
-            self.publishOnCommit(result.applied, db, local: false)
+            self.publishOnCommit(result.applied, db)
             return result
         }
     }
@@ -381,12 +381,12 @@ extension StorageEngine {
                         json: event.json,
                         mutationType: .delete
                     )
-                    self.publishOnCommit([deleted], db, local: false)
+                    self.publishOnCommit([deleted], db)
                 }
             }
             var result = ReconcileResult()
             try self.applyDeferred([Outbox.recordKey(event.modelName, event.modelId)], db, &result)
-            self.publishOnCommit(result.applied, db, local: false)
+            self.publishOnCommit(result.applied, db)
             return try Outbox.count(db)
         }
     }

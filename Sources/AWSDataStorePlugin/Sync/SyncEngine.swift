@@ -45,7 +45,14 @@ final class SyncEngine: Sendable {
         var echoes: [String: HeldEcho] = [:]
         /// How many senders run: at most ``DataStoreConfiguration/outboxConcurrency``.
         var senders = 0
+        /// How many events the senders ended since the last round without an answer for the
+        /// loop to settle (refused, resolved as the backend's record, stopped).
+        var endedBySenders = 0
         var localListener: Int?
+
+        /// Whether nothing of the outbox is held in memory: no event taken and not sent, in
+        /// flight, or answered and not settled.
+        var isIdle: Bool { inFlight.isEmpty && ready.isEmpty && accepted.isEmpty }
 
         /// Counts the senders to start now, while the outbox is open: one per ready event, up to
         /// `concurrency` running.
@@ -67,6 +74,8 @@ final class SyncEngine: Sendable {
     private let state = Mutex(State())
     /// Fires when the outbox has work: a new event, a finished send, the network back.
     let outboxSignal = WakeSignal()
+    /// Tells the hub `outboxStatus`.
+    let outboxStatus: OutboxStatusReporter
 
     init(
         storage: StorageEngine,
@@ -78,6 +87,7 @@ final class SyncEngine: Sendable {
         self.storage = storage
         self.api = api
         self.hub = hub
+        self.outboxStatus = OutboxStatusReporter(hub: hub)
         self.configuration = configuration
         self.modelNames = Self.syncOrder(storage.catalog)
         self.hasSignedInUser = hasSignedInUser
@@ -111,7 +121,7 @@ final class SyncEngine: Sendable {
     func start() {
         storage.syncStatus.begin()
         storage.outboxListener.withLock { listener in
-            listener = OutboxListener { [weak self] events in self?.enqueued(events) }
+            listener = OutboxListener { [weak self] change in self?.enqueued(change) }
         }
         let session = Task { await self.runSessions() }
         let outbox = Task { await self.runOutbox() }
@@ -133,6 +143,7 @@ final class SyncEngine: Sendable {
             state.accepted = []
             state.ready = []
             state.senders = 0
+            state.endedBySenders = 0
             state.inFlight = []
             // What the subscriptions delivered meanwhile comes again with the next sync query.
             state.echoes = [:]
@@ -299,7 +310,9 @@ final class SyncEngine: Sendable {
                 }
             }
             guard needsSync, connected.count + unavailable.count == index else { continue }
-            setNetwork(active: true)
+            // An acknowledged subscription shows the backend can be reached; when none could be
+            // established, the sync queries show it.
+            if !connected.isEmpty { setNetwork(active: true) }
             dispatch(HubPayload.EventName.DataStore.subscriptionsEstablished)
             var attempt = 0
             while !Task.isCancelled {
@@ -449,7 +462,7 @@ final class SyncEngine: Sendable {
         var nextToken: String?
         var startedAt: Int?
         var fetched = 0
-        var totals = ReconcileResult()
+        var counts = ModelSyncCounts()
         repeat {
             let limit = max(1, min(configuration.syncPageSize, configuration.syncMaxRecords - fetched))
             let request = GraphQLRequest<JSONValue>.syncQuery(
@@ -488,18 +501,16 @@ final class SyncEngine: Sendable {
             fetched += items.count
             let result = try await storage.reconcile(items, modelName: name)
             for refused in result.refused { report(refused) }
-            totals.added += result.added
-            totals.updated += result.updated
-            totals.deleted += result.deleted
+            counts.add(result.applied, of: name)
         } while nextToken != nil && fetched < configuration.syncMaxRecords && !Task.isCancelled
         try await storage.setLastSync(of: name, startedAt ?? stored.lastSync, expression: expression)
         return ModelSyncedEvent(
             modelName: name,
             isFullSync: !isDelta,
             isDeltaSync: isDelta,
-            added: totals.added,
-            updated: totals.updated,
-            deleted: totals.deleted
+            added: counts.added,
+            updated: counts.updated,
+            deleted: counts.deleted
         )
     }
 
@@ -510,11 +521,13 @@ final class SyncEngine: Sendable {
 
     // MARK: - Outbox
 
-    /// Local changes were committed: tell the hub and wake the outbox.
-    private func enqueued(_ events: [MutationEvent]) {
+    /// A local change was committed: tell the hub of the events it put in the outbox and of the
+    /// outbox's status (not empty, unless the change only cancelled an unsent event), and wake
+    /// the outbox. Called on the writer's queue as the change commits, before its save returns.
+    private func enqueued(_ change: OutboxChange) {
         // Decoding each saved model for the payload is wasted work when nothing listens.
         if hub.hasListeners(on: .dataStore, eventName: HubPayload.EventName.DataStore.outboxMutationEnqueued) {
-            for event in events {
+            for event in change.enqueued {
                 if let model = try? event.decodeModel() {
                     dispatch(
                         HubPayload.EventName.DataStore.outboxMutationEnqueued,
@@ -530,10 +543,16 @@ final class SyncEngine: Sendable {
                 }
             }
         }
+        // As Amplify does, each enqueue says the outbox is not empty.
+        outboxStatus.report(
+            change.snapshot,
+            idle: state.withLock { $0.isIdle },
+            always: !change.enqueued.isEmpty
+        )
         outboxSignal.fire()
         // A change merged away (a create and a delete) leaves the backend's record, if it sent
         // one. Only a delete merges an event away.
-        let deletions = events.filter { $0.mutationType == "delete" }
+        let deletions = change.events.filter { $0.mutationType == "delete" }
         guard !deletions.isEmpty else { return }
         Task {
             do {
@@ -559,20 +578,24 @@ final class SyncEngine: Sendable {
     /// next round commits.
     private func runOutbox() async {
         let concurrency = max(1, configuration.outboxConcurrency)
+        await reportStartStatus()
         await withDiscardingTaskGroup { group in
-            var reportedEmpty: Bool?
             while !Task.isCancelled {
                 let generation = outboxSignal.generation
-                let (open, inFlight, accepted, senders) = state.withLock { state in
-                    defer { state.accepted = [] }
+                let (open, inFlight, accepted, ended, senders) = state.withLock { state in
+                    defer {
+                        state.accepted = []
+                        state.endedBySenders = 0
+                    }
                     let senders = state.claimSenders(concurrency: concurrency)
-                    return (state.outboxOpen, state.inFlight, state.accepted, senders)
+                    return (state.outboxOpen, state.inFlight, state.accepted, state.endedBySenders, senders)
                 }
                 for _ in 0..<senders { group.addTask { await self.sendReady() } }
                 let settling = Set(accepted.map { Outbox.recordKey($0.event.modelName, $0.event.modelId) })
                 let busy = inFlight.subtracting(settling)
                 let room = open ? 2 * concurrency - busy.count : 0
-                guard room > 0 || !accepted.isEmpty else {
+                // Events ended by senders get a round too, for the status after them.
+                guard room > 0 || !accepted.isEmpty || ended > 0 else {
                     await outboxSignal.wait(after: generation)
                     continue
                 }
@@ -584,6 +607,7 @@ final class SyncEngine: Sendable {
                     // and a backend that honours the keys answers them without applying them twice.
                     let echoes = state.withLock { state in
                         state.inFlight.subtract(settling)
+                        state.endedBySenders += ended
                         return state.takeEchoes(settling)
                     }
                     report("DataStore could not update its outbox", error)
@@ -591,7 +615,7 @@ final class SyncEngine: Sendable {
                     await outboxSignal.wait(after: generation, timeout: .seconds(5))
                     continue
                 }
-                let (nowInFlight, started, echoes) = state.withLock { state in
+                let (idle, started, echoes) = state.withLock { state in
                     state.inFlight.subtract(settling)
                     for taken in round.taken {
                         state.inFlight.insert(Outbox.recordKey(taken.event.modelName, taken.event.modelId))
@@ -599,10 +623,14 @@ final class SyncEngine: Sendable {
                     state.ready += round.taken
                     // A record taken again keeps its held record for the next answer, newer still.
                     let echoes = state.takeEchoes(settling.subtracting(state.inFlight))
-                    return (state.inFlight, state.claimSenders(concurrency: concurrency), echoes)
+                    return (state.isIdle, state.claimSenders(concurrency: concurrency), echoes)
                 }
                 for _ in 0..<started { group.addTask { await self.sendReady() } }
                 settled(accepted, round.settled)
+                // As Amplify does, each time events finished processing the status is told again;
+                // otherwise only when it changed. A local change committed since the round has
+                // told a later status, and this one is dropped.
+                outboxStatus.report(round.snapshot, idle: idle, always: !accepted.isEmpty || ended > 0)
                 if !echoes.isEmpty {
                     // An answer the round could not settle is sent again and answered the same.
                     let answered = Dictionary(
@@ -611,14 +639,19 @@ final class SyncEngine: Sendable {
                     )
                     await release(echoes, answered: answered)
                 }
-                if round.isEmpty && (!accepted.isEmpty || (nowInFlight.isEmpty && reportedEmpty != true)) {
-                    reportedEmpty = true
-                    dispatch(HubPayload.EventName.DataStore.outboxStatus, OutboxStatusEvent(isEmpty: true))
-                }
-                if !round.taken.isEmpty { reportedEmpty = false }
                 await outboxSignal.wait(after: generation)
             }
             group.cancelAll()
+        }
+    }
+
+    /// Tells the hub the outbox's status as sync starts, as Amplify does.
+    private func reportStartStatus() async {
+        do {
+            let snapshot = try await storage.outboxSnapshot()
+            outboxStatus.report(snapshot, idle: state.withLock { $0.isIdle }, always: true)
+        } catch {
+            report("DataStore could not read its outbox", error)
         }
     }
 
@@ -638,6 +671,7 @@ final class SyncEngine: Sendable {
                 let key = Outbox.recordKey(next.event.modelName, next.event.modelId)
                 let echoes = state.withLock { state in
                     state.inFlight.remove(key)
+                    state.endedBySenders += 1
                     return state.takeEchoes([key])
                 }
                 await release(echoes)

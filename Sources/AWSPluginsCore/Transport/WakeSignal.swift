@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 
-/// Wakes tasks waiting for something to happen (new outbox events, the network back), without
-/// losing a wake-up: a waiter reads ``generation`` before it checks its condition, and a wait
-/// after that generation returns at once when the signal fired in between.
-final class WakeSignal: Sendable {
+/// Wakes tasks waiting for something to happen (new outbox events, the network back, a mutation
+/// leaving the AppSync client's queue), without losing a wake-up: a waiter reads ``generation``
+/// before it checks its condition, and a wait after that generation returns at once when the
+/// signal fired in between.
+package final class WakeSignal: Sendable {
     private struct State {
         var generation = 0
         var nextWaiter = 0
@@ -12,11 +13,14 @@ final class WakeSignal: Sendable {
     }
     private let state = Mutex(State())
 
+    /// A signal that has not fired.
+    package init() {}
+
     /// How many times the signal fired.
-    var generation: Int { state.withLock { $0.generation } }
+    package var generation: Int { state.withLock { $0.generation } }
 
     /// Wakes every waiter.
-    func fire() {
+    package func fire() {
         let waiters = state.withLock { state in
             state.generation += 1
             defer { state.waiters = [:] }
@@ -27,7 +31,7 @@ final class WakeSignal: Sendable {
 
     /// Returns once the signal fired after `generation`, when `timeout` passed, or when the
     /// task is cancelled.
-    func wait(after generation: Int, timeout: Duration? = nil) async {
+    package func wait(after generation: Int, timeout: Duration? = nil) async {
         guard let timeout else {
             await waitFired(after: generation)
             return
