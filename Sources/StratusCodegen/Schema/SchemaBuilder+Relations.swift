@@ -216,6 +216,8 @@ extension SchemaBuilder {
     ) -> Relation? {
         let fields = pending.arguments["fields"]?.texts
         let name = pending.arguments["name"]?.text
+        // v1's `keyField` names the foreign key of a named connection, the same on both sides.
+        let keyField = pending.arguments["keyField"]?.text
         if field.type.isList {
             if let keyName = pending.arguments["keyName"]?.text {
                 return hasMany(
@@ -225,6 +227,16 @@ extension SchemaBuilder {
                     indexName: keyName,
                     fields: fields,
                     pending: pending
+                )
+            }
+            if let keyField {
+                return Relation(
+                    kind: .hasMany,
+                    relatedModel: related.name,
+                    targetNames: [],
+                    associatedFields: [],
+                    childKeyFields: [keyField],
+                    indexName: nil
                 )
             }
             if let name, let counterpart = connectionCounterpart(named: name, in: related, excluding: field.name) {
@@ -246,6 +258,9 @@ extension SchemaBuilder {
         var kind = Relation.Kind.hasOne
         if let fields {
             targets = fields
+            kind = .belongsTo
+        } else if let keyField {
+            targets = [keyField]
             kind = .belongsTo
         } else {
             targets = related.primaryKey.map {
