@@ -42,10 +42,12 @@ extension SchemaBuilder {
         guard field.type.kind == .model, let related = models.first(where: { $0.name == field.type.name }) else {
             let what =
                 switch field.type.kind {
-                case .scalar: "the scalar"
+                case .scalar, .customScalar: "the scalar"
                 case .enumeration: "the enum"
                 case .nonModel: "the non-model type"
-                case .model: "the type"
+                case .model, .input, .connection: "the type"
+                case .interface: "the interface"
+                case .union: "the union"
                 }
             report(
                 .relationToNonModel,
