@@ -307,6 +307,18 @@ import Testing
         )
     }
 
+    @Test func aResultTypeHasNoInput() {
+        #expect(
+            problems(
+                "type Post @model { id: ID! }\ntype Page { items: [Post] }\ntype Query { same(page: PageInput): Page }"
+            )
+                == [
+                    "schema.graphql:3:19: PageInput: 'PageInput' is not generated: every field of Page holds a model, an "
+                        + "interface, a union or a connection, which inputs cannot. Declare an input with the fields to pass."
+                ]
+        )
+    }
+
     @Test func aStoredValueCannotHoldAModel() {
         #expect(
             problems(

@@ -271,6 +271,30 @@ extension SchemaBuilder {
         }
     }
 
+    /// The input the API generates for a non-model type holds the fields an input can hold; a
+    /// type with none has no input, which no argument can then use.
+    func checkGeneratedInputUses(in schema: AnnotatedSchema) {
+        let withoutInput = Set(
+            schema.nonModels.filter { type in
+                type.fields.allSatisfy { [.model, .interface, .union, .connection].contains($0.type.kind) }
+            }.map { $0.name + "Input" }
+        )
+        guard !withoutInput.isEmpty else { return }
+        let values =
+            schema.operations.flatMap(\.arguments) + schema.inputs.flatMap(\.fields)
+            + (schema.models.flatMap(\.fields) + schema.nonModels.flatMap(\.fields)).flatMap(\.arguments)
+        for value in values where value.type.kind == .input && withoutInput.contains(value.type.name) {
+            let type = String(value.type.name.dropLast(5))
+            report(
+                .unknownType,
+                type: value.type.name,
+                at: value.position,
+                "'\(value.type.name)' is not generated: every field of \(type) holds a model, an interface, a union or "
+                    + "a connection, which inputs cannot. Declare an input with the fields to pass."
+            )
+        }
+    }
+
     /// Each object type has the fields of the interfaces it implements, with compatible types.
     func checkImplementations(models: [ModelType], nonModels: [NonModelType], interfaces: [InterfaceType]) {
         let byName = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
