@@ -324,7 +324,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusCodegenTests",
-            dependencies: ["StratusCodegen", "BlogModels"],
+            dependencies: ["StratusCodegen", "StratusServer", "StratusTesting", "BlogModels"],
             resources: [.copy("Schemas")],
             swiftSettings: strict
         ),

@@ -40,7 +40,7 @@ struct CodegenBenchmark {
             models.append(
                 clock.measure {
                     schema = try? SchemaParser().parse(text)
-                    fileCount = SwiftModelGenerator().generate(schema!).count
+                    fileCount = try! SwiftModelGenerator().generate(schema!).count
                 }
             )
             statements.append(clock.measure { _ = StatementsGenerator().generate(schema!) })

@@ -17,10 +17,15 @@ struct Codegen: ParsableCommand {
         @Option(name: .long, help: "The directory to write into (created if needed).")
         var output: String
 
-        /// Reads and parses the schema.
+        /// Reads and parses the schema, printing its warnings.
         func load() throws -> AnnotatedSchema {
-            try loadSchema(at: schema)
+            let annotated = try loadSchema(at: schema)
+            printWarnings(of: annotated, fileName: fileName)
+            return annotated
         }
+
+        /// The schema file's name, as messages give it.
+        var fileName: String { URL(fileURLWithPath: schema).lastPathComponent }
 
         /// Writes `files` under the output directory and reports them.
         func write(_ files: [GeneratedFile]) throws {
@@ -43,7 +48,13 @@ struct Codegen: ParsableCommand {
 
         func run() throws {
             let schema = try options.load()
-            try options.write(SwiftModelGenerator().generate(schema))
+            let files: [GeneratedFile]
+            do {
+                files = try SwiftModelGenerator().generate(schema, fileName: options.fileName)
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            try options.write(files)
         }
     }
 
@@ -154,6 +165,7 @@ struct Codegen: ParsableCommand {
                     return (try APISchema(sdl: source, fileName: fileName), nil)
                 }
                 let annotated = try parseSchema(source, fileName: fileName)
+                printWarnings(of: annotated, fileName: fileName)
                 let derived = ServerAPI(
                     schema: annotated,
                     configuration: ServerConfiguration(conflictDetection: generation.conflictDetection)
@@ -235,5 +247,12 @@ struct Codegen: ParsableCommand {
             try Data(file.contents.utf8).write(to: url, options: .atomic)
             print("Wrote \(url.path)")
         }
+    }
+}
+
+/// Prints the schema's warnings on standard error, one a line: `schema.graphql:3:5: Type.field: …`.
+private func printWarnings(of schema: AnnotatedSchema, fileName: String) {
+    for warning in schema.warnings {
+        FileHandle.standardError.write(Data("Warning: \(fileName):\(warning)\n".utf8))
     }
 }

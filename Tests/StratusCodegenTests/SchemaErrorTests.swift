@@ -99,11 +99,22 @@ import Testing
         )
     }
 
-    @Test(arguments: ["Query", "Mutation", "Subscription", "List", "Temporal", "AWSDateTime", "ModelPostConnection"])
-    func reservedTypeNames(name: String) {
+    @Test(arguments: ["AWSDateTime", "ID", "String"])
+    func scalarsEveryAPIHasCannotBeDeclared(name: String) {
         #expect(
             problems("type \(name) { id: ID }") == [
-                "schema.graphql:1:6: \(name): '\(name)' is a reserved name: Stratus generates it or uses it in generated code. Rename the type."
+                "schema.graphql:1:6: \(name): '\(name)' is one of the scalars every AppSync API has, so the schema cannot "
+                    + "declare it (Amplify's transformer refuses it too). Remove this declaration."
+            ]
+        )
+    }
+
+    @Test(arguments: ["Query", "Mutation", "Subscription"])
+    func rootTypesCannotBeModels(name: String) {
+        #expect(
+            problems("type \(name) @model { id: ID! }") == [
+                "schema.graphql:1:6: \(name): '\(name)' is a reserved type name and currently in use within the default "
+                    + "schema element: it is the schema's \(name.lowercased()) type. Rename the @model type."
             ]
         )
     }
@@ -183,11 +194,15 @@ import Testing
         )
     }
 
-    @Test func modelFieldWithoutRelation() {
+    @Test func modelFieldWithoutRelationIsAWarning() throws {
+        let schema = try SchemaParser().parse("type Post @model { id: ID! blog: Blog }\ntype Blog @model { id: ID! }")
+        #expect(schema.model(named: "Post")?.field(named: "blog")?.relation == nil)
         #expect(
-            problems("type Post @model { id: ID! blog: Blog }\ntype Blog @model { id: ID! }") == [
-                "schema.graphql:1:28: Post.blog: the field holds the @model type 'Blog' without a relation directive. "
-                    + "Add @hasMany, @hasOne, @belongsTo or @manyToMany."
+            schema.warnings.map(\.description) == [
+                "1:28: Post.blog: the field holds the @model type 'Blog' without a relation directive, so nothing "
+                    + "stores or resolves it: it reads as null, it is not in the mutation inputs, and the generated "
+                    + "Swift models leave it out. Add the appropriate @hasOne/@belongsTo directive if you want to "
+                    + "connect them."
             ]
         )
     }

@@ -211,4 +211,16 @@ import Testing
         #expect(Naming.plural("PostTags") == "PostTags")
         #expect(Naming.plural("Status") == "Statuses")
     }
+
+    @Test func v1KeyFieldNamesTheForeignKey() throws {
+        let schema = try parse(
+            """
+            type Channel @model { id: ID! posts: [Post] @connection(name: "ChannelPosts", keyField: "channelId") }
+            type Post @model { id: ID! channelId: ID channel: Channel @connection(name: "ChannelPosts", keyField: "channelId") }
+            """
+        )
+        #expect(schema.model(named: "Channel")?.field(named: "posts")?.relation?.childKeyFields == ["channelId"])
+        #expect(schema.model(named: "Post")?.field(named: "channel")?.relation?.targetNames == ["channelId"])
+        #expect(schema.model(named: "Post")?.fields.filter(\.isImplicit).map(\.name) == ["createdAt", "updatedAt"])
+    }
 }

@@ -109,6 +109,44 @@ import Testing
         #expect(!sdl.contains("getInvoice"), "Invoice has queries: null")
     }
 
+    @Test func handWrittenTypesAndOperationsJoinTheGeneratedOnes() throws {
+        let schema = try SchemaParser().parse(
+            """
+            schema { query: Root mutation: Change subscription: Feed }
+            scalar Point
+            interface Node { id: ID! }
+            type Note implements Node @model { id: ID! text: String summary(words: Int = 20): String @function(name: "summary") }
+            type Page { items: [Note] total: Int }
+            union Found = Note | Page
+            input Range { from: Int! to: Int = 10 }
+            type Root { search(range: Range!, near: Point): Page @function(name: "search-${env}") found: [Found] }
+            type Change { archive(ids: [ID!]!): [Note] }
+            type Feed { onArchive: [Note] @aws_subscribe(mutations: ["archive", "createNote"]) }
+            """
+        )
+        let sdl = ServerAPI(schema: schema, configuration: ServerConfiguration(conflictDetection: false)).sdl
+        #expect(sdl.hasPrefix("schema {\n  query: Root\n  mutation: Change\n  subscription: Feed\n}\n\ndirective "))
+        let expected = [
+            "scalar AWSIPAddress\nscalar Point\n",
+            "interface Node {\n  id: ID!\n}",
+            "union Found = Note | Page",
+            "type Page {\n  items: [Note]\n  total: Int\n}",
+            "input Range {\n  from: Int!\n  to: Int = 10\n}",
+            "type Note implements Node {\n  id: ID!\n  text: String\n  summary(words: Int = 20): String\n",
+            "  search(range: Range!, near: Point): Page\n  found: [Found]\n}",
+            "type Change {\n",
+            "  archive(ids: [ID!]!): [Note]\n}",
+            "type Feed {\n",
+            "  onArchive: [Note] @aws_subscribe(mutations: [\"archive\", \"createNote\"])\n}",
+        ]
+        for text in expected {
+            #expect(sdl.contains(text), "the SDL lacks:\n\(text)")
+        }
+        // The input of a non-model type leaves out the fields that hold results.
+        #expect(sdl.contains("input PageInput {\n  total: Int\n}"))
+        #expect(!sdl.contains("type Query"))
+    }
+
     static func source(of name: String) throws -> String {
         switch name {
         case "blog": return try Fixtures.blog

@@ -38,6 +38,16 @@ struct DirectiveSpec: Sendable {
             DirectiveSpec(name: "aws_oidc", location: .both, arguments: []),
             DirectiveSpec(name: "aws_lambda", location: .both, arguments: []),
             DirectiveSpec(name: "aws_cognito_user_pools", location: .both, arguments: ["cognito_groups"]),
+            DirectiveSpec(name: "aws_auth", location: .field, arguments: ["cognito_groups"]),
+            DirectiveSpec(name: "aws_subscribe", location: .field, arguments: ["mutations"]),
+            DirectiveSpec(
+                name: "function",
+                location: .field,
+                arguments: ["name", "region", "accountId", "invocationType"]
+            ),
+            DirectiveSpec(name: "http", location: .field, arguments: ["method", "url", "headers"]),
+            DirectiveSpec(name: "searchable", location: .type, arguments: ["queries"]),
+            DirectiveSpec(name: "versioned", location: .type, arguments: ["versionField", "versionInput"]),
             DirectiveSpec(name: "deprecated", location: .field, arguments: ["reason"]),
         ].map { ($0.name, $0) }
     )

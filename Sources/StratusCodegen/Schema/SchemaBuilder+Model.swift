@@ -1,7 +1,7 @@
 import GraphQL
 
 extension SchemaBuilder {
-    func buildModel(_ definition: ObjectTypeDefinition) -> ModelType {
+    func buildModel(_ definition: ObjectDeclaration) -> ModelType {
         let typeName = definition.name.value
         let typeDirectives = checkedDirectives(definition.directives, typeName: typeName, fieldName: nil)
         var model = ModelType(
@@ -43,7 +43,12 @@ extension SchemaBuilder {
                 continue
             }
             let directives = checkedDirectives(fieldDefinition.directives, typeName: typeName, fieldName: fieldName)
-            guard let type = resolveType(fieldDefinition.type, typeName: typeName, fieldName: fieldName) else {
+            rejectDirectives(directives, named: ["aws_subscribe"], typeName: typeName, fieldName: fieldName) { _ in
+                "@aws_subscribe belongs on fields of the \(self.rootTypes.subscription) type. Move it there."
+            }
+            guard let type = resolveType(fieldDefinition.type, typeName: typeName, fieldName: fieldName),
+                checkModelFieldKind(type, typeName: typeName, fieldName: fieldName, at: here)
+            else {
                 continue
             }
             var field = Field(
@@ -56,6 +61,8 @@ extension SchemaBuilder {
                 isImplicit: false,
                 position: here
             )
+            field.arguments = inputValues(fieldDefinition.arguments, typeName: typeName, fieldName: fieldName)
+            field.resolver = fieldResolver(directives, typeName: typeName, fieldName: fieldName)
             var relationDirectives: [Directive] = []
             for directive in directives {
                 let arguments = argumentValues(directive)
@@ -126,14 +133,18 @@ extension SchemaBuilder {
                     arguments: argumentValues(directive),
                     position: position(of: directive.loc)
                 )
-            } else if type.kind == .model {
-                report(
-                    .invalidRelation,
+            } else if type.kind == .model && field.resolver == nil {
+                // Amplify's transformers accept it, give it no resolver and leave it out of the
+                // inputs; `amplify codegen models` leaves it out with a warning.
+                let advice = type.isList ? "@hasMany" : "@hasOne/@belongsTo"
+                warn(
                     type: typeName,
                     field: fieldName,
                     at: here,
-                    "the field holds the @model type '\(type.name)' without a relation directive. "
-                        + "Add @hasMany, @hasOne, @belongsTo or @manyToMany."
+                    "the field holds the @model type '\(type.name)' without a relation directive, so nothing "
+                        + "stores or resolves it: it reads as null, it is not in the mutation inputs, and the "
+                        + "generated Swift models leave it out. Add the appropriate \(advice) directive if you "
+                        + "want to connect them."
                 )
             }
             model.fields.append(field)
@@ -145,6 +156,18 @@ extension SchemaBuilder {
             switch directive.name.value {
             case "model":
                 applyModelOptions(arguments, to: &model, at: here)
+            case "searchable":
+                model.isSearchable = true
+                model.operations.search = "search\(Naming.plural(typeName))"
+                if let queries = arguments["queries"] {
+                    model.operations.search =
+                        queries == .null ? nil : queries["search"]?.text ?? model.operations.search
+                }
+            case "versioned":
+                model.versioning = Versioning(
+                    versionField: arguments["versionField"]?.text ?? "version",
+                    versionInput: arguments["versionInput"]?.text ?? "expectedVersion"
+                )
             case "auth":
                 model.authRules = authRules(arguments, typeName: typeName, fieldName: nil, at: here)
             case let name where AWSAuthDirective.parse(name: name, cognitoGroups: nil) != nil:
@@ -174,14 +197,80 @@ extension SchemaBuilder {
             }
         }
 
-        if model.primaryKey.isEmpty {
+        model.interfaces = definition.interfaces.map(\.name.value)
+        let hasImplicitKey = model.primaryKey.isEmpty
+        if hasImplicitKey {
             model.primaryKey = ["id"]
             if model.field(named: "id") == nil {
                 model.fields.insert(implicitField("id", scalar: .id, required: true, at: model.position), at: 0)
             }
         }
-        checkKeys(of: model)
+        checkKeys(of: model, implicit: hasImplicitKey)
+        applyVersioning(to: &model)
         return model
+    }
+
+    /// Model fields hold scalars, enums, custom scalars, non-model values and models; an
+    /// interface, a union or a connection has no stored form.
+    private func checkModelFieldKind(
+        _ type: FieldType,
+        typeName: String,
+        fieldName: String,
+        at here: SourcePosition
+    )
+        -> Bool
+    {
+        switch type.kind {
+        case .interface, .union:
+            report(
+                .unsupported,
+                type: typeName,
+                field: fieldName,
+                at: here,
+                "a @model field cannot hold \(describe(type.kind)) ('\(type.name)'): the API has no input to write "
+                    + "it with. Hold one of its types, or return it from a field resolved by @function."
+            )
+            return false
+        case .connection:
+            let model = type.connectedModel ?? type.name
+            report(
+                .invalidRelation,
+                type: typeName,
+                field: fieldName,
+                at: here,
+                "a @model field holds the related items as a list, and the API makes it a connection: "
+                    + "write '\(fieldName): [\(model)] @hasMany' instead of '\(type.name)'."
+            )
+            return false
+        default:
+            return true
+        }
+    }
+
+    /// v1's `@versioned`: the version field is an `Int!`, added when missing, as the v1
+    /// transformer enforces it.
+    private func applyVersioning(to model: inout ModelType) {
+        guard let versioning = model.versioning else { return }
+        let name = versioning.versionField
+        if let index = model.fields.firstIndex(where: { $0.name == name }) {
+            let field = model.fields[index]
+            guard field.type.name == Scalar.int.rawValue, !field.type.isList else {
+                report(
+                    .invalidArgument,
+                    type: model.name,
+                    field: name,
+                    at: field.position,
+                    "The versionField \"\(name)\" is required to be of type \"Int\" or \"BigInt\". "
+                        + "Write '\(name): Int!', or name another field with @versioned(versionField:)."
+                )
+                return
+            }
+            model.fields[index].type.isRequired = true
+        } else {
+            var field = implicitField(name, scalar: .int, required: true, at: model.position)
+            field.isReadOnly = true
+            model.fields.append(field)
+        }
     }
 
     func implicitField(
@@ -216,7 +305,9 @@ extension SchemaBuilder {
         )
     }
 
-    private func checkKeys(of model: ModelType) {
+    /// Key fields are scalars or enums, and non-null; the implicit `id` key may be a nullable
+    /// `id: ID`, which Amplify accepts (its mutation inputs make it non-null where it must be).
+    private func checkKeys(of model: ModelType, implicit: Bool) {
         let keyed: [(String, [String])] =
             [("primary key", model.primaryKey)] + model.indexes.map { ("index '\($0.name)'", $0.fields) }
         for (label, fields) in keyed {
@@ -241,7 +332,7 @@ extension SchemaBuilder {
                         at: field.position,
                         "the \(label) uses '\(name)', which is \(field.type); key fields must be scalars or enums."
                     )
-                } else if label == "primary key" && !field.type.isRequired {
+                } else if label == "primary key" && !field.type.isRequired && !implicit {
                     report(
                         .invalidKey,
                         type: model.name,
@@ -324,9 +415,10 @@ extension SchemaBuilder {
             )
             return []
         }
+        // `identityField`, `queries` and `mutations` are v1's; v1 reads `identityField` as `identityClaim`.
         let known = [
-            "allow", "provider", "ownerField", "identityClaim", "groupClaim", "groups", "groupsField", "operations",
-            "queries", "mutations",
+            "allow", "provider", "ownerField", "identityClaim", "identityField", "groupClaim", "groups", "groupsField",
+            "operations", "queries", "mutations",
         ]
         var rules: [AuthRuleDefinition] = []
         for value in values {
@@ -390,12 +482,50 @@ extension SchemaBuilder {
                     }
                 }
             }
+            let identityClaim = value["identityClaim"]?.text ?? value["identityField"]?.text
+            if value["identityField"] != nil && value["identityClaim"] != nil {
+                report(
+                    .invalidArgument,
+                    type: typeName,
+                    field: fieldName,
+                    at: here,
+                    "Please use consider IdentifyClaim over IdentityField as it is deprecated: this rule has both. "
+                        + "Keep 'identityClaim'."
+                )
+            }
+            if allow == .groups && identityClaim != nil {
+                report(
+                    .invalidArgument,
+                    type: typeName,
+                    field: fieldName,
+                    at: here,
+                    "@auth identityField/Claim can only be used for 'allow: owner'. Use 'groupClaim' for groups."
+                )
+            }
+            if allow == .owner && value["groupClaim"] != nil {
+                report(
+                    .invalidArgument,
+                    type: typeName,
+                    field: fieldName,
+                    at: here,
+                    "@auth groupClaim can only be used 'allow: groups'. Use 'identityClaim' for owners."
+                )
+            }
+            if value["groups"] != nil && value["groupsField"] != nil {
+                report(
+                    .invalidArgument,
+                    type: typeName,
+                    field: fieldName,
+                    at: here,
+                    "This rule has groupsField and groups, please use one or the other."
+                )
+            }
             rules.append(
                 AuthRuleDefinition(
                     allow: allow,
                     provider: provider,
                     ownerField: value["ownerField"]?.text ?? (allow == .owner ? "owner" : nil),
-                    identityClaim: value["identityClaim"]?.text ?? (allow == .owner ? "sub::username" : nil),
+                    identityClaim: identityClaim ?? (allow == .owner ? "sub::username" : nil),
                     groupClaim: value["groupClaim"]?.text ?? (allow == .groups ? "cognito:groups" : nil),
                     groups: value["groups"]?.texts ?? [],
                     groupsField: value["groupsField"]?.text,

@@ -42,10 +42,12 @@ extension SchemaBuilder {
         guard field.type.kind == .model, let related = models.first(where: { $0.name == field.type.name }) else {
             let what =
                 switch field.type.kind {
-                case .scalar: "the scalar"
+                case .scalar, .customScalar: "the scalar"
                 case .enumeration: "the enum"
                 case .nonModel: "the non-model type"
-                case .model: "the type"
+                case .model, .input, .connection: "the type"
+                case .interface: "the interface"
+                case .union: "the union"
                 }
             report(
                 .relationToNonModel,
@@ -216,6 +218,8 @@ extension SchemaBuilder {
     ) -> Relation? {
         let fields = pending.arguments["fields"]?.texts
         let name = pending.arguments["name"]?.text
+        // v1's `keyField` names the foreign key of a named connection, the same on both sides.
+        let keyField = pending.arguments["keyField"]?.text
         if field.type.isList {
             if let keyName = pending.arguments["keyName"]?.text {
                 return hasMany(
@@ -225,6 +229,16 @@ extension SchemaBuilder {
                     indexName: keyName,
                     fields: fields,
                     pending: pending
+                )
+            }
+            if let keyField {
+                return Relation(
+                    kind: .hasMany,
+                    relatedModel: related.name,
+                    targetNames: [],
+                    associatedFields: [],
+                    childKeyFields: [keyField],
+                    indexName: nil
                 )
             }
             if let name, let counterpart = connectionCounterpart(named: name, in: related, excluding: field.name) {
@@ -246,6 +260,9 @@ extension SchemaBuilder {
         var kind = Relation.Kind.hasOne
         if let fields {
             targets = fields
+            kind = .belongsTo
+        } else if let keyField {
+            targets = [keyField]
             kind = .belongsTo
         } else {
             targets = related.primaryKey.map {

@@ -70,12 +70,15 @@ public struct StatementsGenerator: Sendable {
     /// `subscriptions.graphql`, in that order.
     ///
     /// Each file starts with a comment line saying it is generated, then holds its operations
-    /// model by model in schema order, separated by blank lines. A file whose operations are all
-    /// disabled (`@model(subscriptions: null)` on every model) holds the comment line alone.
-    /// The output depends only on the schema and the generator's settings.
+    /// model by model in schema order, then the schema's hand-written operations in declaration
+    /// order, separated by blank lines. A file whose operations are all disabled
+    /// (`@model(subscriptions: null)` on every model) holds the comment line alone. The output
+    /// depends only on the schema and the generator's settings.
     public func generate(_ schema: AnnotatedSchema) -> [GeneratedFile] {
         Self.checkMaxDepth(maxDepth)
-        let all = schema.models.flatMap { statements(for: $0, in: schema) }
+        let all =
+            schema.models.flatMap { statements(for: $0, in: schema) }
+            + schema.operations.map { statement(for: $0, in: schema) }
         return Statement.Kind.allCases.map { kind in
             let operations = all.filter { $0.kind == kind }.map(\.text)
             return GeneratedFile(
@@ -102,7 +105,34 @@ public struct StatementsGenerator: Sendable {
                 return statement.text
             }
         }
-        return nil
+        return schema.operations.first { $0.name == field }.map { statement(for: $0, in: schema).text }
+    }
+
+    /// The statement of a hand-written operation: a variable per argument (with its default),
+    /// and the selection set of its result type to ``maxDepth`` levels of models; none for a
+    /// scalar or enum result.
+    ///
+    /// ```graphql
+    /// query NearbyShops($location: LocationInput!, $limit: Int = 10) {
+    ///   nearbyShops(location: $location, limit: $limit) {
+    ///     items { … }
+    ///     total
+    ///     __typename
+    ///   }
+    /// }
+    /// ```
+    func statement(for operation: CustomOperation, in schema: AnnotatedSchema) -> Statement {
+        let kind: Statement.Kind =
+            switch operation.kind {
+            case .query: .query
+            case .mutation: .mutation
+            case .subscription: .subscription
+            }
+        let arguments = operation.arguments.map {
+            Statement.Argument(name: $0.name, type: $0.type.description, defaultValue: $0.defaultValue)
+        }
+        let selectionSet = selectionSet(ofType: operation.type, depth: maxDepth, path: [], in: schema) ?? []
+        return Statement(kind: kind, field: operation.name, arguments: arguments, selectionSet: selectionSet)
     }
 
     func statements(for model: ModelType, in schema: AnnotatedSchema) -> [Statement] {

@@ -293,7 +293,8 @@ struct ModelFileGenerator {
         let base: String
         switch type.kind {
         case .scalar(let scalar): base = SwiftNames.swiftType(of: scalar)
-        case .enumeration, .nonModel, .model: base = type.name
+        case .customScalar: base = "String"
+        case .enumeration, .nonModel, .model, .interface, .union, .input, .connection: base = type.name
         }
         var text = base
         if type.isList { text = "[\(base)\(type.isElementRequired ? "" : "?")]" }
@@ -312,6 +313,8 @@ struct ModelFileGenerator {
             element =
                 type.isList ? ".embedded(name: \(SwiftNames.literal(type.name)))" : ".embedded(type: \(type.name).self)"
         case .model: element = ".model(name: \(SwiftNames.literal(type.name)))"
+        case .customScalar: element = ".string"
+        case .interface, .union, .input, .connection: element = ".embedded(name: \(SwiftNames.literal(type.name)))"
         }
         return type.isList ? ".embeddedCollection(of: \(element))" : element
     }

@@ -1,8 +1,13 @@
 /// Generates Swift models from an ``AnnotatedSchema``: per model `Post.swift` and
 /// `Post+Schema.swift`, a file per enum and per non-model type, and `AmplifyModels.swift`.
 ///
+/// As `amplify codegen models` does, it leaves out what DataStore does not store: the
+/// hand-written operations, inputs, interfaces and unions, the non-model types that only
+/// results of operations use (those holding models, interfaces, unions or connections), and the
+/// fields of a model that hold another model without a relation directive.
+///
 /// ```swift
-/// let files = SwiftModelGenerator().generate(try SchemaParser().parse(source))
+/// let files = try SwiftModelGenerator().generate(try SchemaParser().parse(source))
 /// ```
 public struct SwiftModelGenerator: Sendable {
     public init() {}
@@ -13,8 +18,30 @@ public struct SwiftModelGenerator: Sendable {
         // Do not edit it: change the schema and run the command again.
         """
 
+    /// Names the generated Swift code takes from Amplify's library, which a type of the schema
+    /// would shadow.
+    static let reservedNames: Set<String> = [
+        "Model", "List", "Temporal", "JSONValue", "AmplifyModels", "ModelSchema", "ModelField", "ModelKey",
+        "Persistable", "Embeddable",
+    ]
+
     /// Every file, in a stable order.
-    public func generate(_ schema: AnnotatedSchema) -> [GeneratedFile] {
+    ///
+    /// - Throws: ``SchemaError`` when a model, enum or non-model type takes a name the
+    ///   generated code uses (`List`, `Model`, `Temporal`…), with the rename to make.
+    public func generate(
+        _ schema: AnnotatedSchema,
+        fileName: String = "schema.graphql"
+    ) throws(SchemaError) -> [GeneratedFile] {
+        var schema = schema
+        let resultTypes = Self.resultOnlyTypes(schema.nonModels)
+        schema.nonModels.removeAll { resultTypes.contains($0.name) }
+        schema.models = schema.models.map { model in
+            var model = model
+            model.fields.removeAll { $0.type.kind == .model && $0.relation == nil }
+            return model
+        }
+        try Self.checkNames(of: schema, fileName: fileName)
         var files: [GeneratedFile] = []
         for enumType in schema.enums {
             files.append(GeneratedFile(path: "\(enumType.name).swift", contents: enumFile(enumType)))
@@ -30,6 +57,50 @@ public struct SwiftModelGenerator: Sendable {
         }
         files.append(GeneratedFile(path: "AmplifyModels.swift", contents: registrationFile(schema)))
         return files
+    }
+
+    /// The non-model types that cannot be embedded values: those holding a model, an interface,
+    /// a union or a connection, directly or through other non-model types.
+    private static func resultOnlyTypes(_ types: [NonModelType]) -> Set<String> {
+        var result: Set<String> = []
+        var changed = true
+        while changed {
+            changed = false
+            for type in types where !result.contains(type.name) {
+                let holdsResult = type.fields.contains { field in
+                    switch field.type.kind {
+                    case .model, .interface, .union, .connection, .input: true
+                    case .nonModel: result.contains(field.type.name)
+                    case .scalar, .enumeration, .customScalar: false
+                    }
+                }
+                if holdsResult {
+                    result.insert(type.name)
+                    changed = true
+                }
+            }
+        }
+        return result
+    }
+
+    private static func checkNames(of schema: AnnotatedSchema, fileName: String) throws(SchemaError) {
+        let types =
+            schema.models.map { ($0.name, $0.position) } + schema.enums.map { ($0.name, $0.position) }
+            + schema.nonModels.map { ($0.name, $0.position) }
+        let taken = Set(types.map(\.0))
+        let problems = types.filter { reservedNames.contains($0.0) }.map { name, position in
+            var rename = "App" + name
+            while taken.contains(rename) { rename = "App" + rename }
+            return SchemaError.Problem(
+                code: .reservedName,
+                typeName: name,
+                fieldName: nil,
+                position: position,
+                message: "'\(name)' is a reserved name in the generated Swift models: they use Amplify's \(name), "
+                    + "which this type would shadow. Rename the type to '\(rename)', with every field that uses it."
+            )
+        }
+        guard problems.isEmpty else { throw SchemaError(problems: problems, fileName: fileName) }
     }
 
     private func enumFile(_ type: EnumType) -> String {

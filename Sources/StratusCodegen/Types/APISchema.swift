@@ -48,16 +48,33 @@ public struct APISchema: Sendable {
         try self.init(sdl: sdl, fileName: fileName)
     }
 
-    /// Whether `source` is an annotated Amplify schema (it has a type with `@model`) rather than
-    /// an API's SDL.
+    /// Whether `source` is an annotated Amplify schema rather than an API's SDL: it has a type
+    /// with `@model`, the `input AMPLIFY` header, or a directive Amplify's transformers apply
+    /// (`@function`, `@auth`…), or it uses directives it does not declare, as annotated schemas
+    /// do with AppSync's `@aws_*` and an API's SDL cannot.
     public static func isAnnotated(_ source: String) -> Bool {
         guard let document = try? parse(source: source) else {
             // Not GraphQL at all: the annotated schema parser reports the syntax error best.
             return true
         }
-        return document.definitions.contains { definition in
-            guard let type = definition as? ObjectTypeDefinition else { return false }
-            return type.directives.contains { $0.name.value == "model" }
+        var declared: Set<String> = ["deprecated", "skip", "include", "specifiedBy"]
+        var used: Set<String> = []
+        func use(_ directives: [Directive], fields: [FieldDefinition] = []) {
+            used.formUnion(directives.map(\.name.value))
+            for field in fields { used.formUnion(field.directives.map(\.name.value)) }
         }
+        for definition in document.definitions {
+            switch definition {
+            case let directive as DirectiveDefinition: declared.insert(directive.name.value)
+            case let input as InputObjectTypeDefinition where input.name.value == "AMPLIFY": return true
+            case let object as ObjectTypeDefinition: use(object.directives, fields: object.fields)
+            case let interface as InterfaceTypeDefinition: use(interface.directives, fields: interface.fields)
+            case let object as TypeExtensionDefinition:
+                use(object.definition.directives, fields: object.definition.fields)
+            default: continue
+            }
+        }
+        let transformerDirectives = Set(DirectiveSpec.all.keys.filter { !$0.hasPrefix("aws_") && $0 != "deprecated" })
+        return !used.isDisjoint(with: transformerDirectives) || !used.isSubset(of: declared)
     }
 }

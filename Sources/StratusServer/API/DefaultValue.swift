@@ -57,7 +57,7 @@ enum DefaultValue {
         case .enumeration:
             let values = schema.enums.first { $0.name == type.name }?.values ?? []
             return values.contains(text) ? .string(text) : nil
-        case .nonModel, .model:
+        case .nonModel, .model, .interface, .union, .input, .customScalar, .connection:
             return nil
         }
     }

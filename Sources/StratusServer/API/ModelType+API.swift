@@ -161,7 +161,7 @@ extension Field {
     var isFilterable: Bool {
         switch type.kind {
         case .scalar, .enumeration: return true
-        case .nonModel, .model: return false
+        case .nonModel, .model, .interface, .union, .input, .customScalar, .connection: return false
         }
     }
 

@@ -4,8 +4,11 @@ import StratusCodegen
 /// for it, preceded by the declarations of the AWS scalars and `@aws_*` directives that AppSync
 /// knows without them, so that any GraphQL tool can read the result.
 ///
-/// In order: directives, scalars, enums, non-model types and their inputs, model types, the shared
-/// filter inputs, each enum's and each model's inputs, then `Query`, `Mutation`, `Subscription`.
+/// In order: the `schema` block when the root types have other names, directives, scalars (the
+/// schema's own after AWS's), enums, interfaces, unions, non-model types and their inputs, the
+/// schema's inputs, model types, the shared filter inputs, each enum's and each model's inputs,
+/// then `Query`, `Mutation`, `Subscription`, each with the generated operations before the
+/// hand-written ones.
 struct SDLWriter {
     let schema: AnnotatedSchema
     let conflictDetection: Bool
@@ -35,16 +38,32 @@ struct SDLWriter {
     mutating func write() -> String {
         blocks = []
         blocks.append(Self.directives.joined(separator: "\n"))
-        blocks.append(Self.awsScalars.map { "scalar \($0.rawValue)" }.joined(separator: "\n"))
+        blocks.append(
+            (Self.awsScalars.map(\.rawValue) + schema.scalars.map(\.name)).map { "scalar \($0)" }
+                .joined(separator: "\n")
+        )
         for enumType in schema.enums {
             block("enum \(enumType.name)", enumType.values)
         }
+        for interface in schema.interfaces {
+            block("interface \(interface.name)\(implements(interface.interfaces))", interface.fields.map(declaration))
+        }
+        for union in schema.unions {
+            blocks.append("union \(union.name) = " + union.members.joined(separator: " | "))
+        }
         for type in schema.nonModels {
-            block("type \(type.name)", type.fields.map { "\($0.name): \($0.type)" })
-            block(
-                "input \(type.name)Input",
-                type.fields.map { "\($0.name): \(inputType(of: $0.type, required: $0.type.isRequired))" }
-            )
+            block("type \(type.name)\(implements(type.interfaces))", type.fields.map(declaration))
+            // Fields that hold results (models, interfaces, unions) have no input form.
+            let writable = type.fields.filter { ![.model, .interface, .union, .connection].contains($0.type.kind) }
+            if !writable.isEmpty {
+                block(
+                    "input \(type.name)Input",
+                    writable.map { "\($0.name): \(inputType(of: $0.type, required: $0.type.isRequired))" }
+                )
+            }
+        }
+        for input in schema.inputs {
+            block("input \(input.name)", input.fields.map(render))
         }
         for model in schema.models {
             writeModelType(model)
@@ -58,6 +77,22 @@ struct SDLWriter {
         }
         writeRootTypes()
         return blocks.joined(separator: "\n\n") + "\n"
+    }
+
+    /// ` implements A & B`, or nothing.
+    private func implements(_ interfaces: [String]) -> String {
+        interfaces.isEmpty ? "" : " implements " + interfaces.joined(separator: " & ")
+    }
+
+    /// A field as its type declares it: `name(arguments): Type`.
+    private func declaration(_ field: Field) -> String {
+        let arguments = field.arguments.isEmpty ? "" : "(" + field.arguments.map(render).joined(separator: ", ") + ")"
+        return "\(field.name)\(arguments): \(field.type)"
+    }
+
+    /// An argument or input field: `name: Type = default`.
+    private func render(_ value: InputValue) -> String {
+        "\(value.name): \(value.type)" + (value.defaultValue.map { " = \($0)" } ?? "")
     }
 
     /// Appends `header { lines }`, each line indented by two spaces.
@@ -75,13 +110,13 @@ struct SDLWriter {
                 let type = "Model\(relation.relatedModel)Connection" + (field.type.isRequired ? "!" : "")
                 lines.append("\(field.name)(\(render(arguments))): \(type)")
             } else {
-                lines.append("\(field.name): \(field.type)")
+                lines.append(declaration(field))
             }
         }
         if conflictDetection {
             lines += ["_version: Int!", "_deleted: Boolean", "_lastChangedAt: AWSTimestamp!"]
         }
-        block("type \(model.name)", lines)
+        block("type \(model.name)\(implements(model.interfaces))", lines)
         block(
             "type Model\(model.name)Connection",
             ["items: [\(model.name)]!", "nextToken: String"] + (conflictDetection ? ["startedAt: AWSTimestamp"] : [])
@@ -138,9 +173,32 @@ struct SDLWriter {
                 )
             }
         }
-        block("type Query", queries)
-        if !mutations.isEmpty { block("type Mutation", mutations) }
-        if !subscriptions.isEmpty { block("type Subscription", subscriptions) }
+        for operation in schema.operations {
+            var line = operation.name
+            if !operation.arguments.isEmpty {
+                line += "(" + operation.arguments.map(render).joined(separator: ", ") + ")"
+            }
+            line += ": \(operation.type)"
+            if let mutations = operation.subscribedMutations {
+                line += " @aws_subscribe(mutations: [\(mutations.map { "\"\($0)\"" }.joined(separator: ", "))])"
+            }
+            switch operation.kind {
+            case .query: queries.append(line)
+            case .mutation: mutations.append(line)
+            case .subscription: subscriptions.append(line)
+            }
+        }
+        let roots = schema.rootTypes
+        block("type \(roots.query)", queries)
+        if !mutations.isEmpty { block("type \(roots.mutation)", mutations) }
+        if !subscriptions.isEmpty { block("type \(roots.subscription)", subscriptions) }
+        if !roots.areDefault {
+            // Other root type names need the schema block for GraphQL to find them.
+            let operations =
+                ["query: \(roots.query)"] + (mutations.isEmpty ? [] : ["mutation: \(roots.mutation)"])
+                + (subscriptions.isEmpty ? [] : ["subscription: \(roots.subscription)"])
+            blocks.insert((["schema {"] + operations.map { "  " + $0 } + ["}"]).joined(separator: "\n"), at: 0)
+        }
     }
 
     func render(_ arguments: [APIArgument]) -> String {

@@ -52,7 +52,7 @@ struct StoredSelection: Sendable {
             }
             guard let modelField = model.field(named: name), modelField.relation == nil else { return false }
             switch modelField.type.kind {
-            case .model:
+            case .model, .interface, .union, .input, .customScalar, .connection:
                 return false
             case .nonModel:
                 guard let nested = field.selectionSet?.selections, embeddedAreStored(nested, type: modelField.type.name)

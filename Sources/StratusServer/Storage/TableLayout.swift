@@ -92,7 +92,8 @@ struct TableLayout: Sendable {
     static func storage(of type: FieldType) -> Storage {
         if type.isList { return .json(.list) }
         switch type.kind {
-        case .nonModel, .model: return .json(.map)
+        case .nonModel, .model, .interface, .union, .input, .connection: return .json(.map)
+        case .customScalar: return .json(.any)
         case .enumeration: return .text
         case .scalar(let scalar):
             switch scalar {

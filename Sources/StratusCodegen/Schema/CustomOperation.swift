@@ -1,0 +1,131 @@
+/// A hand-written field of a root type: a query, mutation or subscription the schema declares
+/// itself rather than one `@model` generates.
+///
+/// ```graphql
+/// type Query {
+///   echo(msg: String): String @function(name: "echo-${env}") @aws_api_key
+/// }
+/// type Subscription {
+///   onCreateMessage(roomId: ID!): Message @aws_subscribe(mutations: ["createMessage"])
+/// }
+/// ```
+///
+/// The backend answers it with its ``resolver``; a subscription with ``subscribedMutations``
+/// receives the results of those mutations (filtered by the subscription's arguments, which
+/// AppSync compares with the same-named fields of each result). Who may call it is decided by
+/// ``awsAuth``, as for any field, and by ``authRules`` when `@auth` is on the field.
+public struct CustomOperation: Sendable, Hashable {
+    /// The root type the operation belongs to.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case query
+        case mutation
+        case subscription
+    }
+
+    public var kind: Kind
+    /// The field name: `echo`, `onCreateMessage`.
+    public var name: String
+    /// The arguments in declaration order.
+    public var arguments: [InputValue]
+    /// The result type.
+    public var type: FieldType
+    /// `@function` (one or more, run in order) or `@http`; `nil` when the schema names none,
+    /// as for subscriptions, and for fields Amplify users answer with resolvers of their own.
+    public var resolver: FieldResolver?
+    /// `@aws_subscribe(mutations:)`: the mutations whose results the subscription receives,
+    /// generated or hand-written, in order; `nil` without the directive.
+    public var subscribedMutations: [String]?
+    /// The `@aws_*` authorization directives on the field.
+    public var awsAuth: [AWSAuthDirective]
+    /// `@auth` rules on the field: static rules only (public, private, `groups: [...]`), which
+    /// Amplify checks before the resolver runs.
+    public var authRules: [AuthRuleDefinition]
+    /// Where the field is declared.
+    public var position: SourcePosition
+}
+
+/// The names of the root operation types.
+public struct RootTypeNames: Sendable, Hashable {
+    public var query = "Query"
+    public var mutation = "Mutation"
+    public var subscription = "Subscription"
+
+    public init() {}
+
+    /// The name of the root type of `kind`.
+    public func name(of kind: CustomOperation.Kind) -> String {
+        switch kind {
+        case .query: query
+        case .mutation: mutation
+        case .subscription: subscription
+        }
+    }
+
+    /// `true` when the names are `Query`, `Mutation` and `Subscription`.
+    public var areDefault: Bool { self == RootTypeNames() }
+}
+
+/// How the backend computes a field's value: the directive that names its data source.
+public enum FieldResolver: Sendable, Hashable {
+    /// `@function(name:)`, once or several times: the functions run in order as a pipeline, each
+    /// seeing the previous one's result (`prev`), the last one's result being the field's value.
+    case functions([FunctionInvocation])
+    /// `@http(url:method:headers:)`: the field's value is the response body.
+    case http(HTTPRequest)
+}
+
+/// One `@function(name:region:accountId:invocationType:)`.
+public struct FunctionInvocation: Sendable, Hashable {
+    /// How the function is called.
+    public enum InvocationType: String, Sendable, Hashable {
+        /// Waits for the function's result.
+        case requestResponse = "RequestResponse"
+        /// Starts the function and answers at once (the result type is then
+        /// `EventInvocationResponse { success: Boolean! }`).
+        case event = "Event"
+    }
+
+    /// The function's name as the schema writes it: `${env}` is kept, for the backend to
+    /// replace with its environment's name (or to drop with the dash before it when there is
+    /// none, as Amplify does).
+    public var name: String
+    /// The region of a function in another region, if given.
+    public var region: String?
+    /// The account of a function in another account, if given.
+    public var accountId: String?
+    public var invocationType: InvocationType
+}
+
+/// One `@http(url:method:headers:)`.
+public struct HTTPRequest: Sendable, Hashable {
+    /// The methods `@http` takes.
+    public enum Method: String, Sendable, Hashable, CaseIterable {
+        case get = "GET"
+        case post = "POST"
+        case put = "PUT"
+        case delete = "DELETE"
+        case patch = "PATCH"
+    }
+
+    /// A header sent with the request.
+    public struct Header: Sendable, Hashable {
+        public var key: String
+        public var value: String
+    }
+
+    /// The URL as written: `${env}`, `${aws_region}` and `:argument` path parameters are kept for
+    /// the backend to fill in.
+    public var url: String
+    public var method: Method
+    public var headers: [Header]
+}
+
+/// An argument of a field, or a field of an input type.
+public struct InputValue: Sendable, Hashable {
+    public var name: String
+    /// A scalar, an enum, an input type or a custom scalar.
+    public var type: FieldType
+    /// The default value as GraphQL writes it (`"hello"`, `10`, `[A, B]`), if any.
+    public var defaultValue: String?
+    public var position: SourcePosition
+}
