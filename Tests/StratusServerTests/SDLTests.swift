@@ -109,6 +109,23 @@ import Testing
         #expect(!sdl.contains("getInvoice"), "Invoice has queries: null")
     }
 
+    /// Root types renamed by a `schema { }` block carry the generated fields and answer them.
+    @Test func renamedRootTypesAnswerTheModelsOperations() async throws {
+        let server = try await TestServer(
+            """
+            schema { query: Root mutation: Change }
+            type Note @model { id: ID! text: String }
+            type Root { ping: String }
+            type Change { touch: String }
+            """
+        )
+        #expect(
+            await server.run(#"mutation { createNote(input: {id: "n1", text: "t"}) { id text } }"#)
+                == #"{"data":{"createNote":{"id":"n1","text":"t"}}}"#
+        )
+        #expect(await server.run("{ listNotes { items { id } } }") == #"{"data":{"listNotes":{"items":[{"id":"n1"}]}}}"#)
+    }
+
     @Test func handWrittenTypesAndOperationsJoinTheGeneratedOnes() throws {
         let schema = try SchemaParser().parse(
             """

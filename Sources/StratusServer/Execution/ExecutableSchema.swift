@@ -145,10 +145,12 @@ private struct Wiring {
             }
             try attach(to: schema, type: nonModel.name, resolvers: resolvers)
         }
-        try attach(to: schema, type: "Query", resolvers: queries, countsResolvers: true, reading: Set(queries.keys))
+        // The root types go by the names a `schema { }` block gives them.
+        let roots = api.schema.rootTypes
+        try attach(to: schema, type: roots.query, resolvers: queries, countsResolvers: true, reading: Set(queries.keys))
         try attach(
             to: schema,
-            type: "Mutation",
+            type: roots.mutation,
             resolvers: mutations,
             countsResolvers: true,
             reading: Set(mutations.keys)
