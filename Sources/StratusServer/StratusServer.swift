@@ -148,8 +148,9 @@ public final class StratusServer: Sendable {
         store: any ServerStore,
         dataDirectory: URL?,
         clock: @escaping @Sendable () -> Date,
-        log: @escaping @Sendable (String) -> Void
+        log unbounded: @escaping @Sendable (String) -> Void
     ) throws(ServerError) {
+        let log = LogLine.bounding(unbounded)
         let api = ServerAPI(schema: schema, configuration: configuration)
         self.api = api
         limits = DocumentLimits(configuration)

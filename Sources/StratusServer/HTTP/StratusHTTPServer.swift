@@ -46,7 +46,7 @@ public struct StratusHTTPServer: Sendable {
         self.restAPIs = restAPIs
         self.cognito = cognito
         self.clock = clock
-        self.log = log
+        self.log = LogLine.bounding(log)
     }
 
     /// Serves until the task is cancelled; `onReady` receives the bound port (useful with port 0).
