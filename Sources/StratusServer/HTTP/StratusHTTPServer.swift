@@ -141,8 +141,11 @@ public struct StratusHTTPServer: Sendable {
             // its own liveness: `ka` messages, the connection timeout and the slow-consumer rule.
             ws: WebSocketServerConfiguration(maxFrameSize: realtimeLimits.maxMessageBytes, autoPing: .disabled)
         )
-        let connections = ConnectionsPerAddress(limit: limits.maxConnectionsPerAddress)
-        let requestHeadTimeout = limits.requestHeadTimeout
+        let connections = OpenConnections(
+            limitPerAddress: limits.maxConnectionsPerAddress,
+            limit: limits.maxConnections
+        )
+        let (requestHeadTimeout, requestTimeout) = (limits.requestHeadTimeout, limits.requestTimeout)
         let app = Application(
             router: router,
             server: HTTPServerBuilder { responder in
@@ -153,7 +156,8 @@ public struct StratusHTTPServer: Sendable {
                         configuration: channelConfiguration
                     ),
                     connections: connections,
-                    requestHeadTimeout: requestHeadTimeout
+                    requestHeadTimeout: requestHeadTimeout,
+                    requestTimeout: requestTimeout
                 )
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
