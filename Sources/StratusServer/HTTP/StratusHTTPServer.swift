@@ -26,6 +26,8 @@ public struct StratusHTTPServer: Sendable {
     /// The local Cognito user pool and identity pool served on the same port (`POST /` with an
     /// `X-Amz-Target`), whose tokens and credentials the API trusts; `nil` for none.
     public let cognito: CognitoUserPool?
+    /// The bytes waiting in the real-time connections, added up.
+    let realtimeQueues = RealtimeQueueGauge()
     private let clock: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
 
@@ -79,7 +81,13 @@ public struct StratusHTTPServer: Sendable {
     ) async throws {
         let authorizer = RequestAuthenticator(configuration: authorization, clock: clock, cognito: cognito)
         let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
-        let realtime = RealtimeEndpoint(server: server, authorizer: authorizer, limits: realtimeLimits, log: log)
+        let realtime = RealtimeEndpoint(
+            server: server,
+            authorizer: authorizer,
+            limits: realtimeLimits,
+            log: log,
+            queues: realtimeQueues
+        )
         let router = Router()
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }

@@ -30,6 +30,8 @@ struct RealtimeEndpoint: Sendable {
     let authorizer: RequestAuthenticator
     let limits: RealtimeLimits
     let log: @Sendable (String) -> Void
+    /// The bytes waiting in the connections, added up.
+    let queues: RealtimeQueueGauge
     /// Where connections with messages waiting are written, one task per event loop and tick.
     let writeQueues = PerEventLoop<RealtimeWriteQueue>()
     /// What delivers the published events to the subscribed connections, one per event loop.
@@ -63,9 +65,10 @@ struct RealtimeEndpoint: Sendable {
         let channel = context.requestContext.channel
         let writeQueue = writeQueues.value(for: channel.eventLoop) { RealtimeWriteQueue(eventLoop: $0) }
         let writer = await RealtimeFrameWriter.make(for: channel)
-        let connection = RealtimeConnection(limits: limits) { connection in
+        let connection = RealtimeConnection(limits: limits, gauge: queues) { connection in
             writeQueue.schedule(connection, on: writer)
         }
+        defer { connection.release() }
         let connectionIdentity = await authorizeConnection(request, graphQLPath: graphQLPath)
         let events = server.events
         let fanout = fanouts.value(for: channel.eventLoop) { RealtimeFanout.make(eventLoop: $0, events: events) }
@@ -250,9 +253,10 @@ struct RealtimeEndpoint: Sendable {
         let written = writer.channel.eventLoop.makePromise(of: Void.self)
         var ending: RealtimeConnection.Ending?
         if case .close(let code, let reason) = batch.last { ending = .close(code: code, reason: reason) }
+        let bytes = batch.reduce(0) { $0 + $1.size }
         writer.write(batch, promise: written)
         written.futureResult.whenComplete { [ending] _ in
-            connection.written(batch.count)
+            connection.written(batch.count, bytes: bytes)
             if let ending { connection.end(ending) }
         }
     }
@@ -270,10 +274,12 @@ struct RealtimeEndpoint: Sendable {
                 case .close(let code, let reason):
                     try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
                 case .slowConsumer:
+                    let waited =
+                        connection.overflow == .bytes
+                        ? "\(limits.maxQueuedBytes) bytes" : "\(limits.maxQueuedMessages) messages"
                     let error = RealtimeError(
                         errorType: .slowConsumer,
-                        message:
-                            "The client read too slowly: more than \(limits.maxQueuedMessages) messages waited. Reconnect and read faster."
+                        message: "The client read too slowly: more than \(waited) waited. Reconnect and read faster."
                     )
                     let message: JSON = ["type": "connection_error", "payload": error.payload]
                     try await outbound.writeTextMessage(message.text)
