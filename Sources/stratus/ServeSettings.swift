@@ -30,6 +30,7 @@ import StratusServer
 ///   "maxConnectionsPerAddress": 1024,
 ///   "maxConnections": 10000,
 ///   "requestTimeoutSeconds": 30,
+///   "allowedHosts": ["api.example.com"],
 ///   "shutdownTimeoutSeconds": 30,
 ///   "rest": [{ "name": "items", "cors": true, "routes": [
 ///     { "path": "/items/{proxy+}", "methods": ["ANY"], "authorization": "AWS_IAM", "handler": "echo" },
@@ -116,6 +117,8 @@ struct ServeSettings: Decodable {
     var maxConnectionsPerAddress: Int?
     var maxConnections: Int?
     var requestTimeoutSeconds: Double?
+    /// Names clients reach the server by besides its own, as `--allowed-host` gives them.
+    var allowedHosts: [String]?
     var shutdownTimeoutSeconds: Double?
     var rest: [REST]?
 

@@ -26,6 +26,9 @@ public struct StratusHTTPServer: Sendable {
     /// The local Cognito user pool and identity pool served on the same port (`POST /` with an
     /// `X-Amz-Target`), whose tokens and credentials the API trusts; `nil` for none.
     public let cognito: CognitoUserPool?
+    /// The names clients may reach the server by besides its own (``AllowedHosts``): the name a
+    /// load balancer or a DNS record gives it; `*` allows any.
+    public let allowedHosts: [String]
     /// The bytes waiting in the real-time connections, added up.
     let realtimeQueues = RealtimeQueueGauge()
     private let clock: @Sendable () -> Date
@@ -38,6 +41,7 @@ public struct StratusHTTPServer: Sendable {
         realtimeLimits: RealtimeLimits = RealtimeLimits(),
         restAPIs: [RESTAPI] = [],
         cognito: CognitoUserPool? = nil,
+        allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) {
@@ -47,6 +51,7 @@ public struct StratusHTTPServer: Sendable {
         self.realtimeLimits = realtimeLimits
         self.restAPIs = restAPIs
         self.cognito = cognito
+        self.allowedHosts = allowedHosts
         self.clock = clock
         self.log = LogLine.bounding(log)
     }
@@ -79,7 +84,13 @@ public struct StratusHTTPServer: Sendable {
         shutdownRequests: AsyncStream<Void>?,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let authorizer = RequestAuthenticator(configuration: authorization, clock: clock, cognito: cognito)
+        let hosts = AllowedHosts(listeningOn: host, configured: allowedHosts)
+        let authorizer = RequestAuthenticator(
+            configuration: authorization,
+            clock: clock,
+            cognito: cognito,
+            hosts: hosts
+        )
         let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
         let realtime = RealtimeEndpoint(
             server: server,
@@ -89,6 +100,8 @@ public struct StratusHTTPServer: Sendable {
             queues: realtimeQueues
         )
         let router = Router()
+        // First: it wraps the routes added after it, and requests that match none.
+        router.add(middleware: HostCheckMiddleware(hosts: hosts))
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }
         router.on("graphql", method: .options) { _, _ in GraphQLEndpoint.preflight() }
@@ -133,6 +146,8 @@ public struct StratusHTTPServer: Sendable {
         let webSocketRouter = Router(context: RealtimeRequestContext.self)
         for path in ["graphql/realtime", "graphql"] {
             webSocketRouter.ws(RouterPath(path)) { request, _ in
+                // An upgrade naming another host gets the refusal as `connection_error` and is
+                // closed, without reading a message: refused before it, it would get an empty 400.
                 RealtimeEndpoint.shouldUpgrade(request)
             } onUpgrade: { inbound, outbound, context in
                 try await realtime.serve(inbound: inbound, outbound: outbound, context: context)

@@ -61,6 +61,17 @@ struct RealtimeEndpoint: Sendable {
         context: WebSocketRouterContext<RealtimeRequestContext>
     ) async throws {
         let request = context.request
+        if let authority = request.head.authority, !authorizer.hosts.allows(authority) {
+            let error = RealtimeError(
+                errorType: .badRequest,
+                message: authorizer.hosts.refusal(of: authority),
+                errorCode: 421
+            )
+            let refusal: JSON = ["type": "connection_error", "payload": error.payload]
+            try await outbound.writeTextMessage(refusal.text)
+            try await outbound.close(.policyViolation, reason: "Misdirected request")
+            return
+        }
         let graphQLPath = Self.graphQLPath(of: request.uri.path)
         let channel = context.requestContext.channel
         let writeQueue = writeQueues.value(for: channel.eventLoop) { RealtimeWriteQueue(eventLoop: $0) }
