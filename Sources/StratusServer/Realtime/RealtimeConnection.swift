@@ -104,16 +104,21 @@ final class RealtimeConnection: Sendable {
         /// The last event published before the subscription was registered: it hears only the
         /// events after it.
         let after: UInt64
+        /// The token its `start` carried, checked again while it runs; `nil` when it runs on
+        /// the connection's credentials.
+        let token: RealtimeToken?
 
         init(
             id: String,
             request: SubscriptionRequest,
             access: Authorization.Access,
             quotedID: String,
-            after: UInt64
+            after: UInt64,
+            token: RealtimeToken?
         ) {
             self.id = id
             self.after = after
+            self.token = token
             self.request = request
             self.access = access
             self.quotedID = quotedID
@@ -251,7 +256,8 @@ final class RealtimeConnection: Sendable {
         id: String,
         request: SubscriptionRequest,
         access: Authorization.Access,
-        after: UInt64 = 0
+        after: UInt64 = 0,
+        token: RealtimeToken? = nil
     ) throws(RealtimeError) {
         try enqueuing { state throws(RealtimeError) in
             guard state.subscriptions[id] == nil else { throw .duplicateID(id) }
@@ -264,7 +270,8 @@ final class RealtimeConnection: Sendable {
                 request: request,
                 access: access,
                 quotedID: quotedID,
-                after: after
+                after: after,
+                token: token
             )
             state.subscriptions[id] = subscription
             enqueue(.message(ByteBuffer(string: #"{"id":"# + quotedID + #","type":"start_ack"}"#)), in: &state)
@@ -282,6 +289,24 @@ final class RealtimeConnection: Sendable {
                 in: &state
             )
             return stopped?.request
+        }
+    }
+
+    /// Ends a subscription whose credentials no longer hold: enqueues its `error` with `payload`
+    /// instead of `complete`; returns the subscription ended, if `id` was running.
+    func end(subscription id: String, payload: JSON) -> SubscriptionRequest? {
+        enqueuing { state in
+            guard let ended = state.subscriptions.removeValue(forKey: id) else { return nil }
+            let error: JSON = ["id": .string(id), "type": "error", "payload": payload]
+            enqueue(.message(ByteBuffer(string: error.text)), in: &state)
+            return ended.request
+        }
+    }
+
+    /// The tokens of the running subscriptions that carried their own, by subscription id.
+    var subscriptionTokens: [(id: String, token: RealtimeToken)] {
+        state.withLock { state in
+            state.subscriptions.values.compactMap { subscription in subscription.token.map { (subscription.id, $0) } }
         }
     }
 

@@ -80,11 +80,21 @@ struct RealtimeEndpoint: Sendable {
             writeQueue.schedule(connection, on: writer)
         }
         defer { connection.release() }
-        let connectionIdentity = await authorizeConnection(request, graphQLPath: graphQLPath)
+        let (connectionIdentity, connectionToken) = await authorizeConnection(request, graphQLPath: graphQLPath)
         let events = server.events
         let fanout = fanouts.value(for: channel.eventLoop) { RealtimeFanout.make(eventLoop: $0, events: events) }
         defer { fanout.remove(connection) }
-        let subscriber = Subscriber(connection: connection, writer: writer, fanout: fanout)
+        let subscriber = Subscriber(
+            connection: connection,
+            writer: writer,
+            fanout: fanout,
+            connectionToken: connectionToken
+        )
+        // The tokens in use expire and can be revoked: checked at their expiry and now and then.
+        let credentials = Task { [self] in
+            await watchCredentials(of: connection, connectionToken: connectionToken, fanout: fanout)
+        }
+        defer { credentials.cancel() }
         let limits = limits
         let watcher = watchers.value(for: channel.eventLoop) { RealtimeWatcher(eventLoop: $0, limits: limits) }
         watcher.add(connection, channel: channel)
@@ -123,6 +133,8 @@ struct RealtimeEndpoint: Sendable {
         let connection: RealtimeConnection
         let writer: RealtimeFrameWriter
         let fanout: RealtimeFanout
+        /// The token the connection was authorized with, when it expires or can be revoked.
+        let connectionToken: RealtimeToken?
     }
 
     private func handle(
@@ -189,6 +201,7 @@ struct RealtimeEndpoint: Sendable {
         guard !id.isEmpty, let data = payload?["data"]?.stringValue else { throw .malformed }
         guard size <= limits.maxPayloadBytes else { throw .payloadTooLarge(limits.maxPayloadBytes) }
         let identity: Identity
+        var token: RealtimeToken?
         if case .object(let headers)? = payload?["extensions"]?["authorization"] {
             do throws(HTTPRejection) {
                 identity = try await authorizer.identity(
@@ -197,7 +210,13 @@ struct RealtimeEndpoint: Sendable {
             } catch {
                 throw RealtimeError(errorType: error.errorType, message: error.message)
             }
+            token = RealtimeToken(headers: headers, identity: identity)
         } else {
+            // The connection's token may have expired or been revoked since it connected.
+            if let connectionToken = subscriber.connectionToken, let rejection = await check(connectionToken) {
+                end(subscriber.connection, refusing: rejection)
+                return
+            }
             identity = connectionIdentity
         }
         // Variables that cannot be read refuse the start, as they refuse an HTTP request: read
@@ -216,7 +235,7 @@ struct RealtimeEndpoint: Sendable {
         let connection = subscriber.connection
         let after = subscriber.fanout.subscribe(connection, writer: subscriber.writer, to: request.topic)
         do {
-            try connection.start(id: id, request: request, access: access, after: after)
+            try connection.start(id: id, request: request, access: access, after: after, token: token)
         } catch {
             subscriber.fanout.unsubscribe(connection, from: request.topic)
             throw error
@@ -226,21 +245,24 @@ struct RealtimeEndpoint: Sendable {
     // MARK: - Connection authorization
 
     /// Who opened the connection, from the first carrier of credentials the request has: the
-    /// `header` query parameter, a `header-` subprotocol, or the upgrade request's own headers.
-    private func authorizeConnection(_ request: Request, graphQLPath: String) async -> Result<Identity, RealtimeError> {
+    /// `header` query parameter, a `header-` subprotocol, or the upgrade request's own headers;
+    /// and the token it did so with, when that token expires or can be revoked.
+    private func authorizeConnection(
+        _ request: Request,
+        graphQLPath: String
+    ) async -> (Result<Identity, RealtimeError>, RealtimeToken?) {
         let headers = ConnectionCredentials.headers(of: request)
         do throws(HTTPRejection) {
-            return .success(
-                try await authorizer.identity(
-                    for: RequestAuthenticator.SignedParts(
-                        path: graphQLPath + "/connect",
-                        headers: headers,
-                        body: Data("{}".utf8)
-                    )
+            let identity = try await authorizer.identity(
+                for: RequestAuthenticator.SignedParts(
+                    path: graphQLPath + "/connect",
+                    headers: headers,
+                    body: Data("{}".utf8)
                 )
             )
+            return (.success(identity), RealtimeToken(headers: headers, identity: identity))
         } catch {
-            return .failure(RealtimeError(errorType: error.errorType, message: error.message, errorCode: error.status))
+            return (.failure(RealtimeError(connectionRefusal: error)), nil)
         }
     }
 

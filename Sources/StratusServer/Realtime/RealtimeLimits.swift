@@ -18,6 +18,9 @@ public struct RealtimeLimits: Sendable, Hashable {
     /// would receive them: the same rule for a client that reads too slowly, bounding the
     /// memory it makes the server hold (large events fill it long before the message count).
     public var maxQueuedBytes: Int
+    /// How often the tokens of live connections and subscriptions are checked for revocation
+    /// (sign-out); they are checked at their expiry too.
+    public var credentialCheckInterval: Duration
 
     public init(
         maxSubscriptionsPerConnection: Int = 100,
@@ -25,7 +28,8 @@ public struct RealtimeLimits: Sendable, Hashable {
         connectionTimeout: Duration = .seconds(300),
         keepAliveInterval: Duration = .seconds(60),
         maxQueuedMessages: Int = 10_000,
-        maxQueuedBytes: Int = 8 << 20
+        maxQueuedBytes: Int = 8 << 20,
+        credentialCheckInterval: Duration = .seconds(60)
     ) {
         self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
         self.maxPayloadBytes = maxPayloadBytes
@@ -33,6 +37,7 @@ public struct RealtimeLimits: Sendable, Hashable {
         self.keepAliveInterval = keepAliveInterval
         self.maxQueuedMessages = maxQueuedMessages
         self.maxQueuedBytes = maxQueuedBytes
+        self.credentialCheckInterval = credentialCheckInterval
     }
 
     /// The largest WebSocket message read from a client: room for a `start` whose payload is at
