@@ -134,7 +134,7 @@ struct FanoutBenchmark {
                 server: instance,
                 authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: Self.apiKey)]),
                 // Every subscriber connects from the loopback address.
-                limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16),
+                limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16, maxConnections: subscribers + 16),
                 log: { print($0) }
             )
             let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)

@@ -1,6 +1,7 @@
 import Foundation
 import GraphQL
 import StratusCodegen
+import Synchronization
 
 /// The local AppSync-compatible backend, in process: the API derived from an annotated schema,
 /// its resolvers, and the data directory they read and write.
@@ -48,6 +49,11 @@ public final class StratusServer: Sendable {
     private let directReads: DirectReads
     private let directMutations: DirectMutations
     private let heavyLane = HeavyRequestLane()
+    private let validationsCancelled = Atomic<Int>(0)
+
+    /// How many validations stopped early because their request was cancelled (at its
+    /// execution deadline, say), for tests.
+    package var cancelledValidations: Int { validationsCancelled.load(ordering: .relaxed) }
 
     /// Opens the data directory (creating it if needed) and derives the API of `schema`.
     ///
@@ -148,8 +154,9 @@ public final class StratusServer: Sendable {
         store: any ServerStore,
         dataDirectory: URL?,
         clock: @escaping @Sendable () -> Date,
-        log: @escaping @Sendable (String) -> Void
+        log unbounded: @escaping @Sendable (String) -> Void
     ) throws(ServerError) {
+        let log = LogLine.bounding(unbounded)
         let api = ServerAPI(schema: schema, configuration: configuration)
         self.api = api
         limits = DocumentLimits(configuration)
@@ -477,9 +484,20 @@ public final class StratusServer: Sendable {
         }
         let problems = DocumentValidation.problems(
             of: document,
+            text: query,
             schema: executable.schema,
-            rules: specifiedRules + [RequestValidation.literalRule]
+            rules: specifiedRules + [RequestValidation.literalRule],
+            onCancelled: { self.validationsCancelled.add(1, ordering: .relaxed) }
         )
+        // A cancelled validation is incomplete: the document is neither refused nor remembered.
+        if Task.isCancelled {
+            return .failure(
+                DocumentFailure(
+                    body: AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null),
+                    isSyntaxError: false
+                )
+            )
+        }
         guard problems.isEmpty else {
             let body = ResponseFormatter.body(GraphQLResult(data: nil, errors: problems), document: document)
             return .failure(DocumentFailure(body: body, isSyntaxError: false))

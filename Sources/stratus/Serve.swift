@@ -40,6 +40,17 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The address to listen on.")
     var host: String = "127.0.0.1"
 
+    @Option(
+        name: .customLong("allowed-host"),
+        help: """
+            A name clients reach the server by, besides IP addresses, localhost, --host and the machine's name \
+            (the name a load balancer or a DNS record gives it); repeat it for several, or give * for any. \
+            Requests whose Host header names another are refused (421), as a page of another site would send \
+            them (also "allowedHosts" in the --config file).
+            """
+    )
+    var allowedHosts: [String] = []
+
     @Option(name: .long, help: "Where the database lives; it survives restarts.")
     var dataDir: String = ".stratus"
 
@@ -214,7 +225,8 @@ struct Serve: AsyncParsableCommand {
             authorization: authorization,
             limits: limits,
             restAPIs: restAPIs,
-            cognito: cognito
+            cognito: cognito,
+            allowedHosts: allowedHosts + (settings.allowedHosts ?? [])
         )
         let host = host
         let outputDirectory = URL(fileURLWithPath: configOutput, isDirectory: true)

@@ -28,6 +28,9 @@ import StratusServer
 ///   "requestHeadTimeoutSeconds": 10,
 ///   "idleTimeoutSeconds": 60,
 ///   "maxConnectionsPerAddress": 1024,
+///   "maxConnections": 10000,
+///   "requestTimeoutSeconds": 30,
+///   "allowedHosts": ["api.example.com"],
 ///   "shutdownTimeoutSeconds": 30,
 ///   "rest": [{ "name": "items", "cors": true, "routes": [
 ///     { "path": "/items/{proxy+}", "methods": ["ANY"], "authorization": "AWS_IAM", "handler": "echo" },
@@ -112,6 +115,10 @@ struct ServeSettings: Decodable {
     var requestHeadTimeoutSeconds: Double?
     var idleTimeoutSeconds: Double?
     var maxConnectionsPerAddress: Int?
+    var maxConnections: Int?
+    var requestTimeoutSeconds: Double?
+    /// Names clients reach the server by besides its own, as `--allowed-host` gives them.
+    var allowedHosts: [String]?
     var shutdownTimeoutSeconds: Double?
     var rest: [REST]?
 
@@ -347,6 +354,9 @@ struct ServeSettings: Decodable {
                 "maxConnectionsPerAddress \(count) in the configuration file is out of range. Give 1 or more."
             )
         }
+        if let count = maxConnections, count < 1 {
+            throw CommandFailure("maxConnections \(count) in the configuration file is out of range. Give 1 or more.")
+        }
         func duration(_ seconds: Double?, key: String, default fallback: Duration) throws -> Duration {
             guard let seconds else { return fallback }
             guard seconds > 0, seconds.isFinite else {
@@ -369,8 +379,14 @@ struct ServeSettings: Decodable {
                 key: "requestHeadTimeoutSeconds",
                 default: defaults.requestHeadTimeout
             ),
+            requestTimeout: try duration(
+                requestTimeoutSeconds,
+                key: "requestTimeoutSeconds",
+                default: defaults.requestTimeout
+            ),
             idleTimeout: try duration(idleTimeoutSeconds, key: "idleTimeoutSeconds", default: defaults.idleTimeout),
             maxConnectionsPerAddress: maxConnectionsPerAddress ?? defaults.maxConnectionsPerAddress,
+            maxConnections: maxConnections ?? defaults.maxConnections,
             shutdownTimeout: try duration(
                 shutdownTimeoutSeconds,
                 key: "shutdownTimeoutSeconds",

@@ -90,6 +90,100 @@ import Testing
         }
     }
 
+    static let requestTimeout =
+        "HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+
+    /// Sends a byte every 100 ms, each well within the idle timeout, until stopped; on a thread
+    /// of its own, so that a busy task pool does not delay the bytes.
+    final class Trickle: Sendable {
+        private let stopped = Mutex(false)
+
+        init(_ text: String, to socket: RawSocket) {
+            Thread { [self] in
+                for character in text {
+                    Thread.sleep(forTimeInterval: 0.1)
+                    guard !stopped.withLock({ $0 }) else { return }
+                    socket.write(String(character))
+                }
+            }.start()
+        }
+
+        func cancel() {
+            stopped.withLock { $0 = true }
+        }
+    }
+
+    static func trickle(_ text: String, to socket: RawSocket) -> Trickle {
+        Trickle(text, to: socket)
+    }
+
+    /// A body sent a byte at a time held its connection for ever: the idle timeout started again
+    /// at each byte.
+    @Test func aBodySentSlowlyIsAnswered408AtTheRequestDeadline() async throws {
+        try await HTTPEndpointTests.withEndpoint(limits: ServerLimits(requestTimeout: .seconds(1))) { url in
+            let socket = try RawSocket(port: try #require(url.port))
+            socket.write(
+                "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: da2-valid\r\nContent-Length: 200\r\n\r\n{"
+            )
+            let trickle = Self.trickle(String(repeating: " ", count: 199), to: socket)
+            #expect(await socket.answer(within: .seconds(30)) == Self.requestTimeout)
+            trickle.cancel()
+        }
+    }
+
+    /// The deadline of a request on a kept-alive connection starts at its first byte: its head
+    /// sent slowly is cut too, after the first request was answered.
+    @Test func aLaterRequestsHeadSentSlowlyIsCutAtTheRequestDeadline() async throws {
+        try await HTTPEndpointTests.withEndpoint(limits: ServerLimits(requestTimeout: .seconds(1))) { url in
+            let socket = try RawSocket(port: try #require(url.port))
+            socket.write(Self.request)
+            let trickle = Self.trickle(
+                "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: da2-valid\r\n",
+                to: socket
+            )
+            let answer = try #require(await socket.answer(within: .seconds(30)))
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(answer.hasSuffix(#"{"data":{"getPost":null}}"# + Self.requestTimeout))
+            trickle.cancel()
+        }
+    }
+
+    @Test func aRequestSentWithinTheDeadlineIsAnswered() async throws {
+        // Half a second of bytes, well within the deadline even on a busy machine.
+        try await HTTPEndpointTests.withEndpoint(limits: ServerLimits(requestTimeout: .seconds(20))) { url in
+            let socket = try RawSocket(port: try #require(url.port))
+            let request = Self.request.replacingOccurrences(of: "Host:", with: "Connection: close\r\nHost:")
+            let split = request.index(request.endIndex, offsetBy: -5)
+            socket.write(String(request[..<split]))
+            let trickle = Self.trickle(String(request[split...]), to: socket)
+            let answer = try #require(await socket.answer(within: .seconds(30)))
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            trickle.cancel()
+        }
+    }
+
+    /// Clients spread over many addresses held every descriptor: the server's own cap answers
+    /// 503 past it, whatever the address.
+    @Test func connectionsBeyondTheServersLimitAreAnswered503() async throws {
+        try await HTTPEndpointTests.withEndpoint(limits: ServerLimits(maxConnections: 2)) { url in
+            let port = try #require(url.port)
+            var held = [try RawSocket(port: port), try RawSocket(port: port)]
+            // Let the server accept both before the third arrives.
+            try await Task.sleep(for: .milliseconds(300))
+            let refused = try RawSocket(port: port)
+            #expect(
+                await refused.answer(within: .seconds(30))
+                    == "HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+            )
+            held.removeLast()
+            try await Task.sleep(for: .milliseconds(300))
+            let admitted = try RawSocket(port: port)
+            admitted.write(Self.request.replacingOccurrences(of: "Host:", with: "Connection: close\r\nHost:"))
+            #expect(try #require(await admitted.answer(within: .seconds(30))).hasPrefix("HTTP/1.1 200 OK\r\n"))
+            withExtendedLifetime(held) {}
+        }
+    }
+
     // MARK: - Execution deadline
 
     @Test func theDeadlineAnswersWhileWorkThatIgnoresCancellationRunsOn() async {

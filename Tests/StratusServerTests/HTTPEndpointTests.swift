@@ -29,6 +29,7 @@ import Testing
         limits: ServerLimits = ServerLimits(),
         schema source: String = postSchema,
         restAPIs: [RESTAPI] = [],
+        allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         _ body: (URL) async throws -> Void
     ) async throws {
@@ -41,6 +42,7 @@ import Testing
             authorization: authorization,
             limits: limits,
             restAPIs: restAPIs,
+            allowedHosts: allowedHosts,
             clock: clock,
             log: { _ in }
         )

@@ -190,12 +190,13 @@ import Testing
                 wakes.append("wake")
             }
             try connection.start(id: "1", request: request, access: .all)
-            #expect(connection.takePending().count == 1)
+            let startAck = connection.takePending()
+            #expect(startAck.count == 1)
             connection.receive([WriteEvent(sequence: 1, kind: .create, item: post)])
             connection.receive([WriteEvent(sequence: 2, kind: .create, item: post)])
             // Only start_ack woke the writer: events are taken by the loop's fan-out.
             #expect(wakes.entries == ["wake"])
-            if socketTookStartAck { connection.written(1) }
+            if socketTookStartAck { connection.written(1, bytes: startAck[0].size) }
             connection.receive([WriteEvent(sequence: 3, kind: .create, item: post)])
             // start_ack still in flight and two events waiting: a third event is one too many.
             #expect((connection.overflowedAt != nil) == !socketTookStartAck)

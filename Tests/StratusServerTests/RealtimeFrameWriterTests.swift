@@ -28,8 +28,9 @@ import Testing
     }
 
     static func frames(_ batch: [RealtimeConnection.Outbound]) -> [UInt8] {
-        var frames = RealtimeFrameWriter.frames(of: batch, allocator: ByteBufferAllocator())
-        return frames.readBytes(length: frames.readableBytes) ?? []
+        RealtimeFrameWriter.frames(of: batch, allocator: ByteBufferAllocator()).flatMap { buffer in
+            buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+        }
     }
 
     // One length for each size of the length field: 7 bits, 16 bits and 64 bits.
@@ -51,6 +52,23 @@ import Testing
         let expected = try Self.encodedByNIO(batch.compactMap(\.bytes))
         #expect(Self.frames(batch) == expected)
         #expect(Self.frames([.close(code: 1000, reason: "Done")]).isEmpty)
+    }
+
+    /// A large payload is written as the buffer the event's subscribers share, not copied for
+    /// each message: a subscriber that stops reading holds a reference to it, not a copy.
+    @Test func aLargePayloadIsWrittenAsTheSharedBufferItself() throws {
+        let payload = Self.message(length: 200 * 1024)
+        let batch: [RealtimeConnection.Outbound] = [
+            .data(quotedID: #""a""#, payload: payload),
+            .data(quotedID: #""b""#, payload: payload),
+            .data(quotedID: #""c""#, payload: ByteBuffer(string: "{}")),
+        ]
+        let buffers = RealtimeFrameWriter.frames(of: batch, allocator: ByteBufferAllocator())
+        let shared = payload.withUnsafeReadableBytes { $0.baseAddress }
+        let sharing = buffers.filter { buffer in buffer.withUnsafeReadableBytes { $0.baseAddress } == shared }
+        #expect(sharing.count == 2)
+        #expect(buffers.reduce(0) { $0 + $1.readableBytes } < 2 * payload.readableBytes + 200)
+        #expect(Self.frames(batch) == (try Self.encodedByNIO(batch.compactMap(\.bytes))))
     }
 
     @Test func aDataMessageIsItsIDAndPayloadInTheProtocolsEnvelope() throws {

@@ -43,13 +43,16 @@ import Testing
         Value(field: "at", value: "-2017-01-01T00:00Z"),
         Value(field: "stamp", value: 1_700_000_000),
         Value(field: "email", value: "jeff@amazon.com"),
-        Value(field: "email", value: "a@b"),
+        Value(field: "email", value: "first.last+tag@mail.example.co.uk"),
         Value(field: "data", value: #"{"a":[1,2]}"#),
         Value(field: "data", value: "42"),
         Value(field: "phone", value: "+1 555 123 4567"),
         Value(field: "phone", value: "555-123-4567"),
         Value(field: "url", value: "https://example.com/a?b=c"),
         Value(field: "url", value: "mailto:jeff@amazon.com"),
+        Value(field: "url", value: "ftp://ftp.example.com/pub/file.txt"),
+        // Two slashes in the query are not in the path.
+        Value(field: "url", value: "https://example.com/go?to=https://example.org/"),
         Value(field: "ip", value: "127.0.0.1"),
         Value(field: "ip", value: "127.0.0.1/8"),
         Value(field: "ip", value: "::1"),
@@ -68,10 +71,29 @@ import Testing
         ),
         (Value(field: "stamp", value: "now"), "Unable to parse `now` as a valid timestamp."),
         (Value(field: "email", value: "jeff"), "Unable to parse `jeff` as a valid email address."),
+        // A domain without a dot, or with an empty label.
+        (Value(field: "email", value: "a@b"), "Unable to parse `a@b` as a valid email address."),
+        (Value(field: "email", value: "a@b."), "Unable to parse `a@b.` as a valid email address."),
+        (Value(field: "email", value: "a@.com"), "Unable to parse `a@.com` as a valid email address."),
         (Value(field: "data", value: "{a: 1}"), "Unable to parse `{a: 1}` as valid JSON."),
         (Value(field: "phone", value: "(555) 123-4567"), "Unable to parse `(555) 123-4567` as a valid phone number."),
         (Value(field: "phone", value: "12345"), "Unable to parse `12345` as a valid phone number."),
         (Value(field: "url", value: "example.com"), "Unable to parse `example.com` as a valid URL."),
+        // Not a URL of a resource: a link to it would run script.
+        (
+            Value(field: "url", value: "javascript:alert(document.cookie)"),
+            "Unable to parse `javascript:alert(document.cookie)` as a valid URL."
+        ),
+        (
+            Value(field: "url", value: "data:text/html,<script>alert(1)</script>"),
+            "Unable to parse `data:text/html,<script>alert(1)</script>` as a valid URL."
+        ),
+        // Two forward slashes in the path, and an HTTP URL without a host.
+        (
+            Value(field: "url", value: "https://example.com//a"),
+            "Unable to parse `https://example.com//a` as a valid URL."
+        ),
+        (Value(field: "url", value: "https:/example.com"), "Unable to parse `https:/example.com` as a valid URL."),
         (Value(field: "ip", value: "256.0.0.1"), "Unable to parse `256.0.0.1` as a valid IP address."),
         (Value(field: "ip", value: "10.0.0.1/33"), "Unable to parse `10.0.0.1/33` as a valid IP address."),
         (Value(field: "days", value: ["2024-01-01", "soon"]), "Unable to parse `soon` as a valid date."),

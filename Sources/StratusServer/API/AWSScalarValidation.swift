@@ -131,11 +131,18 @@ enum AWSScalarValidation {
 
     // MARK: - Other strings
 
-    /// One `@` between a non-empty local part and a non-empty domain, without whitespace.
+    /// `local-part@domain-part` (RFC 822): one `@` between a non-empty local part and a domain
+    /// of at least two dot-separated labels (`amazon.com`), without whitespace. A domain without
+    /// a dot (`a@b`) names no host mail can reach, and AppSync refuses it.
     static func isEmail(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
-            && !text.contains(where: \.isWhitespace)
+        guard parts.count == 2, !parts[0].isEmpty, !text.contains(where: \.isWhitespace) else { return false }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2
+            && labels.allSatisfy { label in
+                !label.isEmpty && label.first != "-" && label.last != "-"
+                    && label.allSatisfy { !$0.isASCII || $0.isLetter || $0.isNumber || $0 == "-" }
+            }
     }
 
     /// An optional `+` and country code, then digit groups separated by single spaces or
@@ -148,15 +155,40 @@ enum AWSScalarValidation {
         return (7...15).contains(groups.reduce(0) { $0 + $1.count })
     }
 
-    /// A scheme (`https:`, `mailto:`) followed by the rest of the URL, without whitespace.
+    /// The schemes of RFC 1738, which AppSync's documentation cites for `AWSURL`, and `https`.
+    /// Other schemes, `javascript:` and `data:` among them, are not URLs of a resource.
+    static let urlSchemes: Set<String> = [
+        "http", "https", "ftp", "file", "mailto", "news", "nntp", "telnet", "gopher", "wais", "prospero",
+    ]
+
+    /// The schemes whose URLs name a host after `//` (RFC 1738's common Internet scheme syntax);
+    /// `file` may leave it empty (`file:///etc/hosts`).
+    private static let hostSchemes: Set<String> = [
+        "http", "https", "ftp", "nntp", "telnet", "gopher", "wais", "prospero",
+    ]
+
+    /// A URL as AppSync's documentation defines `AWSURL`: RFC 1738, with a scheme (`https:`,
+    /// `mailto:`) of ``urlSchemes``, a host where the scheme names one, no two forward slashes
+    /// (`//`) in the path, and no whitespace.
     static func isURL(_ text: String) -> Bool {
-        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter else {
+        guard let colon = text.firstIndex(of: ":"), !text.contains(where: \.isWhitespace),
+            URL(string: text) != nil
+        else { return false }
+        let scheme = text[..<colon].lowercased()
+        guard urlSchemes.contains(scheme) else { return false }
+        var rest = text[text.index(after: colon)...]
+        // The fragment and the query are not part of the path.
+        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        if rest.hasPrefix("//") {
+            let authority = rest.dropFirst(2).prefix { $0 != "/" }
+            if authority.isEmpty, scheme != "file" { return false }
+            rest = rest.dropFirst(2 + authority.count)
+        } else if hostSchemes.contains(scheme) || scheme == "file" {
+            return false
+        } else if rest.isEmpty {
             return false
         }
-        let scheme = text[..<colon]
-        let rest = text[text.index(after: colon)...]
-        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
-            && !rest.isEmpty && !text.contains(where: \.isWhitespace) && URL(string: text) != nil
+        return !rest.contains("//")
     }
 
     /// An IPv4 or IPv6 address, optionally with a prefix length: `127.0.0.1/8`, `::1`.

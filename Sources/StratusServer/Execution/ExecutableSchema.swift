@@ -536,12 +536,14 @@ extension Map {
 }
 
 /// Runs a resolver, turning failures other than ``ResolverError`` into an internal failure that
-/// `log` explains.
+/// `log` explains. A request cancelled (at its execution deadline, or by its client leaving)
+/// runs no more resolvers: each throws `CancellationError` at once.
 func guardedResolve<T: Sendable>(
     _ field: String,
     log: @Sendable (String) -> Void,
     _ body: () async throws -> T
 ) async throws -> T {
+    try Task.checkCancellation()
     do {
         return try await body()
     } catch let error as ResolverError {

@@ -334,10 +334,18 @@ extension ModelResolver {
     /// A store shared by several servers records the announcement in the write's transaction
     /// instead, and every server publishes it from the store's journal.
     /// The request's `Idempotency-Key` is recorded in the write's transaction.
+    ///
+    /// Every write of an item passes here, whichever path made its values (an input, an
+    /// automerge, a conflict handler, the direct mutations), so the item size limit is kept here:
+    /// an item over ``StoredItem/maximumSize`` is refused with DynamoDB's error and nothing is
+    /// written. A delete is not refused: it marks the item it finds.
     private func commit(_ request: MutationRequest, item: StoredItem, _ write: ItemWrite) async throws -> WriteOutcome {
         var write = write
         write.idempotency = request.idempotency
         let kind = WriteEvent.Kind(field: request.field, of: request.model)
+        if kind != .delete, case .put(let stored) = write.action, stored.size > StoredItem.maximumSize {
+            throw ResolverError.itemTooLarge
+        }
         if store.announcesWrites, let kind {
             write.announcement = WriteAnnouncement(
                 kind: kind,

@@ -43,6 +43,9 @@ struct ResolverError: Error, Sendable, CustomStringConvertible {
         )
     }
 
+    /// A write whose item would be larger than DynamoDB's 400 KB (``StoredItem/maximumSize``).
+    static let itemTooLarge = dynamoDBValidation("Item size has exceeded the maximum allowed size")
+
     /// A failure of the server itself, reported without its internals.
     static let internalFailure = ResolverError(
         errorType: .internalFailure,

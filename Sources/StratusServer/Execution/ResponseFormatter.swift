@@ -112,13 +112,16 @@ enum ResponseFormatter {
     /// Validation messages in graphql-java's words, which AppSync uses.
     private static func translate(_ error: GraphQLError, document: Document?) -> String {
         let message = error.message
-        if message.hasPrefix("Cannot query field \""), let location = error.locations.first,
+        if message.hasPrefix("Cannot query field \""),
             let rest = message.split(separator: "\"", omittingEmptySubsequences: false) as [Substring]?,
             rest.count >= 4
         {
             let field = rest[1]
             let type = rest[3]
-            let path = document.flatMap { fieldPath(in: $0, at: location) } ?? [String(field)]
+            // Past a hundred errors, validation's errors have no location: the field names itself.
+            let location = error.locations.first
+            let path =
+                document.flatMap { document in location.flatMap { fieldPath(in: document, at: $0) } } ?? [String(field)]
             return "Validation error of type FieldUndefined: Field '\(field)' in type '\(type)' is undefined "
                 + "@ '\(path.joined(separator: "/"))'"
         }

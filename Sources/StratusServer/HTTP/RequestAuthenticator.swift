@@ -14,9 +14,17 @@ struct RequestAuthenticator: Sendable {
     let tokens: TokenVerifier
     /// The local Cognito, whose tokens and issued credentials are trusted as well.
     let cognito: CognitoUserPool?
+    /// The server's names, which the `host` a request is signed for must give.
+    let hosts: AllowedHosts
 
-    init(configuration: ServerAuthorization, clock: @escaping @Sendable () -> Date, cognito: CognitoUserPool? = nil) {
+    init(
+        configuration: ServerAuthorization,
+        clock: @escaping @Sendable () -> Date,
+        cognito: CognitoUserPool? = nil,
+        hosts: AllowedHosts = .any
+    ) {
         self.configuration = configuration
+        self.hosts = hosts
         self.clock = clock
         self.cognito = cognito
         self.tokens = TokenVerifier(
@@ -119,7 +127,20 @@ struct RequestAuthenticator: Sendable {
 
     /// Checks a SigV4 signature of `service` (`appsync` for GraphQL, `execute-api` for REST)
     /// against the configured credentials.
+    ///
+    /// The signature must be made for one of the server's names (``hosts``): a request signed
+    /// for another server, an AppSync API or another Stratus, and replayed to this one is
+    /// refused, even when the credentials are the same. Over HTTP the signed `host` is the
+    /// `Host` header the request arrived with; a real-time message names it in its header object.
     func verifySignature(_ parts: SignedParts, service: String = "appsync") async throws(HTTPRejection) -> Identity {
+        if let host = parts.headers["host"], !hosts.allows(host) {
+            throw HTTPRejection(
+                status: 403,
+                errorType: .invalidSignature,
+                message: "The request is signed for the host '\(host)', which is not this server. "
+                    + "Sign it for the host the server is reached by."
+            )
+        }
         let credentials = configuration.iamCredentials
         // Credentials the identity pool issued are read from its store before verifying, which
         // looks its keys up synchronously.

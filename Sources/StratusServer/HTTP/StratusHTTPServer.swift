@@ -26,6 +26,11 @@ public struct StratusHTTPServer: Sendable {
     /// The local Cognito user pool and identity pool served on the same port (`POST /` with an
     /// `X-Amz-Target`), whose tokens and credentials the API trusts; `nil` for none.
     public let cognito: CognitoUserPool?
+    /// The names clients may reach the server by besides its own (``AllowedHosts``): the name a
+    /// load balancer or a DNS record gives it; `*` allows any.
+    public let allowedHosts: [String]
+    /// The bytes waiting in the real-time connections, added up.
+    let realtimeQueues = RealtimeQueueGauge()
     private let clock: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
 
@@ -36,6 +41,7 @@ public struct StratusHTTPServer: Sendable {
         realtimeLimits: RealtimeLimits = RealtimeLimits(),
         restAPIs: [RESTAPI] = [],
         cognito: CognitoUserPool? = nil,
+        allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) {
@@ -45,8 +51,9 @@ public struct StratusHTTPServer: Sendable {
         self.realtimeLimits = realtimeLimits
         self.restAPIs = restAPIs
         self.cognito = cognito
+        self.allowedHosts = allowedHosts
         self.clock = clock
-        self.log = log
+        self.log = LogLine.bounding(log)
     }
 
     /// Serves until the task is cancelled; `onReady` receives the bound port (useful with port 0).
@@ -77,10 +84,24 @@ public struct StratusHTTPServer: Sendable {
         shutdownRequests: AsyncStream<Void>?,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let authorizer = RequestAuthenticator(configuration: authorization, clock: clock, cognito: cognito)
+        let hosts = AllowedHosts(listeningOn: host, configured: allowedHosts)
+        let authorizer = RequestAuthenticator(
+            configuration: authorization,
+            clock: clock,
+            cognito: cognito,
+            hosts: hosts
+        )
         let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
-        let realtime = RealtimeEndpoint(server: server, authorizer: authorizer, limits: realtimeLimits, log: log)
+        let realtime = RealtimeEndpoint(
+            server: server,
+            authorizer: authorizer,
+            limits: realtimeLimits,
+            log: log,
+            queues: realtimeQueues
+        )
         let router = Router()
+        // First: it wraps the routes added after it, and requests that match none.
+        router.add(middleware: HostCheckMiddleware(hosts: hosts))
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }
         router.on("graphql", method: .options) { _, _ in GraphQLEndpoint.preflight() }
@@ -125,6 +146,8 @@ public struct StratusHTTPServer: Sendable {
         let webSocketRouter = Router(context: RealtimeRequestContext.self)
         for path in ["graphql/realtime", "graphql"] {
             webSocketRouter.ws(RouterPath(path)) { request, _ in
+                // An upgrade naming another host gets the refusal as `connection_error` and is
+                // closed, without reading a message: refused before it, it would get an empty 400.
                 RealtimeEndpoint.shouldUpgrade(request)
             } onUpgrade: { inbound, outbound, context in
                 try await realtime.serve(inbound: inbound, outbound: outbound, context: context)
@@ -141,8 +164,11 @@ public struct StratusHTTPServer: Sendable {
             // its own liveness: `ka` messages, the connection timeout and the slow-consumer rule.
             ws: WebSocketServerConfiguration(maxFrameSize: realtimeLimits.maxMessageBytes, autoPing: .disabled)
         )
-        let connections = ConnectionsPerAddress(limit: limits.maxConnectionsPerAddress)
-        let requestHeadTimeout = limits.requestHeadTimeout
+        let connections = OpenConnections(
+            limitPerAddress: limits.maxConnectionsPerAddress,
+            limit: limits.maxConnections
+        )
+        let (requestHeadTimeout, requestTimeout) = (limits.requestHeadTimeout, limits.requestTimeout)
         let app = Application(
             router: router,
             server: HTTPServerBuilder { responder in
@@ -153,7 +179,8 @@ public struct StratusHTTPServer: Sendable {
                         configuration: channelConfiguration
                     ),
                     connections: connections,
-                    requestHeadTimeout: requestHeadTimeout
+                    requestHeadTimeout: requestHeadTimeout,
+                    requestTimeout: requestTimeout
                 )
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),

@@ -17,8 +17,11 @@ import Synchronization
 /// call is still being served; it then takes every waiting message with ``takePending()``,
 /// writes them all and flushes once. Either way, the writer reports with ``written(_:)`` when
 /// the socket took them. Messages taken but not yet written still count against
-/// ``RealtimeLimits/maxQueuedMessages``, so a client that stops reading fills the queue and gets
-/// the slow-consumer error rather than silent losses.
+/// ``RealtimeLimits/maxQueuedMessages`` and their bytes against
+/// ``RealtimeLimits/maxQueuedBytes``, so a client that stops reading fills the queue and gets
+/// the slow-consumer error rather than silent losses, and holds no more memory than the bound.
+/// The bytes are counted as the client would receive them, though a `data` message's payload is
+/// one buffer shared with every subscription and connection that gets the same bytes.
 final class RealtimeConnection: Sendable {
     /// What the writer writes, in order.
     enum Outbound: Sendable {
@@ -69,6 +72,11 @@ final class RealtimeConnection: Sendable {
         }
     }
 
+    /// Which bound a slow consumer went past.
+    enum Overflow: Sendable, Hashable {
+        case messages, bytes
+    }
+
     /// Why the writer ends the connection.
     enum Ending: Sendable, Hashable {
         /// The messages before a ``Outbound/close(code:reason:)`` are written: close now.
@@ -96,16 +104,21 @@ final class RealtimeConnection: Sendable {
         /// The last event published before the subscription was registered: it hears only the
         /// events after it.
         let after: UInt64
+        /// The token its `start` carried, checked again while it runs; `nil` when it runs on
+        /// the connection's credentials.
+        let token: RealtimeToken?
 
         init(
             id: String,
             request: SubscriptionRequest,
             access: Authorization.Access,
             quotedID: String,
-            after: UInt64
+            after: UInt64,
+            token: RealtimeToken?
         ) {
             self.id = id
             self.after = after
+            self.token = token
             self.request = request
             self.access = access
             self.quotedID = quotedID
@@ -131,11 +144,19 @@ final class RealtimeConnection: Sendable {
         var acknowledged = false
         /// When the queue overflowed, if it did.
         var overflowedAt: ContinuousClock.Instant?
+        /// The bound the queue went past, if it did.
+        var overflow: Overflow?
         var lastTraffic: ContinuousClock.Instant
         /// Messages the writer has not taken yet.
         var pending: [Outbound] = []
         /// Messages the writer took whose write has not completed.
         var inFlight = 0
+        /// The bytes of the messages pending and in flight.
+        var queuedBytes = 0
+        /// The bytes of those the gauge was told of.
+        var reportedBytes = 0
+        /// Whether the connection ended: nothing is queued any more.
+        var released = false
         /// Whether the writer was woken and has not taken the pending messages yet.
         var wakeRequested = false
         /// Whether a close was enqueued: nothing follows it.
@@ -150,11 +171,18 @@ final class RealtimeConnection: Sendable {
     private let endingContinuation: AsyncStream<Ending>.Continuation
     private let state: Mutex<State>
     private let wake: @Sendable (RealtimeConnection) -> Void
+    /// Where the connection's queued bytes are added up with the other connections'.
+    private let gauge: RealtimeQueueGauge?
 
     /// A connection whose writer `wake` schedules (on the channel's event loop, say); it is
-    /// called outside the connection's lock.
-    init(limits: RealtimeLimits, wake: @escaping @Sendable (RealtimeConnection) -> Void = { _ in }) {
+    /// called outside the connection's lock. `gauge` adds its queued bytes up with others'.
+    init(
+        limits: RealtimeLimits,
+        gauge: RealtimeQueueGauge? = nil,
+        wake: @escaping @Sendable (RealtimeConnection) -> Void = { _ in }
+    ) {
         self.limits = limits
+        self.gauge = gauge
         self.wake = wake
         (endings, endingContinuation) = AsyncStream.makeStream(of: Ending.self)
         state = Mutex(State(lastTraffic: .now))
@@ -162,6 +190,12 @@ final class RealtimeConnection: Sendable {
 
     /// Whether the queue overflowed; the connection is then closed with an error.
     var overflowedAt: ContinuousClock.Instant? { state.withLock { $0.overflowedAt } }
+
+    /// The bound the queue went past, if it did.
+    var overflow: Overflow? { state.withLock { $0.overflow } }
+
+    /// The bytes of the messages waiting and in flight.
+    var queuedBytes: Int { state.withLock { $0.queuedBytes } }
 
     var isAcknowledged: Bool { state.withLock { $0.acknowledged } }
 
@@ -222,7 +256,8 @@ final class RealtimeConnection: Sendable {
         id: String,
         request: SubscriptionRequest,
         access: Authorization.Access,
-        after: UInt64 = 0
+        after: UInt64 = 0,
+        token: RealtimeToken? = nil
     ) throws(RealtimeError) {
         try enqueuing { state throws(RealtimeError) in
             guard state.subscriptions[id] == nil else { throw .duplicateID(id) }
@@ -235,7 +270,8 @@ final class RealtimeConnection: Sendable {
                 request: request,
                 access: access,
                 quotedID: quotedID,
-                after: after
+                after: after,
+                token: token
             )
             state.subscriptions[id] = subscription
             enqueue(.message(ByteBuffer(string: #"{"id":"# + quotedID + #","type":"start_ack"}"#)), in: &state)
@@ -256,6 +292,24 @@ final class RealtimeConnection: Sendable {
         }
     }
 
+    /// Ends a subscription whose credentials no longer hold: enqueues its `error` with `payload`
+    /// instead of `complete`; returns the subscription ended, if `id` was running.
+    func end(subscription id: String, payload: JSON) -> SubscriptionRequest? {
+        enqueuing { state in
+            guard let ended = state.subscriptions.removeValue(forKey: id) else { return nil }
+            let error: JSON = ["id": .string(id), "type": "error", "payload": payload]
+            enqueue(.message(ByteBuffer(string: error.text)), in: &state)
+            return ended.request
+        }
+    }
+
+    /// The tokens of the running subscriptions that carried their own, by subscription id.
+    var subscriptionTokens: [(id: String, token: RealtimeToken)] {
+        state.withLock { state in
+            state.subscriptions.values.compactMap { subscription in subscription.token.map { (subscription.id, $0) } }
+        }
+    }
+
     /// The subscriptions running, for the listener's bookkeeping when the connection ends.
     var runningRequests: [SubscriptionRequest] {
         state.withLock { $0.subscriptions.values.map(\.request) }
@@ -266,17 +320,19 @@ final class RealtimeConnection: Sendable {
     /// was given before are skipped. It does not wake the writer: the caller, the loop's
     /// ``RealtimeFanout``, takes the messages with ``takePending()`` and writes them.
     func receive(_ events: [WriteEvent]) {
-        state.withLock { state in
+        let (added, queued) = state.withLock { state in
             let received = state.received
-            guard let last = events.last?.sequence, last > received else { return }
+            guard let last = events.last?.sequence, last > received else { return (0, 0) }
             state.received = last
-            guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return }
+            guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return (0, 0) }
             for event in events where event.sequence > received {
                 for subscription in state.subscriptions.values where subscription.hears(event) {
                     enqueueData(of: event, for: subscription, in: &state)
                 }
             }
+            return (unreportedBytes(in: &state), state.queuedBytes)
         }
+        if added != 0 { gauge?.add(added, connectionQueue: queued) }
     }
 
     /// Enqueues the `data` message of `event` for `target`, or an error when it is too large.
@@ -293,8 +349,8 @@ final class RealtimeConnection: Sendable {
         }
     }
 
-    /// The messages waiting, in order; they count as in flight until ``written(_:)``. Called by
-    /// the writer after `wake`.
+    /// The messages waiting, in order; they count as in flight until ``written(_:bytes:)``.
+    /// Called by the writer after `wake`.
     func takePending() -> [Outbound] {
         state.withLock { state in
             state.wakeRequested = false
@@ -305,9 +361,34 @@ final class RealtimeConnection: Sendable {
         }
     }
 
-    /// Notes that `count` messages taken by ``takePending()`` were written (or failed to be).
-    func written(_ count: Int) {
-        state.withLock { $0.inFlight -= count }
+    /// Notes that `count` messages of `bytes` bytes taken by ``takePending()`` were written (or
+    /// failed to be).
+    func written(_ count: Int, bytes: Int) {
+        let removed = state.withLock { state in
+            state.inFlight -= count
+            state.queuedBytes -= bytes
+            return unreportedBytes(in: &state)
+        }
+        if removed != 0 { gauge?.add(removed, connectionQueue: 0) }
+    }
+
+    /// Drops the messages that still wait when the connection ends; those in flight are counted
+    /// out as their writes fail.
+    func release() {
+        let removed = state.withLock { state in
+            state.released = true
+            state.queuedBytes -= state.pending.reduce(0) { $0 + $1.size }
+            state.pending = []
+            return unreportedBytes(in: &state)
+        }
+        if removed != 0 { gauge?.add(removed, connectionQueue: 0) }
+    }
+
+    /// The change of ``State/queuedBytes`` the gauge was not told of, now noted as told.
+    private func unreportedBytes(in state: inout State) -> Int {
+        let change = state.queuedBytes - state.reportedBytes
+        state.reportedBytes = state.queuedBytes
+        return change
     }
 
     /// Tells the writer how the connection ends.
@@ -320,24 +401,34 @@ final class RealtimeConnection: Sendable {
     private func enqueuing<Value, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Value
     ) throws(Failure) -> Value {
-        let (value, wakes) = try state.withLock { state throws(Failure) in
+        let (value, wakes, added, queued) = try state.withLock { state throws(Failure) in
             let wasRequested = state.wakeRequested
             let value = try body(&state)
             let wakes = !wasRequested && !state.pending.isEmpty
             if wakes { state.wakeRequested = true }
-            return (value, wakes)
+            return (value, wakes, unreportedBytes(in: &state), state.queuedBytes)
         }
+        if added != 0 { gauge?.add(added, connectionQueue: queued) }
         if wakes { wake(self) }
         return value
     }
 
     private func enqueue(_ element: Outbound, in state: inout State) {
-        guard state.overflowedAt == nil, !state.closing else { return }
+        guard state.overflowedAt == nil, !state.closing, !state.released else { return }
+        let size = element.size
         if state.pending.count + state.inFlight >= max(limits.maxQueuedMessages, 1) {
-            state.overflowedAt = .now
-            endingContinuation.yield(.slowConsumer)
-            return
+            overflow(.messages, in: &state)
+        } else if state.queuedBytes + size > limits.maxQueuedBytes {
+            overflow(.bytes, in: &state)
+        } else {
+            state.pending.append(element)
+            state.queuedBytes += size
         }
-        state.pending.append(element)
+    }
+
+    private func overflow(_ bound: Overflow, in state: inout State) {
+        state.overflowedAt = .now
+        state.overflow = bound
+        endingContinuation.yield(.slowConsumer)
     }
 }

@@ -30,6 +30,8 @@ struct RealtimeEndpoint: Sendable {
     let authorizer: RequestAuthenticator
     let limits: RealtimeLimits
     let log: @Sendable (String) -> Void
+    /// The bytes waiting in the connections, added up.
+    let queues: RealtimeQueueGauge
     /// Where connections with messages waiting are written, one task per event loop and tick.
     let writeQueues = PerEventLoop<RealtimeWriteQueue>()
     /// What delivers the published events to the subscribed connections, one per event loop.
@@ -59,18 +61,40 @@ struct RealtimeEndpoint: Sendable {
         context: WebSocketRouterContext<RealtimeRequestContext>
     ) async throws {
         let request = context.request
+        if let authority = request.head.authority, !authorizer.hosts.allows(authority) {
+            let error = RealtimeError(
+                errorType: .badRequest,
+                message: authorizer.hosts.refusal(of: authority),
+                errorCode: 421
+            )
+            let refusal: JSON = ["type": "connection_error", "payload": error.payload]
+            try await outbound.writeTextMessage(refusal.text)
+            try await outbound.close(.policyViolation, reason: "Misdirected request")
+            return
+        }
         let graphQLPath = Self.graphQLPath(of: request.uri.path)
         let channel = context.requestContext.channel
         let writeQueue = writeQueues.value(for: channel.eventLoop) { RealtimeWriteQueue(eventLoop: $0) }
         let writer = await RealtimeFrameWriter.make(for: channel)
-        let connection = RealtimeConnection(limits: limits) { connection in
+        let connection = RealtimeConnection(limits: limits, gauge: queues) { connection in
             writeQueue.schedule(connection, on: writer)
         }
-        let connectionIdentity = await authorizeConnection(request, graphQLPath: graphQLPath)
+        defer { connection.release() }
+        let (connectionIdentity, connectionToken) = await authorizeConnection(request, graphQLPath: graphQLPath)
         let events = server.events
         let fanout = fanouts.value(for: channel.eventLoop) { RealtimeFanout.make(eventLoop: $0, events: events) }
         defer { fanout.remove(connection) }
-        let subscriber = Subscriber(connection: connection, writer: writer, fanout: fanout)
+        let subscriber = Subscriber(
+            connection: connection,
+            writer: writer,
+            fanout: fanout,
+            connectionToken: connectionToken
+        )
+        // The tokens in use expire and can be revoked: checked at their expiry and now and then.
+        let credentials = Task { [self] in
+            await watchCredentials(of: connection, connectionToken: connectionToken, fanout: fanout)
+        }
+        defer { credentials.cancel() }
         let limits = limits
         let watcher = watchers.value(for: channel.eventLoop) { RealtimeWatcher(eventLoop: $0, limits: limits) }
         watcher.add(connection, channel: channel)
@@ -109,6 +133,8 @@ struct RealtimeEndpoint: Sendable {
         let connection: RealtimeConnection
         let writer: RealtimeFrameWriter
         let fanout: RealtimeFanout
+        /// The token the connection was authorized with, when it expires or can be revoked.
+        let connectionToken: RealtimeToken?
     }
 
     private func handle(
@@ -175,6 +201,7 @@ struct RealtimeEndpoint: Sendable {
         guard !id.isEmpty, let data = payload?["data"]?.stringValue else { throw .malformed }
         guard size <= limits.maxPayloadBytes else { throw .payloadTooLarge(limits.maxPayloadBytes) }
         let identity: Identity
+        var token: RealtimeToken?
         if case .object(let headers)? = payload?["extensions"]?["authorization"] {
             do throws(HTTPRejection) {
                 identity = try await authorizer.identity(
@@ -183,7 +210,13 @@ struct RealtimeEndpoint: Sendable {
             } catch {
                 throw RealtimeError(errorType: error.errorType, message: error.message)
             }
+            token = RealtimeToken(headers: headers, identity: identity)
         } else {
+            // The connection's token may have expired or been revoked since it connected.
+            if let connectionToken = subscriber.connectionToken, let rejection = await check(connectionToken) {
+                end(subscriber.connection, refusing: rejection)
+                return
+            }
             identity = connectionIdentity
         }
         // Variables that cannot be read refuse the start, as they refuse an HTTP request: read
@@ -203,7 +236,7 @@ struct RealtimeEndpoint: Sendable {
         let connection = subscriber.connection
         let after = subscriber.fanout.subscribe(connection, writer: subscriber.writer, to: request.topic)
         do {
-            try connection.start(id: id, request: request, access: access, after: after)
+            try connection.start(id: id, request: request, access: access, after: after, token: token)
         } catch {
             subscriber.fanout.unsubscribe(connection, from: request.topic)
             throw error
@@ -213,21 +246,24 @@ struct RealtimeEndpoint: Sendable {
     // MARK: - Connection authorization
 
     /// Who opened the connection, from the first carrier of credentials the request has: the
-    /// `header` query parameter, a `header-` subprotocol, or the upgrade request's own headers.
-    private func authorizeConnection(_ request: Request, graphQLPath: String) async -> Result<Identity, RealtimeError> {
+    /// `header` query parameter, a `header-` subprotocol, or the upgrade request's own headers;
+    /// and the token it did so with, when that token expires or can be revoked.
+    private func authorizeConnection(
+        _ request: Request,
+        graphQLPath: String
+    ) async -> (Result<Identity, RealtimeError>, RealtimeToken?) {
         let headers = ConnectionCredentials.headers(of: request)
         do throws(HTTPRejection) {
-            return .success(
-                try await authorizer.identity(
-                    for: RequestAuthenticator.SignedParts(
-                        path: graphQLPath + "/connect",
-                        headers: headers,
-                        body: Data("{}".utf8)
-                    )
+            let identity = try await authorizer.identity(
+                for: RequestAuthenticator.SignedParts(
+                    path: graphQLPath + "/connect",
+                    headers: headers,
+                    body: Data("{}".utf8)
                 )
             )
+            return (.success(identity), RealtimeToken(headers: headers, identity: identity))
         } catch {
-            return .failure(RealtimeError(errorType: error.errorType, message: error.message, errorCode: error.status))
+            return (.failure(RealtimeError(connectionRefusal: error)), nil)
         }
     }
 
@@ -251,9 +287,10 @@ struct RealtimeEndpoint: Sendable {
         let written = writer.channel.eventLoop.makePromise(of: Void.self)
         var ending: RealtimeConnection.Ending?
         if case .close(let code, let reason) = batch.last { ending = .close(code: code, reason: reason) }
+        let bytes = batch.reduce(0) { $0 + $1.size }
         writer.write(batch, promise: written)
         written.futureResult.whenComplete { [ending] _ in
-            connection.written(batch.count)
+            connection.written(batch.count, bytes: bytes)
             if let ending { connection.end(ending) }
         }
     }
@@ -271,10 +308,12 @@ struct RealtimeEndpoint: Sendable {
                 case .close(let code, let reason):
                     try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
                 case .slowConsumer:
+                    let waited =
+                        connection.overflow == .bytes
+                        ? "\(limits.maxQueuedBytes) bytes" : "\(limits.maxQueuedMessages) messages"
                     let error = RealtimeError(
                         errorType: .slowConsumer,
-                        message:
-                            "The client read too slowly: more than \(limits.maxQueuedMessages) messages waited. Reconnect and read faster."
+                        message: "The client read too slowly: more than \(waited) waited. Reconnect and read faster."
                     )
                     let message: JSON = ["type": "connection_error", "payload": error.payload]
                     try await outbound.writeTextMessage(message.text)

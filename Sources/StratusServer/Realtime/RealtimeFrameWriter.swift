@@ -4,17 +4,23 @@ import NIOWebSocket
 /// Writes the text messages of one real-time connection as WebSocket frames; a class, so that
 /// scheduling a connection's writes retains one reference.
 ///
-/// A batch of messages is framed into one buffer, each message after the header NIO's
-/// `WebSocketFrameEncoder` would write for it, and goes to the socket as one write below that
-/// encoder: one write and one flush per batch, whatever the number of messages. Without the
-/// encoder in the pipeline, each message goes through the pipeline as a `WebSocketFrame`. Both
-/// run on the channel's event loop, so frames reach the socket whole and in the order they were
-/// written.
+/// A batch of messages is framed into few buffers, each message after the header NIO's
+/// `WebSocketFrameEncoder` would write for it, and goes to the socket below that encoder with
+/// one flush per batch, whatever the number of messages. The payload of a large `data` message
+/// is not copied into them: it goes as its own buffer, the one bytes every subscription and
+/// connection of the event's selection share, so a thousand subscribers that do not read hold
+/// one copy of an event's payload, not a thousand. Without the encoder in the pipeline, each
+/// message goes through the pipeline as a `WebSocketFrame`. Both run on the channel's event
+/// loop, so frames reach the socket whole and in the order they were written.
 final class RealtimeFrameWriter: Sendable {
     let channel: any Channel
     /// The context of the channel's frame encoder, where framed bytes are written; `nil` when
     /// the pipeline has none.
     private let encoder: NIOLoopBound<ChannelHandlerContext>?
+
+    /// Payloads of at least this many bytes are written as they are, shared; smaller ones are
+    /// copied next to their frame's header, which costs less than another buffer to write.
+    static let sharedPayloadBytes = 1024
 
     /// A writer for `channel`, which must be a WebSocket once upgraded.
     static func make(for channel: any Channel) async -> RealtimeFrameWriter {
@@ -38,11 +44,15 @@ final class RealtimeFrameWriter: Sendable {
             return
         }
         if let encoder {
-            encoder.value.writeAndFlush(NIOAny(Self.frames(of: batch, allocator: channel.allocator)), promise: promise)
+            let buffers = Self.frames(of: batch, allocator: channel.allocator)
+            // Writes complete in order: when the last one has, the socket took them all.
+            for (index, buffer) in buffers.enumerated() {
+                encoder.value.write(NIOAny(buffer), promise: index == buffers.count - 1 ? promise : nil)
+            }
+            encoder.value.flush()
         } else {
             for (index, element) in batch.enumerated() {
                 guard let bytes = element.bytes else { continue }
-                // Writes complete in order: when the last one has, the socket took them all.
                 channel.write(
                     WebSocketFrame(fin: true, opcode: .text, data: bytes),
                     promise: index == lastMessage ? promise : nil
@@ -52,19 +62,30 @@ final class RealtimeFrameWriter: Sendable {
         }
     }
 
-    /// The frames of the messages of `batch`, one after the other in one buffer.
-    static func frames(of batch: [RealtimeConnection.Outbound], allocator: ByteBufferAllocator) -> ByteBuffer {
+    /// The frames of the messages of `batch`, one after the other: buffers of frame headers and
+    /// small messages, between which the payloads of large `data` messages stand as they are.
+    static func frames(of batch: [RealtimeConnection.Outbound], allocator: ByteBufferAllocator) -> [ByteBuffer] {
+        var buffers: [ByteBuffer] = []
         var capacity = 0
         for element in batch where element.isMessage {
             let size = element.size
             capacity += WebSocketTextFrameHeader.size(length: size) + size
         }
-        var buffer = allocator.buffer(capacity: capacity)
+        var buffer = allocator.buffer(capacity: min(capacity, 64 * 1024))
         for element in batch where element.isMessage {
             WebSocketTextFrameHeader.write(length: element.size, to: &buffer)
-            element.write(to: &buffer)
+            if case .data(let quotedID, let payload) = element, payload.readableBytes >= sharedPayloadBytes {
+                RealtimeDataMessage.writeHead(quotedID: quotedID, to: &buffer)
+                buffers.append(buffer)
+                buffers.append(payload)
+                buffer = allocator.buffer(capacity: 256)
+                RealtimeDataMessage.writeTail(to: &buffer)
+            } else {
+                element.write(to: &buffer)
+            }
         }
-        return buffer
+        if buffer.readableBytes > 0 { buffers.append(buffer) }
+        return buffers
     }
 }
 
@@ -107,10 +128,20 @@ public enum RealtimeDataMessage {
 
     /// Appends the message to `buffer`.
     public static func write(quotedID: String, payload: ByteBuffer, to buffer: inout ByteBuffer) {
+        writeHead(quotedID: quotedID, to: &buffer)
+        buffer.writeImmutableBuffer(payload)
+        writeTail(to: &buffer)
+    }
+
+    /// Appends what comes before the payload: `{"id":<id>,"type":"data","payload":`.
+    public static func writeHead(quotedID: String, to buffer: inout ByteBuffer) {
         buffer.writeString(head)
         buffer.writeString(quotedID)
         buffer.writeString(middle)
-        buffer.writeImmutableBuffer(payload)
+    }
+
+    /// Appends what comes after the payload: `}`.
+    public static func writeTail(to buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(ascii: "}"))
     }
 }
