@@ -53,7 +53,7 @@ public final class CognitoUserPool: Sendable {
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws(ServerError) {
-        let store = try Self.openStore(in: dataDirectory)
+        let store = try Self.openStore(in: dataDirectory, log: log)
         let signingKey = try Self.waiting { () async throws(ServerError) in try await Self.signingKey(in: store) }
         self.init(configuration: configuration, store: store, signingKey: signingKey, clock: clock, log: log)
         try Self.waiting { () async throws(ServerError) in try await self.setUp() }
@@ -72,7 +72,7 @@ public final class CognitoUserPool: Sendable {
     ) async throws(ServerError) {
         try await self.init(
             configuration: configuration,
-            store: Self.openStore(in: dataDirectory),
+            store: Self.openStore(in: dataDirectory, log: log),
             clock: clock,
             log: log
         )
@@ -137,11 +137,16 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    /// The pool's state in `dataDirectory` (`cognito.sqlite`), for ``init(configuration:store:clock:log:codeGenerator:)``.
+    /// The pool's state in `dataDirectory` (`cognito.sqlite`), for
+    /// ``init(configuration:store:clock:log:codeGenerator:)``; `log` hears which modes of the
+    /// directory were narrowed.
     ///
     /// - Throws: ``ServerError`` when it cannot be opened.
-    package static func store(in dataDirectory: URL) throws(ServerError) -> any CognitoStore {
-        try openStore(in: dataDirectory)
+    package static func store(
+        in dataDirectory: URL,
+        log: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws(ServerError) -> any CognitoStore {
+        try openStore(in: dataDirectory, log: log)
     }
 
     /// The pool's state in the PostgreSQL database at `location` (the table `_stratus_cognito`
@@ -157,9 +162,12 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    private static func openStore(in dataDirectory: URL) throws(ServerError) -> SQLiteCognitoStore {
+    private static func openStore(
+        in dataDirectory: URL,
+        log: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws(ServerError) -> SQLiteCognitoStore {
         do {
-            return try SQLiteCognitoStore(directory: dataDirectory)
+            return try SQLiteCognitoStore(directory: dataDirectory, log: log)
         } catch {
             throw ServerError.cognito("The user pool's state in \(dataDirectory.path) cannot be opened: \(error)")
         }
