@@ -107,7 +107,7 @@ extension CognitoUserPool {
         "\(configuration.region):\(UUID().uuidString.lowercased())"
     }
 
-    private static func randomText(_ count: Int, alphabet: String) -> String {
+    static func randomText(_ count: Int, alphabet: String) -> String {
         let characters = Array(alphabet)
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in characters.randomElement(using: &generator)! })

@@ -26,6 +26,9 @@ public final class CognitoUserPool: Sendable {
     public let configuration: CognitoConfiguration
     let store: any CognitoStore
     let signingKey: CognitoSigningKey
+    /// The credentials that sign the administrator's calls (`AdminCreateUser`, `ListUsers`, …)
+    /// when the server has no IAM credentials of its own: made once, kept with the pool's state.
+    public let administratorCredentials: IAMCredential
     let clock: @Sendable () -> Date
     let log: @Sendable (String) -> Void
     let codeGenerator: @Sendable () -> String
@@ -54,8 +57,8 @@ public final class CognitoUserPool: Sendable {
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws(ServerError) {
         let store = try Self.openStore(in: dataDirectory, log: log)
-        let signingKey = try Self.waiting { () async throws(ServerError) in try await Self.signingKey(in: store) }
-        self.init(configuration: configuration, store: store, signingKey: signingKey, clock: clock, log: log)
+        let secrets = try Self.waiting { () async throws(ServerError) in try await Self.secrets(in: store) }
+        self.init(configuration: configuration, store: store, secrets: secrets, clock: clock, log: log)
         try Self.waiting { () async throws(ServerError) in try await self.setUp() }
     }
 
@@ -89,14 +92,15 @@ public final class CognitoUserPool: Sendable {
         log: @escaping @Sendable (String) -> Void = { _ in },
         codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
     ) async throws(ServerError) {
-        // Servers sharing the store create one signing key and the configured users once.
-        let signingKey = try await Self.exclusively(store) { () async throws(ServerError) in
-            try await Self.signingKey(in: store)
+        // Servers sharing the store create one signing key, one administrator and the configured
+        // users once.
+        let secrets = try await Self.exclusively(store) { () async throws(ServerError) in
+            try await Self.secrets(in: store)
         }
         self.init(
             configuration: configuration,
             store: store,
-            signingKey: signingKey,
+            secrets: secrets,
             clock: clock,
             log: log,
             codeGenerator: codeGenerator
@@ -121,14 +125,15 @@ public final class CognitoUserPool: Sendable {
     private init(
         configuration: CognitoConfiguration,
         store: any CognitoStore,
-        signingKey: CognitoSigningKey,
+        secrets: (signingKey: CognitoSigningKey, administrator: IAMCredential),
         clock: @escaping @Sendable () -> Date,
         log: @escaping @Sendable (String) -> Void,
         codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
     ) {
         self.configuration = configuration
         self.store = store
-        self.signingKey = signingKey
+        self.signingKey = secrets.signingKey
+        self.administratorCredentials = secrets.administrator
         self.clock = clock
         self.log = log
         self.codeGenerator = codeGenerator
@@ -173,11 +178,19 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    private static func signingKey(in store: any CognitoStore) async throws(ServerError) -> CognitoSigningKey {
+    private static func secrets(
+        in store: any CognitoStore
+    ) async throws(ServerError) -> (signingKey: CognitoSigningKey, administrator: IAMCredential) {
+        let signingKey: CognitoSigningKey
         do {
-            return try await CognitoThread.shared.run { try await CognitoSigningKey.load(from: store) }
+            signingKey = try await CognitoThread.shared.run { try await CognitoSigningKey.load(from: store) }
         } catch {
             throw ServerError.cognito("The user pool's signing key cannot be loaded or created: \(error)")
+        }
+        do {
+            return (signingKey, try await AdministratorRecord.load(from: store))
+        } catch {
+            throw ServerError.cognito("The user pool's administrator credentials cannot be loaded or created: \(error)")
         }
     }
 
