@@ -220,6 +220,26 @@ import Testing
         )
     }
 
+    @Test func usersAddRefusesUsernamesCognitoRefusesAndOwnerSeparators() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write(Self.config, to: "stratus.json")
+        let control = try await Self.users(["add", "eve\u{1}bob", "--password", "Eve-pass1!"], in: directory)
+        #expect(try await control.exitStatus() == 1)
+        #expect(
+            control.standardError
+                == #"Error: InvalidParameterException: 1 validation error detected: Value 'eve\u0001bob' at 'username' "#
+                + #"failed to satisfy constraint: Member must satisfy regular expression pattern: [\p{L}\p{M}\p{S}\p{N}\p{P}]+"#
+                + "\n"
+        )
+        let separator = try await Self.users(["add", "x::alice", "--password", "Eve-pass1!"], in: directory)
+        #expect(try await separator.exitStatus() == 1)
+        #expect(
+            separator.standardError
+                == "Error: InvalidParameterException: Username must not contain '::': the API writes an owner as <sub>::<username>, so such a "
+                + "username could pass for another user's. Choose a username without '::'.\n"
+        )
+    }
+
     @Test func serversOnOneDatabaseShareTheUsersTheKeyAndTheTokens() async throws {
         let directory = try TemporaryDirectory()
         let database = try await PostgresTestCluster.shared.makeDatabase()

@@ -52,6 +52,17 @@ import Testing
             await pool.respond(target: "AWSCognitoIdentityProviderService.\(operation)", body: Data(input.text.utf8))
         }
 
+        /// A password sign-in's answer.
+        func passwordSignIn(_ username: String, _ password: String) async -> (status: Int, body: JSON) {
+            await call(
+                "InitiateAuth",
+                [
+                    "AuthFlow": "USER_PASSWORD_AUTH", "ClientId": "unitclient",
+                    "AuthParameters": ["USERNAME": .string(username), "PASSWORD": .string(password)],
+                ]
+            )
+        }
+
         /// Alice's tokens from a password sign-in.
         func signIn(_ username: String = "alice", _ password: String = "Alice-pass1!") async throws -> JSONObject {
             let answer = await call(
@@ -145,6 +156,36 @@ import Testing
             try await Self.apiIdentity(fresh, pool: fixture.pool, at: clock.now).get().claims["cognito:username"]
                 == "alice"
         )
+    }
+
+    @Test func aDeletedUsersTokensStayRefusedWhenANewUserTakesTheName() async throws {
+        let clock = TestClock()
+        let fixture = try await Fixture(clock: clock)
+        let old = try await fixture.signIn()
+        let idToken = try #require(old["IdToken"]?.stringValue)
+        let accessToken = try #require(old["AccessToken"]?.stringValue)
+        try await fixture.pool.deleteUser("alice")
+        try await fixture.pool.addUser(username: "alice", password: "Other-alice1!")
+
+        // The old alice's tokens were accepted again: revocation looked the user up by name.
+        #expect(await Self.apiIdentity(idToken, pool: fixture.pool, at: clock.now) == .failure(.notAuthorized))
+        #expect(
+            await fixture.call("GetUser", ["AccessToken": .string(accessToken)]).body.text
+                == #"{"__type":"NotAuthorizedException","message":"Access Token has been revoked"}"#
+        )
+        let refresh = await fixture.call(
+            "InitiateAuth",
+            [
+                "AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": "unitclient",
+                "AuthParameters": ["REFRESH_TOKEN": .string(try #require(old["RefreshToken"]?.stringValue))],
+            ]
+        )
+        #expect(refresh.body.text == #"{"__type":"NotAuthorizedException","message":"Refresh Token has been revoked"}"#)
+        // The new alice's are good.
+        let fresh = try #require(try await fixture.signIn("alice", "Other-alice1!")["IdToken"]?.stringValue)
+        let identity = try await Self.apiIdentity(fresh, pool: fixture.pool, at: clock.now).get()
+        #expect(identity.claims["cognito:username"] == "alice")
+        #expect(identity.claims["sub"] != TokenVerifier.unverifiedClaims(of: idToken)?["sub"])
     }
 
     @Test func repeatedWrongPasswordsLockTheUserOutForAWhile() async throws {

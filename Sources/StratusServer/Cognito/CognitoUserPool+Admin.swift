@@ -26,7 +26,8 @@ extension CognitoUserPool {
                 username: username,
                 password: temporary,
                 attributes: attributes,
-                status: .forceChangePassword
+                status: .forceChangePassword,
+                by: .administrator
             )
             if try input.optionalString("TemporaryPassword") == nil {
                 log("Cognito: the temporary password of '\(username)' is \(temporary)")
@@ -46,7 +47,7 @@ extension CognitoUserPool {
             user.status = .confirmed
             user.modified = clock()
             try await store.write(user)
-            try await store.delete(CognitoCode.self, CognitoCode.key(username, .signUp))
+            try await store.delete(CognitoCode.self, CognitoCode.key(user.username, .signUp))
             return [:]
         case "AdminAddUserToGroup", "AdminRemoveUserFromGroup":
             let group = try input.string("GroupName")
@@ -70,9 +71,9 @@ extension CognitoUserPool {
         case "AdminDeleteUser":
             var user = try await self.user(username)
             try await signOutEverywhere(&user)
-            try await store.delete(CognitoUser.self, username)
-            try await store.delete(CognitoCode.self, CognitoCode.key(username, .signUp))
-            try await store.delete(CognitoCode.self, CognitoCode.key(username, .forgotPassword))
+            try await store.delete(CognitoUser.self, user.username)
+            try await store.delete(CognitoCode.self, CognitoCode.key(user.username, .signUp))
+            try await store.delete(CognitoCode.self, CognitoCode.key(user.username, .forgotPassword))
             return [:]
         case "AdminGetUser":
             let user = try await self.user(username)

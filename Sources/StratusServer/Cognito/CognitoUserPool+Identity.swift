@@ -114,19 +114,25 @@ extension CognitoUserPool {
     }
 
     /// The secret, session token and caller of credentials this identity pool issued and that
-    /// have not expired; `nil` for others.
+    /// have not expired; `nil` for others, and for a user's credentials once the user is
+    /// deleted (a user given the same name later is another user).
     package func issuedCredentials(
         for accessKeyId: String
     ) async -> (secret: String, sessionToken: String, claims: JSONObject)? {
         guard accessKeyId.hasPrefix("ASIA") else { return nil }
-        let record: IssuedCredentials?
+        var record: IssuedCredentials?
+        var holder: CognitoUser?
         do {
             record = try await store.read(IssuedCredentials.self, accessKeyId)
+            if let username = record?.username { holder = try await store.read(CognitoUser.self, username) }
         } catch {
             log("The local Cognito cannot read the credentials '\(accessKeyId)': \(error)")
             return nil
         }
         guard let record, record.expiration > clock() else { return nil }
+        if record.isAuthenticated {
+            guard let holder, holder.sub == record.sub, holder.enabled else { return nil }
+        }
         var claims: JSONObject = [
             "accessKeyId": .string(record.accessKeyId),
             "cognitoIdentityPoolId": .string(configuration.identityPoolId ?? ""),

@@ -111,6 +111,14 @@ extension CognitoUserPool {
             return try await signedIn(&user, client: client)
         case "NEW_PASSWORD_REQUIRED":
             let session = try input.string("Session")
+            let attributes = Dictionary(
+                responses.filter { $0.key.hasPrefix("userAttributes.") }.map {
+                    (String($0.key.dropFirst("userAttributes.".count)), $0.value)
+                },
+                uniquingKeysWith: { first, _ in first }
+            )
+            // Refused before the session is taken: the user answers again with other attributes.
+            try Self.checkWritable(attributes, .newPasswordChallenge)
             guard let challenge = take(session), challenge.username == username, challenge.clientId == client.clientId,
                 case .newPassword = challenge.kind
             else {
@@ -118,9 +126,7 @@ extension CognitoUserPool {
             }
             var user = try await self.user(username)
             try setPassword(try parameter("NEW_PASSWORD", responses), of: &user)
-            for (name, value) in responses where name.hasPrefix("userAttributes.") {
-                user.attributes[String(name.dropFirst("userAttributes.".count))] = value
-            }
+            for (name, value) in attributes { user.attributes[name] = value }
             user.status = .confirmed
             try await store.write(user)
             return try await signedIn(&user, client: client)
@@ -159,10 +165,7 @@ extension CognitoUserPool {
             var parameters: JSONObject = ["USER_ID_FOR_SRP": .string(user.username)]
             parameters["requiredAttributes"] = "[]"
             parameters["userAttributes"] = .string(
-                JSON.object(
-                    JSONObject(user.attributes.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) })
-                )
-                .text
+                JSON.object(JSONObject(Self.schemaAttributes(of: user).map { ($0.name, JSON.string($0.value)) })).text
             )
             return [
                 "ChallengeName": "NEW_PASSWORD_REQUIRED", "ChallengeParameters": .object(parameters),
@@ -176,6 +179,7 @@ extension CognitoUserPool {
                 RefreshTokenRecord(
                     tokenHash: Self.hash(of: refreshToken),
                     username: user.username,
+                    sub: user.sub,
                     clientId: client.clientId,
                     originJti: originJti,
                     authTime: now,
@@ -196,7 +200,12 @@ extension CognitoUserPool {
         }
         guard !record.revoked else { throw CognitoError.revokedRefreshToken }
         guard record.expires > clock() else { throw CognitoError.notAuthorized("Refresh Token has expired") }
-        let user = try await self.user(record.username)
+        // The user it was issued to: another user given the same name later is not.
+        guard let user = try await store.read(CognitoUser.self, record.username),
+            record.sub == nil || record.sub == user.sub
+        else {
+            throw CognitoError.revokedRefreshToken
+        }
         let client = try self.client(
             input,
             username: parameters["USERNAME"] ?? user.username,
@@ -225,18 +234,20 @@ extension CognitoUserPool {
     }
 
     /// The ID and access tokens of a sign-in or a refresh.
+    ///
+    /// The ID token carries the user's attributes of the schema, then the claims the pool
+    /// writes from its own records (`sub`, `cognito:groups`, `cognito:username`, `iss`, `aud`,
+    /// the times and ids): written last, none of them can come from an attribute.
     private func tokens(for user: CognitoUser, clientId: String, originJti: String, authTime: Date) throws -> JSONObject
     {
         let now = clock()
         let issuedAt = Int(now.timeIntervalSince1970)
         let expires = issuedAt + Int(configuration.tokenLifetime)
         let eventId = UUID().uuidString.lowercased()
-        var id: JSONObject = ["sub": .string(user.sub)]
-        if !user.groups.isEmpty { id["cognito:groups"] = .array(user.groups.map { .string($0) }) }
-        for (name, value) in user.attributes.sorted(by: { $0.key < $1.key }) {
-            id[name] =
-                name == "email_verified" || name == "phone_number_verified" ? .bool(value == "true") : .string(value)
-        }
+        var id: JSONObject = [:]
+        for (name, value) in Self.schemaAttributes(of: user) { id[name] = Self.claim(name, value) }
+        id["sub"] = .string(user.sub)
+        id["cognito:groups"] = user.groups.isEmpty ? nil : .array(user.groups.map { .string($0) })
         id["iss"] = .string(issuer)
         id["cognito:username"] = .string(user.username)
         id["origin_jti"] = .string(originJti)
@@ -331,29 +342,37 @@ extension CognitoUserPool {
 
     /// Whether the tokens of `claims` were revoked: by `RevokeToken` (their `origin_jti`), by
     /// `GlobalSignOut` (issued before it), or by the user's deletion.
+    ///
+    /// A token belongs to the user with its `sub`, not to whoever has its username now: once
+    /// fred is deleted, the tokens of the old fred stay refused after a new fred is added.
     func isRevoked(_ claims: JSONObject) async throws -> Bool {
+        try await holder(of: claims) == nil
+    }
+
+    /// The user a token of this pool was issued to, as the pool has it now; `nil` when the
+    /// token was revoked, or its user deleted or disabled.
+    func holder(of claims: JSONObject) async throws -> CognitoUser? {
         if let origin = claims["origin_jti"]?.stringValue, try await store.read(RevokedOrigin.self, origin) != nil {
-            return true
+            return nil
         }
-        let username = claims["cognito:username"]?.stringValue ?? claims["username"]?.stringValue ?? ""
-        guard let user = try await store.read(CognitoUser.self, username) else { return true }
+        guard let username = claims["cognito:username"]?.stringValue ?? claims["username"]?.stringValue,
+            let sub = claims["sub"]?.stringValue,
+            CognitoUsername.isValid(username),
+            let user = try await store.read(CognitoUser.self, username),
+            user.sub == sub
+        else { return nil }
         if let after = user.tokensValidAfter, let issuedAt = claims["iat"]?.doubleValue,
             issuedAt < after.timeIntervalSince1970
         {
-            return true
+            return nil
         }
-        return !user.enabled
+        return user.enabled ? user : nil
     }
 
     /// The user of a valid access token.
     func user(ofAccessToken token: String) async throws -> CognitoUser {
         guard let claims = try verifiedClaims(of: token, use: "access") else { throw CognitoError.invalidAccessToken }
-        guard !(try await isRevoked(claims)) else { throw CognitoError.revokedAccessToken }
-        guard let username = claims["username"]?.stringValue,
-            let user = try await store.read(CognitoUser.self, username)
-        else {
-            throw CognitoError.userNotFound
-        }
+        guard let user = try await holder(of: claims) else { throw CognitoError.revokedAccessToken }
         return user
     }
 

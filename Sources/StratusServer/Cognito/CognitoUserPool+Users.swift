@@ -8,7 +8,13 @@ extension CognitoUserPool {
         let password = try input.string("Password")
         let attributes = try Self.attributes(input["UserAttributes"])
         let status: CognitoUser.Status = configuration.autoConfirmsSignUp ? .confirmed : .unconfirmed
-        let user = try await createUser(username: username, password: password, attributes: attributes, status: status)
+        let user = try await createUser(
+            username: username,
+            password: password,
+            attributes: attributes,
+            status: status,
+            by: .signUp
+        )
         var output: JSONObject = ["UserConfirmed": .bool(status == .confirmed), "UserSub": .string(user.sub)]
         if status == .unconfirmed {
             for (name, value) in try await issueCode(for: user, purpose: .signUp) { output[name] = value }
@@ -49,14 +55,13 @@ extension CognitoUserPool {
         return ["Username": .string(user.username), "UserAttributes": Self.attributeList(of: user)]
     }
 
-    /// `UpdateUserAttributes`: the signed-in user's attributes, `sub` excepted.
+    /// `UpdateUserAttributes`: the signed-in user's attributes of the schema, `sub` and the
+    /// verification flags excepted.
     func updateUserAttributes(_ input: CognitoInput) async throws -> JSONObject {
         var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
         guard input["UserAttributes"] != nil else { throw CognitoError.missing("UserAttributes") }
         let attributes = try Self.attributes(input["UserAttributes"])
-        if attributes["sub"] != nil {
-            throw CognitoError.notAuthorized("A client attempted to write unauthorized attribute")
-        }
+        try Self.checkWritable(attributes, .update)
         for (name, value) in attributes { user.attributes[name] = value }
         user.modified = clock()
         try await store.write(user)

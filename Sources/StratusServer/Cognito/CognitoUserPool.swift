@@ -371,9 +371,16 @@ public final class CognitoUserPool: Sendable {
     /// The user `username` names: by username, or by an email or phone number the pool's
     /// users sign in with.
     func user(_ username: String) async throws -> CognitoUser {
-        if let user = try await store.read(CognitoUser.self, username) { return user }
-        guard let user = try await user(signingInAs: username) else { throw CognitoError.userNotFound }
+        guard let user = try await existingUser(username) else { throw CognitoError.userNotFound }
         return user
+    }
+
+    /// The user `name` names, or `nil`. A name no username could have (a NUL, a control
+    /// character) names nobody: it is never looked up, so never cut short.
+    func existingUser(_ name: String) async throws -> CognitoUser? {
+        guard CognitoUsername.isValid(name) else { return nil }
+        if let user = try await store.read(CognitoUser.self, name) { return user }
+        return try await user(signingInAs: name)
     }
 
     /// The user whose email or phone number, as a ``CognitoConfiguration/usernameAttributes``
@@ -386,20 +393,19 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    /// Creates a user, refusing an existing username or a password the policy refuses.
+    /// Creates a user, refusing an invalid or existing username, attributes `write` may not
+    /// set, or a password the policy refuses.
     @discardableResult
     func createUser(
         username: String,
         password: String,
         attributes: [String: String],
         status: CognitoUser.Status,
-        groups: [String] = []
+        groups: [String] = [],
+        by write: AttributeWrite = .administrator
     ) async throws -> CognitoUser {
-        guard !username.isEmpty, username.count <= 128, !username.contains(where: \.isWhitespace) else {
-            throw CognitoError.invalidParameter(
-                "Username should be a non-empty string of up to 128 characters without spaces."
-            )
-        }
+        try CognitoUsername.check(username)
+        try Self.checkWritable(attributes, write)
         var username = username
         var attributes = attributes
         if !configuration.usernameAttributes.isEmpty {
@@ -427,7 +433,6 @@ public final class CognitoUserPool: Sendable {
         for group in groups {
             guard try await self.group(named: group) != nil else { throw CognitoError.groupNotFound }
         }
-        attributes["sub"] = nil
         let now = clock()
         let user = CognitoUser(
             username: username,
@@ -476,14 +481,9 @@ public final class CognitoUserPool: Sendable {
     /// - Throws: when the pool's state cannot be read.
     public func pendingCode(for username: String, passwordReset: Bool = false) async throws -> String? {
         try await serially {
-            var name = username
-            if try await self.store.read(CognitoUser.self, username) == nil,
-                let user = try await self.user(signingInAs: username)
-            {
-                name = user.username
-            }
+            guard let user = try await self.existingUser(username) else { return nil }
             let purpose: CognitoCode.Purpose = passwordReset ? .forgotPassword : .signUp
-            return try await self.store.read(CognitoCode.self, CognitoCode.key(name, purpose))?.code
+            return try await self.store.read(CognitoCode.self, CognitoCode.key(user.username, purpose))?.code
         }
     }
 
@@ -513,7 +513,7 @@ public final class CognitoUserPool: Sendable {
     /// `[{"Name": "sub", "Value": …}, …]`: `sub` first, then the attributes by name.
     static func attributeList(of user: CognitoUser) -> JSON {
         var list: [JSON] = [.object(["Name": "sub", "Value": .string(user.sub)])]
-        for (name, value) in user.attributes.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in schemaAttributes(of: user) {
             list.append(.object(["Name": .string(name), "Value": .string(value)]))
         }
         return .array(list)
