@@ -6,11 +6,13 @@ extension CognitoUserPool {
     func getId(_ input: CognitoInput) async throws -> JSONObject {
         _ = try identityPool(input)
         if let login = try await self.login(input) {
-            if let existing = try await store.all(IdentityRecord.self).first(where: { $0.login == login.key }) {
+            // One read by the login's key, however many identities guests made.
+            if let existing = try await store.read(IdentityLoginRecord.self, login.key) {
                 return ["IdentityId": .string(existing.identityId)]
             }
             let record = IdentityRecord(identityId: newIdentityId(), login: login.key)
             try await store.write(record)
+            try await store.write(IdentityLoginRecord(login: login.key, identityId: record.identityId))
             return ["IdentityId": .string(record.identityId)]
         }
         guard configuration.allowsGuests else {
@@ -39,9 +41,13 @@ extension CognitoUserPool {
                 )
             }
         } else if let login {
-            // A guest who signs in keeps the identity, which becomes the user's.
+            // A guest who signs in keeps the identity, which becomes the user's (unless the user
+            // has one already, which GetId keeps answering).
             identity.login = login.key
             try await store.write(identity)
+            if try await store.read(IdentityLoginRecord.self, login.key) == nil {
+                try await store.write(IdentityLoginRecord(login: login.key, identityId: identityId))
+            }
         } else if !configuration.allowsGuests {
             throw CognitoError.notAuthorized("Unauthenticated access is not supported for this identity pool.")
         }
@@ -142,5 +148,40 @@ extension CognitoUserPool {
         if let username = record.username { claims["username"] = .string(username) }
         if let sub = record.sub { claims["sub"] = .string(sub) }
         return (record.secretAccessKey, record.sessionToken, claims)
+    }
+}
+
+/// The identity of a signed-in user's login, as a record of its own keyed by the login
+/// (`<issuer without scheme>:<sub>`): `GetId` finds it by the store's primary key rather than by
+/// reading every identity, guests' included.
+struct IdentityLoginRecord: CognitoRecord, Hashable {
+    static let kind = "identityLogin"
+    var key: String { login }
+
+    var login: String
+    var identityId: String
+}
+
+/// A change to the records made once per store, marked done by this record.
+struct CognitoMigration: CognitoRecord, Hashable {
+    static let kind = "migration"
+    var key: String { name }
+
+    var name: String
+}
+
+extension CognitoUserPool {
+    /// Gives the users' identities made before ``IdentityLoginRecord`` existed their records:
+    /// once per store, reading every identity that one time.
+    func indexIdentityLogins() async throws {
+        let name = "identityLogins"
+        guard try await store.read(CognitoMigration.self, name) == nil else { return }
+        for identity in try await store.all(IdentityRecord.self) {
+            guard let login = identity.login, try await store.read(IdentityLoginRecord.self, login) == nil else {
+                continue
+            }
+            try await store.write(IdentityLoginRecord(login: login, identityId: identity.identityId))
+        }
+        try await store.write(CognitoMigration(name: name))
     }
 }

@@ -214,6 +214,11 @@ public final class CognitoUserPool: Sendable {
         } catch {
             throw ServerError.cognito("The configured groups cannot be stored: \(error)")
         }
+        do {
+            try await serially { try await self.indexIdentityLogins() }
+        } catch {
+            throw ServerError.cognito("The identities' logins cannot be indexed: \(error)")
+        }
         for user in configuration.users {
             do {
                 try await serially {
