@@ -188,7 +188,7 @@ import Testing
         #expect(again.standardError == "Error: UserNotFoundException: User does not exist.\n")
         let refused = try await Self.signIn("bob", "Bob-pass1!", port: port)
         #expect(refused.status == 400)
-        #expect(refused.body == #"{"__type":"UserNotFoundException","message":"User does not exist."}"#)
+        #expect(refused.body == #"{"__type":"NotAuthorizedException","message":"Incorrect username or password."}"#)
         await serving.process.stop()
     }
 
@@ -238,6 +238,26 @@ import Testing
                 == "Error: InvalidParameterException: Username must not contain '::': the API writes an owner as <sub>::<username>, so such a "
                 + "username could pass for another user's. Choose a username without '::'.\n"
         )
+    }
+
+    @Test func lockoutsAndClientLimitsOutOfRangeAreRefused() async throws {
+        let directory = try TemporaryDirectory()
+        for (auth, message) in [
+            (
+                #"{ "lockoutSeconds": 60, "maxLockoutSeconds": 30 }"#,
+                "auth.maxLockoutSeconds is 30.0, shorter than auth.lockoutSeconds (60.0); give the longest lockout, "
+                    + "at least the first one."
+            ),
+            (
+                #"{ "requestsPerClient": { "burst": 0, "perSecond": 3 } }"#,
+                "auth.requestsPerClient.burst is 0; give how many calls a client may make at once, above 0."
+            ),
+        ] {
+            _ = try directory.write(#"{ "auth": \#(auth) }"#, to: "stratus.json")
+            let list = try await Self.users(["list"], in: directory)
+            #expect(try await list.exitStatus() == 1)
+            #expect(list.standardError == "Error: \(message)\n")
+        }
     }
 
     @Test func serversOnOneDatabaseShareTheUsersTheKeyAndTheTokens() async throws {

@@ -20,9 +20,12 @@ import Testing
             clock: TestClock = TestClock(),
             maxFailedSignIns: Int = 5,
             rotatesRefreshTokens: Bool = false,
-            allowsGuests: Bool = true
+            allowsGuests: Bool = true,
+            signIns: PasswordLane.Limits = .signIns,
+            newPasswords: PasswordLane.Limits = .newPasswords,
+            configure: (inout CognitoConfiguration) -> Void = { $0.clientRequestLimit = nil }
         ) async throws {
-            let configuration = CognitoConfiguration(
+            var configuration = CognitoConfiguration(
                 userPoolId: poolId,
                 clients: [.init(clientId: "unitclient"), .init(clientId: "secretclient", clientSecret: "shh")],
                 groups: ["Admins"],
@@ -38,28 +41,49 @@ import Testing
                 allowsGuests: allowsGuests,
                 maxFailedSignIns: maxFailedSignIns
             )
+            configure(&configuration)
             pool = try await CognitoUserPool(
                 configuration: configuration,
                 store: SQLiteCognitoStore(directory: directory),
                 clock: { clock.now },
-                codeGenerator: { "424242" }
+                codeGenerator: { "424242" },
+                signIns: signIns,
+                newPasswords: newPasswords
             )
             pool.setOrigin(CognitoUserPoolTests.origin)
         }
 
-        /// Calls an operation of the user pool service.
-        func call(_ operation: String, _ input: JSON) async -> (status: Int, body: JSON) {
-            await pool.respond(target: "AWSCognitoIdentityProviderService.\(operation)", body: Data(input.text.utf8))
+        /// Calls an operation of the user pool service, from the client address `client`.
+        func call(_ operation: String, _ input: JSON, from client: String = "") async -> (status: Int, body: JSON) {
+            await pool.respond(
+                target: "AWSCognitoIdentityProviderService.\(operation)",
+                body: Data(input.text.utf8),
+                from: client
+            )
+        }
+
+        /// Calls an operation of the identity pool service.
+        func identity(_ operation: String, _ input: JSON, from client: String = "") async -> (status: Int, body: JSON) {
+            await pool.respond(
+                target: "AWSCognitoIdentityService.\(operation)",
+                body: Data(input.text.utf8),
+                from: client
+            )
         }
 
         /// A password sign-in's answer.
-        func passwordSignIn(_ username: String, _ password: String) async -> (status: Int, body: JSON) {
+        func passwordSignIn(
+            _ username: String,
+            _ password: String,
+            from client: String = ""
+        ) async -> (status: Int, body: JSON) {
             await call(
                 "InitiateAuth",
                 [
                     "AuthFlow": "USER_PASSWORD_AUTH", "ClientId": "unitclient",
                     "AuthParameters": ["USERNAME": .string(username), "PASSWORD": .string(password)],
-                ]
+                ],
+                from: client
             )
         }
 

@@ -75,7 +75,9 @@ import Testing
         // SQLite binds text up to its first NUL: `alice\0xyz` found alice's record.
         let answer = await fixture.passwordSignIn("alice\u{0}xyz", "Alice-pass1!")
         #expect(answer.status == 400)
-        #expect(answer.body.text == #"{"__type":"UserNotFoundException","message":"User does not exist."}"#)
+        #expect(
+            answer.body.text == #"{"__type":"NotAuthorizedException","message":"Incorrect username or password."}"#
+        )
         #expect(try await fixture.pool.pendingCode(for: "alice\u{0}xyz") == nil)
         // The store refuses such a key itself, whatever asks.
         await #expect {

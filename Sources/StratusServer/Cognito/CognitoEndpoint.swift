@@ -18,7 +18,8 @@ struct CognitoEndpoint: Sendable {
 
     static let targetHeader = HTTPField.Name("X-Amz-Target")!
 
-    func respond(to request: Request) async -> Response {
+    /// Answers `request`, which came from the client address `client`.
+    func respond(to request: Request, from client: String) async -> Response {
         var request = request
         let body: Data
         do {
@@ -37,7 +38,7 @@ struct CognitoEndpoint: Sendable {
         if target.hasPrefix("AWSCognitoIdentityProviderService."), CognitoUserPool.adminOperations.contains(operation) {
             if let refusal = checkSignature(request, body: body) { return Self.response(400, refusal.body) }
         }
-        let (status, answer) = await pool.respond(target: target, body: body)
+        let (status, answer) = await pool.respond(target: target, body: body, from: client)
         return Self.response(status, answer)
     }
 

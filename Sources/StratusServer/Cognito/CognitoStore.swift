@@ -110,6 +110,10 @@ struct CognitoCode: CognitoRecord, Hashable {
     var purpose: Purpose
     var code: String
     var expires: Date
+    /// Wrong answers so far (`nil` in records written before they were counted).
+    var wrongAnswers: Int?
+    /// When the user's codes of this purpose were issued in the last hour, this one included.
+    var issued: [Date]?
 
     static func key(_ username: String, _ purpose: Purpose) -> String { "\(purpose.rawValue)/\(username)" }
 }

@@ -80,7 +80,7 @@ public struct StratusHTTPServer: Sendable {
         let authorizer = RequestAuthenticator(configuration: authorization, clock: clock, cognito: cognito)
         let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
         let realtime = RealtimeEndpoint(server: server, authorizer: authorizer, limits: realtimeLimits, log: log)
-        let router = Router()
+        let router = Router(context: ClientAddressRequestContext.self)
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
         router.get("graphql") { request, _ in await endpoint.respond(to: request) }
         router.on("graphql", method: .options) { _, _ in GraphQLEndpoint.preflight() }
@@ -115,7 +115,9 @@ public struct StratusHTTPServer: Sendable {
                 maxRequestBytes: limits.maxRequestBytes,
                 clock: clock
             )
-            router.post("/") { request, _ in await endpoint.respond(to: request) }
+            router.post("/") { request, context in
+                await endpoint.respond(to: request, from: context.remoteAddress?.ipAddress ?? "")
+            }
             router.get(RouterPath("\(cognito.configuration.userPoolId)/.well-known/jwks.json")) { _, _ in
                 endpoint.keys()
             }
