@@ -63,9 +63,12 @@ public final class StratusServer: Sendable {
     ///   - dataDirectory: The directory of the database; the same directory opened again finds
     ///     the same items, tombstones and sync journal.
     ///   - clock: The current instant; tests pass a fixed one.
-    ///   - log: Where failures the responses do not detail are described.
+    ///   - log: Where failures the responses do not detail are described, and warnings about
+    ///     the data directory's modes.
     /// A directory written for an earlier version of the schema migrates in place when the
     /// changes are additive (see ``SchemaChange``), keeping its items, tombstones and journal.
+    /// The directory is its owner's alone (mode 0700, files 0600); one found readable by other
+    /// users is narrowed, with a warning naming each path.
     ///
     /// - Throws: ``ServerError`` when the directory cannot be opened or another server has it
     ///   open, when the schema changed in ways that would lose stored data
@@ -79,12 +82,13 @@ public final class StratusServer: Sendable {
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws(ServerError) {
         try Self.checkDefaults(schema)
-        let store: any ServerStore
+        let store: SQLiteItemStore
         do {
             store = try SQLiteItemStore(directory: dataDirectory, schema: schema)
         } catch {
             throw ServerError.storage(error)
         }
+        for warning in store.narrowedModes { log(warning) }
         try self.init(
             schema: schema,
             configuration: configuration,

@@ -13,7 +13,8 @@ import StratusServer
 ///               "groups": ["Admins"] }],
 ///   "tokenLifetimeSeconds": 3600, "refreshTokenLifetimeSeconds": 2592000, "rotateRefreshTokens": false,
 ///   "autoConfirmSignUp": false, "identityPoolId": "us-east-1:…", "allowGuests": true,
-///   "usernameAttributes": ["email"]
+///   "usernameAttributes": ["email"], "maxFailedSignIns": 5, "lockoutSeconds": 60, "maxLockoutSeconds": 900,
+///   "requestsPerClient": { "burst": 30, "perSecond": 3 }
 /// }
 /// ```
 struct AuthSettings: Decodable {
@@ -28,6 +29,12 @@ struct AuthSettings: Decodable {
         var requireUppercase: Bool?
         var requireNumbers: Bool?
         var requireSymbols: Bool?
+    }
+
+    /// How many calls without credentials one client address makes per operation.
+    struct RequestsPerClient: Decodable {
+        var burst: Int
+        var perSecond: Double
     }
 
     struct User: Decodable {
@@ -53,6 +60,8 @@ struct AuthSettings: Decodable {
     var allowGuests: Bool?
     var maxFailedSignIns: Int?
     var lockoutSeconds: Double?
+    var maxLockoutSeconds: Double?
+    var requestsPerClient: RequestsPerClient?
     var usernameAttributes: [String]?
 
     /// The pool's configuration, the defaults of ``CognitoConfiguration`` filling what is absent.
@@ -110,6 +119,7 @@ struct AuthSettings: Decodable {
             ("tokenLifetimeSeconds", tokenLifetimeSeconds),
             ("refreshTokenLifetimeSeconds", refreshTokenLifetimeSeconds),
             ("lockoutSeconds", lockoutSeconds),
+            ("maxLockoutSeconds", maxLockoutSeconds),
         ] {
             if let value, value <= 0 {
                 throw CommandFailure("auth.\(key) is \(value); give a number of seconds above 0.")
@@ -123,6 +133,31 @@ struct AuthSettings: Decodable {
         configuration.allowsGuests = allowGuests ?? true
         configuration.maxFailedSignIns = maxFailedSignIns ?? configuration.maxFailedSignIns
         configuration.lockout = lockoutSeconds ?? configuration.lockout
+        configuration.maxLockout = maxLockoutSeconds ?? max(configuration.maxLockout, configuration.lockout)
+        guard configuration.maxLockout >= configuration.lockout else {
+            throw CommandFailure(
+                "auth.maxLockoutSeconds is \(configuration.maxLockout), shorter than auth.lockoutSeconds "
+                    + "(\(configuration.lockout)); give the longest lockout, at least the first one."
+            )
+        }
+        if let requestsPerClient {
+            guard requestsPerClient.burst > 0 else {
+                throw CommandFailure(
+                    "auth.requestsPerClient.burst is \(requestsPerClient.burst); give how many calls a client may "
+                        + "make at once, above 0."
+                )
+            }
+            guard requestsPerClient.perSecond > 0 else {
+                throw CommandFailure(
+                    "auth.requestsPerClient.perSecond is \(requestsPerClient.perSecond); give how many calls a "
+                        + "client regains per second, above 0."
+                )
+            }
+            configuration.clientRequestLimit = CognitoConfiguration.ClientRequestLimit(
+                burst: requestsPerClient.burst,
+                perSecond: requestsPerClient.perSecond
+            )
+        }
         configuration.usernameAttributes = try (usernameAttributes ?? []).map { name in
             guard let attribute = CognitoConfiguration.UsernameAttribute(rawValue: name) else {
                 throw CommandFailure(

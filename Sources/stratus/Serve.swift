@@ -266,6 +266,19 @@ struct Serve: AsyncParsableCommand {
                     )
                     print("Cognito app clients: \(pool.clients.map(\.clientId).joined(separator: ", "))")
                     if let identityPool = pool.identityPoolId { print("Cognito identity pool: \(identityPool)") }
+                    if authorization.iamCredentials.isEmpty {
+                        // Without IAM credentials of its own, the pool's administrator signs with these.
+                        let admin = cognito.administratorCredentials
+                        print("Cognito administrator credentials: \(admin.accessKeyId) \(admin.secretAccessKey)")
+                        print(
+                            "  Sign AdminCreateUser, ListUsers and the other administrator calls with them: "
+                                + "boto3.client(\"cognito-idp\", endpoint_url=\"\(cognito.servedOrigin)\", "
+                                + "region_name=\"\(pool.region)\", aws_access_key_id=\"\(admin.accessKeyId)\", "
+                                + "aws_secret_access_key=\"\(admin.secretAccessKey)\")"
+                        )
+                    } else {
+                        print("Cognito administrator calls: signed with the configured IAM credentials")
+                    }
                 }
                 print("Data: \(server.storeDescription)")
                 print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")

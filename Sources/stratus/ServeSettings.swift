@@ -556,8 +556,9 @@ struct ServeSettings: Decodable {
             return [APIKey(value: stored)]
         }
         let key = Self.newAPIKey()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try Data(key.utf8).write(to: file, options: .atomic)
+        // Private to its owner, as the data directory's other files are.
+        try PrivateDataDirectory.create(directory)
+        try PrivateDataDirectory.replaceFile(at: file, with: Data(key.utf8))
         return [APIKey(value: key)]
     }
 }

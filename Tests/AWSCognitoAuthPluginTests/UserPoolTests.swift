@@ -115,9 +115,17 @@ import Testing
             await #expect {
                 try await auth.signIn(username: "nobody-\(UUID())", password: "Secret-pass1!", options: options)
             } throws: { error in
-                guard let error = error as? AuthError, case .service = error else { return false }
-                return error.cognitoExceptionName == "UserNotFoundException"
-                    && error.recoverySuggestion == "Check the username, or sign up first."
+                guard let error = error as? AuthError else { return false }
+                switch (service, error) {
+                case (.moto, .service):
+                    return error.cognitoExceptionName == "UserNotFoundException"
+                        && error.recoverySuggestion == "Check the username, or sign up first."
+                case (.serve, .notAuthorized):
+                    // PreventUserExistenceErrors, as new app clients have it: a wrong password's answer.
+                    return error.errorDescription == "NotAuthorizedException: Incorrect username or password."
+                default:
+                    return false
+                }
             }
         }
         #expect(try await auth.fetchAuthSession(options: nil).isSignedIn == false)

@@ -42,6 +42,22 @@ import Testing
         )
     }
 
+    /// Lists the users of `us-east-1_Cli` at `ORIGIN` with boto3 signing as `KEY SECRET` (its
+    /// arguments), then tries with credentials the server does not know; prints the usernames,
+    /// then the refusal's code.
+    static let listUsersWithBoto3 = """
+        import sys, boto3
+        origin, key, secret = sys.argv[1:4]
+        def pool(key, secret):
+            return boto3.client("cognito-idp", endpoint_url=origin, region_name="us-east-1",
+                                aws_access_key_id=key, aws_secret_access_key=secret)
+        print([user["Username"] for user in pool(key, secret).list_users(UserPoolId="us-east-1_Cli")["Users"]])
+        try:
+            pool("AKIDANYONE", "any").list_users(UserPoolId="us-east-1_Cli")
+        except Exception as error:
+            print(error.response["Error"]["Code"])
+        """
+
     @Test func serveWritesTheAuthSectionAndUsersAreManagedWhileItRuns() async throws {
         let directory = try TemporaryDirectory()
         _ = try directory.write(Self.config, to: "stratus.json")
@@ -69,6 +85,27 @@ import Testing
             try await serving.process.line(startingWith: "Cognito identity pool: ")
                 == "Cognito identity pool: us-east-1:11111111-2222-4333-8444-555555555555"
         )
+
+        // Without IAM credentials in the configuration, the administrator's calls are signed with
+        // the pool's own, which the banner gives with their use from boto3.
+        let banner = try await serving.process.line(startingWith: "Cognito administrator credentials: ")
+        let credentials = banner.split(separator: " ").dropFirst(3).map(String.init)
+        try #require(credentials.count == 2, "\(banner)")
+        #expect(
+            try await serving.process.line(startingWith: "  Sign AdminCreateUser")
+                == "  Sign AdminCreateUser, ListUsers and the other administrator calls with them: "
+                + "boto3.client(\"cognito-idp\", endpoint_url=\"\(origin)\", region_name=\"us-east-1\", "
+                + "aws_access_key_id=\"\(credentials[0])\", aws_secret_access_key=\"\(credentials[1])\")"
+        )
+        let listUsers = try await ChildProcess.run([
+            "python3", "-c", Self.listUsersWithBoto3, origin, credentials[0], credentials[1],
+        ])
+        #expect(listUsers.outputText == "['alice']\nUnrecognizedClientException\n", "\(listUsers.errorText)")
+        // The data directory is its owner's alone, the API key's file included.
+        let modes = try [directory.path("data"), directory.path("data/api-key")].map {
+            try #require(FileManager.default.attributesOfItem(atPath: $0)[.posixPermissions] as? Int)
+        }
+        #expect(modes == [0o700, 0o600])
 
         // The Auth category's section, with the served endpoint.
         let amplify = try JSONSerialization.jsonObject(
@@ -151,7 +188,7 @@ import Testing
         #expect(again.standardError == "Error: UserNotFoundException: User does not exist.\n")
         let refused = try await Self.signIn("bob", "Bob-pass1!", port: port)
         #expect(refused.status == 400)
-        #expect(refused.body == #"{"__type":"UserNotFoundException","message":"User does not exist."}"#)
+        #expect(refused.body == #"{"__type":"NotAuthorizedException","message":"Incorrect username or password."}"#)
         await serving.process.stop()
     }
 
@@ -181,6 +218,46 @@ import Testing
             unknown.standardError
                 == "Error: auth.usernameAttributes has 'nickname'; use \"email\", \"phone_number\" or both.\n"
         )
+    }
+
+    @Test func usersAddRefusesUsernamesCognitoRefusesAndOwnerSeparators() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write(Self.config, to: "stratus.json")
+        let control = try await Self.users(["add", "eve\u{1}bob", "--password", "Eve-pass1!"], in: directory)
+        #expect(try await control.exitStatus() == 1)
+        #expect(
+            control.standardError
+                == #"Error: InvalidParameterException: 1 validation error detected: Value 'eve\u0001bob' at 'username' "#
+                + #"failed to satisfy constraint: Member must satisfy regular expression pattern: [\p{L}\p{M}\p{S}\p{N}\p{P}]+"#
+                + "\n"
+        )
+        let separator = try await Self.users(["add", "x::alice", "--password", "Eve-pass1!"], in: directory)
+        #expect(try await separator.exitStatus() == 1)
+        #expect(
+            separator.standardError
+                == "Error: InvalidParameterException: Username must not contain '::': the API writes an owner as <sub>::<username>, so such a "
+                + "username could pass for another user's. Choose a username without '::'.\n"
+        )
+    }
+
+    @Test func lockoutsAndClientLimitsOutOfRangeAreRefused() async throws {
+        let directory = try TemporaryDirectory()
+        for (auth, message) in [
+            (
+                #"{ "lockoutSeconds": 60, "maxLockoutSeconds": 30 }"#,
+                "auth.maxLockoutSeconds is 30.0, shorter than auth.lockoutSeconds (60.0); give the longest lockout, "
+                    + "at least the first one."
+            ),
+            (
+                #"{ "requestsPerClient": { "burst": 0, "perSecond": 3 } }"#,
+                "auth.requestsPerClient.burst is 0; give how many calls a client may make at once, above 0."
+            ),
+        ] {
+            _ = try directory.write(#"{ "auth": \#(auth) }"#, to: "stratus.json")
+            let list = try await Self.users(["list"], in: directory)
+            #expect(try await list.exitStatus() == 1)
+            #expect(list.standardError == "Error: \(message)\n")
+        }
     }
 
     @Test func serversOnOneDatabaseShareTheUsersTheKeyAndTheTokens() async throws {

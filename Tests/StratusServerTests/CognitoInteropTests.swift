@@ -65,7 +65,8 @@ import Testing
                 == "InvalidPasswordException: Password did not conform with policy: Password not long enough"
         )
         #expect(text("wrongPassword") == "NotAuthorizedException: Incorrect username or password.")
-        #expect(text("unknownUser") == "UserNotFoundException: User does not exist.")
+        // PreventUserExistenceErrors: an unknown name is answered as a wrong password.
+        #expect(text("unknownUser") == "NotAuthorizedException: Incorrect username or password.")
         #expect(text("missingUsername") == "InvalidParameterException: Missing required parameter USERNAME")
 
         // Tokens as Cognito issues them, verified by PyJWT against the JWKS.
@@ -100,7 +101,8 @@ import Testing
         #expect(json["erinGroups"]?.text == #"["Admins"]"#)
         #expect(json["listUsers"]?.text == #"["carol","erin"]"#)
         #expect(json["adminConfirm"]?.text == #"["AccessToken","ExpiresIn","IdToken","RefreshToken","TokenType"]"#)
-        #expect(text("adminDelete") == "UserNotFoundException: User does not exist.")
+        // A deleted user's sign-in is a wrong password's, as an unknown name's is.
+        #expect(text("adminDelete") == "NotAuthorizedException: Incorrect username or password.")
         #expect(
             text("wrongAdminSecret")?.hasPrefix("InvalidSignatureException: ") == true,
             "\(json["wrongAdminSecret"] ?? nil)"

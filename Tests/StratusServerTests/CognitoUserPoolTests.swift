@@ -20,9 +20,12 @@ import Testing
             clock: TestClock = TestClock(),
             maxFailedSignIns: Int = 5,
             rotatesRefreshTokens: Bool = false,
-            allowsGuests: Bool = true
+            allowsGuests: Bool = true,
+            signIns: PasswordLane.Limits = .signIns,
+            newPasswords: PasswordLane.Limits = .newPasswords,
+            configure: (inout CognitoConfiguration) -> Void = { $0.clientRequestLimit = nil }
         ) async throws {
-            let configuration = CognitoConfiguration(
+            var configuration = CognitoConfiguration(
                 userPoolId: poolId,
                 clients: [.init(clientId: "unitclient"), .init(clientId: "secretclient", clientSecret: "shh")],
                 groups: ["Admins"],
@@ -38,18 +41,50 @@ import Testing
                 allowsGuests: allowsGuests,
                 maxFailedSignIns: maxFailedSignIns
             )
+            configure(&configuration)
             pool = try await CognitoUserPool(
                 configuration: configuration,
                 store: SQLiteCognitoStore(directory: directory),
                 clock: { clock.now },
-                codeGenerator: { "424242" }
+                codeGenerator: { "424242" },
+                signIns: signIns,
+                newPasswords: newPasswords
             )
             pool.setOrigin(CognitoUserPoolTests.origin)
         }
 
-        /// Calls an operation of the user pool service.
-        func call(_ operation: String, _ input: JSON) async -> (status: Int, body: JSON) {
-            await pool.respond(target: "AWSCognitoIdentityProviderService.\(operation)", body: Data(input.text.utf8))
+        /// Calls an operation of the user pool service, from the client address `client`.
+        func call(_ operation: String, _ input: JSON, from client: String = "") async -> (status: Int, body: JSON) {
+            await pool.respond(
+                target: "AWSCognitoIdentityProviderService.\(operation)",
+                body: Data(input.text.utf8),
+                from: client
+            )
+        }
+
+        /// Calls an operation of the identity pool service.
+        func identity(_ operation: String, _ input: JSON, from client: String = "") async -> (status: Int, body: JSON) {
+            await pool.respond(
+                target: "AWSCognitoIdentityService.\(operation)",
+                body: Data(input.text.utf8),
+                from: client
+            )
+        }
+
+        /// A password sign-in's answer.
+        func passwordSignIn(
+            _ username: String,
+            _ password: String,
+            from client: String = ""
+        ) async -> (status: Int, body: JSON) {
+            await call(
+                "InitiateAuth",
+                [
+                    "AuthFlow": "USER_PASSWORD_AUTH", "ClientId": "unitclient",
+                    "AuthParameters": ["USERNAME": .string(username), "PASSWORD": .string(password)],
+                ],
+                from: client
+            )
         }
 
         /// Alice's tokens from a password sign-in.
@@ -145,6 +180,36 @@ import Testing
             try await Self.apiIdentity(fresh, pool: fixture.pool, at: clock.now).get().claims["cognito:username"]
                 == "alice"
         )
+    }
+
+    @Test func aDeletedUsersTokensStayRefusedWhenANewUserTakesTheName() async throws {
+        let clock = TestClock()
+        let fixture = try await Fixture(clock: clock)
+        let old = try await fixture.signIn()
+        let idToken = try #require(old["IdToken"]?.stringValue)
+        let accessToken = try #require(old["AccessToken"]?.stringValue)
+        try await fixture.pool.deleteUser("alice")
+        try await fixture.pool.addUser(username: "alice", password: "Other-alice1!")
+
+        // The old alice's tokens were accepted again: revocation looked the user up by name.
+        #expect(await Self.apiIdentity(idToken, pool: fixture.pool, at: clock.now) == .failure(.notAuthorized))
+        #expect(
+            await fixture.call("GetUser", ["AccessToken": .string(accessToken)]).body.text
+                == #"{"__type":"NotAuthorizedException","message":"Access Token has been revoked"}"#
+        )
+        let refresh = await fixture.call(
+            "InitiateAuth",
+            [
+                "AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": "unitclient",
+                "AuthParameters": ["REFRESH_TOKEN": .string(try #require(old["RefreshToken"]?.stringValue))],
+            ]
+        )
+        #expect(refresh.body.text == #"{"__type":"NotAuthorizedException","message":"Refresh Token has been revoked"}"#)
+        // The new alice's are good.
+        let fresh = try #require(try await fixture.signIn("alice", "Other-alice1!")["IdToken"]?.stringValue)
+        let identity = try await Self.apiIdentity(fresh, pool: fixture.pool, at: clock.now).get()
+        #expect(identity.claims["cognito:username"] == "alice")
+        #expect(identity.claims["sub"] != TokenVerifier.unverifiedClaims(of: idToken)?["sub"])
     }
 
     @Test func repeatedWrongPasswordsLockTheUserOutForAWhile() async throws {

@@ -33,6 +33,12 @@ import Testing
         }
     }
 
+    @Test func aSignedInGetIdReadsItsIdentityWithoutReadingTheGuests() async throws {
+        try await Self.withStore { store in
+            try await CognitoLoadTests.checkGetIdReadsOneIdentity(on: CountingStore(store))
+        }
+    }
+
     @Test func writesReadsReplacesDeletesAndListsByKeyOrder() async throws {
         try await Self.withStore { store in
             // A second migration finds the table and keeps its rows.

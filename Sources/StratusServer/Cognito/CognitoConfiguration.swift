@@ -40,10 +40,39 @@ public struct CognitoConfiguration: Sendable, Hashable {
     public var allowsGuests: Bool
     /// How long the identity pool's credentials last.
     public var credentialsLifetime: TimeInterval
-    /// How many failed sign-ins in a row lock a user out for ``lockout``.
+    /// How many failed sign-ins in a row, from one client address, lock that address out of
+    /// the user for ``lockout``.
+    ///
+    /// The lockout applies to the address the failures came from: a user signing in from
+    /// another address is not locked out by someone else's guesses. Each lockout of the same
+    /// address and user lasts twice the one before, up to ``maxLockout``; attempts during a
+    /// lockout are refused without checking the password and neither count nor extend it, and an
+    /// address quiet for ``maxLockout`` after a lockout starts again from ``lockout``.
     public var maxFailedSignIns: Int
-    /// How long a user stays locked out after ``maxFailedSignIns`` failures.
+    /// How long the first lockout after ``maxFailedSignIns`` failures lasts.
     public var lockout: TimeInterval
+    /// The longest lockout: 15 minutes by default.
+    public var maxLockout: TimeInterval = 900
+
+    /// How many calls anyone may make without credentials, per client address and operation;
+    /// `nil` for no limit.
+    public var clientRequestLimit: ClientRequestLimit? = ClientRequestLimit()
+
+    /// A bucket of calls per client address and operation: `SignUp`, `ConfirmSignUp`,
+    /// `ResendConfirmationCode`, `InitiateAuth`, `RespondToAuthChallenge`, `ForgotPassword`,
+    /// `ConfirmForgotPassword`, and `GetId` and `GetCredentialsForIdentity` without `Logins`.
+    public struct ClientRequestLimit: Sendable, Hashable {
+        /// How many calls a client may make at once.
+        public var burst: Int
+        /// How many calls the bucket regains per second.
+        public var perSecond: Double
+
+        /// 30 calls at once, then 3 per second, per client address and operation.
+        public init(burst: Int = 30, perSecond: Double = 3) {
+            self.burst = burst
+            self.perSecond = perSecond
+        }
+    }
 
     /// The origin clients reach the pool at (`https://auth.example.com`), which its issuer
     /// derives from, when a load balancer stands in front of several servers: each then issues

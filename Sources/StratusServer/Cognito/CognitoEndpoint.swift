@@ -8,7 +8,8 @@ import Hummingbird
 /// the API's port, where boto3 and the Auth plugin reach it by `endpoint_url`.
 ///
 /// Administrator operations must be signed with SigV4 (service `cognito-idp`) by one of the
-/// configured IAM credentials, or by any credentials when none are configured.
+/// configured IAM credentials, or, when none are configured, by the pool's own
+/// ``CognitoUserPool/administratorCredentials``.
 struct CognitoEndpoint: Sendable {
     let pool: CognitoUserPool
     let iamCredentials: [IAMCredential]
@@ -17,7 +18,8 @@ struct CognitoEndpoint: Sendable {
 
     static let targetHeader = HTTPField.Name("X-Amz-Target")!
 
-    func respond(to request: Request) async -> Response {
+    /// Answers `request`, which came from the client address `client`.
+    func respond(to request: Request, from client: String) async -> Response {
         var request = request
         let body: Data
         do {
@@ -36,7 +38,7 @@ struct CognitoEndpoint: Sendable {
         if target.hasPrefix("AWSCognitoIdentityProviderService."), CognitoUserPool.adminOperations.contains(operation) {
             if let refusal = checkSignature(request, body: body) { return Self.response(400, refusal.body) }
         }
-        let (status, answer) = await pool.respond(target: target, body: body)
+        let (status, answer) = await pool.respond(target: target, body: body, from: client)
         return Self.response(status, answer)
     }
 
@@ -45,8 +47,7 @@ struct CognitoEndpoint: Sendable {
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("AWS4-HMAC-SHA256") else {
             return CognitoError("MissingAuthenticationTokenException", "Missing Authentication Token")
         }
-        guard !iamCredentials.isEmpty else { return nil }
-        let credentials = iamCredentials
+        let credentials = iamCredentials.isEmpty ? [pool.administratorCredentials] : iamCredentials
         let verifier = SigV4Verifier(service: "cognito-idp", region: pool.configuration.region) { accessKeyId in
             credentials.first { $0.accessKeyId == accessKeyId }.map { ($0.secretAccessKey, $0.sessionToken) }
         }

@@ -38,6 +38,13 @@ package struct CognitoError: Error, Sendable, Hashable, CustomStringConvertible 
     static let revokedRefreshToken = notAuthorized("Refresh Token has been revoked")
     static let invalidSession = notAuthorized("Invalid session for the user, session is expired.")
     static let attemptsExceeded = notAuthorized("Password attempts exceeded")
+    /// Too many requests of a client, or too much password work waiting.
+    static let tooManyRequests = CognitoError("TooManyRequestsException", "Rate exceeded")
+    /// Too many wrong codes, or too many codes requested.
+    static let attemptLimitExceeded = CognitoError(
+        "LimitExceededException",
+        "Attempt limit exceeded, please try after some time."
+    )
     static let serialization = CognitoError("SerializationException", "The request body is not a JSON object.")
 
     static func missing(_ name: String) -> CognitoError {

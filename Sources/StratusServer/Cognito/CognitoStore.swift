@@ -30,18 +30,31 @@ protocol CognitoRecord: Codable, Sendable {
 
 extension CognitoStore {
     func read<Record: CognitoRecord>(_ type: Record.Type, _ key: String) async throws -> Record? {
+        try Self.checkKey(key)
         guard let data = try await read(kind: Record.kind, key: key) else { return nil }
         return try JSONDecoder().decode(Record.self, from: data)
     }
 
     func write<Record: CognitoRecord>(_ record: Record) async throws {
+        try Self.checkKey(record.key)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         try await write(kind: Record.kind, key: record.key, body: encoder.encode(record))
     }
 
     func delete<Record: CognitoRecord>(_ type: Record.Type, _ key: String) async throws {
+        try Self.checkKey(key)
         try await delete(kind: Record.kind, key: key)
+    }
+
+    /// Refuses a key with a NUL: SQLite binds text up to its first NUL, so `ann\u{0}xyz` would
+    /// find ann's record, and PostgreSQL refuses NUL in text.
+    private static func checkKey(_ key: String) throws(CognitoError) {
+        guard !key.utf8.contains(0) else {
+            throw CognitoError.invalidParameter(
+                "'\(CognitoUsername.printable(key))' contains a NUL character, which no name or id may contain."
+            )
+        }
     }
 
     func all<Record: CognitoRecord>(_ type: Record.Type) async throws -> [Record] {
@@ -97,6 +110,10 @@ struct CognitoCode: CognitoRecord, Hashable {
     var purpose: Purpose
     var code: String
     var expires: Date
+    /// Wrong answers so far (`nil` in records written before they were counted).
+    var wrongAnswers: Int?
+    /// When the user's codes of this purpose were issued in the last hour, this one included.
+    var issued: [Date]?
 
     static func key(_ username: String, _ purpose: Purpose) -> String { "\(purpose.rawValue)/\(username)" }
 }
@@ -108,6 +125,8 @@ struct RefreshTokenRecord: CognitoRecord, Hashable {
 
     var tokenHash: String
     var username: String
+    /// The `sub` of the user it was issued to; `nil` in records written before it was kept.
+    var sub: String?
     var clientId: String
     /// The `origin_jti` of the tokens issued with it: revoking the refresh token revokes them.
     var originJti: String

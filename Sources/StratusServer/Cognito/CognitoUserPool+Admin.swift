@@ -1,12 +1,56 @@
 import Foundation
 
 extension CognitoUserPool {
-    /// The administrator's operations, which `stratus users` calls as well.
-    func admin(_ operation: String, _ input: CognitoInput) async throws -> JSONObject {
+    /// The pool an administrator's call names, which must be this one.
+    private func checkPool(_ input: CognitoInput) throws -> String {
         let poolId = try input.string("UserPoolId")
         guard poolId == configuration.userPoolId else {
             throw CognitoError("ResourceNotFoundException", "User pool \(poolId) does not exist.")
         }
+        return poolId
+    }
+
+    /// `AdminCreateUser`: a user with a temporary password (logged when none is given), who
+    /// must choose a new one at the first sign-in.
+    func adminCreateUser(_ input: CognitoInput) async throws -> JSONObject {
+        _ = try checkPool(input)
+        let username = try input.string("Username")
+        let attributes = try Self.attributes(input["UserAttributes"])
+        let given = try input.optionalString("TemporaryPassword")
+        let temporary = given ?? Self.temporaryPassword()
+        let user = try await createUser(
+            username: username,
+            password: temporary,
+            attributes: attributes,
+            status: .forceChangePassword,
+            by: .administrator
+        )
+        if given == nil { log("Cognito: the temporary password of '\(username)' is \(temporary)") }
+        return ["User": .object(Self.summary(of: user, attributesKey: "Attributes"))]
+    }
+
+    /// `AdminSetUserPassword`: a permanent password, or a temporary one to be changed at the
+    /// next sign-in.
+    func adminSetUserPassword(_ input: CognitoInput) async throws -> JSONObject {
+        _ = try checkPool(input)
+        let username = try input.string("Username")
+        let password = try input.string("Password")
+        let user = try await serially { try await self.user(username) }
+        let record = try await passwordRecord(password, username: user.username)
+        try await serially {
+            var user = try await self.user(username)
+            user.password = record
+            user.modified = self.clock()
+            user.status = input["Permanent"]?.boolValue == true ? .confirmed : .forceChangePassword
+            try await self.store.write(user)
+        }
+        return [:]
+    }
+
+    /// The administrator's other operations, which `stratus users` calls as well; run within
+    /// ``serially(_:)``.
+    func admin(_ operation: String, _ input: CognitoInput) async throws -> JSONObject {
+        let poolId = try checkPool(input)
         if Self.groupOperations.contains(operation) { return try await groupOperation(operation, input) }
         if operation == "ListUsers" {
             return [
@@ -19,25 +63,6 @@ extension CognitoUserPool {
         }
         let username = try input.string("Username")
         switch operation {
-        case "AdminCreateUser":
-            let attributes = try Self.attributes(input["UserAttributes"])
-            let temporary = try input.optionalString("TemporaryPassword") ?? Self.temporaryPassword()
-            let user = try await createUser(
-                username: username,
-                password: temporary,
-                attributes: attributes,
-                status: .forceChangePassword
-            )
-            if try input.optionalString("TemporaryPassword") == nil {
-                log("Cognito: the temporary password of '\(username)' is \(temporary)")
-            }
-            return ["User": .object(Self.summary(of: user, attributesKey: "Attributes"))]
-        case "AdminSetUserPassword":
-            var user = try await self.user(username)
-            try setPassword(try input.string("Password"), of: &user)
-            user.status = input["Permanent"]?.boolValue == true ? .confirmed : .forceChangePassword
-            try await store.write(user)
-            return [:]
         case "AdminConfirmSignUp":
             var user = try await self.user(username)
             guard user.status == .unconfirmed else {
@@ -46,7 +71,7 @@ extension CognitoUserPool {
             user.status = .confirmed
             user.modified = clock()
             try await store.write(user)
-            try await store.delete(CognitoCode.self, CognitoCode.key(username, .signUp))
+            try await store.delete(CognitoCode.self, CognitoCode.key(user.username, .signUp))
             return [:]
         case "AdminAddUserToGroup", "AdminRemoveUserFromGroup":
             let group = try input.string("GroupName")
@@ -70,9 +95,9 @@ extension CognitoUserPool {
         case "AdminDeleteUser":
             var user = try await self.user(username)
             try await signOutEverywhere(&user)
-            try await store.delete(CognitoUser.self, username)
-            try await store.delete(CognitoCode.self, CognitoCode.key(username, .signUp))
-            try await store.delete(CognitoCode.self, CognitoCode.key(username, .forgotPassword))
+            try await store.delete(CognitoUser.self, user.username)
+            try await store.delete(CognitoCode.self, CognitoCode.key(user.username, .signUp))
+            try await store.delete(CognitoCode.self, CognitoCode.key(user.username, .forgotPassword))
             return [:]
         case "AdminGetUser":
             let user = try await self.user(username)
@@ -128,7 +153,8 @@ extension CognitoUserPool {
         attributes: [String: String] = [:],
         groups: [String] = []
     ) async throws(ServerError) {
-        try await command {
+        // Not within `serially`: the creation hashes the password between sections of its own.
+        try await command(serially: false) {
             _ = try await self.createUser(
                 username: username,
                 password: password,
@@ -235,10 +261,11 @@ extension CognitoUserPool {
     }
 
     private func command<T: Sendable>(
+        serially isSerial: Bool = true,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws(ServerError) -> T {
         do {
-            return try await serially(body)
+            return isSerial ? try await serially(body) : try await body()
         } catch let error as CognitoError {
             throw ServerError.cognito(error.description)
         } catch {

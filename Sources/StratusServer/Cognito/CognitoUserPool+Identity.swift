@@ -6,11 +6,13 @@ extension CognitoUserPool {
     func getId(_ input: CognitoInput) async throws -> JSONObject {
         _ = try identityPool(input)
         if let login = try await self.login(input) {
-            if let existing = try await store.all(IdentityRecord.self).first(where: { $0.login == login.key }) {
+            // One read by the login's key, however many identities guests made.
+            if let existing = try await store.read(IdentityLoginRecord.self, login.key) {
                 return ["IdentityId": .string(existing.identityId)]
             }
             let record = IdentityRecord(identityId: newIdentityId(), login: login.key)
             try await store.write(record)
+            try await store.write(IdentityLoginRecord(login: login.key, identityId: record.identityId))
             return ["IdentityId": .string(record.identityId)]
         }
         guard configuration.allowsGuests else {
@@ -39,9 +41,13 @@ extension CognitoUserPool {
                 )
             }
         } else if let login {
-            // A guest who signs in keeps the identity, which becomes the user's.
+            // A guest who signs in keeps the identity, which becomes the user's (unless the user
+            // has one already, which GetId keeps answering).
             identity.login = login.key
             try await store.write(identity)
+            if try await store.read(IdentityLoginRecord.self, login.key) == nil {
+                try await store.write(IdentityLoginRecord(login: login.key, identityId: identityId))
+            }
         } else if !configuration.allowsGuests {
             throw CognitoError.notAuthorized("Unauthenticated access is not supported for this identity pool.")
         }
@@ -107,26 +113,32 @@ extension CognitoUserPool {
         "\(configuration.region):\(UUID().uuidString.lowercased())"
     }
 
-    private static func randomText(_ count: Int, alphabet: String) -> String {
+    static func randomText(_ count: Int, alphabet: String) -> String {
         let characters = Array(alphabet)
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in characters.randomElement(using: &generator)! })
     }
 
     /// The secret, session token and caller of credentials this identity pool issued and that
-    /// have not expired; `nil` for others.
+    /// have not expired; `nil` for others, and for a user's credentials once the user is
+    /// deleted (a user given the same name later is another user).
     package func issuedCredentials(
         for accessKeyId: String
     ) async -> (secret: String, sessionToken: String, claims: JSONObject)? {
         guard accessKeyId.hasPrefix("ASIA") else { return nil }
-        let record: IssuedCredentials?
+        var record: IssuedCredentials?
+        var holder: CognitoUser?
         do {
             record = try await store.read(IssuedCredentials.self, accessKeyId)
+            if let username = record?.username { holder = try await store.read(CognitoUser.self, username) }
         } catch {
             log("The local Cognito cannot read the credentials '\(accessKeyId)': \(error)")
             return nil
         }
         guard let record, record.expiration > clock() else { return nil }
+        if record.isAuthenticated {
+            guard let holder, holder.sub == record.sub, holder.enabled else { return nil }
+        }
         var claims: JSONObject = [
             "accessKeyId": .string(record.accessKeyId),
             "cognitoIdentityPoolId": .string(configuration.identityPoolId ?? ""),
@@ -136,5 +148,40 @@ extension CognitoUserPool {
         if let username = record.username { claims["username"] = .string(username) }
         if let sub = record.sub { claims["sub"] = .string(sub) }
         return (record.secretAccessKey, record.sessionToken, claims)
+    }
+}
+
+/// The identity of a signed-in user's login, as a record of its own keyed by the login
+/// (`<issuer without scheme>:<sub>`): `GetId` finds it by the store's primary key rather than by
+/// reading every identity, guests' included.
+struct IdentityLoginRecord: CognitoRecord, Hashable {
+    static let kind = "identityLogin"
+    var key: String { login }
+
+    var login: String
+    var identityId: String
+}
+
+/// A change to the records made once per store, marked done by this record.
+struct CognitoMigration: CognitoRecord, Hashable {
+    static let kind = "migration"
+    var key: String { name }
+
+    var name: String
+}
+
+extension CognitoUserPool {
+    /// Gives the users' identities made before ``IdentityLoginRecord`` existed their records:
+    /// once per store, reading every identity that one time.
+    func indexIdentityLogins() async throws {
+        let name = "identityLogins"
+        guard try await store.read(CognitoMigration.self, name) == nil else { return }
+        for identity in try await store.all(IdentityRecord.self) {
+            guard let login = identity.login, try await store.read(IdentityLoginRecord.self, login) == nil else {
+                continue
+            }
+            try await store.write(IdentityLoginRecord(login: login, identityId: identity.identityId))
+        }
+        try await store.write(CognitoMigration(name: name))
     }
 }

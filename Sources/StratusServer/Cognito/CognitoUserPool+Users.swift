@@ -8,35 +8,44 @@ extension CognitoUserPool {
         let password = try input.string("Password")
         let attributes = try Self.attributes(input["UserAttributes"])
         let status: CognitoUser.Status = configuration.autoConfirmsSignUp ? .confirmed : .unconfirmed
-        let user = try await createUser(username: username, password: password, attributes: attributes, status: status)
+        let user = try await createUser(
+            username: username,
+            password: password,
+            attributes: attributes,
+            status: status,
+            by: .signUp
+        )
         var output: JSONObject = ["UserConfirmed": .bool(status == .confirmed), "UserSub": .string(user.sub)]
         if status == .unconfirmed {
-            for (name, value) in try await issueCode(for: user, purpose: .signUp) { output[name] = value }
+            let details = try await serially { try await self.issueCode(for: user, purpose: .signUp) }
+            for (name, value) in details { output[name] = value }
         }
         return output
     }
 
-    /// `ConfirmSignUp`: the code logged at sign-up confirms the user.
+    /// `ConfirmSignUp`: the code logged at sign-up confirms the user. A name nobody has gets
+    /// the answer a wrong code gets.
     func confirmSignUp(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let code = try input.string("ConfirmationCode")
-        var user = try await self.user(username)
+        guard var user = try await existingUser(username) else { throw CognitoError.codeMismatch }
         guard user.status == .unconfirmed else {
             throw CognitoError.notAuthorized("User cannot be confirmed. Current status is \(user.status.rawValue)")
         }
-        try await consumeCode(code, for: user.username, purpose: .signUp)
+        try await checkCode(code, for: user.username, purpose: .signUp, consuming: true)
         user.status = .confirmed
         user.modified = clock()
         try await store.write(user)
         return [:]
     }
 
-    /// `ResendConfirmationCode`: a new code for an unconfirmed user.
+    /// `ResendConfirmationCode`: a new code for an unconfirmed user. A name nobody has gets the
+    /// answer a user's request gets.
     func resendConfirmationCode(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
-        let user = try await self.user(username)
+        guard let user = try await existingUser(username) else { return deliveryDetails(ofUnknown: username) }
         guard user.status == .unconfirmed else {
             throw CognitoError.invalidParameter("User is already confirmed.")
         }
@@ -49,14 +58,13 @@ extension CognitoUserPool {
         return ["Username": .string(user.username), "UserAttributes": Self.attributeList(of: user)]
     }
 
-    /// `UpdateUserAttributes`: the signed-in user's attributes, `sub` excepted.
+    /// `UpdateUserAttributes`: the signed-in user's attributes of the schema, `sub` and the
+    /// verification flags excepted.
     func updateUserAttributes(_ input: CognitoInput) async throws -> JSONObject {
         var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
         guard input["UserAttributes"] != nil else { throw CognitoError.missing("UserAttributes") }
         let attributes = try Self.attributes(input["UserAttributes"])
-        if attributes["sub"] != nil {
-            throw CognitoError.notAuthorized("A client attempted to write unauthorized attribute")
-        }
+        try Self.checkWritable(attributes, .update)
         for (name, value) in attributes { user.attributes[name] = value }
         user.modified = clock()
         try await store.write(user)
@@ -65,37 +73,64 @@ extension CognitoUserPool {
 
     /// `ChangePassword`: the signed-in user's password, given the current one.
     func changePassword(_ input: CognitoInput) async throws -> JSONObject {
-        var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
+        let token = try input.string("AccessToken")
         let previous = try input.string("PreviousPassword")
         let proposed = try input.string("ProposedPassword")
-        guard try PasswordHash.matches(previous, user.password) else { throw CognitoError.incorrectPassword }
-        try setPassword(proposed, of: &user)
-        try await store.write(user)
+        let user = try await serially { try await self.user(ofAccessToken: token) }
+        let current = user.password
+        guard try await signIns.run({ try PasswordHash.matches(previous, current) }) else {
+            throw CognitoError.incorrectPassword
+        }
+        let record = try await passwordRecord(proposed, username: user.username)
+        try await serially {
+            var user = try await self.user(ofAccessToken: token)
+            // Changed meanwhile: the previous password given is no longer the current one.
+            guard user.password == current else { throw CognitoError.incorrectPassword }
+            user.password = record
+            user.modified = self.clock()
+            try await self.store.write(user)
+        }
         return [:]
     }
 
-    /// `ForgotPassword`: a reset code for the user, logged.
+    /// `ForgotPassword`: a reset code for the user, logged. A name nobody has gets the answer a
+    /// user's request gets.
     func forgotPassword(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
-        let user = try await self.user(username)
+        guard let user = try await existingUser(username) else { return deliveryDetails(ofUnknown: username) }
         return try await issueCode(for: user, purpose: .forgotPassword)
     }
 
-    /// `ConfirmForgotPassword`: the reset code sets a new password and confirms the user.
+    /// `ConfirmForgotPassword`: the reset code sets a new password and confirms the user. A name
+    /// nobody has gets the answer a wrong code gets.
+    ///
+    /// The code is checked before the new password is hashed (a wrong code costs no hashing),
+    /// and consumed with the password's write.
     func confirmForgotPassword(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let code = try input.string("ConfirmationCode")
         let password = try input.string("Password")
-        var user = try await self.user(username)
         if let violation = configuration.passwordPolicy.violation(of: password) {
             throw CognitoError("InvalidPasswordException", violation)
         }
-        try await consumeCode(code, for: user.username, purpose: .forgotPassword)
-        try setPassword(password, of: &user)
-        user.status = .confirmed
-        try await store.write(user)
+        let user = try await serially {
+            guard let user = try await self.existingUser(username) else { throw CognitoError.codeMismatch }
+            try await self.checkCode(code, for: user.username, purpose: .forgotPassword, consuming: false)
+            return user
+        }
+        let record = try await passwordRecord(password, username: user.username)
+        try await serially {
+            guard var user = try await self.store.read(CognitoUser.self, user.username) else {
+                throw CognitoError.codeMismatch
+            }
+            try await self.checkCode(code, for: user.username, purpose: .forgotPassword, consuming: true)
+            user.password = record
+            user.modified = self.clock()
+            user.status = .confirmed
+            try await self.store.write(user)
+        }
         return [:]
     }
 

@@ -19,13 +19,19 @@ import _CryptoExtras
 /// No password is stored: only its SRP verifier and a scrypt hash. Confirmation codes are
 /// logged, since no message leaves the machine, and kept with the users.
 ///
-/// The pool's operations run one at a time, on a thread of their own (``CognitoThread``): each
-/// reads, checks and writes its records without another operation of the pool in between.
+/// The pool's reads and writes of its records run one operation at a time, on a thread of their
+/// own (``CognitoThread/shared``): each reads, checks and writes its records without another
+/// operation of the pool in between. Password hashing and SRP run outside that section, in two
+/// bounded lanes (``PasswordLane``), so that a burst of sign-ups delays neither sign-ins nor the
+/// records.
 public final class CognitoUserPool: Sendable {
     /// The pool's configuration.
     public let configuration: CognitoConfiguration
     let store: any CognitoStore
     let signingKey: CognitoSigningKey
+    /// The credentials that sign the administrator's calls (`AdminCreateUser`, `ListUsers`, …)
+    /// when the server has no IAM credentials of its own: made once, kept with the pool's state.
+    public let administratorCredentials: IAMCredential
     let clock: @Sendable () -> Date
     let log: @Sendable (String) -> Void
     let codeGenerator: @Sendable () -> String
@@ -33,11 +39,17 @@ public final class CognitoUserPool: Sendable {
     /// The SRP exchanges and new-password challenges waiting for an answer, by secret block or
     /// session.
     let pending = Mutex<[String: PendingChallenge]>([:])
-    /// Failed sign-ins per user: how many in a row, and until when the user is locked out.
-    let failures = Mutex<[String: (count: Int, lockedUntil: Date?)]>([:])
+    /// Failed sign-ins per user and client address (see ``CognitoConfiguration/maxFailedSignIns``).
+    let failures = Mutex<[SignInAttempt: SignInFailures]>([:])
     private let origin = Mutex<String>("http://127.0.0.1:20002")
     /// Lets one operation at a time read and write the store.
     private let operations = AsyncGate(width: 1)
+    /// Where the passwords users present are checked.
+    let signIns: PasswordLane
+    /// Where new passwords are hashed.
+    let newPasswords: PasswordLane
+    /// The limit of calls without credentials per client address, when the configuration sets one.
+    let requestLimiter: ClientRateLimiter?
 
     /// Opens the pool's state in `dataDirectory` (`cognito.sqlite`), creating the signing key and
     /// the configured users the first time.
@@ -53,9 +65,9 @@ public final class CognitoUserPool: Sendable {
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws(ServerError) {
-        let store = try Self.openStore(in: dataDirectory)
-        let signingKey = try Self.waiting { () async throws(ServerError) in try await Self.signingKey(in: store) }
-        self.init(configuration: configuration, store: store, signingKey: signingKey, clock: clock, log: log)
+        let store = try Self.openStore(in: dataDirectory, log: log)
+        let secrets = try Self.waiting { () async throws(ServerError) in try await Self.secrets(in: store) }
+        self.init(configuration: configuration, store: store, secrets: secrets, clock: clock, log: log)
         try Self.waiting { () async throws(ServerError) in try await self.setUp() }
     }
 
@@ -72,14 +84,15 @@ public final class CognitoUserPool: Sendable {
     ) async throws(ServerError) {
         try await self.init(
             configuration: configuration,
-            store: Self.openStore(in: dataDirectory),
+            store: Self.openStore(in: dataDirectory, log: log),
             clock: clock,
             log: log
         )
     }
 
     /// A pool over `store`, creating the signing key and the configured users the first time;
-    /// `codeGenerator` makes confirmation codes (six random digits by default).
+    /// `codeGenerator` makes confirmation codes (six random digits by default), and the lanes'
+    /// limits bound the password work (``PasswordLane``).
     ///
     /// - Throws: ``ServerError`` when the signing key or the configured users cannot be set up.
     package convenience init(
@@ -87,19 +100,24 @@ public final class CognitoUserPool: Sendable {
         store: any CognitoStore,
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { _ in },
-        codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
+        codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) },
+        signIns: PasswordLane.Limits = .signIns,
+        newPasswords: PasswordLane.Limits = .newPasswords
     ) async throws(ServerError) {
-        // Servers sharing the store create one signing key and the configured users once.
-        let signingKey = try await Self.exclusively(store) { () async throws(ServerError) in
-            try await Self.signingKey(in: store)
+        // Servers sharing the store create one signing key, one administrator and the configured
+        // users once.
+        let secrets = try await Self.exclusively(store) { () async throws(ServerError) in
+            try await Self.secrets(in: store)
         }
         self.init(
             configuration: configuration,
             store: store,
-            signingKey: signingKey,
+            secrets: secrets,
             clock: clock,
             log: log,
-            codeGenerator: codeGenerator
+            codeGenerator: codeGenerator,
+            signIns: signIns,
+            newPasswords: newPasswords
         )
         try await Self.exclusively(store) { () async throws(ServerError) in try await self.setUp() }
     }
@@ -121,14 +139,20 @@ public final class CognitoUserPool: Sendable {
     private init(
         configuration: CognitoConfiguration,
         store: any CognitoStore,
-        signingKey: CognitoSigningKey,
+        secrets: (signingKey: CognitoSigningKey, administrator: IAMCredential),
         clock: @escaping @Sendable () -> Date,
         log: @escaping @Sendable (String) -> Void,
-        codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
+        codeGenerator: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0..<1_000_000)) },
+        signIns: PasswordLane.Limits = .signIns,
+        newPasswords: PasswordLane.Limits = .newPasswords
     ) {
         self.configuration = configuration
+        self.signIns = PasswordLane(signIns)
+        self.newPasswords = PasswordLane(newPasswords)
+        requestLimiter = configuration.clientRequestLimit.map { ClientRateLimiter($0) }
         self.store = store
-        self.signingKey = signingKey
+        self.signingKey = secrets.signingKey
+        self.administratorCredentials = secrets.administrator
         self.clock = clock
         self.log = log
         self.codeGenerator = codeGenerator
@@ -137,11 +161,16 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    /// The pool's state in `dataDirectory` (`cognito.sqlite`), for ``init(configuration:store:clock:log:codeGenerator:)``.
+    /// The pool's state in `dataDirectory` (`cognito.sqlite`), for
+    /// ``init(configuration:store:clock:log:codeGenerator:)``; `log` hears which modes of the
+    /// directory were narrowed.
     ///
     /// - Throws: ``ServerError`` when it cannot be opened.
-    package static func store(in dataDirectory: URL) throws(ServerError) -> any CognitoStore {
-        try openStore(in: dataDirectory)
+    package static func store(
+        in dataDirectory: URL,
+        log: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws(ServerError) -> any CognitoStore {
+        try openStore(in: dataDirectory, log: log)
     }
 
     /// The pool's state in the PostgreSQL database at `location` (the table `_stratus_cognito`
@@ -157,19 +186,30 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    private static func openStore(in dataDirectory: URL) throws(ServerError) -> SQLiteCognitoStore {
+    private static func openStore(
+        in dataDirectory: URL,
+        log: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws(ServerError) -> SQLiteCognitoStore {
         do {
-            return try SQLiteCognitoStore(directory: dataDirectory)
+            return try SQLiteCognitoStore(directory: dataDirectory, log: log)
         } catch {
             throw ServerError.cognito("The user pool's state in \(dataDirectory.path) cannot be opened: \(error)")
         }
     }
 
-    private static func signingKey(in store: any CognitoStore) async throws(ServerError) -> CognitoSigningKey {
+    private static func secrets(
+        in store: any CognitoStore
+    ) async throws(ServerError) -> (signingKey: CognitoSigningKey, administrator: IAMCredential) {
+        let signingKey: CognitoSigningKey
         do {
-            return try await CognitoThread.shared.run { try await CognitoSigningKey.load(from: store) }
+            signingKey = try await CognitoThread.shared.run { try await CognitoSigningKey.load(from: store) }
         } catch {
             throw ServerError.cognito("The user pool's signing key cannot be loaded or created: \(error)")
+        }
+        do {
+            return (signingKey, try await AdministratorRecord.load(from: store))
+        } catch {
+            throw ServerError.cognito("The user pool's administrator credentials cannot be loaded or created: \(error)")
         }
     }
 
@@ -193,18 +233,21 @@ public final class CognitoUserPool: Sendable {
         } catch {
             throw ServerError.cognito("The configured groups cannot be stored: \(error)")
         }
+        do {
+            try await serially { try await self.indexIdentityLogins() }
+        } catch {
+            throw ServerError.cognito("The identities' logins cannot be indexed: \(error)")
+        }
         for user in configuration.users {
             do {
-                try await serially {
-                    guard try await self.store.read(CognitoUser.self, user.username) == nil else { return }
-                    try await self.createUser(
-                        username: user.username,
-                        password: user.password,
-                        attributes: user.attributes,
-                        status: .confirmed,
-                        groups: user.groups
-                    )
-                }
+                guard try await serially({ try await self.existingUser(user.username) }) == nil else { continue }
+                try await createUser(
+                    username: user.username,
+                    password: user.password,
+                    attributes: user.attributes,
+                    status: .confirmed,
+                    groups: user.groups
+                )
             } catch {
                 throw ServerError.cognito("The configured user '\(user.username)' cannot be created: \(error)")
             }
@@ -254,20 +297,31 @@ public final class CognitoUserPool: Sendable {
 
     // MARK: - Dispatch
 
-    /// Answers one request of either service: its `X-Amz-Target` and body. Every refusal is a
-    /// ``CognitoError`` answered with HTTP 400.
-    func respond(target: String, body: Data) async -> (status: Int, body: JSON) {
+    /// Answers one request of either service: its `X-Amz-Target` and body, from the client
+    /// address `client` (which calls without credentials are limited and sign-in failures
+    /// counted by). Every refusal is a ``CognitoError`` answered with HTTP 400.
+    func respond(target: String, body: Data, from client: String = "") async -> (status: Int, body: JSON) {
         do {
-            let input: JSONObject
+            let object: JSONObject
             do {
-                guard let object = try JSON(parsing: body).objectValue else { throw CognitoError.serialization }
-                input = object
+                guard let parsed = try JSON(parsing: body).objectValue else { throw CognitoError.serialization }
+                object = parsed
             } catch {
                 throw CognitoError.serialization
             }
-            // Password hashing and SRP's exponentiations are slow: the whole operation runs on
-            // the pool's own thread, never holding a thread of the concurrency pool.
-            let output = try await serially { try await self.perform(target: target, input: CognitoInput(input)) }
+            let input = CognitoInput(object, client: client)
+            let operation = try Operation(target: target)
+            if let limiter = requestLimiter, operation.isUnauthenticated(input) {
+                try limiter.admit(operation.name, from: client, at: clock())
+            }
+            let output: JSONObject
+            if operation.hashesPasswords {
+                // Hashing runs in the password lanes, between sections of its own that read and
+                // write the records one operation at a time.
+                output = try await perform(operation, input)
+            } else {
+                output = try await serially { try await self.perform(operation, input) }
+            }
             return (200, .object(output))
         } catch let error as CognitoError {
             return (400, error.body)
@@ -279,31 +333,71 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    private func perform(target: String, input: CognitoInput) async throws -> JSONObject {
-        let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
-        guard parts.count == 2 else { throw CognitoError.unknownOperation(target) }
-        switch (parts[0], parts[1]) {
-        case ("AWSCognitoIdentityProviderService", "SignUp"): return try await signUp(input)
-        case ("AWSCognitoIdentityProviderService", "ConfirmSignUp"): return try await confirmSignUp(input)
-        case ("AWSCognitoIdentityProviderService", "ResendConfirmationCode"):
-            return try await resendConfirmationCode(input)
-        case ("AWSCognitoIdentityProviderService", "InitiateAuth"): return try await initiateAuth(input)
-        case ("AWSCognitoIdentityProviderService", "RespondToAuthChallenge"):
-            return try await respondToAuthChallenge(input)
-        case ("AWSCognitoIdentityProviderService", "GetUser"): return try await getUser(input)
-        case ("AWSCognitoIdentityProviderService", "UpdateUserAttributes"): return try await updateUserAttributes(input)
-        case ("AWSCognitoIdentityProviderService", "ChangePassword"): return try await changePassword(input)
-        case ("AWSCognitoIdentityProviderService", "ForgotPassword"): return try await forgotPassword(input)
-        case ("AWSCognitoIdentityProviderService", "ConfirmForgotPassword"):
-            return try await confirmForgotPassword(input)
-        case ("AWSCognitoIdentityProviderService", "GlobalSignOut"): return try await globalSignOut(input)
-        case ("AWSCognitoIdentityProviderService", "RevokeToken"): return try await revokeToken(input)
-        case ("AWSCognitoIdentityProviderService", let operation) where Self.adminOperations.contains(operation):
-            return try await admin(operation, input)
-        case ("AWSCognitoIdentityService", "GetId"): return try await getId(input)
-        case ("AWSCognitoIdentityService", "GetCredentialsForIdentity"):
-            return try await getCredentialsForIdentity(input)
-        default: throw CognitoError.unknownOperation(target)
+    /// An operation of either service, by its `X-Amz-Target`.
+    struct Operation: Sendable, Hashable {
+        static let userPoolService = "AWSCognitoIdentityProviderService"
+        static let identityService = "AWSCognitoIdentityService"
+
+        var service: String
+        var name: String
+
+        /// - Throws: ``CognitoError`` `UnknownOperationException` for a target without a service.
+        init(target: String) throws(CognitoError) {
+            let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw CognitoError.unknownOperation(target) }
+            service = parts[0]
+            name = parts[1]
+        }
+
+        var target: String { "\(service).\(name)" }
+
+        /// The user pool's operations that hash or check passwords.
+        static let hashing: Set<String> = [
+            "SignUp", "InitiateAuth", "RespondToAuthChallenge", "ChangePassword", "ConfirmForgotPassword",
+            "AdminCreateUser", "AdminSetUserPassword",
+        ]
+
+        /// Whether the operation hashes or checks passwords, and so manages its own sections.
+        var hashesPasswords: Bool { service == Self.userPoolService && Self.hashing.contains(name) }
+
+        /// The user pool's operations anyone may call without a token or a signature.
+        static let unauthenticated: Set<String> = [
+            "SignUp", "ConfirmSignUp", "ResendConfirmationCode", "InitiateAuth", "RespondToAuthChallenge",
+            "ForgotPassword", "ConfirmForgotPassword",
+        ]
+
+        /// Whether `input` is a call without credentials, which ``CognitoConfiguration/clientRequestLimit``
+        /// limits: the user pool's ``unauthenticated`` operations, and a guest's identity calls.
+        func isUnauthenticated(_ input: CognitoInput) -> Bool {
+            switch service {
+            case Self.userPoolService: return Self.unauthenticated.contains(name)
+            case Self.identityService: return (input["Logins"]?.objectValue ?? [:]).isEmpty
+            default: return false
+            }
+        }
+    }
+
+    private func perform(_ operation: Operation, _ input: CognitoInput) async throws -> JSONObject {
+        switch (operation.service, operation.name) {
+        case (Operation.userPoolService, "SignUp"): return try await signUp(input)
+        case (Operation.userPoolService, "ConfirmSignUp"): return try await confirmSignUp(input)
+        case (Operation.userPoolService, "ResendConfirmationCode"): return try await resendConfirmationCode(input)
+        case (Operation.userPoolService, "InitiateAuth"): return try await initiateAuth(input)
+        case (Operation.userPoolService, "RespondToAuthChallenge"): return try await respondToAuthChallenge(input)
+        case (Operation.userPoolService, "GetUser"): return try await getUser(input)
+        case (Operation.userPoolService, "UpdateUserAttributes"): return try await updateUserAttributes(input)
+        case (Operation.userPoolService, "ChangePassword"): return try await changePassword(input)
+        case (Operation.userPoolService, "ForgotPassword"): return try await forgotPassword(input)
+        case (Operation.userPoolService, "ConfirmForgotPassword"): return try await confirmForgotPassword(input)
+        case (Operation.userPoolService, "GlobalSignOut"): return try await globalSignOut(input)
+        case (Operation.userPoolService, "RevokeToken"): return try await revokeToken(input)
+        case (Operation.userPoolService, "AdminCreateUser"): return try await adminCreateUser(input)
+        case (Operation.userPoolService, "AdminSetUserPassword"): return try await adminSetUserPassword(input)
+        case (Operation.userPoolService, let name) where Self.adminOperations.contains(name):
+            return try await admin(name, input)
+        case (Operation.identityService, "GetId"): return try await getId(input)
+        case (Operation.identityService, "GetCredentialsForIdentity"): return try await getCredentialsForIdentity(input)
+        default: throw CognitoError.unknownOperation(operation.target)
         }
     }
 
@@ -350,9 +444,16 @@ public final class CognitoUserPool: Sendable {
     /// The user `username` names: by username, or by an email or phone number the pool's
     /// users sign in with.
     func user(_ username: String) async throws -> CognitoUser {
-        if let user = try await store.read(CognitoUser.self, username) { return user }
-        guard let user = try await user(signingInAs: username) else { throw CognitoError.userNotFound }
+        guard let user = try await existingUser(username) else { throw CognitoError.userNotFound }
         return user
+    }
+
+    /// The user `name` names, or `nil`. A name no username could have (a NUL, a control
+    /// character) names nobody: it is never looked up, so never cut short.
+    func existingUser(_ name: String) async throws -> CognitoUser? {
+        guard CognitoUsername.isValid(name) else { return nil }
+        if let user = try await store.read(CognitoUser.self, name) { return user }
+        return try await user(signingInAs: name)
     }
 
     /// The user whose email or phone number, as a ``CognitoConfiguration/usernameAttributes``
@@ -365,22 +466,25 @@ public final class CognitoUserPool: Sendable {
         }
     }
 
-    /// Creates a user, refusing an existing username or a password the policy refuses.
+    /// Creates a user, refusing an invalid or existing username, attributes `write` may not
+    /// set, or a password the policy refuses.
+    ///
+    /// The password is hashed in the new-password lane, between two sections that check the
+    /// name is free: never call it from within ``serially(_:)``.
     @discardableResult
     func createUser(
         username: String,
         password: String,
         attributes: [String: String],
         status: CognitoUser.Status,
-        groups: [String] = []
+        groups: [String] = [],
+        by write: AttributeWrite = .administrator
     ) async throws -> CognitoUser {
-        guard !username.isEmpty, username.count <= 128, !username.contains(where: \.isWhitespace) else {
-            throw CognitoError.invalidParameter(
-                "Username should be a non-empty string of up to 128 characters without spaces."
-            )
-        }
-        var username = username
+        try CognitoUsername.check(username)
+        try Self.checkWritable(attributes, write)
+        var name = username
         var attributes = attributes
+        var signInAttribute: CognitoConfiguration.UsernameAttribute?
         if !configuration.usernameAttributes.isEmpty {
             // The email or phone number is the sign-in name; the user is named by an id.
             guard let attribute = configuration.usernameAttributes.first(where: { $0.accepts(username) }) else {
@@ -390,109 +494,75 @@ public final class CognitoUserPool: Sendable {
                         : "Username should be either an email or a phone number."
                 )
             }
-            guard try await user(signingInAs: username) == nil else {
+            attributes[attribute.rawValue] = username
+            name = UUID().uuidString.lowercased()
+            signInAttribute = attribute
+        }
+        let checkFree: @Sendable () async throws -> Void = { [name, signInAttribute] in
+            if let signInAttribute, try await self.user(signingInAs: username) != nil {
                 throw CognitoError(
                     "UsernameExistsException",
-                    "An account with the given \(attribute == .email ? "email" : "phone_number") already exists."
+                    "An account with the given \(signInAttribute == .email ? "email" : "phone_number") already exists."
                 )
             }
-            attributes[attribute.rawValue] = username
-            username = UUID().uuidString.lowercased()
+            guard try await self.store.read(CognitoUser.self, name) == nil else { throw CognitoError.usernameExists }
         }
-        guard try await store.read(CognitoUser.self, username) == nil else { throw CognitoError.usernameExists }
-        if let violation = configuration.passwordPolicy.violation(of: password) {
-            throw CognitoError("InvalidPasswordException", violation)
+        // Checked before the hashing, so that a taken name costs none, and again after it.
+        try await serially {
+            try await checkFree()
+            for group in groups {
+                guard try await self.group(named: group) != nil else { throw CognitoError.groupNotFound }
+            }
         }
-        for group in groups {
-            guard try await self.group(named: group) != nil else { throw CognitoError.groupNotFound }
-        }
-        attributes["sub"] = nil
+        let record = try await passwordRecord(password, username: name)
         let now = clock()
         let user = CognitoUser(
-            username: username,
-            sub: configuration.usernameAttributes.isEmpty ? UUID().uuidString.lowercased() : username,
+            username: name,
+            sub: configuration.usernameAttributes.isEmpty ? UUID().uuidString.lowercased() : name,
             status: status,
             enabled: true,
             attributes: attributes,
             groups: groups,
-            password: try PasswordHash.record(password: password, username: username, poolName: configuration.poolName),
+            password: record,
             created: now,
             modified: now
         )
-        try await store.write(user)
+        try await serially {
+            try await checkFree()
+            try await self.store.write(user)
+        }
         return user
     }
 
-    /// Replaces a user's password, after checking it against the policy.
-    func setPassword(_ password: String, of user: inout CognitoUser) throws {
+    /// The record of a new password for `username` (its SRP verifier and scrypt hash), after
+    /// checking it against the policy; hashed in the new-password lane.
+    ///
+    /// - Throws: ``CognitoError`` `InvalidPasswordException` for a password the policy refuses,
+    ///   `TooManyRequestsException` when the lane is full.
+    func passwordRecord(_ password: String, username: String) async throws -> PasswordRecord {
         if let violation = configuration.passwordPolicy.violation(of: password) {
             throw CognitoError("InvalidPasswordException", violation)
         }
-        user.password = try PasswordHash.record(
-            password: password,
-            username: user.username,
-            poolName: configuration.poolName
-        )
-        user.modified = clock()
-    }
-
-    /// A new code for `purpose`, kept and logged.
-    func issueCode(for user: CognitoUser, purpose: CognitoCode.Purpose) async throws -> JSONObject {
-        let code = CognitoCode(
-            username: user.username,
-            purpose: purpose,
-            code: codeGenerator(),
-            expires: clock().addingTimeInterval(purpose == .signUp ? 86400 : 3600)
-        )
-        try await store.write(code)
-        let what = purpose == .signUp ? "confirmation code" : "password reset code"
-        log("Cognito: the \(what) of '\(user.username)' is \(code.code)")
-        return Self.deliveryDetails(of: user)
-    }
-
-    /// The code waiting for `username`, as `serve` printed it; tests and `stratus users` read it.
-    ///
-    /// - Throws: when the pool's state cannot be read.
-    public func pendingCode(for username: String, passwordReset: Bool = false) async throws -> String? {
-        try await serially {
-            var name = username
-            if try await self.store.read(CognitoUser.self, username) == nil,
-                let user = try await self.user(signingInAs: username)
-            {
-                name = user.username
-            }
-            let purpose: CognitoCode.Purpose = passwordReset ? .forgotPassword : .signUp
-            return try await self.store.read(CognitoCode.self, CognitoCode.key(name, purpose))?.code
+        let poolName = configuration.poolName
+        return try await newPasswords.run {
+            try PasswordHash.record(password: password, username: username, poolName: poolName)
         }
     }
 
-    /// Checks and consumes the code for `purpose`.
-    func consumeCode(_ code: String, for username: String, purpose: CognitoCode.Purpose) async throws {
-        guard let stored = try await store.read(CognitoCode.self, CognitoCode.key(username, purpose)) else {
-            throw CognitoError.codeMismatch
-        }
-        guard stored.expires > clock() else { throw CognitoError.expiredCode }
-        guard stored.code == code else { throw CognitoError.codeMismatch }
-        try await store.delete(CognitoCode.self, stored.key)
-    }
-
-    static func deliveryDetails(of user: CognitoUser) -> JSONObject {
-        guard let email = user.attributes["email"] else {
-            return ["CodeDeliveryDetails": .object(["Destination": "local", "DeliveryMedium": "EMAIL"])]
-        }
-        let masked = email.first.map { "\($0)***@" } ?? ""
-        let domain = email.split(separator: "@").last.map(String.init) ?? ""
-        return [
-            "CodeDeliveryDetails": .object([
-                "Destination": .string(masked + domain), "DeliveryMedium": "EMAIL", "AttributeName": "email",
-            ])
-        ]
-    }
+    /// What an unknown user's password is checked against, so that a sign-in of a name nobody
+    /// has takes the time a wrong password takes: the same scrypt work, against a hash no
+    /// password gives.
+    static let standInPassword = PasswordRecord(
+        srpSalt: "",
+        srpVerifier: "",
+        hash: Data(repeating: 0, count: 32).base64EncodedString(),
+        hashSalt: PasswordHash.randomBytes(16).base64EncodedString()
+    )
 
     /// `[{"Name": "sub", "Value": …}, …]`: `sub` first, then the attributes by name.
     static func attributeList(of user: CognitoUser) -> JSON {
         var list: [JSON] = [.object(["Name": "sub", "Value": .string(user.sub)])]
-        for (name, value) in user.attributes.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in schemaAttributes(of: user) {
             list.append(.object(["Name": .string(name), "Value": .string(value)]))
         }
         return .array(list)
@@ -516,7 +586,9 @@ public final class CognitoUserPool: Sendable {
 /// A challenge waiting for `RespondToAuthChallenge`.
 struct PendingChallenge: Sendable {
     enum Kind: Sendable {
-        case passwordVerifier(privateB: BigUInt, publicB: BigUInt, publicA: BigUInt)
+        /// An SRP exchange, with the verifier `B` was computed from; `knownUser` is `false` for
+        /// the stand-in challenge of a name nobody has, which no answer passes.
+        case passwordVerifier(privateB: BigUInt, publicB: BigUInt, publicA: BigUInt, verifier: BigUInt, knownUser: Bool)
         case newPassword
     }
 
@@ -529,9 +601,12 @@ struct PendingChallenge: Sendable {
 /// A request's members, read with Cognito's validation errors.
 struct CognitoInput: Sendable {
     let object: JSONObject
+    /// The address of the client that sent it; empty for calls made in process.
+    let client: String
 
-    init(_ object: JSONObject) {
+    init(_ object: JSONObject, client: String = "") {
         self.object = object
+        self.client = client
     }
 
     subscript(name: String) -> JSON? { object[name] }

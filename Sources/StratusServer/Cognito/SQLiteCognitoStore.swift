@@ -4,20 +4,28 @@ import GRDB
 /// The local Cognito's records in `cognito.sqlite` of the data directory: one table of
 /// `(kind, key, body)` rows, beside the API's database and out of its way.
 package final class SQLiteCognitoStore: CognitoStore {
+    /// The database file in the data directory.
+    static let fileName = "cognito.sqlite"
+
     private let queue: DatabaseQueue
 
-    /// Opens (or creates) `cognito.sqlite` in `directory`.
+    /// Opens (or creates) `cognito.sqlite` in `directory`, which it holds with the signing key:
+    /// the directory and its files are made private to their owner first
+    /// (``PrivateDataDirectory``), and each mode it narrows is logged.
     ///
-    /// - Throws: GRDB's `DatabaseError` when the file cannot be opened or migrated.
-    package init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// - Throws: ``StorageError`` when the directory's modes cannot be narrowed, GRDB's
+    ///   `DatabaseError` when the file cannot be opened or migrated.
+    package init(
+        directory: URL,
+        log: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws {
+        for warning in try PrivateDataDirectory.prepare(directory) { log(warning) }
+        let path = directory.appending(path: Self.fileName).path(percentEncoded: false)
+        try PrivateDataDirectory.createFile(atPath: path)
         var configuration = Configuration()
         // `stratus users` writes while `serve` runs: each waits for the other's transaction.
         configuration.busyMode = .timeout(5)
-        queue = try DatabaseQueue(
-            path: directory.appending(path: "cognito.sqlite").path(percentEncoded: false),
-            configuration: configuration
-        )
+        queue = try DatabaseQueue(path: path, configuration: configuration)
         try queue.write { db in
             try db.execute(
                 sql: """

@@ -99,7 +99,7 @@ public struct StratusHTTPServer: Sendable {
             log: log,
             queues: realtimeQueues
         )
-        let router = Router()
+        let router = Router(context: ClientAddressRequestContext.self)
         // First: it wraps the routes added after it, and requests that match none.
         router.add(middleware: HostCheckMiddleware(hosts: hosts))
         router.post("graphql") { request, _ in await endpoint.respond(to: request) }
@@ -136,7 +136,9 @@ public struct StratusHTTPServer: Sendable {
                 maxRequestBytes: limits.maxRequestBytes,
                 clock: clock
             )
-            router.post("/") { request, _ in await endpoint.respond(to: request) }
+            router.post("/") { request, context in
+                await endpoint.respond(to: request, from: context.remoteAddress?.ipAddress ?? "")
+            }
             router.get(RouterPath("\(cognito.configuration.userPoolId)/.well-known/jwks.json")) { _, _ in
                 endpoint.keys()
             }

@@ -26,7 +26,7 @@ final class DataDirectoryLock: Sendable {
     ///   server holds the lock, or when the lock file cannot be opened.
     init(directory: URL) throws(StorageError) {
         let path = directory.appendingPathComponent(Self.fileName).path
-        let file = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let file = open(path, O_RDWR | O_CREAT | O_CLOEXEC, PrivateDataDirectory.fileMode)
         guard file >= 0 else {
             throw StorageError(
                 reason: .database("Cannot open the lock file '\(path)': \(String(cString: strerror(errno)))")

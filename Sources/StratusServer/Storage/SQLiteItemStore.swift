@@ -38,25 +38,26 @@ final class SQLiteItemStore: ServerStore {
 
     /// The additive schema changes applied when the store opened.
     let appliedChanges: [SchemaChange]
+    /// Warnings about the paths of the data directory whose modes let other users read them,
+    /// narrowed when the store opened (see ``PrivateDataDirectory``).
+    let narrowedModes: [String]
 
     /// Opens (creating if needed) the database in `directory` for `schema`, migrating it in place
-    /// when the schema changed additively since it was last opened.
+    /// when the schema changed additively since it was last opened. The directory and its files
+    /// are made private to their owner first (``PrivateDataDirectory``).
     ///
     /// - Throws: ``StorageError`` when the directory or the database cannot be opened, when
     ///   another server has the directory open, or when the schema changed in ways that would lose
     ///   stored data (then the database is left as it was).
     init(directory: URL, schema: AnnotatedSchema) throws(StorageError) {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StorageError.database(error)
-        }
+        narrowedModes = try PrivateDataDirectory.prepare(directory)
         lock = try DataDirectoryLock(directory: directory)
+        let path = directory.appendingPathComponent(Self.databaseFileName).path
+        try PrivateDataDirectory.createFile(atPath: path)
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in try WALCheckpointer.prepare(db) }
-            let path = directory.appendingPathComponent(Self.databaseFileName).path
             pool = try DatabasePool(path: path, configuration: configuration)
             let checkpointer = try WALCheckpointer(path: path)
             self.checkpointer = checkpointer

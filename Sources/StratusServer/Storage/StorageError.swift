@@ -10,6 +10,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         case incompatibleSchema([SchemaChange])
         case inUse(directory: String, processID: Int32?)
         case invalidDatabaseURL(String, String)
+        case unprotected(path: String, kind: String, mode: mode_t, wanted: mode_t, problem: String)
     }
 
     let reason: Reason
@@ -43,6 +44,11 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
                 + "Stop that server, or use another data directory."
         case .invalidDatabaseURL(let url, let problem):
             return "The database URL '\(url)' cannot be used: \(problem)."
+        case .unprotected(let path, let kind, let mode, let wanted, let problem):
+            let fix = PrivateDataDirectory.octal(wanted).dropFirst()
+            return "The data \(kind) '\(path)' has mode \(PrivateDataDirectory.octal(mode)), which lets other users "
+                + "read it, and its mode cannot be changed (\(problem)). Run chmod \(fix) '\(path)' as its owner, "
+                + "or use another data directory."
         }
     }
 
@@ -59,6 +65,10 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     }
     static func invalidDatabaseURL(_ url: String, _ problem: String) -> StorageError {
         StorageError(reason: .invalidDatabaseURL(url, problem))
+    }
+    static func unprotected(_ path: String, kind: String, mode: mode_t, wanted: mode_t, problem: String) -> StorageError
+    {
+        StorageError(reason: .unprotected(path: path, kind: kind, mode: mode, wanted: wanted, problem: problem))
     }
     static func database(_ error: any Error) -> StorageError {
         if let error = error as? StorageError { return error }

@@ -1,0 +1,176 @@
+import Foundation
+import StratusTesting
+import Testing
+
+@testable import StratusServer
+
+/// What a guesser gets: five tries at a code, the answers (and the time) a wrong password gets
+/// for a name nobody has, and lockouts that hold only the guesser's own address.
+@Suite struct CognitoGuessingTests {
+    typealias Fixture = CognitoUserPoolTests.Fixture
+
+    static let incorrect = #"{"__type":"NotAuthorizedException","message":"Incorrect username or password."}"#
+    static let mismatch =
+        #"{"__type":"CodeMismatchException","message":"Invalid verification code provided, please try again."}"#
+    static let limit =
+        #"{"__type":"LimitExceededException","message":"Attempt limit exceeded, please try after some time."}"#
+
+    @Test func aResetCodeTakesFiveWrongAnswersAndThenMustBeAskedForAgain() async throws {
+        let fixture = try await Fixture()
+        func reset(_ code: String) async -> String {
+            await fixture.call(
+                "ConfirmForgotPassword",
+                [
+                    "ClientId": "unitclient", "Username": "alice", "ConfirmationCode": .string(code),
+                    "Password": "New-pass1!",
+                ]
+            ).body.text
+        }
+        let forgot = await fixture.call("ForgotPassword", ["ClientId": "unitclient", "Username": "alice"])
+        #expect(forgot.status == 200)
+        // The code is 424242: the attack tried 2,000 codes in 9 s, and the right one still worked.
+        for code in ["000000", "000001", "000002", "000003"] { #expect(await reset(code) == Self.mismatch) }
+        #expect(await reset("000004") == Self.limit)
+        #expect(await reset("424242") == Self.limit)
+        #expect(await fixture.call("ForgotPassword", ["ClientId": "unitclient", "Username": "alice"]).status == 200)
+        #expect(await reset("424242") == "{}")
+        _ = try await fixture.signIn("alice", "New-pass1!")
+    }
+
+    @Test func aConfirmationCodeTakesFiveWrongAnswersAndCodesAreFiveAnHour() async throws {
+        let clock = TestClock()
+        let fixture = try await Fixture(clock: clock)
+        let signUp = await fixture.call(
+            "SignUp",
+            ["ClientId": "unitclient", "Username": "bob", "Password": "Bobs-secret-pass9!"]
+        )
+        #expect(signUp.status == 200)
+        func confirm(_ code: String) async -> String {
+            await fixture.call(
+                "ConfirmSignUp",
+                ["ClientId": "unitclient", "Username": "bob", "ConfirmationCode": .string(code)]
+            ).body.text
+        }
+        for code in ["1", "2", "3", "4"] { #expect(await confirm(code) == Self.mismatch) }
+        #expect(await confirm("5") == Self.limit)
+        #expect(await confirm("424242") == Self.limit)
+        // The sign-up's code and four more in an hour; the sixth waits.
+        func resend() async -> (status: Int, body: JSON) {
+            await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "bob"])
+        }
+        for _ in 0..<4 { #expect(await resend().status == 200) }
+        #expect(await resend().body.text == Self.limit)
+        clock.advance(milliseconds: 3_600_000)
+        #expect(await resend().status == 200)
+        #expect(await confirm("424242") == "{}")
+    }
+
+    @Test func aNameNobodyHasIsAnsweredAsAUsersWouldBe() async throws {
+        let fixture = try await Fixture()
+        #expect(await fixture.passwordSignIn("nobody", "Alice-pass1!").body.text == Self.incorrect)
+        #expect(
+            await fixture.call("ForgotPassword", ["ClientId": "unitclient", "Username": "nobody"]).body.text
+                == #"{"CodeDeliveryDetails":{"Destination":"local","DeliveryMedium":"EMAIL"}}"#
+        )
+        #expect(
+            await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "nobody"]).body.text
+                == #"{"CodeDeliveryDetails":{"Destination":"local","DeliveryMedium":"EMAIL"}}"#
+        )
+        #expect(
+            await fixture.call(
+                "ConfirmForgotPassword",
+                [
+                    "ClientId": "unitclient", "Username": "nobody", "ConfirmationCode": "424242",
+                    "Password": "New-pass1!",
+                ]
+            ).body.text == Self.mismatch
+        )
+        #expect(
+            await fixture.call(
+                "ConfirmSignUp",
+                ["ClientId": "unitclient", "Username": "nobody", "ConfirmationCode": "424242"]
+            ).body.text == Self.mismatch
+        )
+        // SRP: a challenge as a user's, with the same salt each time, which no answer passes.
+        func challenge() async -> JSON {
+            await fixture.call(
+                "InitiateAuth",
+                [
+                    "AuthFlow": "USER_SRP_AUTH", "ClientId": "unitclient",
+                    "AuthParameters": ["USERNAME": "nobody", "SRP_A": "abcdef0123456789"],
+                ]
+            ).body
+        }
+        let first = await challenge()
+        #expect(first["ChallengeName"] == "PASSWORD_VERIFIER")
+        #expect(first["ChallengeParameters"]?["USER_ID_FOR_SRP"] == "nobody")
+        let salt = try #require(first["ChallengeParameters"]?["SALT"]?.stringValue)
+        #expect(salt.count == 32)
+        #expect(await challenge()["ChallengeParameters"]?["SALT"]?.stringValue == salt)
+        let answer = await fixture.call(
+            "RespondToAuthChallenge",
+            [
+                "ChallengeName": "PASSWORD_VERIFIER", "ClientId": "unitclient",
+                "ChallengeResponses": [
+                    "USERNAME": "nobody",
+                    "PASSWORD_CLAIM_SECRET_BLOCK": try #require(first["ChallengeParameters"]?["SECRET_BLOCK"]),
+                    "PASSWORD_CLAIM_SIGNATURE": "c2lnbmF0dXJl", "TIMESTAMP": "Mon Jan 1 00:00:00 UTC 2024",
+                ],
+            ]
+        )
+        #expect(answer.body.text == Self.incorrect)
+    }
+
+    @Test func aNameNobodyHasTakesAsLongAsAWrongPassword() async throws {
+        let fixture = try await Fixture()
+        func seconds(_ username: String) async -> Double {
+            let start = ContinuousClock.now
+            let answer = await fixture.passwordSignIn(username, "Wrong-pass1!")
+            let elapsed = ContinuousClock.now - start
+            #expect(answer.body.text == Self.incorrect)
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        // Taken in turns, so that other tests' hashing slows both alike; medians of three.
+        var wrongPassword: [Double] = []
+        var unknown: [Double] = []
+        for _ in 0..<3 {
+            wrongPassword.append(await seconds("alice"))
+            unknown.append(await seconds("nobody"))
+        }
+        let medians = (wrongPassword: wrongPassword.sorted()[1], unknown: unknown.sorted()[1])
+        // The unknown name took a fiftieth of the time (5 ms against 290 ms): it told who exists.
+        #expect(medians.unknown >= 0.3 * medians.wrongPassword, "\(medians)")
+    }
+
+    @Test func aGuesserLocksOutOnlyItsOwnAddressEachTimeLongerAndNotBeyondTheLockout() async throws {
+        let clock = TestClock()
+        let fixture = try await Fixture(clock: clock, maxFailedSignIns: 3)
+        let guesser = "203.0.113.9"
+        let user = "198.51.100.7"
+        let exceeded = #"{"__type":"NotAuthorizedException","message":"Password attempts exceeded"}"#
+        for _ in 0..<3 {
+            #expect(await fixture.passwordSignIn("alice", "Wrong-pass1!", from: guesser).body.text == Self.incorrect)
+        }
+        #expect(await fixture.passwordSignIn("alice", "Alice-pass1!", from: guesser).body.text == exceeded)
+        // Alice, elsewhere, is not locked out by someone else's guesses.
+        #expect(await fixture.passwordSignIn("alice", "Alice-pass1!", from: user).status == 200)
+        // Attempts during the lockout (60 s) neither count nor extend it.
+        clock.advance(milliseconds: 30_000)
+        #expect(await fixture.passwordSignIn("alice", "Wrong-pass1!", from: guesser).body.text == exceeded)
+        clock.advance(milliseconds: 31_000)
+        for _ in 0..<3 {
+            #expect(await fixture.passwordSignIn("alice", "Wrong-pass1!", from: guesser).body.text == Self.incorrect)
+        }
+        // The second lockout lasts twice as long.
+        clock.advance(milliseconds: 119_000)
+        #expect(await fixture.passwordSignIn("alice", "Alice-pass1!", from: guesser).body.text == exceeded)
+        clock.advance(milliseconds: 2_000)
+        #expect(await fixture.passwordSignIn("alice", "Alice-pass1!", from: guesser).status == 200)
+
+        // A name nobody has locks out the same way, so that a lockout tells nothing.
+        for _ in 0..<3 {
+            #expect(await fixture.passwordSignIn("nobody", "Wrong-pass1!", from: guesser).body.text == Self.incorrect)
+        }
+        #expect(await fixture.passwordSignIn("nobody", "Wrong-pass1!", from: guesser).body.text == exceeded)
+    }
+}
