@@ -91,7 +91,8 @@ import Testing
         let request = try test.server.subscriptionRequest(
             query: "subscription { onCreatePost { id title } }",
             variables: [:],
-            operationName: nil
+            operationName: nil,
+            identity: .apiKey
         )
         try connection.start(id: "1", request: request, access: .all)
         let model = try #require(test.server.api.schema.models.first)

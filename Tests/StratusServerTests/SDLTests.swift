@@ -123,7 +123,9 @@ import Testing
             await server.run(#"mutation { createNote(input: {id: "n1", text: "t"}) { id text } }"#)
                 == #"{"data":{"createNote":{"id":"n1","text":"t"}}}"#
         )
-        #expect(await server.run("{ listNotes { items { id } } }") == #"{"data":{"listNotes":{"items":[{"id":"n1"}]}}}"#)
+        #expect(
+            await server.run("{ listNotes { items { id } } }") == #"{"data":{"listNotes":{"items":[{"id":"n1"}]}}}"#
+        )
     }
 
     @Test func handWrittenTypesAndOperationsJoinTheGeneratedOnes() throws {
