@@ -57,6 +57,36 @@ import Testing
         )
     }
 
+    @Test func anUnknownOutboxMutationTypeIsAnErrorNotANewEvent() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Fixtures.blog())
+        // The table's CHECK holds the three kinds DataStore writes; a row of another kind comes
+        // from outside DataStore, which SQLite lets through with the check turned off.
+        let eventID = try await store.engine.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            try db.execute(sql: #"UPDATE "_stratus_outbox" SET "mutationType" = 'upsert'"#)
+            try db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
+            return try String.fetchOne(db, sql: #"SELECT "id" FROM "_stratus_outbox""#)
+        }
+        let error = try await #require(throws: DataStoreError.self) {
+            try await store.plugin.save(Fixtures.blog(name: "Renamed"))
+        }
+        #expect(error.code == .invalidDatabase)
+        #expect(
+            error.message
+                == "The outbox event '\(try #require(eventID))' for Blog 'b1' cannot be read: its mutationType "
+                + "'upsert' is not create, update or delete. The table _stratus_outbox was changed outside "
+                + "DataStore. Correct or delete that row, or call DataStore.clear() to start over without the "
+                + "pending changes."
+        )
+        // The save was rolled back: the record and the outbox are as they were.
+        #expect(try await store.plugin.query(Blog.self, byId: "b1")?.name == "Blog")
+        let rows = try await store.engine.pool.read { db in
+            try String.fetchAll(db, sql: #"SELECT "mutationType" FROM "_stratus_outbox""#)
+        }
+        #expect(rows == ["upsert"])
+    }
+
     @Test func unreadableStoredJSONIsAnErrorNotNull() async throws {
         let store = try TestStore(SettingRegistration())
         try await store.plugin.save(Setting(id: "s1", payload: ["theme": "dark"]))

@@ -40,31 +40,32 @@ enum Outbox {
         if event.graphQLFilterJSON == nil, let latest = try latestEvent(event.modelName, event.modelId, db),
             !latest.inProcess, latest.filter == nil
         {
-            switch (latest.mutationType, event.mutationType) {
-            case ("create", "update"), ("update", "update"), ("update", "delete"):
+            switch (latest.kind, event.kind) {
+            case (.create, .update), (.update, .update), (.update, .delete):
                 try db.cachedStatement(
                     sql:
                         "UPDATE \"\(table)\" SET \"json\" = ?, \"mutationType\" = ?, \"version\" = ? WHERE \"sequence\" = ?"
                 )
                 .executeExactly([
                     event.json.databaseValue,
-                    (latest.mutationType == "create" ? "create" : event.mutationType).databaseValue,
+                    (latest.kind == .create ? .create : event.kind).rawValue.databaseValue,
                     (max(latest.version ?? 0, event.version ?? 0) == 0
                         ? nil : max(latest.version ?? 0, event.version ?? 0)).databaseValue,
                     latest.sequence.databaseValue,
                 ])
                 return .pending
-            case ("create", "delete"):
+            case (.create, .delete):
                 try db.cachedStatement(sql: "DELETE FROM \"\(table)\" WHERE \"sequence\" = ?")
                     .executeExactly([latest.sequence.databaseValue])
                 return .cancelled
-            default:
+            case (.delete, _), (_, .create):
+                // Nothing merges into a deletion, and a create starts the record over: appended.
                 break
             }
         }
         try db.cachedStatement(sql: insertEvent).executeExactly([
             event.id.databaseValue, event.modelName.databaseValue, event.modelId.databaseValue,
-            event.mutationType.databaseValue, event.json.databaseValue, event.createdAt.iso8601String.databaseValue,
+            event.kind.rawValue.databaseValue, event.json.databaseValue, event.createdAt.iso8601String.databaseValue,
             event.version.databaseValue, event.graphQLFilterJSON.databaseValue,
         ])
         return .pending
@@ -93,22 +94,14 @@ enum Outbox {
         let modelId = text(2)
         let mutationText = text(3)
         let createdAtText = text(5)
-        func unreadable(_ problem: String) -> DataStoreError {
-            DataStoreError(
-                .invalidDatabase,
-                "The outbox event '\(id)' for \(modelName) '\(modelId)' cannot be read: \(problem) The table "
-                    + "\(table) was changed outside DataStore. Correct or delete that row, or call "
-                    + "DataStore.clear() to start over without the pending changes."
-            )
-        }
         guard let mutationType = MutationEvent.MutationType(rawValue: mutationText) else {
-            throw unreadable("its mutationType '\(mutationText)' is not create, update or delete.")
+            throw unknownKind(mutationText, ofEvent: id, modelName, modelId)
         }
         let createdAt: Temporal.DateTime
         do {
             createdAt = try Temporal.DateTime(iso8601String: createdAtText)
         } catch {
-            throw unreadable("its createdAt \(error)")
+            throw unreadable(id, modelName, modelId, "its createdAt \(error)")
         }
         return MutationEvent(
             id: id,
@@ -119,6 +112,27 @@ enum Outbox {
             createdAt: createdAt,
             version: Int.fromDatabaseValue(row[6]),
             graphQLFilterJSON: String.fromDatabaseValue(row[7])
+        )
+    }
+
+    /// The error for an event whose `mutationType` is `text`, not `create`, `update` or `delete`.
+    static func unknownKind(
+        _ text: String,
+        ofEvent id: String,
+        _ modelName: String,
+        _ modelId: String
+    ) -> DataStoreError {
+        unreadable(id, modelName, modelId, "its mutationType '\(text)' is not create, update or delete.")
+    }
+
+    /// The error for a stored event that cannot be read: it names the event, its record and
+    /// the `problem`, and says how to recover.
+    static func unreadable(_ id: String, _ modelName: String, _ modelId: String, _ problem: String) -> DataStoreError {
+        DataStoreError(
+            .invalidDatabase,
+            "The outbox event '\(id)' for \(modelName) '\(modelId)' cannot be read: \(problem) The table "
+                + "\(table) was changed outside DataStore. Correct or delete that row, or call "
+                + "DataStore.clear() to start over without the pending changes."
         )
     }
 }

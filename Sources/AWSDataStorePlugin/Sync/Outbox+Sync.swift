@@ -6,13 +6,16 @@ extension Outbox {
     /// What the merge of a new event needs to know of a record's latest event.
     struct LatestEvent {
         let sequence: Int64
-        let mutationType: String
+        let kind: MutationEvent.MutationType
         let version: Int?
         let filter: String?
         let inProcess: Bool
     }
 
     /// The latest event of the record `modelName|modelId`, if it has one.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidDatabase`` naming the event
+    ///   when its mutation type is not `create`, `update` or `delete`.
     static func latestEvent(_ modelName: String, _ modelId: String, _ db: Database) throws -> LatestEvent? {
         let rows = try db.cachedStatement(
             sql: """
@@ -22,9 +25,21 @@ extension Outbox {
         )
         .fetchExactRows([modelName.databaseValue, modelId.databaseValue])
         guard let row = rows.first else { return nil }
+        let sequence = Int64.fromDatabaseValue(row[0]) ?? 0
+        // `mutationType` is `TEXT NOT NULL` in a STRICT table: SQLite holds text there.
+        let text = String.fromDatabaseValue(row[1]) ?? ""
+        guard let kind = MutationEvent.MutationType(rawValue: text) else {
+            // Read only here: every save reads its record's latest event.
+            let id = try String.fetchOne(
+                db,
+                sql: "SELECT \"id\" FROM \"\(table)\" WHERE \"sequence\" = ?",
+                arguments: [sequence]
+            )
+            throw unknownKind(text, ofEvent: id ?? "", modelName, modelId)
+        }
         return LatestEvent(
-            sequence: Int64.fromDatabaseValue(row[0]) ?? 0,
-            mutationType: String.fromDatabaseValue(row[1]) ?? "",
+            sequence: sequence,
+            kind: kind,
             version: Int.fromDatabaseValue(row[2]),
             filter: String.fromDatabaseValue(row[3]),
             inProcess: Int.fromDatabaseValue(row[4]) == 1

@@ -536,7 +536,7 @@ final class SyncEngine: Sendable {
                             element: .init(
                                 model: model,
                                 version: event.version,
-                                deleted: event.mutationType == "delete"
+                                deleted: event.kind == .delete
                             )
                         )
                     )
@@ -552,7 +552,7 @@ final class SyncEngine: Sendable {
         outboxSignal.fire()
         // A change merged away (a create and a delete) leaves the backend's record, if it sent
         // one. Only a delete merges an event away.
-        let deletions = change.events.filter { $0.mutationType == "delete" }
+        let deletions = change.events.filter { $0.kind == .delete }
         guard !deletions.isEmpty else { return }
         Task {
             do {
@@ -728,14 +728,8 @@ final class SyncEngine: Sendable {
         }
         var key = event.id
         for round in 0..<4 {
-            let request = Self.mutation(table, event.mutationType, json, version, condition, key: key)
-            let operation: ModelOperation =
-                switch event.mutationType {
-                case "create": .create
-                case "delete": .delete
-                default: .update
-                }
-            let modes = table.schema.authModes(for: operation, strategy: configuration.authModeStrategy)
+            let request = Self.mutation(table, event.kind, json, version, condition, key: key)
+            let modes = table.schema.authModes(for: event.kind.operation, strategy: configuration.authModeStrategy)
             guard let answer = await deliver(request, modes: modes) else { return false }
             do {
                 switch answer {
@@ -776,7 +770,7 @@ final class SyncEngine: Sendable {
                     report(
                         DataStoreError(
                             .sync,
-                            "The backend refused the \(event.mutationType) of \(event.modelName) '\(event.modelId)': "
+                            "The backend refused the \(event.kind.rawValue) of \(event.modelName) '\(event.modelId)': "
                                 + "\(message) The local change is undone and the backend's record kept."
                         )
                     )
@@ -798,7 +792,7 @@ final class SyncEngine: Sendable {
         report(
             DataStoreError(
                 .sync,
-                "The \(event.mutationType) of \(event.modelName) '\(event.modelId)' met a conflict four times in a "
+                "The \(event.kind.rawValue) of \(event.modelName) '\(event.modelId)' met a conflict four times in a "
                     + "row; the backend's record is kept."
             )
         )
@@ -809,7 +803,7 @@ final class SyncEngine: Sendable {
     /// The mutation of an outbox event, with its idempotency key.
     private static func mutation(
         _ table: ModelTable,
-        _ kind: String,
+        _ kind: MutationEvent.MutationType,
         _ json: [String: JSONValue],
         _ version: Int?,
         _ condition: JSONValue?,
@@ -817,7 +811,7 @@ final class SyncEngine: Sendable {
     ) -> GraphQLRequest<JSONValue> {
         var request = GraphQLRequest<JSONValue>.syncMutation(
             modelSchema: table.schema,
-            kind: kind,
+            kind: kind.rawValue,
             json: json,
             version: version,
             condition: condition
