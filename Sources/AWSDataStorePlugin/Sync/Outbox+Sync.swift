@@ -47,8 +47,8 @@ extension Outbox {
     }
 
     /// The oldest event of each record, oldest first, at most `limit` of them, skipping the
-    /// records `excluding` names (`modelName|modelId`): the events that may be sent now.
-    static func sendable(limit: Int, excluding: Set<String>, _ db: Database) throws -> [MutationEvent] {
+    /// records `excluding` names: the events that may be sent now.
+    static func sendable(limit: Int, excluding: Set<RecordKey>, _ db: Database) throws -> [MutationEvent] {
         var events: [MutationEvent] = []
         let statement = try db.cachedStatement(
             sql: """
@@ -63,16 +63,11 @@ extension Outbox {
         let rows = try statement.fetchExactRows([(limit + excluding.count).databaseValue])
         for row in rows {
             let event = try event(from: row)
-            if excluding.contains(recordKey(event.modelName, event.modelId)) { continue }
+            if excluding.contains(event.recordKey) { continue }
             events.append(event)
             if events.count == limit { break }
         }
         return events
-    }
-
-    /// The key of a record in the in-flight set and the sync metadata: `modelName|modelId`.
-    static func recordKey(_ modelName: String, _ modelId: String) -> String {
-        "\(modelName)|\(modelId)"
     }
 
     /// Marks the event `id` as sent at least once: no later event merges into it.
@@ -86,12 +81,12 @@ extension Outbox {
         try db.cachedStatement(sql: "DELETE FROM \"\(table)\" WHERE \"id\" = ?").executeExactly([id.databaseValue])
     }
 
-    /// Whether the record `modelName|modelId` has a pending event.
-    static func hasPending(_ modelName: String, _ modelId: String, _ db: Database) throws -> Bool {
+    /// Whether `record` has a pending event.
+    static func hasPending(_ record: RecordKey, _ db: Database) throws -> Bool {
         try !db.cachedStatement(
             sql: "SELECT 1 FROM \"\(table)\" WHERE \"modelName\" = ? AND \"modelId\" = ? LIMIT 1"
         )
-        .fetchExactRows([modelName.databaseValue, modelId.databaseValue]).isEmpty
+        .fetchExactRows([record.modelName.databaseValue, record.identifier.databaseValue]).isEmpty
     }
 
     /// The number of pending events.

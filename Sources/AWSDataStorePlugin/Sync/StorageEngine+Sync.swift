@@ -82,16 +82,16 @@ extension StorageEngine {
             result.refused.append(Self.unreadable(table, item, "\(error)"))
             return
         }
+        let key = RecordKey(modelName: table.name, identifier: identifier)
         let version = item["_version"]?.intValue
-        guard try !Outbox.hasPending(table.name, identifier, db) else {
+        guard try !Outbox.hasPending(key, db) else {
             // The local change wins until the backend has it; the backend's record is kept for
             // when the change is gone without an answer that carries it (merged away).
-            try Self.defer(item, table: table, key: Outbox.recordKey(table.name, identifier), version: version, db)
+            try Self.defer(item, table: table, key: key, version: version, db)
             return
         }
         let isDeleted = item["_deleted"]?.booleanValue ?? false
         let lastChangedAt = item["_lastChangedAt"]?.intValue
-        let key = Outbox.recordKey(table.name, identifier)
         if let version, let stored = try Self.storedVersion(key, db), version <= stored { return }
         if isDeleted {
             let keyValues = try table.keyValues(of: item)
@@ -108,8 +108,7 @@ extension StorageEngine {
                     let recordKey = record.table.primaryKey.map { record.row[1 + record.table.columnIndex[$0]!] }
                     let recordIdentifier = ModelTable.identifier(of: recordKey)
                     _ = try SystemTables.markRecord(
-                        modelName: record.table.name,
-                        identifier: recordIdentifier,
+                        RecordKey(modelName: record.table.name, identifier: recordIdentifier),
                         deleted: true,
                         db
                     )
@@ -145,7 +144,7 @@ extension StorageEngine {
                 item,
                 table: table,
                 key: key,
-                parent: Outbox.recordKey(parent.table.name, parent.identifier),
+                parent: RecordKey(modelName: parent.table.name, identifier: parent.identifier),
                 version: version,
                 db
             )
@@ -177,8 +176,8 @@ extension StorageEngine {
     static func keepOrphan(
         _ item: JSONValue,
         table: ModelTable,
-        key: String,
-        parent: String,
+        key: RecordKey,
+        parent: RecordKey,
         version: Int?,
         _ db: Database
     ) throws {
@@ -198,7 +197,7 @@ extension StorageEngine {
     }
 
     /// Applies the records that were waiting for the record `parent`, now stored, and forgets them.
-    func applyOrphans(of parent: String, _ db: Database, _ result: inout ReconcileResult) throws {
+    func applyOrphans(of parent: RecordKey, _ db: Database, _ result: inout ReconcileResult) throws {
         let rows = try db.cachedStatement(
             sql: "SELECT \"id\", \"modelName\", \"json\" FROM \"\(SystemTables.orphans)\" WHERE \"parent\" = ?"
         )
@@ -222,7 +221,7 @@ extension StorageEngine {
     }
 
     /// Keeps `item` for the record `key` unless a newer one is kept already.
-    static func `defer`(_ item: JSONValue, table: ModelTable, key: String, version: Int?, _ db: Database) throws {
+    static func `defer`(_ item: JSONValue, table: ModelTable, key: RecordKey, version: Int?, _ db: Database) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO "\(SystemTables.deferred)" ("id", "modelName", "json", "version") VALUES (?, ?, ?, ?)
@@ -238,17 +237,16 @@ extension StorageEngine {
 
     /// Applies the kept backend record of each of `keys` whose record has no pending event
     /// left, and forgets it.
-    func applyDeferred(_ keys: Set<String>, _ db: Database, _ result: inout ReconcileResult) throws {
+    func applyDeferred(_ keys: Set<RecordKey>, _ db: Database, _ result: inout ReconcileResult) throws {
         for key in keys {
             let rows = try db.cachedStatement(
-                sql: "SELECT \"modelName\", \"json\" FROM \"\(SystemTables.deferred)\" WHERE \"id\" = ?"
+                sql: "SELECT \"json\" FROM \"\(SystemTables.deferred)\" WHERE \"id\" = ?"
             )
             .fetchExactRows([key.databaseValue])
-            guard let row = rows.first, let modelName = String.fromDatabaseValue(row[0]),
-                let table = catalog.tables[modelName], let text = String.fromDatabaseValue(row[1])
+            guard let row = rows.first, let table = catalog.tables[key.modelName],
+                let text = String.fromDatabaseValue(row[0])
             else { continue }
-            let identifier = String(key.dropFirst(modelName.count + 1))
-            guard try !Outbox.hasPending(modelName, identifier, db) else { continue }
+            guard try !Outbox.hasPending(key, db) else { continue }
             try db.cachedStatement(sql: "DELETE FROM \"\(SystemTables.deferred)\" WHERE \"id\" = ?")
                 .executeExactly([key.databaseValue])
             try reconcile(try JSONValue(parsing: text), table: table, db, &result)
@@ -258,7 +256,7 @@ extension StorageEngine {
     /// Applies the kept backend records of the records of `events` that have no pending event
     /// left: local changes merged away (a create and a delete) leave the backend's record.
     func applyDeferred(after events: [MutationEvent]) async throws(DataStoreError) -> ReconcileResult {
-        let keys = Set(events.map { Outbox.recordKey($0.modelName, $0.modelId) })
+        let keys = Set(events.map(\.recordKey))
         // Almost always nothing is kept: a read says so without taking the write lock.
         let kept = try await read { db in
             try keys.contains { key in
@@ -275,14 +273,20 @@ extension StorageEngine {
         }
     }
 
-    /// The backend's `_version` of the record `key` (`modelName|identifier`), when known.
-    static func storedVersion(_ key: String, _ db: Database) throws -> Int? {
+    /// The backend's `_version` of the record `key`, when known.
+    static func storedVersion(_ key: RecordKey, _ db: Database) throws -> Int? {
         try db.cachedStatement(sql: "SELECT \"version\" FROM \"\(SystemTables.syncMetadata)\" WHERE \"id\" = ?")
             .fetchExactRows([key.databaseValue]).first.flatMap { Int.fromDatabaseValue($0[0]) }
     }
 
     /// Stores the backend's metadata of the record `key`.
-    static func storeMetadata(_ key: String, version: Int?, deleted: Bool, lastChangedAt: Int?, _ db: Database) throws {
+    static func storeMetadata(
+        _ key: RecordKey,
+        version: Int?,
+        deleted: Bool,
+        lastChangedAt: Int?,
+        _ db: Database
+    ) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO "\(SystemTables.syncMetadata)" ("id", "version", "deleted", "lastChangedAt")
@@ -297,7 +301,7 @@ extension StorageEngine {
     }
 
     /// Raises the stored `_version` of the record `key` to `version` when it is higher.
-    static func raiseVersion(_ key: String, to version: Int, _ db: Database) throws {
+    static func raiseVersion(_ key: RecordKey, to version: Int, _ db: Database) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO "\(SystemTables.syncMetadata)" ("id", "version") VALUES (?, ?)
@@ -315,7 +319,7 @@ extension StorageEngine {
         try await write { db in
             try events.map { event in
                 try Outbox.markInProcess(event.id, db)
-                return try Self.storedVersion(Outbox.recordKey(event.modelName, event.modelId), db)
+                return try Self.storedVersion(event.recordKey, db)
             }
         }
     }
@@ -348,9 +352,9 @@ extension StorageEngine {
         _ result: inout ReconcileResult
     ) throws {
         try Outbox.remove(event.id, db)
-        let key = Outbox.recordKey(event.modelName, event.modelId)
+        let key = event.recordKey
         if let table = catalog.tables[event.modelName], let item {
-            if try Outbox.hasPending(event.modelName, event.modelId, db) {
+            if try Outbox.hasPending(key, db) {
                 if let version = item["_version"]?.intValue { try Self.raiseVersion(key, to: version, db) }
             } else {
                 if force {
@@ -371,7 +375,7 @@ extension StorageEngine {
         guard let table = catalog.tables[event.modelName] else { return 0 }
         return try await write { db in
             try Outbox.remove(event.id, db)
-            if try !Outbox.hasPending(event.modelName, event.modelId, db) {
+            if try !Outbox.hasPending(event.recordKey, db) {
                 let keyValues = try table.keyValues(of: try JSONValue(parsing: event.json))
                 if let rowid = try Self.rowid(table.statements.rowidByKey, keyValues, db) {
                     try db.cachedStatement(sql: table.statements.deleteByRowid).execute(arguments: [rowid])
@@ -385,7 +389,7 @@ extension StorageEngine {
                 }
             }
             var result = ReconcileResult()
-            try self.applyDeferred([Outbox.recordKey(event.modelName, event.modelId)], db, &result)
+            try self.applyDeferred([event.recordKey], db, &result)
             self.publishOnCommit(result.applied, db)
             return try Outbox.count(db)
         }

@@ -35,14 +35,14 @@ final class SyncEngine: Sendable {
         /// Whether the outbox may send: the sync queries ended and the network is up.
         var outboxOpen = false
         /// The records with an event in flight: sent, or accepted and not settled yet.
-        var inFlight: Set<String> = []
+        var inFlight: Set<RecordKey> = []
         /// The events the backend accepted, for the outbox loop to settle.
         var accepted: [AcceptedEvent] = []
         /// The events taken and not sent yet, oldest first; their records are in flight.
         var ready: [TakenEvent] = []
         /// The latest record a subscription delivered for each record in flight, held until
         /// the event's answer: see ``SyncEngine/holdWhileInFlight(_:modelName:)``.
-        var echoes: [String: HeldEcho] = [:]
+        var echoes: [RecordKey: HeldEcho] = [:]
         /// How many senders run: at most ``DataStoreConfiguration/outboxConcurrency``.
         var senders = 0
         /// How many events the senders ended since the last round without an answer for the
@@ -63,8 +63,8 @@ final class SyncEngine: Sendable {
         }
 
         /// Removes the held records of `keys` and returns them.
-        mutating func takeEchoes(_ keys: Set<String>) -> [String: HeldEcho] {
-            var taken: [String: HeldEcho] = [:]
+        mutating func takeEchoes(_ keys: Set<RecordKey>) -> [RecordKey: HeldEcho] {
+            var taken: [RecordKey: HeldEcho] = [:]
             for key in keys {
                 if let echo = echoes.removeValue(forKey: key) { taken[key] = echo }
             }
@@ -391,7 +391,7 @@ final class SyncEngine: Sendable {
         guard let table = storage.catalog.tables[modelName], let identifier = try? table.identifier(of: item) else {
             return false
         }
-        let key = Outbox.recordKey(modelName, identifier)
+        let key = RecordKey(modelName: modelName, identifier: identifier)
         return state.withLock { state in
             guard state.inFlight.contains(key) else { return false }
             if let held = state.echoes[key], let heldVersion = held.item["_version"]?.intValue,
@@ -405,8 +405,8 @@ final class SyncEngine: Sendable {
     }
 
     /// Applies the records held for records no longer in flight, unless the answer of their
-    /// event (`answered`, by record key) has them already: a `_version` as high or higher.
-    private func release(_ echoes: [String: HeldEcho], answered: [String: JSONValue] = [:]) async {
+    /// event (`answered`, by record) has them already: a `_version` as high or higher.
+    private func release(_ echoes: [RecordKey: HeldEcho], answered: [RecordKey: JSONValue] = [:]) async {
         for (key, echo) in echoes {
             if let version = echo.item["_version"]?.intValue,
                 let answer = answered[key]?["_version"]?.intValue, version <= answer
@@ -591,7 +591,7 @@ final class SyncEngine: Sendable {
                     return (state.outboxOpen, state.inFlight, state.accepted, state.endedBySenders, senders)
                 }
                 for _ in 0..<senders { group.addTask { await self.sendReady() } }
-                let settling = Set(accepted.map { Outbox.recordKey($0.event.modelName, $0.event.modelId) })
+                let settling = Set(accepted.map(\.event.recordKey))
                 let busy = inFlight.subtracting(settling)
                 let room = open ? 2 * concurrency - busy.count : 0
                 // Events ended by senders get a round too, for the status after them.
@@ -618,7 +618,7 @@ final class SyncEngine: Sendable {
                 let (idle, started, echoes) = state.withLock { state in
                     state.inFlight.subtract(settling)
                     for taken in round.taken {
-                        state.inFlight.insert(Outbox.recordKey(taken.event.modelName, taken.event.modelId))
+                        state.inFlight.insert(taken.event.recordKey)
                     }
                     state.ready += round.taken
                     // A record taken again keeps its held record for the next answer, newer still.
@@ -634,7 +634,7 @@ final class SyncEngine: Sendable {
                 if !echoes.isEmpty {
                     // An answer the round could not settle is sent again and answered the same.
                     let answered = Dictionary(
-                        accepted.map { (Outbox.recordKey($0.event.modelName, $0.event.modelId), $0.item) },
+                        accepted.map { ($0.event.recordKey, $0.item) },
                         uniquingKeysWith: { _, last in last }
                     )
                     await release(echoes, answered: answered)
@@ -668,7 +668,7 @@ final class SyncEngine: Sendable {
             }
             guard let next else { return }
             if await !send(next) {
-                let key = Outbox.recordKey(next.event.modelName, next.event.modelId)
+                let key = next.event.recordKey
                 let echoes = state.withLock { state in
                     state.inFlight.remove(key)
                     state.endedBySenders += 1
