@@ -5,6 +5,7 @@ import GRDB
 import Testing
 
 @testable import AWSDataStorePlugin
+@testable import Amplify
 
 /// Stored data DataStore cannot read, and values it cannot write, are refused with an error that
 /// names the record and the problem: nothing is replaced by a stand-in value.
@@ -85,6 +86,49 @@ import Testing
             try String.fetchAll(db, sql: #"SELECT "mutationType" FROM "_stratus_outbox""#)
         }
         #expect(rows == ["upsert"])
+    }
+
+    @Test func aHubPayloadWhoseModelDoesNotDecodeIsReportedNotDroppedInSilence() async throws {
+        let store = try TestStore()
+        let errors = Recorder<String>()
+        var configuration = DataStoreConfiguration(databaseURL: store.databaseURL)
+        configuration.errorHandler = { errors.append($0.message) }
+        let hub = HubCategory()
+        let heard = Recorder<String>()
+        let listener = hub.listen(to: .dataStore) { heard.append($0.eventName) }
+        defer { hub.removeListener(listener) }
+        // Only the hub's part is exercised: nothing reaches the API.
+        let engine = SyncEngine(
+            storage: try store.plugin.openStore(),
+            api: UnconfiguredAPI(),
+            hub: hub,
+            configuration: configuration
+        )
+        // A Blog without its required name: what a model whose decoding does not read what it
+        // encodes gives.
+        let event = MutationEvent(modelId: "b1", modelName: "Blog", json: #"{"id":"b1"}"#, mutationType: .create)
+        let enqueueError = try #require(throws: (any Error).self) { try event.decodeModel() }
+        let processError = try #require(throws: (any Error).self) {
+            try ModelRegistry.decode(modelName: "Blog", from: ["id": "b1"])
+        }
+        let processed = HubPayload.EventName.DataStore.outboxMutationProcessed
+
+        engine.enqueued(
+            OutboxChange(events: [event], enqueued: [event], snapshot: OutboxSnapshot(stamp: 1, isEmpty: false))
+        )
+        #expect(engine.outboxEvent("Blog", ["id": "b1"], telling: processed) == nil)
+
+        #expect(
+            errors.values == [
+                "DataStore cannot tell the hub's DataStore.outboxMutationEnqueued of Blog 'b1': the saved record does "
+                    + "not decode as Blog: \(enqueueError). Make the model decode what it encodes (regenerate it "
+                    + "with `stratus codegen models`).",
+                #"DataStore tells the hub's DataStore.outboxMutationProcessed of Blog without its model: the record "#
+                    + #"{"id":"b1"} (an object) does not decode as Blog: \#(processError). Regenerate the models "#
+                    + "with `stratus codegen models` so that they match the backend's schema.",
+            ]
+        )
+        #expect(heard.values == [HubPayload.EventName.DataStore.outboxStatus])
     }
 
     @Test func unreadableStoredJSONIsAnErrorNotNull() async throws {

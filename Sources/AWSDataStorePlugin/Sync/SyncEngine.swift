@@ -208,14 +208,21 @@ final class SyncEngine: Sendable {
         while !Task.isCancelled {
             // Signed out or expired: nothing to sync as nobody; a sign-in starts sync again.
             if await awaitsUser() {
-                try? await Task.sleep(for: .seconds(1))
+                await Self.pause(for: .seconds(1))
                 continue
             }
             let ended = await runSession()
             if Task.isCancelled { return }
             failures = ended ? 0 : failures + 1
-            try? await Task.sleep(for: Self.backoff(attempt: max(failures, 1)))
+            await Self.pause(for: Self.backoff(attempt: max(failures, 1)))
         }
+    }
+
+    /// Waits `duration`, or until the task is cancelled: every caller checks
+    /// `Task.isCancelled` next.
+    private static func pause(for duration: Duration) async {
+        // `Task.sleep` throws only `CancellationError`, which the callers see as `Task.isCancelled`.
+        try? await Task.sleep(for: duration)
     }
 
     /// One session: subscribe, sync, apply, and keep applying until the engine stops or a
@@ -325,7 +332,7 @@ final class SyncEngine: Sendable {
                     if !Self.isRetryable(error), await !awaitsUser() {
                         report("DataStore's sync query failed", error)
                     }
-                    try? await Task.sleep(for: Self.backoff(attempt: attempt))
+                    await Self.pause(for: Self.backoff(attempt: attempt))
                 }
             }
             if Task.isCancelled { break }
@@ -387,7 +394,8 @@ final class SyncEngine: Sendable {
     /// sent event. Only the latest one is held; once the event is answered,
     /// ``release(_:answered:)`` drops it when the answer is as new, and applies it otherwise.
     private func holdWhileInFlight(_ item: JSONValue, modelName: String) -> Bool {
-        // A record without a readable identifier goes to the store, which reports it.
+        // A record without a readable identifier is not held: the store refuses it and reports
+        // why, naming the record.
         guard let table = storage.catalog.tables[modelName], let identifier = try? table.identifier(of: item) else {
             return false
         }
@@ -524,25 +532,8 @@ final class SyncEngine: Sendable {
     /// A local change was committed: tell the hub of the events it put in the outbox and of the
     /// outbox's status (not empty, unless the change only cancelled an unsent event), and wake
     /// the outbox. Called on the writer's queue as the change commits, before its save returns.
-    private func enqueued(_ change: OutboxChange) {
-        // Decoding each saved model for the payload is wasted work when nothing listens.
-        if hub.hasListeners(on: .dataStore, eventName: HubPayload.EventName.DataStore.outboxMutationEnqueued) {
-            for event in change.enqueued {
-                if let model = try? event.decodeModel() {
-                    dispatch(
-                        HubPayload.EventName.DataStore.outboxMutationEnqueued,
-                        OutboxMutationEvent(
-                            modelName: event.modelName,
-                            element: .init(
-                                model: model,
-                                version: event.version,
-                                deleted: event.kind == .delete
-                            )
-                        )
-                    )
-                }
-            }
-        }
+    func enqueued(_ change: OutboxChange) {
+        tellEnqueued(change.enqueued)
         // As Amplify does, each enqueue says the outbox is not empty.
         outboxStatus.report(
             change.snapshot,
@@ -561,6 +552,37 @@ final class SyncEngine: Sendable {
             } catch {
                 report("DataStore could not apply a record the backend sent", error)
             }
+        }
+    }
+
+    /// Tells the hub `outboxMutationEnqueued` for each of `events`, with its model; an event
+    /// whose model does not decode is reported instead.
+    private func tellEnqueued(_ events: [MutationEvent]) {
+        let enqueued = HubPayload.EventName.DataStore.outboxMutationEnqueued
+        // Decoding each saved model for the payload is wasted work when nothing listens.
+        guard hub.hasListeners(on: .dataStore, eventName: enqueued) else { return }
+        for event in events {
+            let model: any Model
+            do {
+                model = try event.decodeModel()
+            } catch {
+                report(
+                    DataStoreError(
+                        .sync,
+                        "DataStore cannot tell the hub's \(enqueued) of \(event.modelName) '\(event.modelId)': the "
+                            + "saved record does not decode as \(event.modelName): \(error). Make the model decode "
+                            + "what it encodes (regenerate it with `stratus codegen models`)."
+                    )
+                )
+                continue
+            }
+            dispatch(
+                enqueued,
+                OutboxMutationEvent(
+                    modelName: event.modelName,
+                    element: .init(model: model, version: event.version, deleted: event.kind == .delete)
+                )
+            )
         }
     }
 
@@ -688,7 +710,9 @@ final class SyncEngine: Sendable {
         for (accepted, outcome) in zip(accepted, outcomes) {
             switch outcome {
             case .success:
-                if heard { dispatch(processed, outboxEvent(accepted.event.modelName, accepted.item)) }
+                if heard {
+                    dispatch(processed, outboxEvent(accepted.event.modelName, accepted.item, telling: processed))
+                }
             case .failure(let error):
                 report("DataStore could not settle the outbox event '\(accepted.event.id)'", error)
             }
@@ -756,10 +780,8 @@ final class SyncEngine: Sendable {
                     version = remoteVersion ?? version
                     key = "\(event.id).\(round + 1)"
                 case .conditionFailed(let message):
-                    dispatch(
-                        HubPayload.EventName.DataStore.conditionalSaveFailed,
-                        outboxEvent(event.modelName, .object(json))
-                    )
+                    let failed = HubPayload.EventName.DataStore.conditionalSaveFailed
+                    dispatch(failed, outboxEvent(event.modelName, .object(json), telling: failed))
                     storage.log(.init(level: .warning, message: message))
                     await revert(event, table: table)
                     return false
@@ -774,10 +796,8 @@ final class SyncEngine: Sendable {
                                 + "\(message) The local change is undone and the backend's record kept."
                         )
                     )
-                    dispatch(
-                        HubPayload.EventName.DataStore.outboxMutationFailed,
-                        outboxEvent(event.modelName, .object(json))
-                    )
+                    let failed = HubPayload.EventName.DataStore.outboxMutationFailed
+                    dispatch(failed, outboxEvent(event.modelName, .object(json), telling: failed))
                     await revert(event, table: table)
                     return false
                 }
@@ -915,12 +935,41 @@ final class SyncEngine: Sendable {
             }
         } catch {
             report("DataStore could not undo the refused change '\(event.id)'", error)
-            _ = try? await storage.finish(event, item: nil)
+            await forget(event)
         }
     }
 
-    private func outboxEvent(_ modelName: String, _ item: JSONValue) -> OutboxMutationEvent? {
-        guard let model = try? ModelRegistry.decode(modelName: modelName, from: item) else { return nil }
+    /// Removes `event` from the outbox without applying a record, after its undo failed.
+    private func forget(_ event: MutationEvent) async {
+        do {
+            _ = try await storage.finish(event, item: nil)
+        } catch {
+            report("DataStore could not remove the refused change '\(event.id)' from its outbox", error)
+        }
+    }
+
+    /// The payload of the hub's `eventName` for an outbox event whose record is `item`;
+    /// `nil` when the record does not decode as its model, which is reported: the hub still
+    /// hears of the event, without its model.
+    func outboxEvent(
+        _ modelName: String,
+        _ item: JSONValue,
+        telling eventName: String
+    ) -> OutboxMutationEvent? {
+        let model: any Model
+        do {
+            model = try ModelRegistry.decode(modelName: modelName, from: item)
+        } catch {
+            report(
+                DataStoreError(
+                    .sync,
+                    "DataStore tells the hub's \(eventName) of \(modelName) without its model: the record "
+                        + "\(item.shortDescription) does not decode as \(modelName): \(error). Regenerate the models "
+                        + "with `stratus codegen models` so that they match the backend's schema."
+                )
+            )
+            return nil
+        }
         return OutboxMutationEvent(
             modelName: modelName,
             element: .init(
