@@ -136,7 +136,7 @@ extension StorageEngine {
             let event = MutationEvent(
                 modelId: identifier,
                 modelName: record.table.name,
-                json: String(decoding: record.table.jsonData(of: record.row, offset: 1), as: UTF8.self),
+                json: record.table.jsonText(of: record.row, offset: 1),
                 mutationType: .delete,
                 version: version,
                 graphQLFilterJSON: isRoot ? filter : nil

@@ -116,7 +116,7 @@ extension StorageEngine {
                         MutationEvent(
                             modelId: recordIdentifier,
                             modelName: record.table.name,
-                            json: String(decoding: record.table.jsonData(of: record.row, offset: 1), as: UTF8.self),
+                            json: record.table.jsonText(of: record.row, offset: 1),
                             mutationType: .delete,
                             version: record.table.name == table.name && recordIdentifier == identifier ? version : nil
                         )
@@ -163,7 +163,7 @@ extension StorageEngine {
             MutationEvent(
                 modelId: identifier,
                 modelName: table.name,
-                json: String(decoding: table.jsonData(of: record.values), as: UTF8.self),
+                json: table.jsonText(of: record.values),
                 mutationType: rowid == nil ? .create : .update,
                 version: version
             )
