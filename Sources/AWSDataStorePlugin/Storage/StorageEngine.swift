@@ -240,11 +240,6 @@ final class StorageEngine: Sendable {
             db.afterNextTransaction { _ in hub.publishReset() }
         }
     }
-
-    /// The pending outbox events, oldest first.
-    func outboxEvents() async throws(DataStoreError) -> [MutationEvent] {
-        try await read { db in try Outbox.events(db) }
-    }
 }
 
 /// What the sync engine wants called with the local changes a transaction committed.

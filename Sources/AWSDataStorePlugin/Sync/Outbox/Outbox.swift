@@ -71,6 +71,49 @@ enum Outbox {
         return .pending
     }
 
+    /// What the merge of a new event needs to know of a record's latest event.
+    struct LatestEvent {
+        let sequence: Int64
+        let kind: MutationEvent.MutationType
+        let version: Int?
+        let filter: String?
+        let inProcess: Bool
+    }
+
+    /// The latest event of the record `modelName|modelId`, if it has one.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidDatabase`` naming the event
+    ///   when its mutation type is not `create`, `update` or `delete`.
+    static func latestEvent(_ modelName: String, _ modelId: String, _ db: Database) throws -> LatestEvent? {
+        let rows = try db.cachedStatement(
+            sql: """
+                SELECT "sequence", "mutationType", "version", "graphQLFilterJSON", "inProcess" FROM "\(table)"
+                WHERE "modelName" = ? AND "modelId" = ? ORDER BY "sequence" DESC LIMIT 1
+                """
+        )
+        .fetchExactRows([modelName.databaseValue, modelId.databaseValue])
+        guard let row = rows.first else { return nil }
+        let sequence = Int64.fromDatabaseValue(row[0]) ?? 0
+        // `mutationType` is `TEXT NOT NULL` in a STRICT table: SQLite holds text there.
+        let text = String.fromDatabaseValue(row[1]) ?? ""
+        guard let kind = MutationEvent.MutationType(rawValue: text) else {
+            // Read only here: every save reads its record's latest event.
+            let id = try String.fetchOne(
+                db,
+                sql: "SELECT \"id\" FROM \"\(table)\" WHERE \"sequence\" = ?",
+                arguments: [sequence]
+            )
+            throw unknownKind(text, ofEvent: id ?? "", modelName, modelId)
+        }
+        return LatestEvent(
+            sequence: sequence,
+            kind: kind,
+            version: Int.fromDatabaseValue(row[2]),
+            filter: String.fromDatabaseValue(row[3]),
+            inProcess: Int.fromDatabaseValue(row[4]) == 1
+        )
+    }
+
     /// The pending events, oldest first.
     ///
     /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/invalidDatabase`` naming the event
@@ -84,6 +127,24 @@ enum Outbox {
         )
         .fetchExactRows([])
         .map(event(from:))
+    }
+
+    /// Whether `record` has a pending event.
+    static func hasPending(_ record: RecordKey, _ db: Database) throws -> Bool {
+        try !db.cachedStatement(
+            sql: "SELECT 1 FROM \"\(table)\" WHERE \"modelName\" = ? AND \"modelId\" = ? LIMIT 1"
+        )
+        .fetchExactRows([record.modelName.databaseValue, record.identifier.databaseValue]).isEmpty
+    }
+
+    /// The number of pending events.
+    static func count(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(table)\"") ?? 0
+    }
+
+    /// Whether there is no pending event: unlike ``count(_:)``, it reads one row at most.
+    static func isEmpty(_ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "SELECT 1 FROM \"\(table)\" LIMIT 1").fetchExactRows([]).isEmpty
     }
 
     static func event(from row: [DatabaseValue]) throws(DataStoreError) -> MutationEvent {
