@@ -42,46 +42,64 @@ extension StorageEngine {
             try Self.defer(item, table: table, key: key, version: version, db)
             return
         }
-        let isDeleted = item["_deleted"]?.booleanValue ?? false
-        let lastChangedAt = item["_lastChangedAt"]?.intValue
         if let version, let stored = try Self.storedVersion(key, db), version <= stored { return }
-        if isDeleted {
-            let keyValues = try table.keyValues(of: item)
-            if let rowid = try Self.rowid(table.statements.rowidByKey, keyValues, db) {
-                let row = try db.cachedStatement(
-                    sql:
-                        "SELECT rowid, \(table.statements.columnList) FROM \(table.name.quotedIdentifier) WHERE rowid = ?"
-                )
-                .fetchExactRows([rowid.databaseValue])
-                for record in try CascadeDelete(catalog: catalog).plan(row, in: table, db) {
-                    try db.cachedStatement(sql: record.table.statements.deleteByRowid).execute(arguments: [
-                        record.rowid
-                    ])
-                    let recordKey = record.table.primaryKey.map { record.row[1 + record.table.columnIndex[$0]!] }
-                    let recordIdentifier = ModelTable.identifier(of: recordKey)
-                    _ = try SystemTables.markRecord(
-                        RecordKey(modelName: record.table.name, identifier: recordIdentifier),
-                        deleted: true,
-                        db
-                    )
-                    result.applied.append(
-                        MutationEvent(
-                            modelId: recordIdentifier,
-                            modelName: record.table.name,
-                            json: record.table.jsonText(of: record.row, offset: 1),
-                            mutationType: .delete,
-                            version: record.table.name == table.name && recordIdentifier == identifier ? version : nil
-                        )
-                    )
-                }
-                result.deleted += 1
-            }
-            try Self.storeMetadata(key, version: version, deleted: true, lastChangedAt: lastChangedAt, db)
-            // Records that came before this parent belong to a deleted record: nothing to apply.
-            try db.cachedStatement(sql: "DELETE FROM \"\(SystemTables.orphans)\" WHERE \"parent\" = ?")
-                .executeExactly([key.databaseValue])
-            return
+        if item["_deleted"]?.booleanValue ?? false {
+            try applyDeletion(item, of: key, table: table, version: version, db, &result)
+        } else {
+            try applyRecord(item, of: key, table: table, version: version, db, &result)
         }
+    }
+
+    /// Removes the record `key` the backend deleted, with its children, and forgets the records
+    /// that waited for it.
+    private func applyDeletion(
+        _ item: JSONValue,
+        of key: RecordKey,
+        table: ModelTable,
+        version: Int?,
+        _ db: Database,
+        _ result: inout ReconcileResult
+    ) throws {
+        let keyValues = try table.keyValues(of: item)
+        if let rowid = try Self.rowid(table.statements.rowidByKey, keyValues, db) {
+            let row = try db.cachedStatement(
+                sql: "SELECT rowid, \(table.statements.columnList) FROM \(table.name.quotedIdentifier) WHERE rowid = ?"
+            )
+            .fetchExactRows([rowid.databaseValue])
+            for record in try CascadeDelete(catalog: catalog).plan(row, in: table, db) {
+                try db.cachedStatement(sql: record.table.statements.deleteByRowid).execute(arguments: [record.rowid])
+                let recordKey = record.table.primaryKey.map { record.row[1 + record.table.columnIndex[$0]!] }
+                let removed = RecordKey(modelName: record.table.name, identifier: ModelTable.identifier(of: recordKey))
+                _ = try SystemTables.markRecord(removed, deleted: true, db)
+                result.applied.append(
+                    MutationEvent(
+                        modelId: removed.identifier,
+                        modelName: removed.modelName,
+                        json: record.table.jsonText(of: record.row, offset: 1),
+                        mutationType: .delete,
+                        version: removed == key ? version : nil
+                    )
+                )
+            }
+            result.deleted += 1
+        }
+        let lastChangedAt = item["_lastChangedAt"]?.intValue
+        try Self.storeMetadata(key, version: version, deleted: true, lastChangedAt: lastChangedAt, db)
+        // Records that came before this parent belong to a deleted record: nothing to apply.
+        try db.cachedStatement(sql: "DELETE FROM \"\(SystemTables.orphans)\" WHERE \"parent\" = ?")
+            .executeExactly([key.databaseValue])
+    }
+
+    /// Writes the record `key` the backend sent, and applies the records that waited for it;
+    /// a record whose parent is not stored yet waits for it instead.
+    private func applyRecord(
+        _ item: JSONValue,
+        of key: RecordKey,
+        table: ModelTable,
+        version: Int?,
+        _ db: Database,
+        _ result: inout ReconcileResult
+    ) throws {
         let record: StoredRecord
         do {
             record = try table.record(from: item)
@@ -110,10 +128,11 @@ extension StorageEngine {
             try db.cachedStatement(sql: table.statements.insert).executeExactly(record.values)
             result.added += 1
         }
+        let lastChangedAt = item["_lastChangedAt"]?.intValue
         try Self.storeMetadata(key, version: version, deleted: false, lastChangedAt: lastChangedAt, db)
         result.applied.append(
             MutationEvent(
-                modelId: identifier,
+                modelId: key.identifier,
                 modelName: table.name,
                 json: table.jsonText(of: record.values),
                 mutationType: rowid == nil ? .create : .update,
