@@ -32,7 +32,7 @@ extension StorageEngine {
     /// The outbox's bookkeeping for several events in one write transaction: settles each event
     /// the backend accepted (as ``finish(_:item:force:)`` does, each in a savepoint of its own, so
     /// one that fails leaves the others settled), then takes up to `limit` events to send, the
-    /// oldest of each record that is not in `inFlight` (`modelName|modelId`), and marks them as
+    /// oldest of each record that is not in `inFlight`, and marks them as
     /// sent at least once: later changes queue behind them instead of merging into them.
     ///
     /// The record of a settled event may give its next event in the same round. Observers hear
@@ -43,13 +43,13 @@ extension StorageEngine {
     func outboxRound(
         settling accepted: [AcceptedEvent],
         take limit: Int,
-        excluding inFlight: Set<String>
+        excluding inFlight: Set<RecordKey>
     ) async throws(DataStoreError) -> OutboxRound {
         let url = url
         return try await write { db in
             var round = OutboxRound()
             var applied: [MutationEvent] = []
-            var unsettled: Set<String> = []
+            var unsettled: Set<RecordKey> = []
             for accepted in accepted {
                 var result = ReconcileResult()
                 do {
@@ -61,7 +61,7 @@ extension StorageEngine {
                     applied += result.applied
                     round.settled.append(.success(result))
                 } catch {
-                    unsettled.insert(Outbox.recordKey(accepted.event.modelName, accepted.event.modelId))
+                    unsettled.insert(accepted.event.recordKey)
                     round.settled.append(.failure(Self.translate(error, url: url)))
                 }
             }
@@ -70,7 +70,7 @@ extension StorageEngine {
                 // An event that could not be settled waits for the next round.
                 for event in try Outbox.sendable(limit: limit, excluding: inFlight.union(unsettled), db) {
                     try Outbox.markInProcess(event.id, db)
-                    let version = try Self.storedVersion(Outbox.recordKey(event.modelName, event.modelId), db)
+                    let version = try Self.storedVersion(event.recordKey, db)
                     round.taken.append(TakenEvent(event: event, version: version))
                 }
             }

@@ -1,25 +1,4 @@
 import Amplify
-import Foundation
-
-/// Which records of one model DataStore syncs (selective sync).
-///
-/// ```swift
-/// DataStoreSyncExpression.syncExpression(Post.schema, where: { Post.keys.rating > 3 })
-/// ```
-public struct DataStoreSyncExpression: Sendable {
-    /// The model's schema.
-    public let modelSchema: ModelSchema
-    /// The records to sync.
-    public let modelPredicate: @Sendable () -> any QueryPredicate
-
-    /// Syncs the records of the model of `schema` that match `predicate`.
-    public static func syncExpression(
-        _ schema: ModelSchema,
-        where predicate: @escaping @Sendable () -> any QueryPredicate
-    ) -> DataStoreSyncExpression {
-        DataStoreSyncExpression(modelSchema: schema, modelPredicate: predicate)
-    }
-}
 
 /// The records of a conflict: the local change and the backend's record.
 public struct DataStoreConflictData: Sendable {
@@ -46,6 +25,3 @@ public typealias DataStoreConflictHandlerResolver = @Sendable (DataStoreConflict
 public typealias DataStoreConflictHandler =
     @Sendable (DataStoreConflictData, @escaping DataStoreConflictHandlerResolver) ->
     Void
-
-/// Receives an error of sync that no caller can be told of.
-public typealias DataStoreErrorHandler = @Sendable (DataStoreError) -> Void
