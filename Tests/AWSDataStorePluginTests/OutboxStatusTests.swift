@@ -95,11 +95,14 @@ import Testing
                 return !seen
             }
             guard first else { return }
-            Task {
+            // The hub tells inline, on one of the concurrency pool's threads, which this wait
+            // holds: the save runs on a thread of its own, so that a busy pool (two threads on
+            // two cores, the other perhaps waiting too) cannot leave it unstarted.
+            Task(executorPreference: SaverThread.shared) {
                 try await plugin.save(Blog(id: "b2", name: "Saved while b1 is settled"))
                 saved.signal()
             }
-            blocked.withLock { $0 = saved.wait(timeout: .now() + 20) == .success }
+            blocked.withLock { $0 = saved.wait(timeout: .now() + 60) == .success }
         }
         try await device.startAndWaitUntilReady()
         try await plugin.save(Blog(id: "b1", name: "First"))
@@ -202,5 +205,31 @@ final class MutationGate: URLRequestInterceptor {
             if passes { continuation.resume() }
         }
         return request
+    }
+}
+
+/// A thread that runs the tasks preferring it, off the concurrency pool.
+private final class SaverThread: TaskExecutor {
+    static let shared = SaverThread()
+
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let signal = DispatchSemaphore(value: 0)
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                signal.wait()
+                let job = jobs.withLock { $0.removeFirst() }
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }
+        thread.name = "OutboxStatusTests.saver"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        signal.signal()
     }
 }
