@@ -34,5 +34,5 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     static func invalidAPI(_ detail: String) -> ServerError { ServerError(reason: .invalidAPI(detail)) }
     static func invalidDefault(_ detail: String) -> ServerError { ServerError(reason: .invalidDefault(detail)) }
     static func storage(_ error: StorageError) -> ServerError { ServerError(reason: .storage(error)) }
-    static func cognito(_ detail: String) -> ServerError { ServerError(reason: .cognito(detail)) }
+    package static func cognito(_ detail: String) -> ServerError { ServerError(reason: .cognito(detail)) }
 }

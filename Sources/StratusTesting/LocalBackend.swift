@@ -3,6 +3,7 @@ import AWSPluginsCore
 import Amplify
 import Foundation
 import StratusCodegen
+import StratusCognito
 import StratusServer
 import Synchronization
 

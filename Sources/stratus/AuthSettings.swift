@@ -1,4 +1,5 @@
 import Foundation
+import StratusCognito
 import StratusServer
 
 /// The `auth` block of `stratus.json`: the local Cognito user pool and identity pool.

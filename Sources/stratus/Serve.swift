@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StratusCodegen
+import StratusCognito
 import StratusServer
 
 /// `stratus serve`: the local AppSync-compatible backend.
@@ -206,7 +207,7 @@ struct Serve: AsyncParsableCommand {
             if let cognitoConfiguration {
                 pool = try await CognitoUserPool(
                     configuration: cognitoConfiguration,
-                    store: server.cognitoStore(),
+                    store: CognitoUserPool.store(besides: server),
                     log: { message in
                         print(message)
                         fflush(nil)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StratusCognito
 import StratusServer
 
 /// `stratus users`: the local Cognito's users, managed in the data directory (or the PostgreSQL

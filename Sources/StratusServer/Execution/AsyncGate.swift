@@ -12,7 +12,7 @@ import Synchronization
 /// ``HeavyRequestLane``).
 ///
 /// Entering, leaving and giving up a wait each take constant time, however many wait.
-final class AsyncGate: Sendable {
+package final class AsyncGate: Sendable {
     let width: Int
     private let state: Mutex<State>
 
@@ -24,7 +24,7 @@ final class AsyncGate: Sendable {
         var nextID = 0
     }
 
-    init(width: Int) {
+    package init(width: Int) {
         precondition(width > 0, "A gate lets at least one body through.")
         self.width = width
         state = Mutex(State())
@@ -37,7 +37,7 @@ final class AsyncGate: Sendable {
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled while it waits, or what
     ///   `body` throws.
-    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await enter()
         defer { leave() }
         return try await body()

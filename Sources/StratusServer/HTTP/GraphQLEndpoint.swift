@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 
 /// `POST /graphql` and `GET /graphql`: parse, authorize, run with limits, answer as AppSync does.
-struct GraphQLEndpoint: Sendable {
+package struct GraphQLEndpoint: Sendable {
     let server: StratusServer
     let authorizer: RequestAuthenticator
     let limits: ServerLimits
@@ -168,7 +168,7 @@ struct GraphQLEndpoint: Sendable {
     // MARK: - CORS
 
     /// The CORS headers of every answer, as AppSync sends them: any origin may read it.
-    static let corsHeaders: HTTPFields = [
+    package static let corsHeaders: HTTPFields = [
         .accessControlAllowOrigin: "*",
         .accessControlExposeHeaders:
             "x-amzn-RequestId,x-amzn-ErrorType,x-amz-user-agent,x-amzn-ErrorMessage,Date,x-amz-schema-version",

@@ -8,40 +8,36 @@ import Hummingbird
 /// header is a token: a JWT of the configured user pool or OIDC provider (by its `iss`), else a
 /// Lambda authorizer's token; `x-api-key` is an API key; no header at all is allowed only when
 /// the API accepts `NONE`.
-struct RequestAuthenticator: Sendable {
+package struct RequestAuthenticator: Sendable {
     let configuration: ServerAuthorization
     let clock: @Sendable () -> Date
     let tokens: TokenVerifier
-    /// The local Cognito, whose tokens and issued credentials are trusted as well.
-    let cognito: CognitoUserPool?
     /// The server's names, which the `host` a request is signed for must give.
     let hosts: AllowedHosts
 
     init(
         configuration: ServerAuthorization,
         clock: @escaping @Sendable () -> Date,
-        cognito: CognitoUserPool? = nil,
         hosts: AllowedHosts = .any
     ) {
         self.configuration = configuration
         self.hosts = hosts
         self.clock = clock
-        self.cognito = cognito
         self.tokens = TokenVerifier(
             userPool: configuration.userPool,
             openIDConnect: configuration.openIDConnect,
-            localPool: cognito,
+            localPool: configuration.localUserPool,
             clock: clock
         )
     }
 
     /// The parts of the request a signature covers.
-    struct SignedParts: Sendable {
-        var method: String
-        var path: String
-        var query: String?
-        var headers: SigV4Request.Headers
-        var body: Data
+    package struct SignedParts: Sendable {
+        package var method: String
+        package var path: String
+        package var query: String?
+        package var headers: SigV4Request.Headers
+        package var body: Data
 
         init(method: String, path: String, query: String?, headers: SigV4Request.Headers, body: Data) {
             self.method = method
@@ -52,7 +48,7 @@ struct RequestAuthenticator: Sendable {
         }
 
         /// A request as it arrived: its headers, with `host` from its authority, and `body`.
-        init(request: Request, body: Data) {
+        package init(request: Request, body: Data) {
             var headers = SigV4Request.Headers()
             if let authority = request.head.authority { headers.add(name: "host", value: authority) }
             for field in request.headers { headers.add(name: field.name.canonicalName, value: field.value) }
@@ -91,7 +87,7 @@ struct RequestAuthenticator: Sendable {
             let isOurIssuer =
                 issuer != nil
                 && (issuer == configuration.userPool?.issuer || issuer == configuration.openIDConnect?.issuer
-                    || issuer == cognito?.issuer)
+                    || issuer == configuration.localUserPool?.issuer)
             if !jwtModes.isEmpty, isOurIssuer || configuration.lambdaAuthorizer == nil || !modes.contains(.lambda) {
                 do {
                     return try await tokens.identity(for: token, modes: jwtModes)
@@ -145,11 +141,11 @@ struct RequestAuthenticator: Sendable {
         // Credentials the identity pool issued are read from its store before verifying, which
         // looks its keys up synchronously.
         var issued: (accessKeyId: String, secret: String, sessionToken: String, claims: JSONObject)?
-        if let cognito, let accessKeyId = Self.accessKeyId(signing: parts),
+        if let issuer = configuration.credentialIssuer, let accessKeyId = Self.accessKeyId(signing: parts),
             !credentials.contains(where: { $0.accessKeyId == accessKeyId }),
-            let found = await cognito.issuedCredentials(for: accessKeyId)
+            let found = await issuer.issuedCredentials(for: accessKeyId)
         {
-            issued = (accessKeyId, found.secret, found.sessionToken, found.claims)
+            issued = (accessKeyId, found.secretAccessKey, found.sessionToken, found.claims)
         }
         let issuedKey = issued
         let verifier = SigV4Verifier(

@@ -29,6 +29,12 @@ public struct ServerAuthorization: Sendable {
     public var userPool: UserPoolAuthorization?
     /// The provider whose tokens `OPENID_CONNECT` requests carry.
     public var openIDConnect: OIDCAuthorization?
+    /// The user pool served beside the API (the local Cognito), whose tokens are trusted
+    /// besides ``userPool``'s.
+    public var localUserPool: (any TrustedUserPool)?
+    /// The identity pool served beside the API (the local Cognito), whose temporary credentials
+    /// are trusted besides ``iamCredentials``.
+    public var credentialIssuer: (any TrustedCredentialIssuer)?
 
     public init(
         defaultMode: Identity.AuthorizationMode,
@@ -39,7 +45,9 @@ public struct ServerAuthorization: Sendable {
         clockSkew: TimeInterval = 900,
         lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)? = nil,
         userPool: UserPoolAuthorization? = nil,
-        openIDConnect: OIDCAuthorization? = nil
+        openIDConnect: OIDCAuthorization? = nil,
+        localUserPool: (any TrustedUserPool)? = nil,
+        credentialIssuer: (any TrustedCredentialIssuer)? = nil
     ) {
         self.defaultMode = defaultMode
         self.additionalModes = additionalModes
@@ -50,6 +58,8 @@ public struct ServerAuthorization: Sendable {
         self.lambdaAuthorizer = lambdaAuthorizer
         self.userPool = userPool
         self.openIDConnect = openIDConnect
+        self.localUserPool = localUserPool
+        self.credentialIssuer = credentialIssuer
     }
 
     /// Every mode the API accepts.

@@ -16,15 +16,15 @@ struct TokenVerifier: Sendable {
     let openIDConnect: OIDCAuthorization?
     let userPoolKeys: TokenKeys?
     let openIDConnectKeys: TokenKeys?
-    /// The local Cognito's pool, trusted besides ``userPool``, and its keys.
-    let localPool: CognitoUserPool?
+    /// The pool served beside the API, trusted besides ``userPool``, and its keys.
+    let localPool: (any TrustedUserPool)?
     let localPoolKeys: TokenKeys?
     let clock: @Sendable () -> Date
 
     init(
         userPool: UserPoolAuthorization?,
         openIDConnect: OIDCAuthorization?,
-        localPool: CognitoUserPool? = nil,
+        localPool: (any TrustedUserPool)? = nil,
         clock: @escaping @Sendable () -> Date
     ) {
         self.userPool = userPool
@@ -59,11 +59,19 @@ struct TokenVerifier: Sendable {
         }
         if modes.contains(.userPools), let localPool, let localPoolKeys, issuer == localPool.issuer {
             try await localPoolKeys.verifySignature(of: token)
-            try checkUserPoolClaims(claims, localPool.authorization)
+            try checkUserPoolClaims(
+                claims,
+                UserPoolAuthorization(
+                    userPoolId: localPool.userPoolId,
+                    region: localPool.region,
+                    issuer: localPool.issuer,
+                    jwks: .json(localPool.jwks)
+                )
+            )
             // Only the pool's own clients, and tokens not revoked by sign-out or RevokeToken.
             let client = claims["token_use"]?.stringValue == "id" ? claims["aud"] : claims["client_id"]
             guard let client = client?.stringValue,
-                localPool.configuration.clients.contains(where: { $0.clientId == client }),
+                localPool.appClientIds.contains(client),
                 await !localPool.isRevoked(token: token)
             else { throw .notAuthorized }
             return Identity(authorizationMode: .userPools, claims: claims)

@@ -78,7 +78,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The client configuration of the location, with at most `connections` connections.
-    func configuration(connections: Int) -> PostgresClient.Configuration {
+    package func configuration(connections: Int) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS =
             switch tlsMode {
             case .disable: .disable

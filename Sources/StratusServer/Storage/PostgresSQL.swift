@@ -357,7 +357,7 @@ extension StorageError {
 extension PSQLError {
     /// The server's reason, `message (SQLSTATE state)` and `: detail` when it gave one; `nil`
     /// when the server sent none (the error describes itself only generically).
-    var serverReason: String? {
+    package var serverReason: String? {
         guard let message = serverInfo?[.message] else { return nil }
         var reason = "\(message) (SQLSTATE \(serverInfo?[.sqlState] ?? "unknown"))"
         if let detail = serverInfo?[.detail] { reason += ": \(detail)" }

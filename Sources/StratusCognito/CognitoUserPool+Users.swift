@@ -1,4 +1,5 @@
 import Foundation
+import StratusServer
 
 extension CognitoUserPool {
     /// `SignUp`: a new user, unconfirmed (with a code logged) unless the pool auto-confirms.

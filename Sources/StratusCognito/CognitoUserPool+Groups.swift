@@ -1,4 +1,5 @@
 import Foundation
+import StratusServer
 
 /// A group of the pool: one of the configuration (stored when the pool opens), or one created
 /// with `CreateGroup`.

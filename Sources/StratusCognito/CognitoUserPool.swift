@@ -2,6 +2,7 @@ import AWSPluginsCore
 import BigInt
 import Crypto
 import Foundation
+import StratusServer
 import Synchronization
 import _CryptoExtras
 

@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Foundation
+import StratusServer
 
 /// Confirmation and password reset codes: six digits, printed (no message leaves the machine)
 /// and kept with the user.

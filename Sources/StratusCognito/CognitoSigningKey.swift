@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Crypto
 import Foundation
+import StratusServer
 import _CryptoExtras
 
 /// The RSA key that signs the local pool's tokens with RS256, and the JWKS that publishes it.

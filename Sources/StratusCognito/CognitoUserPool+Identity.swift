@@ -1,4 +1,5 @@
 import Foundation
+import StratusServer
 
 extension CognitoUserPool {
     /// `GetId`: the identity of a signed-in user (by the `Logins` of this pool's ID token), or a
@@ -122,9 +123,7 @@ extension CognitoUserPool {
     /// The secret, session token and caller of credentials this identity pool issued and that
     /// have not expired; `nil` for others, and for a user's credentials once the user is
     /// deleted (a user given the same name later is another user).
-    package func issuedCredentials(
-        for accessKeyId: String
-    ) async -> (secret: String, sessionToken: String, claims: JSONObject)? {
+    public func issuedCredentials(for accessKeyId: String) async -> TemporaryCredential? {
         guard accessKeyId.hasPrefix("ASIA") else { return nil }
         var record: IssuedCredentials?
         var holder: CognitoUser?
@@ -147,7 +146,11 @@ extension CognitoUserPool {
         ]
         if let username = record.username { claims["username"] = .string(username) }
         if let sub = record.sub { claims["sub"] = .string(sub) }
-        return (record.secretAccessKey, record.sessionToken, claims)
+        return TemporaryCredential(
+            secretAccessKey: record.secretAccessKey,
+            sessionToken: record.sessionToken,
+            claims: claims
+        )
     }
 }
 

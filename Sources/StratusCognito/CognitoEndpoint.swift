@@ -2,6 +2,7 @@ import AWSPluginsCore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StratusServer
 
 /// `POST /` with an `X-Amz-Target` of `AWSCognitoIdentityProviderService` or
 /// `AWSCognitoIdentityService`, and `GET /<poolId>/.well-known/jwks.json`: the local Cognito on
@@ -10,13 +11,43 @@ import Hummingbird
 /// Administrator operations must be signed with SigV4 (service `cognito-idp`) by one of the
 /// configured IAM credentials, or, when none are configured, by the pool's own
 /// ``CognitoUserPool/administratorCredentials``.
-struct CognitoEndpoint: Sendable {
+public struct CognitoEndpoint: HTTPRouteProvider {
     let pool: CognitoUserPool
     let iamCredentials: [IAMCredential]
     let maxRequestBytes: Int
     let clock: @Sendable () -> Date
 
     static let targetHeader = HTTPField.Name("X-Amz-Target")!
+
+    /// The endpoint of `pool`: administrator calls are signed by one of `iamCredentials` (or,
+    /// when there are none, the pool's own), bodies are at most `maxRequestBytes`, and signatures
+    /// are dated against `clock`.
+    public init(
+        pool: CognitoUserPool,
+        iamCredentials: [IAMCredential],
+        maxRequestBytes: Int,
+        clock: @escaping @Sendable () -> Date
+    ) {
+        self.pool = pool
+        self.iamCredentials = iamCredentials
+        self.maxRequestBytes = maxRequestBytes
+        self.clock = clock
+    }
+
+    /// `POST /` and `GET /<poolId>/.well-known/jwks.json`.
+    public func addRoutes(to router: Router<ClientAddressRequestContext>) {
+        router.post("/") { request, context in
+            await respond(to: request, from: context.remoteAddress?.ipAddress ?? "")
+        }
+        router.get(RouterPath("\(pool.configuration.userPoolId)/.well-known/jwks.json")) { _, _ in
+            keys()
+        }
+    }
+
+    /// The pool's issuer and identity pool logins follow the origin it is served at.
+    public func serverListens(at origin: String) {
+        pool.setOrigin(origin)
+    }
 
     /// Answers `request`, which came from the client address `client`.
     func respond(to request: Request, from client: String) async -> Response {

@@ -1,4 +1,5 @@
 import Foundation
+import StratusServer
 
 extension CognitoUserPool {
     /// The pool an administrator's call names, which must be this one.

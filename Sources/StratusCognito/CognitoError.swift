@@ -1,4 +1,5 @@
 import Foundation
+import StratusServer
 
 /// A refusal of the local Cognito services, as Cognito words it: HTTP 400 with
 /// `{"__type": "NotAuthorizedException", "message": "Incorrect username or password."}`.

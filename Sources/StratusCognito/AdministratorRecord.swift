@@ -1,4 +1,5 @@
 import Foundation
+import StratusServer
 
 /// The credentials of the pool's administrator, kept with the pool's state (in the data
 /// directory's `cognito.sqlite`, private to its owner, or in the PostgreSQL database that

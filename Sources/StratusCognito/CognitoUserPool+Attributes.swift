@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Foundation
+import StratusServer
 
 /// The attributes a user has, who may write which, and what reaches a token.
 ///

@@ -1,3 +1,4 @@
+import StratusServer
 import Synchronization
 
 /// A bound on one kind of slow password work: at most ``width`` run at once on

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StratusServer
 
 /// The local Cognito's records in `cognito.sqlite` of the data directory: one table of
 /// `(kind, key, body)` rows, beside the API's database and out of its way.

@@ -2,6 +2,7 @@ import AWSPluginsCore
 import BigInt
 import Crypto
 import Foundation
+import StratusServer
 
 extension CognitoUserPool {
     /// `InitiateAuth`: `USER_SRP_AUTH`, `USER_PASSWORD_AUTH` and `REFRESH_TOKEN_AUTH`.
@@ -435,7 +436,7 @@ extension CognitoUserPool {
     }
 
     /// Whether `token`, presented to the API, was revoked; `false` for a token of another issuer.
-    package func isRevoked(token: String) async -> Bool {
+    public func isRevoked(token: String) async -> Bool {
         guard let claims = signingKey.verifiedClaims(of: token) else { return false }
         do {
             return try await isRevoked(claims)

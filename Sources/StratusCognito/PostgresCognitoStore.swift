@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StratusServer
 
 /// The local Cognito's records in a PostgreSQL database: one table, `_stratus_cognito`, of
 /// `(kind, key, body)` rows, as ``SQLiteCognitoStore`` keeps them in the data directory.
