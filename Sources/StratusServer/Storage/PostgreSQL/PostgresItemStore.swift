@@ -164,14 +164,14 @@ final class PostgresItemStore: ServerStore {
 
             for sql in [
                 """
-                CREATE TABLE IF NOT EXISTS \(SQLiteItemStore.journalTable.quotedSQLIdentifier) (
+                CREATE TABLE IF NOT EXISTS \(DeltaJournal.table.quotedSQLIdentifier) (
                   "position" bigserial PRIMARY KEY, "model" text NOT NULL, "changedAt" bigint NOT NULL,
                   "expiresAt" bigint NOT NULL, "item" text NOT NULL)
                 """,
                 "CREATE INDEX IF NOT EXISTS \"_stratus_delta_model\" ON "
-                    + "\(SQLiteItemStore.journalTable.quotedSQLIdentifier) (\"model\", \"position\")",
+                    + "\(DeltaJournal.table.quotedSQLIdentifier) (\"model\", \"position\")",
                 "CREATE INDEX IF NOT EXISTS \"_stratus_delta_expiry\" ON "
-                    + "\(SQLiteItemStore.journalTable.quotedSQLIdentifier) (\"expiresAt\")",
+                    + "\(DeltaJournal.table.quotedSQLIdentifier) (\"expiresAt\")",
                 """
                 CREATE TABLE IF NOT EXISTS \(SQLiteItemStore.idempotencyTable.quotedSQLIdentifier) (
                   "scope" text NOT NULL, "key" text NOT NULL, "digest" text NOT NULL, "status" bigint,
@@ -359,7 +359,7 @@ final class PostgresItemStore: ServerStore {
         }
         var statement = PostgresStatement()
         var sql =
-            "SELECT \"position\", \"item\" FROM \(SQLiteItemStore.journalTable.quotedSQLIdentifier) "
+            "SELECT \"position\", \"item\" FROM \(DeltaJournal.table.quotedSQLIdentifier) "
             + "WHERE \"model\" = \(statement.bind(query.model)) AND \"changedAt\" >= \(statement.bind(query.since)) "
             + "AND \"expiresAt\" > \(statement.bind(query.now))"
         if let after = query.afterPosition {
@@ -372,7 +372,7 @@ final class PostgresItemStore: ServerStore {
         for row in rows.prefix(query.limit) {
             let (position, text) = try row.decode((Int64, String).self)
             lastPosition = Int(position)
-            let item = try SQLiteItemStore.journalItem(text, layout: layout, position: Int(position))
+            let item = try DeltaJournal.item(text, layout: layout, position: Int(position))
             if query.filter?.evaluate(item) ?? true { items.append(item) }
         }
         return ChangePage(items: items, lastPosition: rows.count > query.limit ? lastPosition : nil)
@@ -409,7 +409,7 @@ final class PostgresItemStore: ServerStore {
             )
         }
         for (table, column, cutoff) in [
-            (SQLiteItemStore.journalTable, "expiresAt", now),
+            (DeltaJournal.table, "expiresAt", now),
             (SQLiteItemStore.idempotencyTable, "expiresAt", now),
             (Self.eventsTable, "createdAt", now - Self.eventRetention),
         ] {
@@ -493,10 +493,10 @@ final class PostgresItemStore: ServerStore {
             if let journalExpiresAt = write.journalExpiresAt {
                 let marks = [
                     statement.bind(layout.model.name), statement.bind(item.lastChangedAt ?? write.now),
-                    statement.bind(journalExpiresAt), statement.bind(SQLiteItemStore.journalText(item)),
+                    statement.bind(journalExpiresAt), statement.bind(DeltaJournal.text(of: item)),
                 ]
                 clauses.append(
-                    "\"_journal\" AS (INSERT INTO \(SQLiteItemStore.journalTable.quotedSQLIdentifier) "
+                    "\"_journal\" AS (INSERT INTO \(DeltaJournal.table.quotedSQLIdentifier) "
                         + "(\"model\", \"changedAt\", \"expiresAt\", \"item\") VALUES (\(marks.joined(separator: ", "))))"
                 )
             }
@@ -525,7 +525,7 @@ final class PostgresItemStore: ServerStore {
             let selected = announcement.selectedFields.map { JSON.array($0.sorted().map(JSON.string)).text }
             let marks = [
                 statement.bind(layout.model.name), statement.bind(announcement.kind.rawValue),
-                statement.bind(SQLiteItemStore.journalText(announcement.item)),
+                statement.bind(DeltaJournal.text(of: announcement.item)),
                 selected.map { statement.bind($0) } ?? "NULL::text", statement.bind(write.now),
             ]
             clauses.append("\"_lock\" AS (SELECT pg_advisory_xact_lock(\(eventLock)) AS \"held\")")
@@ -732,7 +732,7 @@ private actor EventReader {
                 )
                 last = Int(sequence)
                 guard let layout = layouts[model], let kind = WriteEvent.Kind(rawValue: kind) else { continue }
-                let item = try SQLiteItemStore.journalItem(text, layout: layout, position: Int(sequence))
+                let item = try DeltaJournal.item(text, layout: layout, position: Int(sequence))
                 let fields = try selected.map { text -> Set<String> in
                     guard case .array(let names) = try JSON(parsing: text) else {
                         throw StorageError.corrupt("the event \(sequence) has selected fields that are not a list")

@@ -6,7 +6,7 @@ import Synchronization
 
 /// The embedded store: one SQLite database in the data directory, through GRDB.
 ///
-/// Each model has a table (see ``TableLayout``); `_stratus_delta` is the delta journal,
+/// Each model has a table (see ``TableLayout``); `_stratus_delta` is the ``DeltaJournal``,
 /// `_stratus_meta` holds the secret that signs pagination tokens and `_stratus_idempotency` the
 /// `Idempotency-Key`s of mutations. Opening a directory again
 /// finds the same items, tombstones and journal. Tables gain the columns and indexes of fields
@@ -15,8 +15,7 @@ final class SQLiteItemStore: ServerStore {
     /// The database file in the data directory.
     static let databaseFileName = "stratus.sqlite"
 
-    static let journalTable = "_stratus_delta"
-    private static let quotedJournalTable = journalTable.quotedSQLIdentifier
+    private static let quotedJournalTable = DeltaJournal.table.quotedSQLIdentifier
     static let metaTable = "_stratus_meta"
 
     /// The database; other files of the store read and write it too.
@@ -409,44 +408,10 @@ final class SQLiteItemStore: ServerStore {
                 throw StorageError.corrupt("a journal entry of \(layout.model.name) that is not a position and a text")
             }
             lastPosition = Int(position)
-            let item = try Self.journalItem(text, layout: layout, position: Int(position))
+            let item = try DeltaJournal.item(text, layout: layout, position: Int(position))
             if query.filter?.evaluate(item) ?? true { items.append(item) }
         }
         return ChangePage(items: items, lastPosition: rows.count > query.limit ? lastPosition : nil)
-    }
-
-    /// An item as the journal records it: its values and metadata in one JSON object.
-    static func journalText(_ item: StoredItem) -> String {
-        var object = item.values
-        object[TableLayout.versionColumn] = item.version.map(JSON.int)
-        object[TableLayout.deletedColumn] = item.deleted.map(JSON.bool)
-        object[TableLayout.lastChangedAtColumn] = item.lastChangedAt.map(JSON.int)
-        return JSON.object(object).text
-    }
-
-    static func journalItem(_ text: String, layout: TableLayout, position: Int) throws -> StoredItem {
-        let entry = "the journal entry \(position) of \(layout.model.name)"
-        let parsed: JSON
-        do {
-            parsed = try JSON(parsing: text)
-        } catch {
-            throw StorageError.corrupt("\(entry) cannot be read: \(error)")
-        }
-        guard case .object(var object) = parsed else { throw StorageError.corrupt("\(entry) is not an object") }
-        func metadata<T>(_ name: String, _ read: (JSON) -> T?) throws(StorageError) -> T? {
-            guard let value = object[name], !value.isNull else { return nil }
-            guard let result = read(value) else {
-                throw StorageError.corrupt("\(entry) has \(value.text) as its \(name)")
-            }
-            return result
-        }
-        let version = try metadata(TableLayout.versionColumn, \.intValue)
-        let deleted = try metadata(TableLayout.deletedColumn, \.boolValue)
-        let lastChangedAt = try metadata(TableLayout.lastChangedAtColumn, \.intValue)
-        for name in [TableLayout.versionColumn, TableLayout.deletedColumn, TableLayout.lastChangedAtColumn] {
-            object[name] = nil
-        }
-        return StoredItem(values: object, version: version, deleted: deleted, lastChangedAt: lastChangedAt)
     }
 
     // MARK: - Writes
@@ -535,7 +500,7 @@ final class SQLiteItemStore: ServerStore {
                         + "VALUES (?, ?, ?, ?)",
                     [
                         layout.model.name.databaseValue, (item.lastChangedAt ?? write.now).databaseValue,
-                        journalExpiresAt.databaseValue, journalText(item).databaseValue,
+                        journalExpiresAt.databaseValue, DeltaJournal.text(of: item).databaseValue,
                     ]
                 )
             }
