@@ -109,26 +109,6 @@ extension ModelType {
     private var nextTokenArgument: APIArgument { APIArgument(name: "nextToken", type: "String") }
     private var sortDirectionArgument: APIArgument { APIArgument(name: "sortDirection", type: "ModelSortDirection") }
 
-    /// The GraphQL type of a key field, without `!`: its scalar or enum name.
-    func keyType(of fieldName: String) -> String {
-        field(named: fieldName)?.type.name ?? Scalar.id.rawValue
-    }
-
-    /// The scalar whose `Model<Scalar>KeyConditionInput` compares a sort key field: `ID`, `Int`,
-    /// `Float` and `Boolean` keep theirs, `AWSTimestamp` compares as `Int`, every other scalar
-    /// and enum as `String`.
-    func keyConditionScalar(of fieldName: String) -> String {
-        guard let field = field(named: fieldName), case .scalar(let scalar) = field.type.kind else {
-            return Scalar.string.rawValue
-        }
-        switch scalar {
-        case .id, .int, .float, .boolean: return scalar.rawValue
-        case .awsTimestamp: return Scalar.int.rawValue
-        case .string, .awsDate, .awsTime, .awsDateTime, .awsEmail, .awsJSON, .awsPhone, .awsURL, .awsIPAddress:
-            return Scalar.string.rawValue
-        }
-    }
-
     /// The connection field and its arguments for a `@hasMany` field: the related model's filter,
     /// `sortDirection`, `limit`, `nextToken`, and a sort key condition when the relation's index
     /// has sort keys.
