@@ -180,11 +180,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The local backend assembled in one place: the server on its store, the local Cognito,
+        // the authorization that trusts it and the HTTP server, as `stratus serve`, the tests,
+        // the fuzzer and the benchmarks start it.
+        .target(
+            name: "StratusBackend",
+            dependencies: ["StratusServer", "StratusCognito", "StratusCodegen"],
+            swiftSettings: strict
+        ),
         // Test vocabulary: the local backend in process on a free port, with configured clients.
         .target(
             name: "StratusTesting",
             dependencies: [
-                "StratusServer", "StratusCognito", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify",
+                "StratusBackend", "StratusServer", "StratusCognito", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore",
+                "Amplify",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,6 +220,7 @@ let package = Package(
                 "StratusCodegen",
                 "StratusServer",
                 "StratusCognito",
+                "StratusBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -236,6 +246,7 @@ let package = Package(
             dependencies: [
                 "StratusCodegen",
                 "StratusServer",
+                "StratusBackend",
                 "Amplify",
                 "AWSDataStorePlugin",
                 "AWSAPIPlugin",
@@ -260,6 +271,7 @@ let package = Package(
             dependencies: [
                 "StratusCodegen",
                 "StratusServer",
+                "StratusBackend",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

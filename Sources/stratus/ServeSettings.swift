@@ -535,30 +535,8 @@ struct ServeSettings: Decodable {
         }
     }
 
-    /// The configured API keys, or the data directory's own key (made on first use).
     /// The API keys the file configures; empty when it configures none.
     var configuredAPIKeys: [APIKey] {
         (authorization?.apiKeys ?? []).map { APIKey(value: $0.value, expires: $0.expires) }
-    }
-
-    /// A new API key, in AppSync's form.
-    static func newAPIKey() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        return "da2-" + String((0..<26).map { _ in alphabet.randomElement()! })
-    }
-
-    func apiKeys(defaultIn directory: URL) throws -> [APIKey] {
-        if !configuredAPIKeys.isEmpty { return configuredAPIKeys }
-        let file = directory.appendingPathComponent("api-key")
-        if let stored = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-            !stored.isEmpty
-        {
-            return [APIKey(value: stored)]
-        }
-        let key = Self.newAPIKey()
-        // Private to its owner, as the data directory's other files are.
-        try PrivateDataDirectory.create(directory)
-        try PrivateDataDirectory.replaceFile(at: file, with: Data(key.utf8))
-        return [APIKey(value: key)]
     }
 }
