@@ -103,12 +103,7 @@ struct Serve: AsyncParsableCommand {
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
-        let location: PostgresLocation?
-        do {
-            location = try (database ?? settings.database).map { try PostgresLocation($0) }
-        } catch {
-            throw CommandFailure("\(error) Pass --database postgres://user@host:port/database.")
-        }
+        let location = try settings.databaseLocation(override: database)
         // Checked first, so that a server that cannot listen leaves nothing behind.
         if PortCheck.isInUse(host: host, port: port) { throw Self.portInUse(host: host, port: port) }
         if reset, let location {
@@ -124,9 +119,9 @@ struct Serve: AsyncParsableCommand {
                 throw CommandFailure("Cannot reset the data directory '\(directory.path)': \(error)")
             }
         }
-        let store = location.map { Backend.Store.database($0, connections: settings.databaseConnections ?? 16) }
+        let store = location.map { Backend.Store.database($0, connections: settings.databaseConnections) }
         let backend = try await Self.open(
-            try backendConfiguration(settings, schema: annotated, store: store ?? .dataDirectory(directory)),
+            backendConfiguration(settings, schema: annotated, store: store ?? .dataDirectory(directory)),
             place: location.map { "the database \($0)" } ?? "'\(directory.path)'",
             isDatabase: location != nil
         )
@@ -147,46 +142,30 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// The backend the command line and the `--config` file describe, on `store`.
-    ///
-    /// - Throws: ``CommandFailure`` for settings that cannot be used, before anything is written.
     private func backendConfiguration(
         _ settings: ServeSettings,
         schema: AnnotatedSchema,
         store: Backend.Store
-    ) throws -> Backend.Configuration {
-        let cognito = try settings.cognitoConfiguration(enabled: auth)
-        let configDirectory = config.map { URL(filePath: $0).deletingLastPathComponent() } ?? URL(filePath: ".")
-        let (userPool, openIDConnect) = try settings.tokenAuthorization(
-            relativeTo: configDirectory,
-            hasLocalPool: cognito != nil
-        )
-        var additionalModes = settings.additionalModes
-        if cognito != nil, settings.authorization?.additionalModes == nil {
-            for mode in [Identity.AuthorizationMode.userPools, .awsIAM]
-            where mode != settings.defaultMode && !additionalModes.contains(mode) {
-                additionalModes.append(mode)
-            }
-        }
+    ) -> Backend.Configuration {
+        let cognito = settings.cognitoConfiguration(enabled: auth)
         return Backend.Configuration(
             schema: schema,
             store: store,
-            server: settings.serverConfiguration(
-                directory: config.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
-            ),
+            server: settings.server,
             authorization: ServerAuthorization(
                 defaultMode: settings.defaultMode,
-                additionalModes: additionalModes,
-                apiKeys: settings.configuredAPIKeys,
+                additionalModes: settings.additionalModes(withLocalPool: cognito != nil),
+                apiKeys: settings.apiKeys,
                 iamCredentials: settings.iamCredentials,
                 region: settings.region ?? "us-east-1",
-                userPool: userPool,
-                openIDConnect: openIDConnect
+                userPool: settings.userPool,
+                openIDConnect: settings.openIDConnect
             ),
             usesStoredAPIKey: true,
             cognito: cognito,
-            limits: try settings.limits(),
-            restAPIs: try settings.restAPIs(),
-            allowedHosts: allowedHosts + (settings.allowedHosts ?? []),
+            limits: settings.limits,
+            restAPIs: settings.restAPIs,
+            allowedHosts: allowedHosts + settings.allowedHosts,
             cognitoLog: { message in
                 print(message)
                 fflush(nil)
