@@ -394,6 +394,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The backend as `stratus serve` assembles it.
+        .testTarget(
+            name: "StratusBackendTests",
+            dependencies: ["StratusBackend", "StratusServer", "StratusCodegen"],
+            swiftSettings: strict
+        ),
         // The test vocabulary itself, such as the throwaway PostgreSQL cluster's databases.
         .testTarget(
             name: "StratusTestingTests",

@@ -9,15 +9,27 @@ extension Backend {
     }
 
     /// The data directory's own API key, from its `api-key` file; a new key is made and stored
-    /// there when the file has none.
+    /// there when the file is missing or empty.
     ///
-    /// - Throws: ``BackendError/apiKeyFile(_:)`` when the file cannot be written.
+    /// - Throws: ``BackendError/apiKeyFile(_:)`` when the file cannot be read or is not text, or
+    ///   cannot be written: a key clients hold is never replaced with another.
     static func storedAPIKey(in directory: URL) throws(BackendError) -> APIKey {
         let file = directory.appending(path: "api-key")
-        if let stored = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-            !stored.isEmpty
-        {
-            return APIKey(value: stored)
+        if FileManager.default.fileExists(atPath: file.path) {
+            let data: Data
+            do {
+                data = try Data(contentsOf: file)
+            } catch {
+                throw .apiKeyFile("The API key file '\(file.path)' cannot be read: \(error.localizedDescription)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw .apiKeyFile(
+                    "The API key file '\(file.path)' is not UTF-8 text. Put the key in it, or delete it to have a "
+                        + "new key made."
+                )
+            }
+            let stored = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !stored.isEmpty { return APIKey(value: stored) }
         }
         let key = newAPIKey()
         do {

@@ -5,7 +5,7 @@ public enum BackendError: Error, Sendable, CustomStringConvertible {
     /// The store cannot be opened: unreachable, held by another server, or written for a schema
     /// this one cannot follow (``ServerError/refusedSchemaChanges``).
     case store(ServerError)
-    /// The data directory's `api-key` file cannot be written.
+    /// The data directory's `api-key` file cannot be read, is not text, or cannot be written.
     case apiKeyFile(String)
     /// The database's shared API key cannot be read or stored.
     case sharedAPIKey(store: String, ServerError)

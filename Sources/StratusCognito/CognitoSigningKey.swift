@@ -57,6 +57,7 @@ struct CognitoSigningKey: Sendable {
     /// The claims of `token` when this key signed it with RS256; `nil` otherwise.
     func verifiedClaims(of token: String) -> JSONObject? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        // Segments that are not base64url JSON make the token one this key did not sign (`nil`).
         guard parts.count == 3,
             let headerData = Base64URL.decode(parts[0]),
             let payloadData = Base64URL.decode(parts[1]),

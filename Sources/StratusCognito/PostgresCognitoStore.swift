@@ -86,6 +86,7 @@ package final class PostgresCognitoStore: CognitoStore {
                 try await connection.query("SELECT pg_advisory_unlock(\(Self.setupLock))", logger: logger)
                 return result
             } catch {
+                // The body's failure is the one to report; the lock also ends with the connection's session.
                 _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.setupLock))", logger: logger)
                 throw error
             }

@@ -148,6 +148,7 @@ public final class StratusServer: Sendable {
                 log: log
             )
         } catch {
+            // Closed as far as it closes: the failure to start is the one to report.
             try? store.close()
             throw error
         }

@@ -450,6 +450,20 @@ extension ServeSettings: Decodable {
             )
         }
         func hasKeys(_ object: SettingsObject) -> Bool { object.contains("jwksUrl") || object.contains("jwksFile") }
+        /// A client pattern is matched against whole client ids: one that does not compile would
+        /// refuse every token.
+        func pattern(_ object: SettingsObject, _ name: SettingsField, key: String) throws -> String? {
+            guard let pattern: String = try object.value(name) else { return nil }
+            do {
+                _ = try NSRegularExpression(pattern: "^(?:\(pattern))$")
+            } catch {
+                throw CommandFailure(
+                    "\(key) '\(pattern)' is not a regular expression: no token's client would match it. "
+                        + "Fix the pattern, or remove it to accept every client."
+                )
+            }
+            return pattern
+        }
         var userPool: UserPoolAuthorization?
         if let pool = try authorization?.object("userPool") {
             let userPoolId = try pool.decode(String.self, forKey: "userPoolId")
@@ -467,7 +481,7 @@ extension ServeSettings: Decodable {
             userPool = UserPoolAuthorization(
                 userPoolId: userPoolId,
                 region: region,
-                appIdClientRegex: try pool.value("appIdClientRegex"),
+                appIdClientRegex: try pattern(pool, "appIdClientRegex", key: "authorization.userPool.appIdClientRegex"),
                 issuer: issuer,
                 jwks: try source(pool, key: "authorization.userPool")
             )
@@ -489,7 +503,7 @@ extension ServeSettings: Decodable {
             let authTTL: Double? = try oidc.value("authTTL")
             provider = OIDCAuthorization(
                 issuer: issuer,
-                clientId: try oidc.value("clientId"),
+                clientId: try pattern(oidc, "clientId", key: "authorization.openIDConnect.clientId"),
                 issuedAtTTL: iatTTL.map { $0 / 1000 },
                 authTTL: authTTL.map { $0 / 1000 },
                 jwks: try source(oidc, key: "authorization.openIDConnect")

@@ -39,6 +39,7 @@ struct TokenVerifier: Sendable {
     /// The unverified claims of a token, or `nil` when it is not a JWT at all.
     static func unverifiedClaims(of token: String) -> JSONObject? {
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        // Segments that are not base64url JSON objects make the token no JWT (`nil`).
         guard segments.count == 3,
             let header = Base64URL.decode(segments[0]),
             (try? JSON(parsing: header))?.objectValue != nil,
@@ -123,6 +124,8 @@ struct TokenVerifier: Sendable {
     }
 
     private static func matchesWhole(_ value: String, _ pattern: String) -> Bool {
+        // A pattern that does not compile matches no client, so the token is refused; `stratus serve`
+        // refuses such a pattern at start.
         guard let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return false }
         let range = NSRange(value.startIndex..., in: value)
         return expression.firstMatch(in: value, range: range) != nil

@@ -29,6 +29,7 @@ enum AWSScalarValidation {
                 return "Unable to parse `\(shown)` as valid JSON. AWSJSON takes a JSON-encoded string: "
                     + "send \(JSON.string(shown).text) instead."
             }
+            // Only whether the text parses matters here.
             if (try? JSON(parsing: text)) != nil { return nil }
             return "Unable to parse `\(shown)` as valid JSON."
         case .awsPhone:

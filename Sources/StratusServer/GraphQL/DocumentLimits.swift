@@ -250,6 +250,7 @@ struct DocumentLimits: Sendable {
                 )
             }
             let name = field.name.value
+            // A field the type lacks counts without a definition; validation names it.
             let definition = parent.flatMap { try? $0.fields()[name] }
             if isRoot || parent.map({ hasResolver(type: $0.name, field: name) }) == true {
                 resolvers += 1

@@ -77,6 +77,7 @@ enum RequestValidation {
                     "Variable '\(name)' has an invalid value. \($0)"
                 }
             }
+            // An input type whose fields cannot be listed is left to the executor's coercion, which reports it.
             guard case .object(let members) = value,
                 let inputType = schema.getType(name: typeName) as? GraphQLInputObjectType,
                 let fields = try? inputType.fields()

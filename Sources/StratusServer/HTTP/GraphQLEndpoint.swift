@@ -24,6 +24,7 @@ package struct GraphQLEndpoint: Sendable {
             case .object(let value)?: variables = value
             case .null?, nil: variables = [:]
             case .string(let text)?:
+                // Variables that are not a JSON object make the request unreadable (`nil`).
                 guard let parsed = try? JSON(parsing: text), let value = parsed.objectValue else { return nil }
                 variables = value
             default: return nil
@@ -93,6 +94,7 @@ package struct GraphQLEndpoint: Sendable {
             else { throw .unparsable }
             var members: [(String, JSON)] = [("query", .string(query))]
             if let text = parameters["variables"] {
+                // Variables that are not a JSON object refuse the request.
                 guard let variables = try? JSON(parsing: text), variables.objectValue != nil else { throw .unparsable }
                 members.append(("variables", variables))
             }
@@ -102,6 +104,7 @@ package struct GraphQLEndpoint: Sendable {
             object = JSONObject(members)
         } else {
             guard !body.isEmpty else { throw .emptyBody }
+            // A body that is not a JSON object refuses the request.
             guard let json = try? JSON(parsing: body), let parsed = json.objectValue else { throw .unparsable }
             object = parsed
         }

@@ -24,6 +24,7 @@ final class RealtimeFrameWriter: Sendable {
 
     /// A writer for `channel`, which must be a WebSocket once upgraded.
     static func make(for channel: any Channel) async -> RealtimeFrameWriter {
+        // A pipeline without the encoder gets its frames through the channel's own writes.
         let encoder = try? await channel.eventLoop.submit {
             let context = try channel.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
             return NIOLoopBound(context, eventLoop: channel.eventLoop)

@@ -81,6 +81,7 @@ public struct ConflictHandlerCommand: Sendable, Hashable {
     private func answer(_ output: Data) throws(ConflictHandlerError) -> ConflictResolution {
         let text = String(decoding: output, as: UTF8.self)
         let excerpt = text.count > 200 ? String(text.prefix(200)) + "…" : text
+        // Output that is not a JSON object with an action is the handler's failure, named below.
         guard case .object(let object)? = try? JSON(parsing: text), let action = object["action"]?.stringValue else {
             throw failure(
                 "answered \(text.isEmpty ? "nothing" : "'\(excerpt)'"), not a JSON object with an \"action\". "

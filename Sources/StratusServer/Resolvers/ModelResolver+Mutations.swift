@@ -114,6 +114,7 @@ extension ModelResolver {
     /// 2^attempt milliseconds (at most 64), so that racing writers spread out.
     func backOff(after attempt: Int) async {
         let limit = 1 << min(attempt, 6)
+        // Cancelled, the wait only ends sooner: the write that follows sees the cancellation.
         try? await Task.sleep(for: .microseconds(Int.random(in: 0...(limit * 1000))))
     }
 

@@ -32,6 +32,7 @@ struct PageToken: Sendable, Hashable {
     /// Reads a token, `nil` unless it is well formed, signed with `secret`, and made for `query`.
     init?(decoding token: String, secret: [UInt8], query: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        // A payload that is not our JSON object is refused (`nil`) as a bad signature is.
         guard parts.count == 2, let payload = Base64URL.decode(parts[0]),
             let signature = Base64URL.decode(parts[1]),
             HMAC<SHA256>.isValidAuthenticationCode(

@@ -68,6 +68,7 @@ func storedValue(_ value: JSON, type: FieldType, in schema: AnnotatedSchema) thr
     }
     switch type.kind {
     case .scalar(.awsJSON):
+        // Text that does not parse is refused below with AppSync's message.
         guard let text = value.stringValue, let parsed = try? JSON(parsing: text) else {
             throw ResolverError.invalidInput(
                 AWSScalarValidation.problem(with: value, as: .awsJSON) ?? "Unable to parse \(value.text) as valid JSON."

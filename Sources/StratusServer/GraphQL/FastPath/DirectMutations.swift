@@ -26,6 +26,7 @@ struct DirectMutations: Sendable {
         self.schema = schema
         self.log = log
         stored = StoredSelection(api: api)
+        // Fields that cannot be listed leave every mutation to the executor, which reports the problem.
         let fields = (try? schema.mutationType?.fields()) ?? [:]
         var targets: [String: (model: ModelType, kind: WriteEvent.Kind)] = [:]
         for model in api.schema.models {
@@ -140,11 +141,13 @@ struct DirectMutations: Sendable {
             return .value(.array(coerced))
         case .named(let named):
             if let leaf = named as? any GraphQLLeafType {
+                // A value this path cannot coerce leaves the request to the executor, which answers its error.
                 guard let parsed = try? leaf.parseValue(value: value.map), parsed != .null, parsed != .undefined,
                     let json = JSON(parsed)
                 else { return nil }
                 return .value(json)
             }
+            // An input type whose fields cannot be listed leaves the request to the executor as well.
             guard let object = named as? GraphQLInputObjectType, !object.isOneOf, case .object(let members) = value,
                 let fields = try? object.fields(), members.keys.allSatisfy({ fields[$0] != nil })
             else { return nil }

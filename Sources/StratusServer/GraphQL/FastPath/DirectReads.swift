@@ -73,6 +73,7 @@ struct DirectReads: Sendable {
             {
                 continue
             }
+            // An argument this path cannot read leaves the request to the executor, which answers its error.
             guard let value = try? valueFromASTUntyped(valueAST: argument.value, variables: variableValues),
                 let json = JSON(value)
             else { return nil }

@@ -620,6 +620,8 @@ final class PostgresItemStore: ServerStore {
                 group.addTask { await Self.listen(location: location, logger: logger, reader: reader) }
                 group.addTask {
                     while !Task.isCancelled {
+                        // A read that fails is tried again at the next poll: the events wait in their table.
+                        // The sleep ends early only when the loop is cancelled.
                         try? await reader.catchUp()
                         try? await Task.sleep(for: Self.pollInterval)
                     }
@@ -663,9 +665,11 @@ final class PostgresItemStore: ServerStore {
                         _ = closing
                     }
                 } catch {}
+                // The connection is dropped after a failure or a cancellation; failing to close it changes nothing.
                 try? await connection.close()
             } catch {}
             if Task.isCancelled { return }
+            // Cancelled, the sleep ends early and the loop stops.
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(2))
         }

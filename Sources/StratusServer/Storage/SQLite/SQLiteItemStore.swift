@@ -74,12 +74,14 @@ final class SQLiteItemStore: ServerStore {
                     + (try Self.unreadableValues(db, recorded: recorded, layouts: layouts, schema: schema))
             }
         } catch {
+            // Closed as far as they close: the failure to open is the one to report.
             try? checkpointer.close()
             try? pool.close()
             throw StorageError.database(error)
         }
         let refused = changes.filter(\.isDestructive)
         guard refused.isEmpty else {
+            // Closed as far as they close: the refused changes are what to report.
             try? checkpointer.close()
             try? pool.close()
             throw StorageError.incompatibleSchema(refused)
