@@ -62,7 +62,10 @@ import Testing
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = try await CognitoUserPoolTests.Fixture(clock: clock)
-        let server = try await TestStore.server(schema: try SchemaParser().parse(postSchema), directory: directory)
+        let server = try await TestStore.server(
+            schema: try SchemaParser().parse(postSchemaForEveryMode),
+            directory: directory
+        )
         let http = StratusHTTPServer(
             server: server,
             authorization: ServerAuthorization(

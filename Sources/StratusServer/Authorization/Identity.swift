@@ -29,10 +29,17 @@ public struct Identity: Sendable, Hashable {
     /// authorizer, or the caller's IAM identity; empty for API keys.
     public var claims: JSONObject
 
+    /// Whether the request used the API's default authorization mode. Types and fields without
+    /// `@aws_*` directives, and models without `@auth` rules, admit only that mode, as AppSync's
+    /// do: a request in an additional mode is refused there. `true` for an identity made in
+    /// process, which has no endpoint to compare with.
+    public var isDefaultMode: Bool
+
     /// Creates an identity.
-    public init(authorizationMode: AuthorizationMode, claims: JSONObject = [:]) {
+    public init(authorizationMode: AuthorizationMode, claims: JSONObject = [:], isDefaultMode: Bool = true) {
         self.authorizationMode = authorizationMode
         self.claims = claims
+        self.isDefaultMode = isDefaultMode
     }
 
     /// A request authorized by an API key.

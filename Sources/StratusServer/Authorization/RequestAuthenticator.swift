@@ -73,7 +73,14 @@ package struct RequestAuthenticator: Sendable {
         }
     }
 
+    /// The identity of a request, marked with whether it used the API's default mode.
     func identity(for parts: SignedParts) async throws(HTTPRejection) -> Identity {
+        var identity = try await authenticatedIdentity(for: parts)
+        identity.isDefaultMode = identity.authorizationMode == configuration.defaultMode
+        return identity
+    }
+
+    private func authenticatedIdentity(for parts: SignedParts) async throws(HTTPRejection) -> Identity {
         let modes = configuration.modes
         let authorization = parts.headers["authorization"]
         if let authorization, authorization.hasPrefix("AWS4-HMAC-SHA256") {
