@@ -307,7 +307,9 @@ public final class StratusServer: Sendable {
             identity: identity,
             idempotency: idempotency
         )
-        guard query.utf8.count > HeavyRequestLane.documentBytes else {
+        guard query.utf8.count > HeavyRequestLane.documentBytes
+            || JSON.object(variables).holdsMoreValues(than: HeavyRequestLane.variableValues)
+        else {
             return await run(request, direct: direct, isHeavy: false)
         }
         return await heavyLane.run {

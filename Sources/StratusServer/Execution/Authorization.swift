@@ -30,8 +30,11 @@ enum Authorization {
         /// `true` when `item` holds one of ``values`` in ``field``.
         func admits(_ item: JSONObject) -> Bool {
             switch item[field] {
-            case .string(let value): values.contains(value)
-            case .array(let elements): elements.contains { $0.stringValue.map(values.contains) ?? false }
+            case .string(let value): values.contains { $0.isExactly(value) }
+            case .array(let elements):
+                elements.contains { element in
+                    element.stringValue.map { value in values.contains { $0.isExactly(value) } } ?? false
+                }
             default: false
             }
         }
@@ -99,7 +102,7 @@ enum Authorization {
                     guard !callerGroups.isEmpty else { continue }
                     let isList = model.field(named: field)?.type.isList ?? true
                     rows.append(RowRule(field: field, values: callerGroups, isList: isList, isOwner: false))
-                } else if !Set(callerGroups).isDisjoint(with: rule.groups) {
+                } else if callerGroups.contains(where: { group in rule.groups.contains { $0.isExactly(group) } }) {
                     return .all
                 }
             case .owner:
@@ -160,11 +163,30 @@ enum Authorization {
         let parts = claim.components(separatedBy: "::")
         if parts.count > 1 {
             let values = parts.compactMap(value)
-            let alone = values.filter { !$0.contains("::") }
+            let sub = value("sub")
+            // A username that has the form of a user id stands alone only when it is the caller's
+            // own (pools that sign in by email use the sub as the username): a user named after
+            // another user's sub, which every owner value shows, would otherwise own that user's
+            // items stored under the bare sub.
+            let alone = values.filter { part in
+                !part.contains("::") && (!Self.isUserIdShaped(part) || sub.map(part.isExactly) ?? false)
+            }
             guard values.count == parts.count else { return alone }
             return [values.joined(separator: "::")] + alone
         }
         return value(claim).map { [$0] } ?? []
+    }
+
+    /// `true` for a value of the form of a Cognito `sub`: a UUID.
+    static func isUserIdShaped(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count == 36 else { return false }
+        return bytes.indices.allSatisfy { index in
+            [8, 13, 18, 23].contains(index)
+                ? bytes[index] == UInt8(ascii: "-")
+                : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(bytes[index] | 0x20)
+        }
     }
 
     // MARK: - Fields
@@ -192,7 +214,19 @@ enum Authorization {
         return directives.contains { directive in
             guard mode(of: directive.mode) == identity.authorizationMode else { return false }
             guard !directive.cognitoGroups.isEmpty else { return true }
-            return !Set(groups(of: identity, claim: "cognito:groups")).isDisjoint(with: directive.cognitoGroups)
+            return groups(of: identity, claim: "cognito:groups").contains { group in
+                directive.cognitoGroups.contains { $0.isExactly(group) }
+            }
         }
+    }
+}
+
+extension String {
+    /// `true` when both hold the same UTF-8 bytes: how the store, DynamoDB and Amplify's
+    /// resolvers compare identities. Swift's `==` takes canonically equivalent text as equal
+    /// (`"\u{212A}ate" == "Kate"`, a Kelvin sign for a K), which would let one user pass for
+    /// another whose name is spelt with other code points.
+    func isExactly(_ other: String) -> Bool {
+        utf8.elementsEqual(other.utf8)
     }
 }

@@ -73,6 +73,7 @@ struct DirectMutations: Sendable {
         )
         let request = MutationRequest(
             model: model,
+            schema: stored.api.schema,
             field: field,
             arguments: arguments,
             identity: identity,

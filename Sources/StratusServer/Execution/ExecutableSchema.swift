@@ -323,6 +323,7 @@ private struct Wiring {
                 }
                 let request = MutationRequest(
                     model: model,
+                    schema: schema,
                     field: field,
                     arguments: arguments.object,
                     identity: Self.identity(context),

@@ -25,6 +25,9 @@ import Synchronization
 final class HeavyRequestLane: TaskExecutor {
     /// Documents longer than this many bytes of text are parsed, validated and run on the lane.
     static let documentBytes = 65_536
+    /// Requests whose variables hold more values than this (a filter of thousands of
+    /// conditions sent as a variable) run on the lane too.
+    static let variableValues = 4_096
     /// Operations with more root selections than this run on the lane.
     static let rootSelections = 32
     /// The lane thread's nice value (Linux): 10 leaves it about a tenth of a core that normal

@@ -5,6 +5,8 @@ import StratusCodegen
 /// What a mutation resolver needs besides its model.
 struct MutationRequest: Sendable {
     let model: ModelType
+    /// The schema of the model, whose non-model types an item embeds.
+    let schema: AnnotatedSchema
     /// The mutation field: `createPost`.
     let field: String
     let arguments: JSONObject
@@ -23,7 +25,7 @@ struct MutationRequest: Sendable {
     /// The server's item as a `ConflictUnhandled` error shows it: trimmed to the selection set,
     /// without the fields the caller may not read.
     func trim(_ item: ResolvedItem) -> JSON {
-        selection.readable(by: identity, in: model, operation: .get).apply(to: item.item)
+        selection.readable(by: identity, in: model, schema: schema, operation: .get).apply(to: item.item)
     }
 
     /// The owner rules of a create that name the caller: as Amplify's resolvers do, a create

@@ -154,7 +154,7 @@ struct ModelResolver: Sendable {
             filter: Self.restricted(
                 try PredicateParser(model: model, schema: schema, identity: identity, operation: .list)
                     .parse(arguments["filter"]),
-                restriction
+                Self.restricted(try Self.keyReadability(model, order, identity), restriction)
             ),
             order: order,
             descending: arguments["sortDirection"]?.stringValue == "DESC",
@@ -168,6 +168,28 @@ struct ModelResolver: Sendable {
             nextToken: page.lastKey.map { PageToken(query: digest, lastKey: $0).encoded(secret: tokenSecret) },
             startedAt: nil
         )
+    }
+
+    /// The items whose key fields the caller may read, when a key field has rules of its own:
+    /// a key condition and the order of a page must not tell anything of a value hidden from
+    /// the caller. `nil` when every key field is readable wherever the caller reads.
+    ///
+    /// - Throws: ``ResolverError`` `Unauthorized` when the caller may read a key field nowhere.
+    static func keyReadability(
+        _ model: ModelType,
+        _ keyFields: [String],
+        _ identity: Identity
+    ) throws(ResolverError) -> ItemPredicate? {
+        var readable: [ItemPredicate] = []
+        for name in keyFields {
+            guard let field = model.field(named: name), Authorization.isGuarded(field) else { continue }
+            switch Authorization.readAccess(to: field, of: model, for: identity, operation: .list) {
+            case .all: continue
+            case .denied: throw Authorization.unauthorized(field: name, type: model.name)
+            case .rows(let rules): readable.append(.any(rules.map(\.predicate)))
+            }
+        }
+        return readable.isEmpty ? nil : .all(readable)
     }
 
     /// A filter narrowed to the items the caller may read.

@@ -4,10 +4,11 @@ import Foundation
 
 /// Where the next page of a list, sync or relation query starts, as an opaque `nextToken`.
 ///
-/// The token is the page state as JSON, then a dot, then an HMAC-SHA256 of it under the data
-/// directory's secret, both base64url-encoded. It names the query it belongs to (a digest of the
-/// field and its arguments), so that a token altered, forged, or replayed on another query is
-/// refused.
+/// The token is the page state as JSON, sealed with ChaCha20-Poly1305 under a key derived from
+/// the data directory's secret and base64url-encoded: a client can neither read it (it holds the
+/// key of the last item scanned, which may be an item the caller may not read) nor alter it. It
+/// names the query it belongs to (a digest of the field and its arguments), so that a token
+/// replayed on another query is refused.
 struct PageToken: Sendable, Hashable {
     /// A digest of the query: the field and every argument but `limit` and `nextToken`.
     var query: String
@@ -25,20 +26,20 @@ struct PageToken: Sendable, Hashable {
         object["p"] = lastPosition.map(JSON.int)
         object["s"] = startedAt.map(JSON.int)
         let payload = Data(JSON.object(object).text.utf8)
-        let signature = HMAC<SHA256>.authenticationCode(for: payload, using: SymmetricKey(data: secret))
-        return Base64URL.encode(payload) + "." + Base64URL.encode(Data(signature))
+        do {
+            return Base64URL.encode(try ChaChaPoly.seal(payload, using: Self.key(secret)).combined)
+        } catch {
+            // Sealing fails only for a key of the wrong size, which `key(_:)` never makes.
+            preconditionFailure("A page token could not be sealed: \(error)")
+        }
     }
 
-    /// Reads a token, `nil` unless it is well formed, signed with `secret`, and made for `query`.
+    /// Reads a token, `nil` unless it is well formed, sealed under `secret`, and made for `query`.
     init?(decoding token: String, secret: [UInt8], query: String) {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Base64URL.decode(parts[0]),
-            let signature = Base64URL.decode(parts[1]),
-            HMAC<SHA256>.isValidAuthenticationCode(
-                signature,
-                authenticating: payload,
-                using: SymmetricKey(data: secret)
-            ),
+        // Whatever fails here makes an invalid token, which the caller refuses as AppSync does.
+        guard let sealed = Base64URL.decode(token),
+            let box = try? ChaChaPoly.SealedBox(combined: sealed),
+            let payload = try? ChaChaPoly.open(box, using: Self.key(secret)),
             case .object(let object) = try? JSON(parsing: payload),
             object["q"]?.stringValue == query
         else { return nil }
@@ -46,6 +47,15 @@ struct PageToken: Sendable, Hashable {
         lastKey = object["k"]?.arrayValue
         lastPosition = object["p"]?.intValue
         startedAt = object["s"]?.intValue
+    }
+
+    /// The sealing key: the data directory's secret through HKDF, for this use alone.
+    private static func key(_ secret: [UInt8]) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: secret),
+            info: Data("stratus page token".utf8),
+            outputByteCount: 32
+        )
     }
 
     init(query: String, lastKey: [JSON]? = nil, lastPosition: Int? = nil, startedAt: Int? = nil) {

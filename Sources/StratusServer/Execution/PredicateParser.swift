@@ -23,12 +23,17 @@ struct PredicateParser {
     /// SQL it becomes can nest.
     static let maximumNesting = 20
 
+    /// The most field conditions a filter or condition may hold, as DynamoDB bounds an
+    /// expression's operators: past it the SQL it becomes nests deeper than the store parses.
+    static let maximumConditions = 300
+
     func parse(_ value: JSON?) throws(ResolverError) -> ItemPredicate? {
         guard let value, case .object(let object) = value else { return nil }
-        return try parse(object, depth: 0)
+        var conditions = 0
+        return try parse(object, depth: 0, conditions: &conditions)
     }
 
-    private func parse(_ object: JSONObject, depth: Int) throws(ResolverError) -> ItemPredicate {
+    private func parse(_ object: JSONObject, depth: Int, conditions: inout Int) throws(ResolverError) -> ItemPredicate {
         guard depth <= Self.maximumNesting else {
             throw ResolverError.invalidInput(
                 "The filter nests 'and', 'or' and 'not' more than \(Self.maximumNesting) levels deep, "
@@ -42,12 +47,12 @@ struct PredicateParser {
                 var group: [ItemPredicate] = []
                 for element in value.arrayValue ?? [value] {
                     guard case .object(let member) = element else { continue }
-                    group.append(try parse(member, depth: depth + 1))
+                    group.append(try parse(member, depth: depth + 1, conditions: &conditions))
                 }
                 predicates.append(key == "and" ? .all(group) : .any(group))
             case "not":
                 guard case .object(let member) = value else { continue }
-                predicates.append(.not(try parse(member, depth: depth + 1)))
+                predicates.append(.not(try parse(member, depth: depth + 1, conditions: &conditions)))
             default:
                 guard Self.metadataFields.contains(key) || model.field(named: key)?.isFilterable == true,
                     case .object(let operators) = value
@@ -55,6 +60,13 @@ struct PredicateParser {
                     throw ResolverError.invalidInput("The filter names '\(key)', which \(model.name) cannot filter on.")
                 }
                 let readable = try readableRows(of: key)
+                conditions += operators.count
+                guard conditions <= Self.maximumConditions else {
+                    throw ResolverError.invalidInput(
+                        "The filter holds more than \(Self.maximumConditions) conditions, the most a filter may. "
+                            + "Use 'in' for many values of one field, or split the query."
+                    )
+                }
                 for (name, operand) in operators {
                     let predicate = ItemPredicate.field(key, try condition(name, operand, field: key))
                     predicates.append(readable.map { .all([$0, predicate]) } ?? predicate)

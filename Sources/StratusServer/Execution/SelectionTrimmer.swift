@@ -44,17 +44,52 @@ struct SelectionTrimmer {
         }
 
         /// The plan for a reader who may not read every field: the fields `identity` may not
-        /// read for `operation` are `null`, those it may read on some items only are guarded.
-        func readable(by identity: Identity, in model: ModelType, operation: Authorization.Operation) -> Plan {
+        /// read for `operation` are `null`, those it may read on some items only are guarded,
+        /// and so on inside the embedded values of non-model types.
+        func readable(
+            by identity: Identity,
+            in model: ModelType,
+            schema: AnnotatedSchema,
+            operation: Authorization.Operation
+        ) -> Plan {
             var plan = self
             for index in plan.entries.indices {
-                guard case .value(let name, _, _) = plan.entries[index].entry,
-                    let field = model.field(named: name), Authorization.isGuarded(field)
+                guard case .value(let name, let type, let members) = plan.entries[index].entry,
+                    let field = model.field(named: name)
                 else { continue }
-                switch Authorization.readAccess(to: field, of: model, for: identity, operation: operation) {
-                case .all: break
-                case .denied: plan.entries[index].entry = .constant(.null)
-                case .rows(let rules): plan.entries[index].entry = .guarded(rules: rules, plan.entries[index].entry)
+                var entry = plan.entries[index].entry
+                if let members, let nonModel = schema.nonModel(named: type.name) {
+                    entry = .value(name: name, type: type, members: members.readable(by: identity, in: nonModel, schema))
+                }
+                if Authorization.isGuarded(field) {
+                    switch Authorization.readAccess(to: field, of: model, for: identity, operation: operation) {
+                    case .all: break
+                    case .denied: entry = .constant(.null)
+                    case .rows(let rules): entry = .guarded(rules: rules, entry)
+                    }
+                }
+                plan.entries[index].entry = entry
+            }
+            return plan
+        }
+
+        /// The plan of an embedded value for `identity`: the members whose `@aws_*` directives
+        /// (or their type's) do not admit it are `null`, as the executor answers them.
+        private func readable(by identity: Identity, in nonModel: NonModelType, _ schema: AnnotatedSchema) -> Plan {
+            var plan = self
+            for index in plan.entries.indices {
+                guard case .value(let name, let type, let members) = plan.entries[index].entry,
+                    let field = nonModel.fields.first(where: { $0.name == name })
+                else { continue }
+                let directives = field.awsAuth.isEmpty ? nonModel.awsAuth : field.awsAuth
+                if !Authorization.allows(directives, identity) {
+                    plan.entries[index].entry = .constant(.null)
+                } else if let members, let inner = schema.nonModel(named: type.name) {
+                    plan.entries[index].entry = .value(
+                        name: name,
+                        type: type,
+                        members: members.readable(by: identity, in: inner, schema)
+                    )
                 }
             }
             return plan

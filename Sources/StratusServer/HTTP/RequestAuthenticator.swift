@@ -196,6 +196,13 @@ struct RequestAuthenticator: Sendable {
         }
     }
 
+    /// Whether credentials the identity pool issued still hold: not expired, and their user
+    /// neither deleted nor disabled.
+    func issuedCredentialsHold(_ accessKeyId: String) async -> Bool {
+        guard let cognito else { return false }
+        return await cognito.issuedCredentials(for: accessKeyId) != nil
+    }
+
     /// The access key id of a SigV4 `Authorization` header (`… Credential=AKID/date/…, …`).
     static func accessKeyId(signing parts: SignedParts) -> String? {
         guard let header = parts.headers["authorization"], let start = header.range(of: "Credential=") else {
