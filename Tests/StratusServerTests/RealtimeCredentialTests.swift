@@ -3,6 +3,7 @@ import Foundation
 import StratusCodegen
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// Real-time connections and subscriptions authorized with a token end when it expires or is
