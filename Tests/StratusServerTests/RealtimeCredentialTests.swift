@@ -205,7 +205,7 @@ import Testing
             )
             let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(unsigned, credentials: credentials)
             var header = JSONObject()
-            for (name, value) in signed.headers { header[name] = .string(value) }
+            for field in signed.headers { header[field.name] = .string(field.value) }
             let socket = RealtimeSocket(
                 url: "ws://\(endpoint.host)/graphql/realtime?header="
                     + "\(Data(JSON.object(header).text.utf8).base64EncodedString())&payload=e30="
