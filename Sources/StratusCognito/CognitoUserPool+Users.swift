@@ -24,15 +24,15 @@ extension CognitoUserPool {
         return output
     }
 
-    /// `ConfirmSignUp`: the code logged at sign-up confirms the user. A name nobody has gets
-    /// the answer a wrong code gets.
+    /// `ConfirmSignUp`: the code logged at sign-up confirms the user. A name nobody has, and a
+    /// user who is not waiting for confirmation, get the answer a wrong code gets: Cognito tells
+    /// a confirmed user by its status, which lets anyone list who has an account.
     func confirmSignUp(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let code = try input.string("ConfirmationCode")
-        guard var user = try await existingUser(username) else { throw CognitoError.codeMismatch }
-        guard user.status == .unconfirmed else {
-            throw CognitoError.notAuthorized("User cannot be confirmed. Current status is \(user.status.rawValue)")
+        guard var user = try await existingUser(username), user.status == .unconfirmed else {
+            throw standInWrongAnswer(for: username, purpose: .signUp)
         }
         try await checkCode(code, for: user.username, purpose: .signUp, consuming: true)
         user.status = .confirmed
@@ -41,14 +41,20 @@ extension CognitoUserPool {
         return [:]
     }
 
-    /// `ResendConfirmationCode`: a new code for an unconfirmed user. A name nobody has gets the
-    /// answer a user's request gets.
+    /// `ResendConfirmationCode`: a new code for an unconfirmed user. A name nobody has, and a
+    /// confirmed user, get the answer an unconfirmed user's request gets, and the same limit.
     func resendConfirmationCode(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
-        guard let user = try await existingUser(username) else { return deliveryDetails(ofUnknown: username) }
+        guard let user = try await existingUser(username) else {
+            try countStandInCode(for: username, purpose: .signUp)
+            return deliveryDetails(ofUnknown: username)
+        }
+        // A confirmed user is answered as a name nobody has, with no code: Cognito with
+        // PreventUserExistenceErrors answers it without an error too.
         guard user.status == .unconfirmed else {
-            throw CognitoError.invalidParameter("User is already confirmed.")
+            try countStandInCode(for: username, purpose: .signUp)
+            return deliveryDetails(of: user)
         }
         return try await issueCode(for: user, purpose: .signUp)
     }
@@ -95,11 +101,14 @@ extension CognitoUserPool {
     }
 
     /// `ForgotPassword`: a reset code for the user, logged. A name nobody has gets the answer a
-    /// user's request gets.
+    /// user's request gets, and the same limit.
     func forgotPassword(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
-        guard let user = try await existingUser(username) else { return deliveryDetails(ofUnknown: username) }
+        guard let user = try await existingUser(username) else {
+            try countStandInCode(for: username, purpose: .forgotPassword)
+            return deliveryDetails(ofUnknown: username)
+        }
         return try await issueCode(for: user, purpose: .forgotPassword)
     }
 
@@ -117,7 +126,9 @@ extension CognitoUserPool {
             throw CognitoError("InvalidPasswordException", violation)
         }
         let user = try await serially {
-            guard let user = try await self.existingUser(username) else { throw CognitoError.codeMismatch }
+            guard let user = try await self.existingUser(username) else {
+                throw self.standInWrongAnswer(for: username, purpose: .forgotPassword)
+            }
             try await self.checkCode(code, for: user.username, purpose: .forgotPassword, consuming: false)
             return user
         }

@@ -42,6 +42,12 @@ public final class CognitoUserPool: Sendable {
     let pending = Mutex<[String: PendingChallenge]>([:])
     /// Failed sign-ins per user and client address (see ``CognitoConfiguration/maxFailedSignIns``).
     let failures = Mutex<[SignInAttempt: SignInFailures]>([:])
+    /// When codes were asked for names without codes of their own, by `<purpose>/<name>`
+    /// (``countStandInCode(for:purpose:)``).
+    let standInCodes = Mutex<[String: [Date]]>([:])
+    /// Wrong codes given for names without a code waiting, by `<purpose>/<name>`
+    /// (``standInWrongAnswer(for:purpose:)``).
+    let standInWrongAnswers = Mutex<[String: Int]>([:])
     private let origin = Mutex<String>("http://127.0.0.1:20002")
     /// Lets one operation at a time read and write the store.
     private let operations = AsyncGate(width: 1)
