@@ -21,18 +21,50 @@ extension CognitoUserPool {
     /// - Throws: ``CognitoError/attemptLimitExceeded`` when the user had ``maxCodesPerHour``
     ///   codes of `purpose` in the last hour.
     func issueCode(for user: CognitoUser, purpose: CognitoCode.Purpose) async throws -> JSONObject {
-        let code = try await storeCode(for: user.username, purpose: purpose)
+        let code = try await storeCode(for: user.username, purpose: purpose, value: nil)
         let what = purpose == .signUp ? "confirmation code" : "password reset code"
         log("Cognito: the \(what) of '\(user.username)' is \(code)")
         return deliveryDetails(of: user)
     }
 
-    /// Keeps a new code of `purpose` for `username`, replacing the one waiting.
+    /// A new code verifying the value `user` has for `attribute` (`email` or `phone_number`),
+    /// kept and logged; the answer is where it went (a `CodeDeliveryDetails` object).
+    ///
+    /// - Throws: ``CognitoError/attemptLimitExceeded`` when the user had ``maxCodesPerHour``
+    ///   codes for the attribute in the last hour; `InvalidParameterException` for an attribute
+    ///   that is not verified with a code, or that the user does not have.
+    func issueVerificationCode(for user: CognitoUser, attribute: String) async throws -> JSON {
+        let purpose = try Self.verificationPurpose(of: attribute)
+        guard let value = user.attributes[attribute] else {
+            throw CognitoError.invalidParameter("The user has no \(attribute) to verify.")
+        }
+        let code = try await storeCode(for: user.username, purpose: purpose, value: value)
+        log("Cognito: the verification code of '\(user.username)' for \(attribute) \(value) is \(code)")
+        return Self.delivery(attribute: attribute, value: value)
+    }
+
+    /// The purpose of a code verifying `attribute`.
+    ///
+    /// - Throws: ``CognitoError`` `InvalidParameterException` for an attribute other than
+    ///   `email` and `phone_number`.
+    static func verificationPurpose(of attribute: String) throws(CognitoError) -> CognitoCode.Purpose {
+        switch attribute {
+        case "email": return .verifyEmail
+        case "phone_number": return .verifyPhoneNumber
+        default:
+            throw CognitoError.invalidParameter(
+                "Only email and phone_number are verified with a code; '\(CognitoUsername.printable(attribute))' is not."
+            )
+        }
+    }
+
+    /// Keeps a new code of `purpose` for `username` (verifying `value`, for a verification
+    /// code), replacing the one waiting.
     ///
     /// - Returns: The code.
     /// - Throws: ``CognitoError/attemptLimitExceeded`` past ``maxCodesPerHour`` codes of
     ///   `purpose` in the last hour.
-    private func storeCode(for username: String, purpose: CognitoCode.Purpose) async throws -> String {
+    private func storeCode(for username: String, purpose: CognitoCode.Purpose, value: String?) async throws -> String {
         let now = clock()
         let previous = try await store.read(CognitoCode.self, CognitoCode.key(username, purpose))
         let recent = (previous?.issued ?? []).filter { now.timeIntervalSince($0) < 3600 }
@@ -41,6 +73,7 @@ extension CognitoUserPool {
             username: username,
             purpose: purpose,
             code: codeGenerator(),
+            value: value,
             expires: now.addingTimeInterval(purpose == .signUp ? 86400 : 3600),
             wrongAnswers: 0,
             issued: recent + [now]

@@ -5,9 +5,11 @@ extension CognitoUserPool {
     /// `SignUp`: a new user, unconfirmed (with a code logged) unless the pool auto-confirms.
     func signUp(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
-        _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
+        let client = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let password = try input.string("Password")
         let attributes = try Self.attributes(input["UserAttributes"])
+        try Self.checkWritable(attributes, .signUp)
+        try Self.checkClientWrites(attributes, client: client)
         let status: CognitoUser.Status = configuration.autoConfirmsSignUp ? .confirmed : .unconfirmed
         let user = try await createUser(
             username: username,
@@ -59,23 +61,62 @@ extension CognitoUserPool {
         return try await issueCode(for: user, purpose: .signUp)
     }
 
-    /// `GetUser`: the signed-in user's name and attributes.
+    /// `GetUser`: the signed-in user's name and the attributes its app client reads.
     func getUser(_ input: CognitoInput) async throws -> JSONObject {
-        let user = try await self.user(ofAccessToken: try input.string("AccessToken"))
-        return ["Username": .string(user.username), "UserAttributes": Self.attributeList(of: user)]
+        let token = try input.string("AccessToken")
+        let user = try await self.user(ofAccessToken: token)
+        return [
+            "Username": .string(user.username),
+            "UserAttributes": Self.attributeList(of: user, readBy: client(ofAccessToken: token)),
+        ]
     }
 
-    /// `UpdateUserAttributes`: the signed-in user's attributes of the schema, `sub` and the
-    /// verification flags excepted.
+    /// `UpdateUserAttributes`: the signed-in user's attributes of the schema that its app client
+    /// writes, `sub` and the verification flags excepted. A new email or phone number is
+    /// unverified, and a code is sent to it (``verifyUserAttribute(_:)``).
     func updateUserAttributes(_ input: CognitoInput) async throws -> JSONObject {
-        var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
+        let token = try input.string("AccessToken")
+        var user = try await self.user(ofAccessToken: token)
         guard input["UserAttributes"] != nil else { throw CognitoError.missing("UserAttributes") }
         let attributes = try Self.attributes(input["UserAttributes"])
         try Self.checkWritable(attributes, .update)
-        for (name, value) in attributes { user.attributes[name] = value }
+        try Self.checkClientWrites(attributes, client: client(ofAccessToken: token))
+        try Self.checkCustomCount(before: user.attributes, after: user.attributes.merging(attributes) { $1 })
+        try await checkSignInNamesFree(attributes, for: user.username)
+        let unverified = Self.apply(attributes, to: &user)
+        var deliveries: [JSON] = []
+        for attribute in unverified {
+            deliveries.append(try await issueVerificationCode(for: user, attribute: attribute))
+        }
         user.modified = clock()
         try await store.write(user)
-        return ["CodeDeliveryDetailsList": .array([])]
+        return ["CodeDeliveryDetailsList": .array(deliveries)]
+    }
+
+    /// `GetUserAttributeVerificationCode`: a new code verifying the signed-in user's `email` or
+    /// `phone_number`.
+    func getUserAttributeVerificationCode(_ input: CognitoInput) async throws -> JSONObject {
+        let user = try await self.user(ofAccessToken: try input.string("AccessToken"))
+        let attribute = try input.string("AttributeName")
+        return ["CodeDeliveryDetails": try await issueVerificationCode(for: user, attribute: attribute)]
+    }
+
+    /// `VerifyUserAttribute`: the code sent to the signed-in user's `email` or `phone_number`
+    /// verifies it (sets `email_verified` or `phone_number_verified`). A code verifies only the
+    /// value it was sent to.
+    func verifyUserAttribute(_ input: CognitoInput) async throws -> JSONObject {
+        var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
+        let attribute = try input.string("AttributeName")
+        let code = try input.string("Code")
+        let purpose = try Self.verificationPurpose(of: attribute)
+        guard let waiting = try await store.read(CognitoCode.self, CognitoCode.key(user.username, purpose)),
+            let value = user.attributes[attribute], waiting.value == value
+        else { throw CognitoError.codeMismatch }
+        try await checkCode(code, for: user.username, purpose: purpose, consuming: true)
+        user.attributes[attribute + "_verified"] = "true"
+        user.modified = clock()
+        try await store.write(user)
+        return [:]
     }
 
     /// `ChangePassword`: the signed-in user's password, given the current one.
