@@ -24,7 +24,7 @@ extension CognitoUserPool {
         let code = try await storeCode(for: user.username, purpose: purpose, value: nil)
         let what = purpose == .signUp ? "confirmation code" : "password reset code"
         log("Cognito: the \(what) of '\(user.username)' is \(code)")
-        return deliveryDetails(of: user)
+        return try await deliveryDetails(of: user)
     }
 
     /// A new code verifying the value `user` has for `attribute` (`email` or `phone_number`),
@@ -131,36 +131,49 @@ extension CognitoUserPool {
     /// Where a code for `user` went: its masked email, else its masked phone number. A user with
     /// neither (whose codes are only printed) gets the stand-in a name nobody has gets, so that
     /// the answer does not tell a user from a name.
-    func deliveryDetails(of user: CognitoUser) -> JSONObject {
+    func deliveryDetails(of user: CognitoUser) async throws -> JSONObject {
         if let email = user.attributes["email"] {
             return ["CodeDeliveryDetails": Self.delivery(attribute: "email", value: email)]
         }
         if let phoneNumber = user.attributes["phone_number"] {
             return ["CodeDeliveryDetails": Self.delivery(attribute: "phone_number", value: phoneNumber)]
         }
-        return ["CodeDeliveryDetails": standInDelivery(for: user.username)]
+        return ["CodeDeliveryDetails": try await standInDelivery(for: user.username)]
     }
 
     /// What a code request for a name nobody has is answered (`PreventUserExistenceErrors`): a
     /// delivery as a user's would be, to the name itself when it is the email or phone number
     /// users sign in with, else to a stand-in email derived from the name.
-    func deliveryDetails(ofUnknown name: String) -> JSONObject {
+    func deliveryDetails(ofUnknown name: String) async throws -> JSONObject {
         for attribute in configuration.usernameAttributes where attribute.accepts(name) {
             return ["CodeDeliveryDetails": Self.delivery(attribute: attribute.rawValue, value: name)]
         }
-        return ["CodeDeliveryDetails": standInDelivery(for: name)]
+        return ["CodeDeliveryDetails": try await standInDelivery(for: name)]
     }
 
-    /// The domains of stand-in deliveries: common ones, so that a stand-in reads as a user's.
-    static let standInDomains = ["gmail.com", "outlook.com", "yahoo.com", "hotmail.com", "icloud.com", "proton.me"]
+    /// The domains stand-in deliveries name while no user has an email: common ones.
+    static let commonDomains = ["gmail.com", "outlook.com", "yahoo.com", "hotmail.com", "icloud.com", "proton.me"]
 
-    /// A masked email for `name`, the same at every request (as a user's is): the name's first
-    /// letter or digit (a letter derived from it otherwise), `***@` and a common domain derived
-    /// from the name with a key of the pool's.
+    /// The domains stand-in deliveries name: those of the users' emails, so that a stand-in
+    /// reads as one of the pool's users' deliveries does (a user's answer names its domain
+    /// anyway); ``commonDomains`` while no user has an email.
+    func standInDomains() async throws -> [String] {
+        let domains = try await store.all(CognitoUser.self).compactMap { user -> String? in
+            guard let email = user.attributes["email"], let at = email.lastIndex(of: "@") else { return nil }
+            let domain = email[email.index(after: at)...]
+            return domain.isEmpty ? nil : String(domain)
+        }
+        return domains.isEmpty ? Self.commonDomains : Set(domains).sorted()
+    }
+
+    /// A masked email for `name`, the same at every request while the users' domains stay (as a
+    /// user's is): the name's first letter or digit (a letter derived from it otherwise), `***@`
+    /// and one of ``standInDomains()`` derived from the name with a key of the pool's.
     ///
-    /// A user whose email is at another domain can still be told from a stand-in by one who
-    /// knows the stand-ins' domains: the shape is the same, not the set of values.
-    func standInDelivery(for name: String) -> JSON {
+    /// Where users' emails are at many domains, one who knows a user's domain can still tell the
+    /// user's answer from a stand-in that names another.
+    func standInDelivery(for name: String) async throws -> JSON {
+        let domains = try await standInDomains()
         let key = SymmetricKey(
             data: SHA256.hash(data: Data(("delivery-stand-in:" + administratorCredentials.secretAccessKey).utf8))
         )
@@ -168,7 +181,7 @@ extension CognitoUserPool {
         let letters = Array("abcdefghijklmnopqrstuvwxyz")
         let first = name.first.flatMap { $0.isASCII && ($0.isLetter || $0.isNumber) ? Character($0.lowercased()) : nil }
         let local = first ?? letters[Int(mac[0]) % letters.count]
-        let domain = Self.standInDomains[Int(mac[1]) % Self.standInDomains.count]
+        let domain = domains[Int(mac[1]) % domains.count]
         return Self.delivery(attribute: "email", value: "\(local)@\(domain)")
     }
 

@@ -50,13 +50,13 @@ extension CognitoUserPool {
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         guard let user = try await existingUser(username) else {
             try countStandInCode(for: username, purpose: .signUp)
-            return deliveryDetails(ofUnknown: username)
+            return try await deliveryDetails(ofUnknown: username)
         }
         // A confirmed user is answered as a name nobody has, with no code: Cognito with
         // PreventUserExistenceErrors answers it without an error too.
         guard user.status == .unconfirmed else {
             try countStandInCode(for: username, purpose: .signUp)
-            return deliveryDetails(of: user)
+            return try await deliveryDetails(of: user)
         }
         return try await issueCode(for: user, purpose: .signUp)
     }
@@ -148,7 +148,7 @@ extension CognitoUserPool {
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         guard let user = try await existingUser(username) else {
             try countStandInCode(for: username, purpose: .forgotPassword)
-            return deliveryDetails(ofUnknown: username)
+            return try await deliveryDetails(ofUnknown: username)
         }
         return try await issueCode(for: user, purpose: .forgotPassword)
     }
