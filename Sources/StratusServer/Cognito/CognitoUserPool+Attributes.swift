@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 
 /// The attributes a user has, who may write which, and what reaches a token.

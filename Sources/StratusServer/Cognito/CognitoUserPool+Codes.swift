@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 
 /// Confirmation and password reset codes: six digits, printed (no message leaves the machine)

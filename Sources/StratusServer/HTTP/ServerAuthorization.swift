@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 
 /// How the HTTP endpoint authorizes requests: the default mode, the additional modes, and what
