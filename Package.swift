@@ -136,6 +136,7 @@ let package = Package(
             dependencies: [
                 "Amplify",
                 "AWSPluginsCore",
+                "AWSWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "SQLiteExactText",
                 .product(name: "OpenCombine", package: "OpenCombine"),

@@ -134,7 +134,7 @@ struct Serve: AsyncParsableCommand {
         let additionalModes: [Identity.AuthorizationMode] = {
             var modes = settings.additionalModes
             guard cognitoConfiguration != nil, settings.authorization?.additionalModes == nil else { return modes }
-            for mode in [Identity.AuthorizationMode.userPools, .awsIAM]
+            for mode in [Identity.AuthorizationMode.amazonCognitoUserPools, .awsIAM]
             where mode != settings.defaultMode && !modes.contains(mode) {
                 modes.append(mode)
             }

@@ -447,7 +447,7 @@ struct ServeSettings: Decodable {
                 issuer: pool.issuer,
                 jwks: try source(url: pool.jwksUrl, file: pool.jwksFile, key: "authorization.userPool")
             )
-        } else if modes.contains(.userPools), !hasLocalPool {
+        } else if modes.contains(.amazonCognitoUserPools), !hasLocalPool {
             throw CommandFailure(
                 "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile "
                     + "when the keys are not at the pool's issuer) in the configuration file."
@@ -491,7 +491,7 @@ struct ServeSettings: Decodable {
                 }
                 let mode =
                     try route.authorization.map { name in
-                        guard let mode = Identity.AuthorizationMode(rawValue: name), mode != .lambda else {
+                        guard let mode = Identity.AuthorizationMode(rawValue: name), mode != .function else {
                             throw CommandFailure(
                                 "Unknown REST authorization '\(name)' on \(route.path). "
                                     + "Use NONE, API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS or OPENID_CONNECT."

@@ -64,7 +64,7 @@ import Testing
         let http = StratusHTTPServer(
             server: server,
             authorization: ServerAuthorization(
-                defaultMode: .userPools,
+                defaultMode: .amazonCognitoUserPools,
                 additionalModes: [.apiKey],
                 apiKeys: [APIKey(value: "da2-valid")]
             ),

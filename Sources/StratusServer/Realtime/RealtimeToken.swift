@@ -16,7 +16,7 @@ struct RealtimeToken: Sendable, Hashable {
     /// The token of a request authorized as `identity` with `headers`; `nil` unless the
     /// identity is a user pool's or an OIDC provider's, whose tokens expire and can be revoked.
     init?(headers: JSONObject, identity: Identity) {
-        guard identity.authorizationMode == .userPools || identity.authorizationMode == .openIDConnect,
+        guard identity.authorizationMode == .amazonCognitoUserPools || identity.authorizationMode == .openIDConnect,
             let token = headers.first(where: { $0.key.lowercased() == "authorization" })?.value.stringValue
         else { return nil }
         self.token = token
