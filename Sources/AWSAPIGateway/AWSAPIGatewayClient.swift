@@ -38,6 +38,8 @@ public final class AWSAPIGatewayClient: Sendable {
     public let url: URL
     private let transport: any HTTPTransport
     private let key: Mutex<String?>
+    /// The error every request of a client for an unregistered key fails with.
+    private let refusal: AWSAPIGatewayError?
 
     /// A client of the API at `url`, or at the configuration's endpoint when it has one (or at
     /// ``endpointOverride`` when it is bound).
@@ -51,6 +53,29 @@ public final class AWSAPIGatewayClient: Sendable {
         self.url = configuration.endpoint?.url ?? Self.endpointOverride?.url ?? url
         self.transport = transport
         self.key = Mutex(apiKey)
+        refusal = nil
+    }
+
+    /// The client a generated class answers `client(forKey:)` with for a key nothing was
+    /// registered under: every request fails with ``AWSAPIGatewayError/Code/notRegistered``,
+    /// naming the key and the call that registers it.
+    public static func unregistered(key: String, clientName: String, url: URL) -> AWSAPIGatewayClient {
+        AWSAPIGatewayClient(
+            url: url,
+            refusal: AWSAPIGatewayError(
+                .notRegistered,
+                "No \(clientName) is registered for the key '\(key)'. Call "
+                    + "\(clientName).registerClient(withConfiguration:forKey:) with that key first."
+            )
+        )
+    }
+
+    private init(url: URL, refusal: AWSAPIGatewayError) {
+        configuration = AWSServiceConfiguration(region: .USEast1, endpoint: nil, credentialsProvider: nil)
+        self.url = url
+        transport = defaultHTTPTransport()
+        key = Mutex(nil)
+        self.refusal = refusal
     }
 
     /// The API key sent in `x-api-key`, for methods that require one.
@@ -70,8 +95,10 @@ public final class AWSAPIGatewayClient: Sendable {
     ///
     /// - Throws: ``AWSAPIGatewayError``: ``AWSAPIGatewayError/Code/httpError`` with the API's
     ///   answer for a status of 400 or more, ``AWSAPIGatewayError/Code/credentials``,
-    ///   ``AWSAPIGatewayError/Code/invalidRequest`` or ``AWSAPIGatewayError/Code/network``.
+    ///   ``AWSAPIGatewayError/Code/invalidRequest``, ``AWSAPIGatewayError/Code/network``, or
+    ///   ``AWSAPIGatewayError/Code/notRegistered`` for a client of an unregistered key.
     public func send(_ request: AWSAPIGatewayRequest) async throws(AWSAPIGatewayError) -> AWSAPIGatewayResponse {
+        if let refusal { throw refusal }
         var urlRequest = try urlRequest(for: request)
         if let provider = configuration.credentialsProvider {
             let credentials: AWSCredentials

@@ -29,6 +29,8 @@ public struct AWSAPIGatewayError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code("invalidRequest")
         /// No answer arrived: the endpoint cannot be reached or the connection dropped.
         public static let network = Code("network")
+        /// The client was asked for by a key nothing was registered under.
+        public static let notRegistered = Code("notRegistered")
 
         /// The code's name, such as `httpError`.
         public var description: String { name }

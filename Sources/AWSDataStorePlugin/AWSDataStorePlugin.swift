@@ -77,8 +77,12 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// Opens the store. Sync starts with the first DataStore call, or ``start()``.
     ///
-    /// - Throws: ``DataStoreError`` when the models cannot be stored or the database file is not
-    ///   DataStore's or is corrupted.
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/configuration`` when the registration's
+    ///   models cannot be stored (two names that differ only in case, a relation to a model it
+    ///   does not register); ``DataStoreError/Code/invalidDatabase`` when the file at
+    ///   ``DataStoreConfiguration/databaseURL`` is not DataStore's, is corrupted or was written by
+    ///   a newer DataStore (the file is left untouched); ``DataStoreError/Code/storage`` when the
+    ///   file cannot be created or SQLite fails.
     public func configure(using configuration: JSONValue?) throws {
         _ = try openStore()
     }
@@ -155,22 +159,56 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// The pending outbox events, oldest first: the changes waiting to be sent to the backend.
     ///
-    /// - Throws: ``DataStoreError`` when storage fails.
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/invalidDatabase`` naming the event when
+    ///   a stored event cannot be read (a `createdAt` that is not an `AWSDateTime`, a mutation type
+    ///   that is not create, update or delete); ``DataStoreError/Code/storage`` when SQLite fails;
+    ///   or those of ``configure(using:)`` when the store opens now.
     public func pendingMutations() async throws -> [MutationEvent] {
         try await openEngine().outboxEvents()
     }
 
     // MARK: - DataStoreCategory
 
+    /// Saves `model`: creates it, or replaces the stored record with its identifier; with a
+    /// `condition`, replaces it only when the stored record matches. The record, its sync
+    /// metadata and its outbox event are written in one transaction.
+    ///
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
+    ///   registration does not contain `M`; ``DataStoreError/Code/invalidModel`` when the model
+    ///   does not fit its schema (a required field without a value, a value of another type, a
+    ///   number JSON cannot hold) or belongs to a parent that is not saved;
+    ///   ``DataStoreError/Code/invalidCondition`` when `condition` does not fit the model (an
+    ///   unknown field, an operator its type does not support, a value of another type), is given
+    ///   for a record not saved yet, or compares with a number a GraphQL filter cannot hold;
+    ///   ``DataStoreError/Code/conditionalSaveFailed`` when the stored record does not match
+    ///   `condition`; ``DataStoreError/Code/invalidDatabase`` when the record's pending outbox
+    ///   event cannot be read; ``DataStoreError/Code/storage`` when SQLite fails; or those of
+    ///   ``configure(using:)`` when the store opens now. Nothing is written when it throws.
     @discardableResult
     public func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws -> M {
         try await openEngine().save(model, where: condition)
     }
 
+    /// The stored model of type `modelType` whose identifier is `id`, or `nil`.
+    ///
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
+    ///   registration does not contain `M`; ``DataStoreError/Code/invalidDatabase`` naming the
+    ///   record when its stored embedded value or list is not JSON;
+    ///   ``DataStoreError/Code/storage`` when the record does not decode as `M` or SQLite fails;
+    ///   or those of ``configure(using:)`` when the store opens now.
     public func query<M: Model>(_ modelType: M.Type, byId id: String) async throws -> M? {
         try await openEngine().query(modelType, byId: id)
     }
 
+    /// The stored models of type `modelType` that match `predicate`, sorted and paginated.
+    ///
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
+    ///   registration does not contain `M`; ``DataStoreError/Code/invalidCondition`` when the
+    ///   predicate or the sort does not fit the model (an unknown field, an operator its type
+    ///   does not support, a value of another type, a hasMany relation to sort by);
+    ///   ``DataStoreError/Code/invalidDatabase`` naming the record when its stored embedded value
+    ///   or list is not JSON; ``DataStoreError/Code/storage`` when a record does not decode as
+    ///   `M` or SQLite fails; or those of ``configure(using:)`` when the store opens now.
     public func query<M: Model>(
         _ modelType: M.Type,
         where predicate: (any QueryPredicate)?,
@@ -180,6 +218,19 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         try await openEngine().query(modelType, where: predicate, sort: sortInput, paginate: paginationInput)
     }
 
+    /// Deletes the stored record of `model`, with its hasMany and hasOne children, when it
+    /// matches `predicate`; each deletion is an outbox event. A record that is not stored is
+    /// no error: nothing is deleted.
+    ///
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
+    ///   registration does not contain `M`; ``DataStoreError/Code/invalidModel`` when `model`
+    ///   cannot be encoded or has no value for a key field; ``DataStoreError/Code/invalidCondition``
+    ///   when `predicate` does not fit the model (an unknown field, an operator its type does not
+    ///   support, a value of another type) or compares with a number a GraphQL filter cannot hold;
+    ///   ``DataStoreError/Code/conditionalSaveFailed`` when the stored record does not match it;
+    ///   ``DataStoreError/Code/invalidDatabase`` when a pending outbox event of a deleted record
+    ///   cannot be read; ``DataStoreError/Code/storage`` when SQLite fails; or those of
+    ///   ``configure(using:)`` when the store opens now. Nothing is deleted when it throws.
     public func delete<M: Model>(_ model: M, where predicate: (any QueryPredicate)?) async throws {
         let engine = try openEngine()
         let table = try engine.catalog.table(for: M.self)
@@ -187,6 +238,14 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         try await engine.delete(from: table, identifier: try table.identifier(of: json), where: predicate)
     }
 
+    /// Deletes the stored model of type `modelType` whose identifier is `id`, with its hasMany
+    /// and hasOne children, when it matches `predicate`; as ``delete(_:where:)``.
+    ///
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel``,
+    ///   ``DataStoreError/Code/invalidCondition``, ``DataStoreError/Code/conditionalSaveFailed``,
+    ///   ``DataStoreError/Code/invalidDatabase`` or ``DataStoreError/Code/storage``, as
+    ///   ``delete(_:where:)`` throws them, or those of ``configure(using:)`` when the store opens
+    ///   now. Nothing is deleted when it throws.
     public func delete<M: Model>(
         _ modelType: M.Type,
         withId id: String,
@@ -196,6 +255,15 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         try await engine.delete(from: try engine.catalog.table(for: M.self), identifier: id, where: predicate)
     }
 
+    /// Deletes every stored model of type `modelType` that matches `predicate`, with their
+    /// hasMany and hasOne children, in one transaction.
+    ///
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
+    ///   registration does not contain `M`; ``DataStoreError/Code/invalidCondition`` when
+    ///   `predicate` does not fit the model; ``DataStoreError/Code/invalidDatabase`` when a
+    ///   pending outbox event of a deleted record cannot be read; ``DataStoreError/Code/storage``
+    ///   when SQLite fails; or those of ``configure(using:)`` when the store opens now. Nothing
+    ///   is deleted when it throws.
     public func delete<M: Model>(_ modelType: M.Type, where predicate: any QueryPredicate) async throws {
         let engine = try openEngine()
         try await engine.delete(from: try engine.catalog.table(for: M.self), where: predicate)
@@ -224,17 +292,26 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     }
 
     /// Stops syncing, removes every record and the outbox; the next call starts again.
+    ///
+    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/storage`` when SQLite fails (nothing
+    ///   is removed then), or those of ``configure(using:)`` when the store opens now.
     public func clear() async throws {
         await stopSync()
         try await openStore().clear()
     }
 
     /// Opens the store and starts syncing, when there is a backend.
+    ///
+    /// - Throws: ``DataStoreError``: those of ``configure(using:)`` when the store opens now.
+    ///   Sync's own failures come later, to ``DataStoreConfiguration/errorHandler``.
     public func start() async throws {
         _ = try openEngine()
     }
 
     /// Stops syncing and closes the store; the next call opens it and starts again.
+    ///
+    /// - Throws: Nothing: a failure to close the database is logged
+    ///   (``DataStoreConfiguration/log``). The signature is the DataStore category's.
     public func stop() async throws {
         await close()
     }

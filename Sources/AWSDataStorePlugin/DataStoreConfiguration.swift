@@ -169,3 +169,6 @@ public struct DataStoreConfiguration: Sendable {
         UserDirectories.data(environment: environment)
     }
 }
+
+/// Receives an error of sync that no caller can be told of.
+public typealias DataStoreErrorHandler = @Sendable (DataStoreError) -> Void

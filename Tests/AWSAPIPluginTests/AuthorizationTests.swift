@@ -141,6 +141,24 @@ import Testing
         )
     }
 
+    /// A provider that implements neither form compiles; its request fails, saying so.
+    @Test func aProviderWithNeitherFormFailsItsRequestNamingTheFix() async throws {
+        let plugin = try makePlugin(
+            [.graphQL(authorizationType: .openIDConnect, apiKey: nil)],
+            transport: transport,
+            factory: EmptyFactory()
+        )
+        let message = await thrownMessage { _ = try await plugin.query(request: ping) }
+        #expect(
+            message
+                == "The oidcAuthProvider() of the APIAuthProviderFactory failed to return a token for OPENID_CONNECT: "
+                + "Provider implements neither getLatestAuthToken() async throws -> String nor "
+                + "getLatestAuthToken() -> Result<String, Error>. Implement one of them. Check that the user is signed "
+                + "in and that getLatestAuthToken() returns their token."
+        )
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func theResultFormOfAProviderIsUsed() async throws {
         let plugin = try makePlugin(
             [.graphQL(authorizationType: .openIDConnect, apiKey: nil)],
@@ -158,6 +176,13 @@ private final class FailingFactory: APIAuthProviderFactory {
     struct Provider: AmplifyOIDCAuthProvider {
         func getLatestAuthToken() async throws -> String { throw SignedOut() }
     }
+
+    override func oidcAuthProvider() -> AmplifyOIDCAuthProvider? { Provider() }
+}
+
+/// Its provider implements neither form of `getLatestAuthToken()`.
+private final class EmptyFactory: APIAuthProviderFactory {
+    struct Provider: AmplifyOIDCAuthProvider {}
 
     override func oidcAuthProvider() -> AmplifyOIDCAuthProvider? { Provider() }
 }

@@ -77,6 +77,27 @@ typealias BlogTag = BlogModels.Tag
         #expect(transport.requests.isEmpty)
     }
 
+    /// A variable given as `Any` that JSON cannot hold fails the request when it is sent, naming
+    /// the key, instead of stopping the program where the request is made.
+    @Test func aVariableThatIsNotJSONFailsItsRequestNamingTheKey() async throws {
+        struct Point { var x = 1 }
+        let transport = InMemoryTransport(body: #"{"data":{"echo":true}}"#)
+        let request = GraphQLRequest<JSONValue>(
+            document: "query ($at: AWSJSON, $n: Int) { echo(at: $at, n: $n) }",
+            variables: ["at": Point(), "n": 3] as [String: Any],
+            responseType: JSONValue.self
+        )
+        await #expect {
+            _ = try await plugin(transport).query(request: request)
+        } throws: { error in
+            guard case .operationError(let description, _) = error as? APIError else { return false }
+            return description
+                == "GraphQLRequest variables must be JSON-compatible; 'at' (Point) is not. Encode with JSONEncoder "
+                + "and JSONSerialization first."
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func integersStayExactBothWays() async throws {
         let transport = InMemoryTransport(body: #"{"data":{"big":9007199254740993}}"#)
         let request = GraphQLRequest<JSONValue>(

@@ -102,8 +102,8 @@ import Testing
             let id = event.element.model.identifier
             let state = try? plugin.openStore().pool.read { db in
                 (
-                    try Outbox.hasPending("Blog", id, db),
-                    try StorageEngine.storedVersion(Outbox.recordKey("Blog", id), db)
+                    try Outbox.hasPending(RecordKey(modelName: "Blog", identifier: id), db),
+                    try StorageEngine.storedVersion(RecordKey(modelName: "Blog", identifier: id), db)
                 )
             }
             seen.append("\(id) v\(event.element.version ?? -1): pending \(state?.0 ?? true), stored v\(state?.1 ?? -1)")

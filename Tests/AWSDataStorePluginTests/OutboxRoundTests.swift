@@ -20,7 +20,8 @@ import Testing
 
     /// The backend's `_version` the store keeps for the blog `id`.
     static func storedVersion(_ id: String, _ engine: StorageEngine) async throws -> Int? {
-        try await engine.read { db in try StorageEngine.storedVersion(Outbox.recordKey("Blog", id), db) }
+        let record = RecordKey(modelName: "Blog", identifier: id)
+        return try await engine.read { db in try StorageEngine.storedVersion(record, db) }
     }
 
     @Test func aRoundSettlesEveryAcceptedEventAndTakesTheNextOnes() async throws {
@@ -44,7 +45,7 @@ import Testing
                 AcceptedEvent(event: first.taken[1].event, item: try Self.answer("b2", name: "Server b2", version: 3)),
             ],
             take: 4,
-            excluding: ["Blog|b3"]
+            excluding: [RecordKey(modelName: "Blog", identifier: "b3")]
         )
         #expect(second.settled.count == 2)
         #expect(second.settled.allSatisfy { (try? $0.get()) != nil })
@@ -66,7 +67,7 @@ import Testing
                 AcceptedEvent(event: second.taken[0].event, item: try Self.answer("b1", name: "Server", version: 2))
             ],
             take: 0,
-            excluding: ["Blog|b3"]
+            excluding: [RecordKey(modelName: "Blog", identifier: "b3")]
         )
         #expect(third.taken.isEmpty)
         #expect(!third.isEmpty)

@@ -116,6 +116,30 @@ import Testing
         #expect(metadata.map { $0[2] as Int } == [0, 0])
     }
 
+    /// A deletion's event holds the stored record as JSON text, written from the row: sorted
+    /// keys, null columns left out, stored lists as they are, escapes as JSONEncoder writes them.
+    @Test func aDeletionsOutboxRowHoldsTheStoredRecordAsJSONText() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Fixtures.blog())
+        var post = Fixtures.post("p1", title: "Tab\t \"quoted\" back\u{08} feed\u{0C} nul\u{00} é/😀")
+        post.score = 2
+        post.published = true
+        post.keywords = ["a/b"]
+        post.locations = [GeoPoint(latitude: 1.5, longitude: -2)]
+        try await store.plugin.save(post)
+        // Sent, so that the deletion queues behind the create instead of cancelling it.
+        try await store.markAllSent()
+        try await store.plugin.delete(post)
+        let deletion = try #require(try await store.plugin.pendingMutations().last)
+        #expect(deletion.kind == .delete)
+        #expect(
+            deletion.json
+                == #"{"blogID":"b1","id":"p1","keywords":["a/b"],"locations":[{"latitude":1.5,"longitude":-2}],"#
+                + #""published":true,"rating":3,"score":2.0,"status":"DRAFT","#
+                + #""title":"Tab\t \"quoted\" back\b feed\f nul\u0000 é/😀"}"#
+        )
+    }
+
     @Test func aFailedSaveWritesNothing() async throws {
         let store = try TestStore()
         try await store.plugin.save(Fixtures.blog())

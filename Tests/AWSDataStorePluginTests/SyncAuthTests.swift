@@ -3,6 +3,7 @@ import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusCognito
 import StratusServer
 import StratusTesting
 import Synchronization
@@ -125,8 +126,11 @@ import Testing
         // Ann signs in again: a base sync brings her records back.
         let before = ann.events.count
         _ = try await ann.auth.signIn(username: "ann", password: Self.password, options: nil)
-        try await waitUntil("Ann's records back") {
+        // The records are stored before the model's sync query is told synced (a write later, see
+        // HubEventFactsTests): wait for both.
+        try await waitUntil("Ann's records back and her model synced") {
             try await ann.plugin.query(OwnedNote.self).count == 2
+                && ann.events.values.dropFirst(before).contains { $0.data is ModelSyncedEvent }
         }
         let resynced = ann.events.values.dropFirst(before).compactMap { $0.data as? ModelSyncedEvent }
         #expect(resynced.map(\.isFullSync) == [true])

@@ -3,6 +3,7 @@ import AWSCore
 import AWSPluginsCore
 import Amplify
 import Foundation
+import RESTClient
 import StratusServer
 import StratusTesting
 import Synchronization
@@ -67,6 +68,19 @@ import Testing
             #expect(task.result == nil)
             return error
         }
+    }
+
+    /// The seed's `client(forKey:)` with a key nothing was registered under: its calls fail
+    /// through `AWSTask.error`, naming the key and the registration, and nothing is sent.
+    @Test func aClientOfAnUnregisteredKeyFailsItsCallsNamingTheFix() async throws {
+        let client = xyz123useamplifyabcdClient.client(forKey: "NeverRegistered")
+        let refusal = try await Self.refusal(client.invoke(Self.request))
+        #expect(refusal.code == .notRegistered)
+        #expect(
+            refusal.message
+                == "No xyz123useamplifyabcdClient is registered for the key 'NeverRegistered'. Call "
+                + "xyz123useamplifyabcdClient.registerClient(withConfiguration:forKey:) with that key first."
+        )
     }
 
     @Test func signedCallsSucceed() async throws {

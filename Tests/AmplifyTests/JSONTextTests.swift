@@ -54,6 +54,29 @@ import Testing
         }
     }
 
+    /// Objects written member by member (a stored row's columns), in an array: separators, keys
+    /// escaped, JSON text kept as it is.
+    @Test func anObjectWrittenMemberByMemberHasItsMembersInOrder() {
+        var writer = JSONTextWriter(sortsKeys: true, doubleStyle: .keepsFraction)
+        writer.writeArray(1...2) { index, writer in
+            writer.writeObject { writer in
+                writer.writeKey("id")
+                writer.write("r\(index)")
+                writer.writeKey(#"say "hi""#)
+                writer.writeJSONText(#"["a",{"b":1}]"#)
+                writer.writeKey("score")
+                writer.write(2.0)
+                writer.writeKey("none")
+                writer.writeNull()
+            }
+        }
+        #expect(
+            writer.text
+                == #"[{"id":"r1","say \"hi\"":["a",{"b":1}],"score":2.0,"none":null},"#
+                + #"{"id":"r2","say \"hi\"":["a",{"b":1}],"score":2.0,"none":null}]"#
+        )
+    }
+
     @Test func wholeNumbersReadAsIntegersAsJSONDecoderReadsThem() throws {
         #expect(
             try JSONValue(parsing: "[2.0, 1e3, -0.0, 2.5, 9223372036854775807]") == [2, 1000, 0, 2.5, .integer(.max)]

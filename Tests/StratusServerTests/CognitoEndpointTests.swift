@@ -1,6 +1,7 @@
 import AWSWire
 import Foundation
 import StratusCodegen
+import StratusCognito
 import StratusServer
 import StratusTesting
 import Testing

@@ -26,9 +26,20 @@ extension AWSAPIPlugin {
         let pipeline = try pipeline(apiName: request.apiName, type: .graphQL, authMode: request.authMode)
         var urlRequest = URLRequest(url: pipeline.endpoint.endpoint)
         urlRequest.httpMethod = "POST"
-        urlRequest.httpBody = try Self.encode(request.body)
+        urlRequest.httpBody = try Self.encode(request)
         let response = try await pipeline.send(urlRequest, headers: request.headers.isEmpty ? nil : request.headers)
         return GraphQLResponseDecoder().decode(response.body, for: request)
+    }
+
+    /// The body of `request`.
+    ///
+    /// - Throws: `APIError.operationError` when its variables are not all JSON-compatible or
+    ///   cannot be encoded.
+    static func encode<R>(_ request: GraphQLRequest<R>) throws -> Data {
+        if let problem = request.variablesProblem {
+            throw APIError.operationError(problem, "Pass JSONValue variables, or values JSONSerialization produces.")
+        }
+        return try encode(request.body)
     }
 
     /// The body of a GraphQL request: compact JSON with sorted keys, the text `JSONEncoder`

@@ -22,7 +22,7 @@ extension AWSAPIPlugin {
             let pipeline = try pipeline(apiName: request.apiName, type: .graphQL, authMode: request.authMode)
             try pipeline.authorizer.checkConfiguration()
             client = realTimeClient(for: pipeline)
-            data = String(decoding: try Self.encode(request.body), as: UTF8.self)
+            data = String(decoding: try Self.encode(request), as: UTF8.self)
         } catch {
             let failed = AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>>()
             failed.finish(throwing: error)

@@ -228,7 +228,13 @@ struct SchemaMigrator {
             case .integer: return Int64(text).map(\.databaseValue)
             case .double: return Double(text).map(\.databaseValue)
             case .object, .list:
-                json = (try? JSONValue(parsing: text)) ?? .string(text)
+                do {
+                    json = try JSONValue(parsing: text)
+                } catch {
+                    // Text that is not JSON holds no embedded value or list: it does not convert,
+                    // and the caller logs what it clears.
+                    return nil
+                }
             default: json = .string(text)
             }
         case .blob: return nil

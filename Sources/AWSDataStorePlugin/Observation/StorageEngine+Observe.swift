@@ -143,8 +143,7 @@ final class SnapshotTracker: Sendable {
     func isAffected(by event: MutationEvent) -> Bool {
         let affected: Bool
         if let predicate, !state.withLock({ $0.identifiers.contains(event.modelId) }) {
-            let json = try? JSONValue(parsing: event.json)
-            affected = json.map { (try? predicate.evaluate(target: $0, schema: schema)) ?? true } ?? true
+            affected = mayMatch(event, predicate)
         } else {
             affected = true
         }
@@ -155,6 +154,16 @@ final class SnapshotTracker: Sendable {
             }
         }
         return affected
+    }
+
+    /// Whether `event`'s record may match `predicate`: `true` when the predicate cannot be
+    /// checked against it, for the next query decides then, and reports what it cannot read.
+    private func mayMatch(_ event: MutationEvent, _ predicate: any QueryPredicate) -> Bool {
+        do {
+            return try predicate.evaluate(target: try JSONValue(parsing: event.json), schema: schema)
+        } catch {
+            return true
+        }
     }
 
     /// Marks the start of a query for the next snapshot.

@@ -11,6 +11,9 @@ import GRDB
 /// so that equal text and only equal text compares equal.
 enum TemporalCollations {
     /// The collations, to add to every connection.
+    ///
+    /// A collation cannot fail, so text that is not a valid value (only text written outside
+    /// DataStore, which validates what it stores) parses as `nil` and sorts by its bytes.
     static let all: [DatabaseCollation] = [
         collation(.date) { order(try? Temporal.Date(iso8601String: $0), try? Temporal.Date(iso8601String: $1)) },
         collation(.dateTime) {

@@ -30,11 +30,17 @@ struct CascadeDelete {
     /// first; each record appears once.
     func plan(_ roots: [[DatabaseValue]], in table: ModelTable, _ db: Database) throws -> [DeletedRecord] {
         var plan: [DeletedRecord] = []
-        var visited: Set<String> = []
+        var visited: Set<VisitedRow> = []
         for row in roots {
             try visit(row, table, db, &plan, &visited)
         }
         return plan
+    }
+
+    /// A row the plan holds already.
+    private struct VisitedRow: Hashable {
+        let table: String
+        let rowid: Int64
     }
 
     private func visit(
@@ -42,10 +48,10 @@ struct CascadeDelete {
         _ table: ModelTable,
         _ db: Database,
         _ plan: inout [DeletedRecord],
-        _ visited: inout Set<String>
+        _ visited: inout Set<VisitedRow>
     ) throws {
         let rowid = Self.rowid(of: row)
-        guard visited.insert("\(table.name)|\(rowid)").inserted else { return }
+        guard visited.insert(VisitedRow(table: table.name, rowid: rowid)).inserted else { return }
         let key = table.primaryKey.map { name -> DatabaseValue in row[1 + table.columnIndex[name]!] }
         if !key.contains(where: \.isNull) {
             for relation in table.children {
@@ -122,8 +128,7 @@ extension StorageEngine {
             }
             let identifier = ModelTable.identifier(of: key)
             let version = try SystemTables.markRecord(
-                modelName: record.table.name,
-                identifier: identifier,
+                RecordKey(modelName: record.table.name, identifier: identifier),
                 deleted: true,
                 db
             )
@@ -131,7 +136,7 @@ extension StorageEngine {
             let event = MutationEvent(
                 modelId: identifier,
                 modelName: record.table.name,
-                json: String(decoding: record.table.jsonData(of: record.row, offset: 1), as: UTF8.self),
+                json: record.table.jsonText(of: record.row, offset: 1),
                 mutationType: .delete,
                 version: version,
                 graphQLFilterJSON: isRoot ? filter : nil

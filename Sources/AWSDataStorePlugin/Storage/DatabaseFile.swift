@@ -34,6 +34,8 @@ enum DatabaseFile {
         let header: Data
         do {
             let handle = try FileHandle(forReadingFrom: url)
+            // Closing a handle that only read the header loses nothing; the read's error is the one
+            // that matters.
             defer { try? handle.close() }
             header = try handle.read(upToCount: 100) ?? Data()
         } catch {
@@ -99,6 +101,8 @@ enum DatabaseFile {
         configuration.busyMode = .timeout(10)
         do {
             let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            // A read-only connection that only checked the file: closing it loses nothing, and the
+            // check's answer or error is the one that matters.
             defer { try? queue.close() }
             return try queue.read { db throws(DataStoreError) -> Check in
                 do {

@@ -1,3 +1,4 @@
+import AWSWire
 import Amplify
 import Foundation
 import GRDB
@@ -5,35 +6,38 @@ import GRDB
 extension ModelTable {
     /// The record in `row` as a JSON object with sorted keys: what models decode from and what
     /// the outbox stores. The table's columns start at `offset`; null columns are left out.
-    func jsonData(of row: [DatabaseValue], offset: Int = 0) -> Data {
-        var writer = JSONTextWriter()
-        writer.bytes.append(UInt8(ascii: "{"))
-        var first = true
-        for index in jsonOrder {
-            let value = row[offset + index]
-            if value.isNull { continue }
-            if !first { writer.bytes.append(UInt8(ascii: ",")) }
-            first = false
-            let column = columns[index]
-            writer.appendString(column.name)
-            writer.bytes.append(UInt8(ascii: ":"))
-            switch (column.kind, value.storage) {
-            case (.boolean, .int64(let int)):
-                writer.appendRaw(int != 0 ? "true" : "false")
-            case (_, .int64(let int)):
-                writer.appendRaw(String(int))
-            case (_, .double(let double)):
-                writer.appendRaw(double.isFinite ? String(double) : "null")
-            case (.object, .string(let text)), (.list, .string(let text)):
-                writer.appendRaw(text)
-            case (_, .string(let text)):
-                writer.appendString(text)
-            case (_, .blob), (_, .null):
-                writer.appendRaw("null")
+    func jsonText(of row: [DatabaseValue], offset: Int = 0) -> String {
+        var writer = JSONTextWriter(sortsKeys: true, doubleStyle: .keepsFraction)
+        writer.text.reserveCapacity(256)
+        writer.writeObject { writer in
+            for index in jsonOrder {
+                let value = row[offset + index]
+                if value.isNull { continue }
+                let column = columns[index]
+                writer.writeKey(column.name)
+                switch (column.kind, value.storage) {
+                case (.boolean, .int64(let int)):
+                    writer.write(int != 0)
+                case (_, .int64(let int)):
+                    // Its digits, as an `Int64`: an `Int` may be narrower.
+                    writer.writeJSONText(String(int))
+                case (_, .double(let double)) where double.isFinite:
+                    // `String(Double)` is the text `.keepsFraction` writes for every finite double,
+                    // without the `String(format:)` it takes for a whole one (some thirty times
+                    // slower): every record the backend sends is written here.
+                    writer.writeJSONText(String(double))
+                case (_, .double):
+                    writer.writeNull()
+                case (.object, .string(let text)), (.list, .string(let text)):
+                    writer.writeJSONText(text)
+                case (_, .string(let text)):
+                    writer.write(text)
+                case (_, .blob), (_, .null):
+                    writer.writeNull()
+                }
             }
         }
-        writer.bytes.append(UInt8(ascii: "}"))
-        return Data(writer.bytes)
+        return writer.text
     }
 
     /// Decodes the model in `row` (see ``RecordDecoder``); `decoder` decodes the JSON of
@@ -53,49 +57,14 @@ extension ModelTable {
         } catch let error as DataStoreError {
             throw error
         } catch {
-            let data = jsonData(of: row, offset: offset)
+            let text = jsonText(of: row, offset: offset)
             let identifier = Self.identifier(of: primaryKey.map { row[offset + columnIndex[$0]!] })
             throw DataStoreError(
                 .storage,
                 "The stored \(name) '\(identifier)' does not decode as the \(name) model: \(error). The stored record is "
-                    + "\(String(decoding: data, as: UTF8.self)). Regenerate the models with `stratus codegen models` "
+                    + "\(text). Regenerate the models with `stratus codegen models` "
                     + "and bump the registration's version so the store migrates."
             )
         }
-    }
-}
-
-/// Writes JSON text into a byte buffer.
-struct JSONTextWriter {
-    var bytes: [UInt8] = []
-
-    init() {
-        bytes.reserveCapacity(256)
-    }
-
-    /// Appends text that already is JSON.
-    mutating func appendRaw(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
-    }
-
-    /// Appends `text` as a JSON string, quoted and escaped.
-    mutating func appendString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

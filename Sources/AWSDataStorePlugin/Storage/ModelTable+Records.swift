@@ -114,6 +114,25 @@ extension ModelTable {
         }
     }
 
+    /// The primary-key values of the record `json`, as stored.
+    ///
+    /// - Throws: ``DataStoreError`` when a key field has no valid value.
+    func keyValues(of json: JSONValue) throws(DataStoreError) -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        for name in primaryKey {
+            guard let value = json[name], !value.isNull,
+                let stored = try ModelTable.databaseValue(value, kind: column(named: name)!.kind)
+            else {
+                throw DataStoreError(
+                    .invalidModel,
+                    "The \(self.name) has no valid value for its key field \(name), so it cannot name a stored record."
+                )
+            }
+            values.append(stored)
+        }
+        return values
+    }
+
     /// Why `text` is not a valid value of `kind`, or `nil` when it is.
     static func temporalError(_ text: String, _ kind: ColumnKind.TemporalKind) -> String? {
         do {

@@ -43,8 +43,7 @@ extension StorageEngine {
                 try db.cachedStatement(sql: table.statements.insert).executeExactly(record.values)
             }
             let version = try SystemTables.markRecord(
-                modelName: table.name,
-                identifier: record.identifier,
+                RecordKey(modelName: table.name, identifier: record.identifier),
                 deleted: false,
                 db
             )

@@ -117,11 +117,18 @@ final class StorageEngine: Sendable {
             let migrator = SchemaMigrator(catalog: catalog, log: log)
             try pool.barrierWriteWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
-                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-                try db.inTransaction {
-                    try migrator.migrate(db, from: storedVersion, to: registryVersion)
-                    return .commit
+                do {
+                    try db.inTransaction {
+                        try migrator.migrate(db, from: storedVersion, to: registryVersion)
+                        return .commit
+                    }
+                } catch {
+                    // The migration's error is the one to report: the store does not open, and this
+                    // connection closes with it, so turning the checks back on is only tidiness.
+                    try? db.execute(sql: "PRAGMA foreign_keys = ON")
+                    throw error
                 }
+                try db.execute(sql: "PRAGMA foreign_keys = ON")
             }
         } catch {
             throw Self.translate(error, url: url)
@@ -232,11 +239,6 @@ final class StorageEngine: Sendable {
             try db.execute(sql: "DELETE FROM \"\(SystemTables.orphans)\"")
             db.afterNextTransaction { _ in hub.publishReset() }
         }
-    }
-
-    /// The pending outbox events, oldest first.
-    func outboxEvents() async throws(DataStoreError) -> [MutationEvent] {
-        try await read { db in try Outbox.events(db) }
     }
 }
 

@@ -9,7 +9,7 @@ import SQLiteExactText
 /// - `_stratus_outbox`: the pending changes to send to the backend, one ``MutationEvent`` a row
 ///   in the order they were made; a save writes its row in the same transaction as the record
 ///   (see ``Outbox``).
-/// - `_stratus_sync_metadata`: per record (`Model|identifier`), the backend's `_version`,
+/// - `_stratus_sync_metadata`: per record (its ``RecordKey``), the backend's `_version`,
 ///   `_deleted` and `_lastChangedAt`.
 /// - `_stratus_model_sync`: per model, when it was last synced and with which sync expression.
 /// - `_stratus_deferred`: per record, the latest record the backend sent while the record had
@@ -108,9 +108,9 @@ enum SystemTables {
         )
     }
 
-    /// Records that the record `modelName|identifier` exists (`deleted` false) or was deleted,
-    /// and returns its sync version.
-    static func markRecord(modelName: String, identifier: String, deleted: Bool, _ db: Database) throws -> Int? {
+    /// Records that `record` exists (`deleted` false) or was deleted, and returns its sync
+    /// version.
+    static func markRecord(_ record: RecordKey, deleted: Bool, _ db: Database) throws -> Int? {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO "\(syncMetadata)" ("id", "deleted") VALUES (?, ?)
@@ -119,7 +119,7 @@ enum SystemTables {
                 """
         )
         let rows = try statement.fetchExactRows([
-            "\(modelName)|\(identifier)".databaseValue, (deleted ? 1 : 0).databaseValue,
+            record.databaseValue, (deleted ? 1 : 0).databaseValue,
         ])
         return rows.first.flatMap { Int.fromDatabaseValue($0[0]) }
     }

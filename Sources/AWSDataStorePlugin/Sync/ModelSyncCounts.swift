@@ -13,10 +13,10 @@ struct ModelSyncCounts: Sendable {
     /// Counts the changes of `applied` that are of `modelName`.
     mutating func add(_ applied: [MutationEvent], of modelName: String) {
         for event in applied where event.modelName == modelName {
-            switch event.mutationType {
-            case "create": added += 1
-            case "delete": deleted += 1
-            default: updated += 1
+            switch event.kind {
+            case .create: added += 1
+            case .update: updated += 1
+            case .delete: deleted += 1
             }
         }
     }

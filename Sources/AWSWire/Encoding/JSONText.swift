@@ -376,6 +376,32 @@ package struct JSONTextWriter {
         first = false
     }
 
+    /// Writes an object whose members `members` writes, each as ``writeKey(_:)`` and then its
+    /// value: for members that are no ``JSONTextValue`` (a stored row, say), in the order written.
+    @inlinable package mutating func writeObject(_ members: (inout JSONTextWriter) -> Void) {
+        separate()
+        text += "{"
+        first = true
+        members(&self)
+        text += "}"
+        first = false
+    }
+
+    /// Writes the key of an object's member; its value is written next.
+    package mutating func writeKey(_ key: String) {
+        separate()
+        writeQuoted(key)
+        text += ":"
+        first = true
+    }
+
+    /// Writes `json`, which is the text of one JSON value already (stored JSON, a number's
+    /// digits), as it is.
+    package mutating func writeJSONText(_ json: String) {
+        separate()
+        text += json
+    }
+
     @usableFromInline mutating func writeQuoted(_ value: String) {
         text += "\""
         var value = value

@@ -122,6 +122,10 @@ public struct RESTClientGenerator: Sendable {
                     gateway = AWSAPIGatewayClient(configuration: configuration, url: Self.endpoint, apiKey: \(apiKey))
                 }
 
+                private init(gateway: AWSAPIGatewayClient) {
+                    self.gateway = gateway
+                }
+
                 /// The client with `AWSServiceManager.default().defaultServiceConfiguration`; unsigned
                 /// when it is not set.
                 public static func `default`() -> \(name) {
@@ -133,14 +137,12 @@ public struct RESTClientGenerator: Sendable {
                     registry.register(\(name)(configuration: configuration), forKey: key)
                 }
 
-                /// The client registered under `key`.
+                /// The client registered under `key`; for a key nothing was registered under, a
+                /// client whose requests fail with `AWSAPIGatewayError` code `notRegistered`, naming
+                /// the key and the call that registers it.
                 public static func client(forKey key: String) -> \(name) {
-                    guard let client = registry.client(forKey: key) else {
-                        preconditionFailure(
-                            "No \(name) is registered for the key '\\(key)'. Call \(name).registerClient(withConfiguration:forKey:) first."
-                        )
-                    }
-                    return client
+                    registry.client(forKey: key)
+                        ?? \(name)(gateway: .unregistered(key: key, clientName: \(SwiftNames.literal(name)), url: endpoint))
                 }
 
                 /// Forgets the client registered under `key`.

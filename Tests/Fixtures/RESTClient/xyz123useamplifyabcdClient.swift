@@ -34,6 +34,10 @@ public final class xyz123useamplifyabcdClient: Sendable {
         gateway = AWSAPIGatewayClient(configuration: configuration, url: Self.endpoint, apiKey: nil)
     }
 
+    private init(gateway: AWSAPIGatewayClient) {
+        self.gateway = gateway
+    }
+
     /// The client with `AWSServiceManager.default().defaultServiceConfiguration`; unsigned
     /// when it is not set.
     public static func `default`() -> xyz123useamplifyabcdClient {
@@ -45,14 +49,12 @@ public final class xyz123useamplifyabcdClient: Sendable {
         registry.register(xyz123useamplifyabcdClient(configuration: configuration), forKey: key)
     }
 
-    /// The client registered under `key`.
+    /// The client registered under `key`; for a key nothing was registered under, a
+    /// client whose requests fail with `AWSAPIGatewayError` code `notRegistered`, naming
+    /// the key and the call that registers it.
     public static func client(forKey key: String) -> xyz123useamplifyabcdClient {
-        guard let client = registry.client(forKey: key) else {
-            preconditionFailure(
-                "No xyz123useamplifyabcdClient is registered for the key '\(key)'. Call xyz123useamplifyabcdClient.registerClient(withConfiguration:forKey:) first."
-            )
-        }
-        return client
+        registry.client(forKey: key)
+            ?? xyz123useamplifyabcdClient(gateway: .unregistered(key: key, clientName: "xyz123useamplifyabcdClient", url: endpoint))
     }
 
     /// Forgets the client registered under `key`.

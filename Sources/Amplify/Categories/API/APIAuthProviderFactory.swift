@@ -74,12 +74,21 @@ extension AmplifyAuthTokenProvider {
         return try result.get()
     }
 
-    /// Stops the program: a provider must implement one of the two forms.
+    /// Fails with ``AuthTokenProviderError``: a provider must implement one of the two forms.
     public func getLatestAuthToken() -> Result<AuthToken, any Error> {
-        preconditionFailure(
-            "\(type(of: self)) implements neither getLatestAuthToken() async throws -> String "
-                + "nor getLatestAuthToken() -> Result<String, Error>. Implement one of them."
-        )
+        .failure(AuthTokenProviderError(providerType: "\(type(of: self))"))
+    }
+}
+
+/// The error of a token provider that implements neither form of `getLatestAuthToken()`: the
+/// request it was asked for fails with it, naming the provider and the fix.
+public struct AuthTokenProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The provider's type, as Swift prints it.
+    public let providerType: String
+
+    public var description: String {
+        "\(providerType) implements neither getLatestAuthToken() async throws -> String nor "
+            + "getLatestAuthToken() -> Result<String, Error>. Implement one of them."
     }
 }
 

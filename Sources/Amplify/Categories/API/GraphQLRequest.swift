@@ -25,6 +25,9 @@ public struct GraphQLRequest<R: Decodable>: Sendable {
     /// Additional HTTP headers for this request, such as DataStore's `Idempotency-Key`; they are
     /// set before the request is signed.
     public var headers: [String: String] = [:]
+    /// Why the variables given as `[String: Any]` could not all become JSON; the API plugin
+    /// refuses to send the request with this message.
+    package var variablesProblem: String?
 
     /// The type the response decodes to.
     public var responseType: R.Type { R.self }
@@ -48,8 +51,9 @@ public struct GraphQLRequest<R: Decodable>: Sendable {
     /// A request whose variables are JSON-compatible values, as `JSONSerialization` produces
     /// them (`String`, numbers, `Bool`, arrays, dictionaries, `NSNull`) or ``JSONValue``s.
     ///
-    /// A value that is not JSON-compatible stops the program with a message naming its key:
-    /// encode it first, for example with `JSONEncoder` and `JSONSerialization`.
+    /// A value that is not JSON-compatible makes the request fail when it is sent, with an
+    /// `APIError` naming its key: encode it first, for example with `JSONEncoder` and
+    /// `JSONSerialization`.
     @_disfavoredOverload
     public init(
         apiName: String? = nil,
@@ -59,16 +63,18 @@ public struct GraphQLRequest<R: Decodable>: Sendable {
         decodePath: String? = nil,
         authMode: AWSAuthorizationType? = nil
     ) {
-        let converted = variables.map { variables in
-            variables.mapValues { value in
-                guard let json = JSONValue(jsonObject: value) else {
-                    preconditionFailure(
-                        "GraphQLRequest variables must be JSON-compatible; '\(type(of: value))' is not. "
-                            + "Encode it with JSONEncoder and JSONSerialization first."
-                    )
+        var converted: [String: JSONValue]?
+        var problems: [String] = []
+        if let variables {
+            var values: [String: JSONValue] = [:]
+            for (key, value) in variables {
+                if let json = JSONValue(jsonObject: value) {
+                    values[key] = json
+                } else {
+                    problems.append("'\(key)' (\(type(of: value)))")
                 }
-                return json
             }
+            converted = values
         }
         self.init(
             apiName: apiName,
@@ -78,6 +84,11 @@ public struct GraphQLRequest<R: Decodable>: Sendable {
             decodePath: decodePath,
             authMode: authMode
         )
+        if !problems.isEmpty {
+            variablesProblem =
+                "GraphQLRequest variables must be JSON-compatible; \(problems.sorted().joined(separator: ", ")) "
+                + "\(problems.count == 1 ? "is" : "are") not. Encode with JSONEncoder and JSONSerialization first."
+        }
     }
 
     /// The HTTP body: `{"query": document, "variables": variables}`.

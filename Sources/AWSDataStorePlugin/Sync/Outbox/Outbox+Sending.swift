@@ -1,0 +1,40 @@
+import Amplify
+import GRDB
+import SQLiteExactText
+
+extension Outbox {
+    /// The oldest event of each record, oldest first, at most `limit` of them, skipping the
+    /// records `excluding` names: the events that may be sent now.
+    static func sendable(limit: Int, excluding: Set<RecordKey>, _ db: Database) throws -> [MutationEvent] {
+        var events: [MutationEvent] = []
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT \(columns) FROM "\(table)" AS o
+                WHERE NOT EXISTS (
+                  SELECT 1 FROM "\(table)" AS p
+                  WHERE p."modelName" = o."modelName" AND p."modelId" = o."modelId" AND p."sequence" < o."sequence"
+                )
+                ORDER BY "sequence" LIMIT ?
+                """
+        )
+        let rows = try statement.fetchExactRows([(limit + excluding.count).databaseValue])
+        for row in rows {
+            let event = try event(from: row)
+            if excluding.contains(event.recordKey) { continue }
+            events.append(event)
+            if events.count == limit { break }
+        }
+        return events
+    }
+
+    /// Marks the event `id` as sent at least once: no later event merges into it.
+    static func markInProcess(_ id: String, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE \"\(table)\" SET \"inProcess\" = 1 WHERE \"id\" = ?")
+            .executeExactly([id.databaseValue])
+    }
+
+    /// Removes the event `id`.
+    static func remove(_ id: String, _ db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM \"\(table)\" WHERE \"id\" = ?").executeExactly([id.databaseValue])
+    }
+}

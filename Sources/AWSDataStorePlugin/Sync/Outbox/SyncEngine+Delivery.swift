@@ -1,0 +1,239 @@
+import AWSPluginsCore
+import Amplify
+import Synchronization
+
+extension SyncEngine {
+    /// What the backend answered to an outbox event.
+    private enum Answer {
+        case accepted(JSONValue)
+        case conflict(JSONValue)
+        case conditionFailed(String)
+        case refused(String)
+        case answerLost
+    }
+
+    /// What became of an outbox event after the backend answered it.
+    private enum Outcome {
+        /// The backend accepted it: the outbox loop settles it.
+        case accepted
+        /// It was settled here: applied as the backend's record, undone, or reported.
+        case ended
+        /// A conflict the handler settled by sending the change again.
+        case sendAgain
+    }
+
+    /// Sends one event until the backend answers it. An accepted event goes to the outbox loop
+    /// to be settled, and the call returns `true`: the record stays in flight until then. Any
+    /// other answer is settled here, and the call returns `false`.
+    func send(_ taken: TakenEvent) async -> Bool {
+        let event = taken.event
+        guard let table = storage.catalog.tables[event.modelName] else { return false }
+        var outgoing: OutgoingMutation
+        do {
+            outgoing = try OutgoingMutation(taken)
+        } catch {
+            report(
+                DataStoreError(.sync, "The outbox event '\(event.id)' of \(event.modelName) cannot be sent: \(error)")
+            )
+            return false
+        }
+        let modes = table.schema.authModes(for: event.kind.operation, strategy: configuration.authModeStrategy)
+        for round in 0..<4 {
+            let request = Self.mutation(table, event.kind, outgoing)
+            guard let answer = await deliver(request, modes: modes) else { return false }
+            switch await settle(answer, of: event, &outgoing, table: table) {
+            case .accepted: return true
+            case .ended: return false
+            case .sendAgain: outgoing.key = "\(event.id).\(round + 1)"
+            }
+        }
+        report(
+            DataStoreError(
+                .sync,
+                "The \(event.kind.rawValue) of \(event.modelName) '\(event.modelId)' met a conflict four times in a "
+                    + "row; the backend's record is kept."
+            )
+        )
+        await revert(event, table: table)
+        return false
+    }
+
+    /// Settles the backend's `answer` to `event`, sent as `outgoing`.
+    private func settle(
+        _ answer: Answer,
+        of event: MutationEvent,
+        _ outgoing: inout OutgoingMutation,
+        table: ModelTable
+    ) async -> Outcome {
+        do {
+            switch answer {
+            case .accepted(let item):
+                state.withLock { $0.accepted.append(AcceptedEvent(event: event, item: item)) }
+                return .accepted
+            case .conflict(let remote):
+                return try await settleConflict(with: remote, of: event, &outgoing) ? .sendAgain : .ended
+            case .conditionFailed(let message):
+                let failed = HubPayload.EventName.DataStore.conditionalSaveFailed
+                dispatch(failed, outboxEvent(event.modelName, .object(outgoing.json), telling: failed))
+                storage.log(.init(level: .warning, message: message))
+                await revert(event, table: table)
+                return .ended
+            case .answerLost:
+                await revert(event, table: table)
+                return .ended
+            case .refused(let message):
+                report(
+                    DataStoreError(
+                        .sync,
+                        "The backend refused the \(event.kind.rawValue) of \(event.modelName) '\(event.modelId)': "
+                            + "\(message) The local change is undone and the backend's record kept."
+                    )
+                )
+                let failed = HubPayload.EventName.DataStore.outboxMutationFailed
+                dispatch(failed, outboxEvent(event.modelName, .object(outgoing.json), telling: failed))
+                await revert(event, table: table)
+                return .ended
+            }
+        } catch {
+            // Stopping cancels a send; the event stays in the outbox for the next start.
+            if !Task.isCancelled {
+                report("DataStore could not settle the outbox event '\(event.id)'", error)
+            }
+            return .ended
+        }
+    }
+
+    /// The mutation of an outbox event, with its idempotency key.
+    private static func mutation(
+        _ table: ModelTable,
+        _ kind: MutationEvent.MutationType,
+        _ outgoing: OutgoingMutation
+    ) -> GraphQLRequest<JSONValue> {
+        var request = GraphQLRequest<JSONValue>.syncMutation(
+            modelSchema: table.schema,
+            kind: kind.rawValue,
+            json: outgoing.json,
+            version: outgoing.version,
+            condition: outgoing.condition
+        )
+        request.headers["Idempotency-Key"] = outgoing.key
+        return request
+    }
+
+    /// Sends `request` until the backend answers, backing off while the network fails;
+    /// `nil` when the engine stopped first.
+    private func deliver(_ request: GraphQLRequest<JSONValue>, modes: [AWSAuthorizationType?]) async -> Answer? {
+        var attempt = 0
+        while !Task.isCancelled {
+            let generation = outboxSignal.generation
+            do {
+                return Self.answer(try await send(request, modes: modes, mutation: true))
+            } catch {
+                // Without a signed-in user the request never reached the backend: the change
+                // waits for the next sign-in, as a network failure waits for the network.
+                if !Self.isRetryable(error), await !awaitsUser() { return .refused("\(error)") }
+                attempt += 1
+                await outboxSignal.wait(after: generation, timeout: Self.backoff(attempt: attempt))
+            }
+        }
+        return nil
+    }
+
+    /// What the backend's `response` to a mutation means.
+    private static func answer(_ response: GraphQLResponse<JSONValue>) -> Answer {
+        switch response {
+        case .success(let item) where !item.isNull:
+            return .accepted(item)
+        case .success:
+            return .refused("it answered null.")
+        case .failure(.partial(let item, _)) where !item.isNull:
+            return .accepted(item)
+        case .failure(.error(let errors)), .failure(.partial(_, let errors)):
+            if let conflict = errors.first(where: { $0.errorType == "ConflictUnhandled" }),
+                let data = conflict.data, !data.isNull
+            {
+                return .conflict(data)
+            }
+            // The backend applied the change but lost its answer: read its record.
+            if errors.contains(where: { $0.errorType == "IdempotentResponseLostException" }) {
+                return .answerLost
+            }
+            let message = errors.map(\.description).joined(separator: "; ")
+            if errors.contains(where: { $0.errorType?.contains("ConditionalCheckFailed") == true }) {
+                return .conditionFailed(message)
+            }
+            return .refused(message)
+        case .failure(let error):
+            return .refused("\(error)")
+        }
+    }
+
+    /// Undoes a refused change: the backend's record replaces the local one, or the local one
+    /// goes when the backend has none.
+    func revert(_ event: MutationEvent, table: ModelTable) async {
+        do {
+            let keyValues = try JSONValue(parsing: event.json)
+            var key: [String: JSONValue] = [:]
+            for name in table.primaryKey { key[name] = keyValues[name] ?? .null }
+            let request = GraphQLRequest<JSONValue>.syncGet(modelSchema: table.schema, key: key)
+            let modes = table.schema.authModes(for: .read, strategy: configuration.authModeStrategy)
+            switch try await send(request, modes: modes, mutation: false) {
+            case .success(let item) where !item.isNull:
+                _ = try await storage.finish(event, item: item, force: true)
+            case .success:
+                _ = try await storage.dropLocal(event)
+            case .failure(.error(let errors)) where Self.isUnauthorized(errors):
+                // The user may not read the record (another owner's): it has no place here.
+                _ = try await storage.dropLocal(event)
+            case .failure(let error):
+                _ = try await storage.finish(event, item: nil)
+                report("DataStore could not read the backend's \(table.name)", error)
+            }
+        } catch {
+            report("DataStore could not undo the refused change '\(event.id)'", error)
+            await forget(event)
+        }
+    }
+
+    /// Removes `event` from the outbox without applying a record, after its undo failed.
+    private func forget(_ event: MutationEvent) async {
+        do {
+            _ = try await storage.finish(event, item: nil)
+        } catch {
+            report("DataStore could not remove the refused change '\(event.id)' from its outbox", error)
+        }
+    }
+
+    /// The payload of the hub's `eventName` for an outbox event whose record is `item`;
+    /// `nil` when the record does not decode as its model, which is reported: the hub still
+    /// hears of the event, without its model.
+    func outboxEvent(
+        _ modelName: String,
+        _ item: JSONValue,
+        telling eventName: String
+    ) -> OutboxMutationEvent? {
+        let model: any Model
+        do {
+            model = try ModelRegistry.decode(modelName: modelName, from: item)
+        } catch {
+            report(
+                DataStoreError(
+                    .sync,
+                    "DataStore tells the hub's \(eventName) of \(modelName) without its model: the record "
+                        + "\(item.shortDescription) does not decode as \(modelName): \(error). Regenerate the models "
+                        + "with `stratus codegen models` so that they match the backend's schema."
+                )
+            )
+            return nil
+        }
+        return OutboxMutationEvent(
+            modelName: modelName,
+            element: .init(
+                model: model,
+                version: item["_version"]?.intValue,
+                lastChangedAt: item["_lastChangedAt"]?.intValue,
+                deleted: item["_deleted"]?.booleanValue
+            )
+        )
+    }
+}
