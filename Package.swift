@@ -137,9 +137,7 @@ let package = Package(
                 "StratusCodegen",
                 "Amplify",
                 "AWSPluginsCore",
-                .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -163,11 +161,39 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The local Cognito: a user pool and identity pool served beside the API, which trusts
+        // them through the server's public interfaces (the server does not depend on it).
+        .target(
+            name: "StratusCognito",
+            dependencies: [
+                "StratusServer",
+                "AWSPluginsCore",
+                .product(name: "BigInt", package: "BigInt"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The local backend assembled in one place: the server on its store, the local Cognito,
+        // the authorization that trusts it and the HTTP server, as `stratus serve`, the tests,
+        // the fuzzer and the benchmarks start it.
+        .target(
+            name: "StratusBackend",
+            dependencies: ["StratusServer", "StratusCognito", "StratusCodegen"],
+            swiftSettings: strict
+        ),
         // Test vocabulary: the local backend in process on a free port, with configured clients.
         .target(
             name: "StratusTesting",
             dependencies: [
-                "StratusServer", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore", "Amplify",
+                "StratusBackend", "StratusServer", "StratusCognito", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore",
+                "Amplify",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -193,6 +219,8 @@ let package = Package(
                 "AWSAppSync",
                 "StratusCodegen",
                 "StratusServer",
+                "StratusCognito",
+                "StratusBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -218,6 +246,7 @@ let package = Package(
             dependencies: [
                 "StratusCodegen",
                 "StratusServer",
+                "StratusBackend",
                 "Amplify",
                 "AWSDataStorePlugin",
                 "AWSAPIPlugin",
@@ -242,6 +271,7 @@ let package = Package(
             dependencies: [
                 "StratusCodegen",
                 "StratusServer",
+                "StratusBackend",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -272,7 +302,7 @@ let package = Package(
         .testTarget(
             name: "AWSCognitoAuthPluginTests",
             dependencies: [
-                "AWSCognitoAuthPlugin", "AWSAPIPlugin", "StratusTesting",
+                "AWSCognitoAuthPlugin", "AWSAPIPlugin", "StratusTesting", "StratusCognito",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Reference"],
@@ -290,13 +320,15 @@ let package = Package(
             name: "AWSMobileSDKTests",
             dependencies: [
                 "AWSCore", "AWSAuthCore", "AWSAPIGateway", "AWSMobileClient", "AWSAppSync", "AWSCognitoAuthPlugin",
-                "AWSPluginsCore", "RESTClient", "StratusTesting", "StratusServer", "TodoAPI",
+                "AWSPluginsCore", "RESTClient", "StratusTesting", "StratusServer", "StratusCognito", "TodoAPI",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AWSDataStorePluginTests",
-            dependencies: ["AWSDataStorePlugin", "AWSCognitoAuthPlugin", "BlogModels", "StratusTesting"],
+            dependencies: [
+                "AWSDataStorePlugin", "AWSCognitoAuthPlugin", "BlogModels", "StratusTesting", "StratusCognito",
+            ],
             exclude: ["Interop"],
             swiftSettings: strict
         ),
@@ -304,6 +336,7 @@ let package = Package(
             name: "StratusServerTests",
             dependencies: [
                 "StratusServer",
+                "StratusCognito",
                 "StratusCodegen",
                 "StratusTesting",
                 "AWSPluginsCore",
@@ -359,6 +392,12 @@ let package = Package(
             dependencies: [
                 "StratusBench", "AWSPluginsCore", "Amplify", .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: strict
+        ),
+        // The backend as `stratus serve` assembles it.
+        .testTarget(
+            name: "StratusBackendTests",
+            dependencies: ["StratusBackend", "StratusServer", "StratusCodegen"],
             swiftSettings: strict
         ),
         // The test vocabulary itself, such as the throwaway PostgreSQL cluster's databases.

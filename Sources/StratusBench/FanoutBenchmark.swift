@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import StratusBackend
 import StratusCodegen
 import StratusServer
 import StratusTesting
@@ -106,48 +107,70 @@ struct FanoutBenchmark {
         }
 
         let schema = try SchemaParser().parse(Self.schema, fileName: "schema.graphql")
-        let configuration = ServerConfiguration(conflictDetection: false)
-        var servers: [StratusServer] = []
+        var stores: [Backend.Store] = [.dataDirectory(directory.appending(path: "data"))]
         if let database {
             let location = try PostgresLocation(database)
             let instances = Self.setting("STRATUS_FANOUT_INSTANCES") ?? 3
             print("fanout: \(instances) servers sharing the PostgreSQL database \(location)")
-            for _ in 0..<instances {
-                servers.append(
-                    try await StratusServer(schema: schema, configuration: configuration, database: location)
-                )
-            }
-        } else {
-            servers.append(
-                try StratusServer(
+            stores = Array(repeating: .database(location, connections: 16), count: instances)
+        }
+        var backends: [Backend] = []
+        var servings: [Backend.Serving] = []
+        for store in stores {
+            let backend = try await Backend.open(
+                Backend.Configuration(
                     schema: schema,
-                    configuration: configuration,
-                    dataDirectory: directory.appending(path: "data")
+                    store: store,
+                    server: ServerConfiguration(conflictDetection: false),
+                    authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: Self.apiKey)]),
+                    // Every subscriber connects from the loopback address.
+                    limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16, maxConnections: subscribers + 16),
+                    httpLog: { print($0) }
                 )
             )
+            backends.append(backend)
+            servings.append(try await backend.start(port: 0))
         }
-        let server = servers[0]
-        var serverTasks: [Task<Void, any Error>] = []
-        var portList: [Int] = []
-        for instance in servers {
-            let http = StratusHTTPServer(
-                server: instance,
-                authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: Self.apiKey)]),
-                // Every subscriber connects from the loopback address.
-                limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16, maxConnections: subscribers + 16),
-                log: { print($0) }
+        // The servers stop on a failure too, rather than serve on while the error is reported.
+        let measured: Measured
+        do {
+            measured = try await measureStratus(
+                backends.map(\.server),
+                ports: servings.map(\.port),
+                mutations: mutations,
+                records: records,
+                taskset: taskset,
+                output: directory.appending(path: "clients.log")
             )
-            let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-            serverTasks.append(Task { try await http.run(port: 0) { portContinuation.yield($0) } })
-            var portIterator = ports.makeAsyncIterator()
-            guard let port = await portIterator.next() else { return }
-            portList.append(port)
+        } catch {
+            for serving in servings { await serving.stop() }
+            throw error
         }
-        defer { for task in serverTasks { task.cancel() } }
-        let allServers = servers
+        if let bare {
+            print(
+                "fanout: Stratus against the bare server: latency p50 "
+                    + "\(Self.ratio(measured.deliveries.p50, bare.deliveries.p50)), "
+                    + "p99 \(Self.ratio(measured.deliveries.p99, bare.deliveries.p99)); server CPU while mutating "
+                    + "\(Self.ratio(measured.serverCPUMutations, bare.serverCPUMutations)), clients CPU "
+                    + "\(Self.ratio(measured.clientsCPU, bare.clientsCPU))"
+            )
+        }
+        for serving in servings { await serving.stop() }
+        for backend in backends { try backend.close() }
+    }
 
+    /// Creates the `records` posts, then measures the clients against `servers` on `ports`, the
+    /// mutations spread over the servers.
+    private func measureStratus(
+        _ servers: [StratusServer],
+        ports: [Int],
+        mutations: Int,
+        records: Int,
+        taskset: String?,
+        output: URL
+    ) async throws -> Measured {
         for record in 0..<records {
-            let response = await server.execute(
+            let response = await servers[0].execute(
                 query:
                     #"mutation { createPost(input: {id: "r\#(record)", title: "-1", rating: 0, sentAt: "0"}) { id } }"#,
                 identity: .apiKey
@@ -156,17 +179,16 @@ struct FanoutBenchmark {
                 throw FanoutError("Could not create post r\(record): \(response.body)")
             }
         }
-
-        let measured = try await measure(
+        return try await measure(
             label: "fanout:",
-            ports: portList,
+            ports: ports,
             mutations: mutations,
             records: records,
             taskset: taskset,
-            output: directory.appending(path: "clients.log")
+            output: output
         ) { mutation, record, sequence, sentAt in
             // One document with variables, as clients send it: the server parses it once.
-            let response = await allServers[mutation % allServers.count].execute(
+            let response = await servers[mutation % servers.count].execute(
                 query: Self.update,
                 variables: [
                     "input": [
@@ -178,18 +200,6 @@ struct FanoutBenchmark {
             )
             return response.body["errors"] == nil
         }
-        for task in serverTasks { task.cancel() }
-        if let bare {
-            print(
-                "fanout: Stratus against the bare server: latency p50 "
-                    + "\(Self.ratio(measured.deliveries.p50, bare.deliveries.p50)), "
-                    + "p99 \(Self.ratio(measured.deliveries.p99, bare.deliveries.p99)); server CPU while mutating "
-                    + "\(Self.ratio(measured.serverCPUMutations, bare.serverCPUMutations)), clients CPU "
-                    + "\(Self.ratio(measured.clientsCPU, bare.clientsCPU))"
-            )
-        }
-        for task in serverTasks { _ = await task.result }
-        for instance in servers { try instance.close() }
     }
 
     /// What one run of the clients against a server measured.

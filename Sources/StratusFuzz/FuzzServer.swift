@@ -3,6 +3,7 @@
     import HTTPTypes
     import HummingbirdWSClient
     import Logging
+    import StratusBackend
     import StratusCodegen
     import StratusServer
     import Synchronization
@@ -47,36 +48,25 @@
             """
 
         let port: Int
-        private let task: Task<Void, any Error>
+        private let serving: Backend.Serving
 
-        private init(port: Int, task: Task<Void, any Error>) {
-            self.port = port
-            self.task = task
+        private init(serving: Backend.Serving) {
+            self.port = serving.port
+            self.serving = serving
         }
 
         /// Starts the server in a new temporary data directory.
         static func start() async throws -> FuzzServer {
             let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-fuzz-\(UUID().uuidString)")
-            let server = try StratusServer(
-                schema: try SchemaParser().parse(schema),
-                dataDirectory: directory,
-                log: { _ in }
+            let backend = try await Backend.open(
+                Backend.Configuration(
+                    schema: try SchemaParser().parse(schema),
+                    store: .dataDirectory(directory),
+                    authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: apiKey)]),
+                    log: { _ in }
+                )
             )
-            let http = StratusHTTPServer(
-                server: server,
-                authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: apiKey)]),
-                log: { _ in }
-            )
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            let task = Task {
-                defer { continuation.finish() }
-                try await http.run(port: 0) { continuation.yield($0) }
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                throw FuzzFailure("The server stopped before it listened: \(await task.result)")
-            }
-            return FuzzServer(port: port, task: task)
+            return FuzzServer(serving: try await backend.start(port: 0))
         }
 
         /// Sends `input` and waits for the server's answer, at most `timeout`; returns the answer's
@@ -224,11 +214,5 @@
             }
             return answers.withLock { $0.map { String($0.prefix(160)) }.joined(separator: " | ") }
         }
-    }
-
-    /// Why the fuzzer could not run.
-    struct FuzzFailure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
     }
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import GraphQL
+import PostgresNIO
 import StratusCodegen
 import Synchronization
 
@@ -147,6 +148,7 @@ public final class StratusServer: Sendable {
                 log: log
             )
         } catch {
+            // Closed as far as it closes: the failure to start is the one to report.
             try? store.close()
             throw error
         }
@@ -220,26 +222,9 @@ public final class StratusServer: Sendable {
         }
     }
 
-    /// A store of the local Cognito's state in the same place as the server's data: the data
-    /// directory's `cognito.sqlite`, or a table of the PostgreSQL database, so that servers
-    /// sharing the database share the users, their tokens and the signing key.
-    ///
-    /// - Throws: ``ServerError`` when the store cannot be opened or migrated.
-    package func cognitoStore() async throws(ServerError) -> any CognitoStore {
-        do {
-            if let store = store as? PostgresItemStore {
-                let cognito = PostgresCognitoStore(client: store.client)
-                try await cognito.migrate()
-                return cognito
-            }
-            guard let dataDirectory else { throw ServerError.cognito("The server has no data directory.") }
-            return try CognitoUserPool.store(in: dataDirectory)
-        } catch let error as ServerError {
-            throw error
-        } catch {
-            throw ServerError.cognito("The user pool's state in \(storeDescription) cannot be opened: \(error)")
-        }
-    }
+    /// The PostgreSQL client of the server's store, for state kept in the same database (the
+    /// local Cognito's); `nil` when the data lives in a data directory.
+    package var databaseClient: PostgresClient? { (store as? PostgresItemStore)?.client }
 
     /// Whether the store answers: `nil` when it does, else what failed.
     package func healthProblem() async -> String? {
@@ -307,7 +292,9 @@ public final class StratusServer: Sendable {
             identity: identity,
             idempotency: idempotency
         )
-        guard query.utf8.count > HeavyRequestLane.documentBytes else {
+        guard query.utf8.count > HeavyRequestLane.documentBytes
+            || JSON.object(variables).holdsMoreValues(than: HeavyRequestLane.variableValues)
+        else {
             return await run(request, direct: direct, isHeavy: false)
         }
         return await heavyLane.run {

@@ -2,7 +2,9 @@ import AWSAPIPlugin
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusBackend
 import StratusCodegen
+import StratusCognito
 import StratusServer
 import Synchronization
 
@@ -25,24 +27,23 @@ public final class LocalBackend: Sendable {
     /// The temporary data directory, removed by ``stop()``.
     public let dataDirectory: URL
     /// The local Cognito served on the same port, when the backend was started with one.
-    public let cognito: CognitoUserPool?
+    public var cognito: CognitoUserPool? { running.withLock { $0.backend.cognito } }
     /// The origin the Cognito services answer at (`http://127.0.0.1:<port>`), boto3's `endpoint_url`.
     public var origin: URL { URL(string: "http://127.0.0.1:\(endpoint.port ?? 0)")! }
 
     private struct Running {
-        var server: StratusServer
-        var task: Task<Void, any Error>?
+        var backend: Backend
+        var serving: Backend.Serving?
     }
 
     private let schema: AnnotatedSchema
     private let configuration: ServerConfiguration
-    private let authorization: ServerAuthorization
     /// The REST APIs served under `/rest/<name>`.
     public let restAPIs: [RESTAPI]
     private let running: Mutex<Running>
 
     /// The server behind the endpoint.
-    public var server: StratusServer { running.withLock { $0.server } }
+    public var server: StratusServer { running.withLock { $0.backend.server } }
 
     private init(
         endpoint: URL,
@@ -51,50 +52,18 @@ public final class LocalBackend: Sendable {
         dataDirectory: URL,
         schema: AnnotatedSchema,
         configuration: ServerConfiguration,
-        authorization: ServerAuthorization,
         restAPIs: [RESTAPI],
-        cognito: CognitoUserPool?,
-        server: StratusServer,
-        task: Task<Void, any Error>
+        backend: Backend,
+        serving: Backend.Serving
     ) {
-        self.cognito = cognito
         self.endpoint = endpoint
         self.apiKey = apiKey
         self.credentials = credentials
         self.dataDirectory = dataDirectory
         self.schema = schema
         self.configuration = configuration
-        self.authorization = authorization
         self.restAPIs = restAPIs
-        self.running = Mutex(Running(server: server, task: task))
-    }
-
-    /// Serves `server` on `port` (0 for a free one) and returns the task and the bound port.
-    private static func serve(
-        _ server: StratusServer,
-        authorization: ServerAuthorization,
-        restAPIs: [RESTAPI],
-        cognito: CognitoUserPool?,
-        port: Int
-    ) async throws -> (Task<Void, any Error>, Int) {
-        let http = StratusHTTPServer(
-            server: server,
-            authorization: authorization,
-            restAPIs: restAPIs,
-            cognito: cognito,
-            log: { _ in }
-        )
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task {
-            defer { continuation.finish() }
-            try await http.run(port: port) { continuation.yield($0) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let bound = await iterator.next() else {
-            let outcome = await task.result
-            throw LocalBackendError(message: "The local backend stopped before it listened: \(outcome)")
-        }
-        return (task, bound)
+        self.running = Mutex(Running(backend: backend, serving: serving))
     }
 
     /// Starts a backend for `schema` with API key (default) and IAM modes. IAM accepts
@@ -102,7 +71,7 @@ public final class LocalBackend: Sendable {
     /// a local user pool and identity pool answer on the same port (``cognito``), and the API
     /// trusts their tokens and credentials.
     ///
-    /// - Throws: ``SchemaError`` for a bad schema, or what the server throws when it cannot start.
+    /// - Throws: ``SchemaError`` for a bad schema, or what the backend throws when it cannot start.
     public static func start(
         schema source: String,
         configuration: ServerConfiguration = ServerConfiguration(),
@@ -119,99 +88,86 @@ public final class LocalBackend: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "stratus-backend-\(UUID().uuidString)"
         )
-        let server = try StratusServer(schema: schema, configuration: configuration, dataDirectory: directory)
-        var cognito: CognitoUserPool?
-        if let cognitoConfiguration {
-            cognito = try await CognitoUserPool(
-                configuration: cognitoConfiguration,
-                dataDirectory: directory,
-                log: { _ in }
-            )
-        }
         let apiKey = "da2-test-\(UUID().uuidString.prefix(8).lowercased())"
         let credentials = AWSCredentials(
             accessKeyId: "AKIDSTRATUSTEST",
             secretAccessKey: "stratus/test/secret",
             sessionToken: "stratus-session"
         )
-        let authorization = ServerAuthorization(
-            defaultMode: defaultMode,
-            additionalModes: additionalModes,
-            apiKeys: [APIKey(value: apiKey)],
-            iamCredentials: ([credentials] + otherIAMCredentials).map {
-                IAMCredential(
-                    accessKeyId: $0.accessKeyId,
-                    secretAccessKey: $0.secretAccessKey,
-                    sessionToken: $0.sessionToken
-                )
-            },
-            lambdaAuthorizer: lambdaAuthorizer,
-            userPool: userPool,
-            openIDConnect: openIDConnect
-        )
-        let task: Task<Void, any Error>
-        let port: Int
-        do {
-            (task, port) = try await serve(
-                server,
-                authorization: authorization,
+        let backend = try await Backend.open(
+            Backend.Configuration(
+                schema: schema,
+                store: .dataDirectory(directory),
+                server: configuration,
+                authorization: ServerAuthorization(
+                    defaultMode: defaultMode,
+                    additionalModes: additionalModes,
+                    apiKeys: [APIKey(value: apiKey)],
+                    iamCredentials: ([credentials] + otherIAMCredentials).map {
+                        IAMCredential(
+                            accessKeyId: $0.accessKeyId,
+                            secretAccessKey: $0.secretAccessKey,
+                            sessionToken: $0.sessionToken
+                        )
+                    },
+                    lambdaAuthorizer: lambdaAuthorizer,
+                    userPool: userPool,
+                    openIDConnect: openIDConnect
+                ),
+                cognito: cognitoConfiguration,
                 restAPIs: restAPIs,
-                cognito: cognito,
-                port: 0
+                // Failures the tests provoke (cut connections, failing handlers) stay out of their output.
+                httpLog: { _ in },
+                cognitoLog: { _ in }
             )
+        )
+        let serving: Backend.Serving
+        do {
+            serving = try await backend.start(port: 0)
         } catch {
-            try? server.close()
+            try? backend.close()
             throw error
         }
         return LocalBackend(
-            endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!,
+            endpoint: URL(string: "http://127.0.0.1:\(serving.port)/graphql")!,
             apiKey: apiKey,
             credentials: credentials,
             dataDirectory: directory,
             schema: schema,
             configuration: configuration,
-            authorization: authorization,
             restAPIs: restAPIs,
-            cognito: cognito,
-            server: server,
-            task: task
+            backend: backend,
+            serving: serving
         )
     }
 
     /// Stops the endpoint and closes the store, keeping the data directory: clients see the
     /// server go away, as when its process dies.
     public func kill() async {
-        let (task, server) = running.withLock { running in
-            defer { running.task = nil }
-            return (running.task, running.server)
+        let (serving, backend) = running.withLock { running in
+            defer { running.serving = nil }
+            return (running.serving, running.backend)
         }
-        task?.cancel()
-        _ = await task?.result
-        try? server.close()
+        await serving?.stop()
+        try? backend.close()
     }
 
     /// Starts the server again on the same port and data directory, after ``kill()``.
     ///
     /// - Throws: when the store cannot be opened or the port cannot be bound again.
     public func restart() async throws {
-        let server = try StratusServer(schema: schema, configuration: configuration, dataDirectory: dataDirectory)
+        let backend = try await running.withLock { $0.backend }.reopened()
         var attempts = 0
         while true {
             do {
-                let (task, _) = try await Self.serve(
-                    server,
-                    authorization: authorization,
-                    restAPIs: restAPIs,
-                    cognito: cognito,
-                    port: endpoint.port ?? 0
-                )
-                running.withLock { $0 = Running(server: server, task: task) }
+                let serving = try await backend.start(port: endpoint.port ?? 0)
+                running.withLock { $0 = Running(backend: backend, serving: serving) }
                 return
             } catch {
                 attempts += 1
                 // The port may linger for a moment after the previous listener closed.
                 guard attempts < 20 else {
-                    try? server.close()
+                    try? backend.close()
                     throw error
                 }
                 try await Task.sleep(for: .milliseconds(100))

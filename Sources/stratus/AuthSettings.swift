@@ -1,5 +1,5 @@
 import Foundation
-import StratusServer
+import StratusCognito
 
 /// The `auth` block of `stratus.json`: the local Cognito user pool and identity pool.
 ///
@@ -17,65 +17,24 @@ import StratusServer
 ///   "requestsPerClient": { "burst": 30, "perSecond": 3 }
 /// }
 /// ```
-struct AuthSettings: Decodable {
-    struct Client: Decodable {
-        var clientId: String
-        var clientSecret: String?
-    }
-
-    struct PasswordPolicy: Decodable {
-        var minimumLength: Int?
-        var requireLowercase: Bool?
-        var requireUppercase: Bool?
-        var requireNumbers: Bool?
-        var requireSymbols: Bool?
-    }
-
-    /// How many calls without credentials one client address makes per operation.
-    struct RequestsPerClient: Decodable {
-        var burst: Int
-        var perSecond: Double
-    }
-
-    struct User: Decodable {
-        var username: String
-        var password: String
-        var attributes: [String: String]?
-        var groups: [String]?
-    }
-
-    var userPoolId: String?
-    var region: String?
-    /// The origin clients reach the pool at behind a load balancer (the issuer's origin).
-    var publicOrigin: String?
-    var clients: [Client]?
-    var passwordPolicy: PasswordPolicy?
-    var groups: [String]?
-    var users: [User]?
-    var tokenLifetimeSeconds: Double?
-    var refreshTokenLifetimeSeconds: Double?
-    var rotateRefreshTokens: Bool?
-    var autoConfirmSignUp: Bool?
-    var identityPoolId: String?
-    var allowGuests: Bool?
-    var maxFailedSignIns: Int?
-    var lockoutSeconds: Double?
-    var maxLockoutSeconds: Double?
-    var requestsPerClient: RequestsPerClient?
-    var usernameAttributes: [String]?
-
-    /// The pool's configuration, the defaults of ``CognitoConfiguration`` filling what is absent.
-    ///
-    /// - Throws: ``CommandFailure`` for a pool id that is not `<region>_<name>`, or a lifetime
-    ///   that is not positive.
-    func configuration(region fallbackRegion: String?) throws -> CognitoConfiguration {
+enum AuthSettings {
+    /// The pool of `--auth` without an `auth` block: the defaults of ``CognitoConfiguration``, in
+    /// the file's region.
+    static func defaultConfiguration(region: String?) -> CognitoConfiguration {
         var configuration = CognitoConfiguration()
-        if let region = region ?? fallbackRegion {
-            configuration.region = region
-            configuration.userPoolId = "\(region)_Local"
-            configuration.identityPoolId = "\(region):00000000-0000-4000-8000-00000000a0b1"
-        }
-        if let userPoolId {
+        if let region { configuration.place(in: region) }
+        return configuration
+    }
+
+    /// The pool's configuration from the `auth` block, the defaults of ``CognitoConfiguration``
+    /// filling what is absent; the pool is in the block's region, else `fileRegion`.
+    ///
+    /// - Throws: ``CommandFailure`` for a pool id that is not `<region>_<name>`, an origin that is
+    ///   not one, a lifetime that is not positive, or another value out of its range.
+    static func configuration(_ auth: SettingsObject, region fileRegion: String?) throws -> CognitoConfiguration {
+        var configuration = CognitoConfiguration()
+        if let region = try auth.value("region") ?? fileRegion { configuration.place(in: region) }
+        if let userPoolId: String = try auth.value("userPoolId") {
             guard userPoolId.contains("_"), !userPoolId.hasSuffix("_") else {
                 throw CommandFailure(
                     "auth.userPoolId '\(userPoolId)' is not a user pool id. Write it as <region>_<name>, such as us-east-1_Local."
@@ -83,7 +42,7 @@ struct AuthSettings: Decodable {
             }
             configuration.userPoolId = userPoolId
         }
-        if let publicOrigin {
+        if let publicOrigin: String = try auth.value("publicOrigin") {
             guard let url = URL(string: publicOrigin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
                 url.path.isEmpty || url.path == "/"
             else {
@@ -94,71 +53,79 @@ struct AuthSettings: Decodable {
             }
             configuration.publicOrigin = publicOrigin.hasSuffix("/") ? String(publicOrigin.dropLast()) : publicOrigin
         }
-        if let clients, !clients.isEmpty {
-            configuration.clients = clients.map { .init(clientId: $0.clientId, clientSecret: $0.clientSecret) }
+        let clients = try (auth.objects("clients") ?? []).map {
+            CognitoConfiguration.AppClient(
+                clientId: try $0.decode(String.self, forKey: "clientId"),
+                clientSecret: try $0.value("clientSecret")
+            )
         }
-        if let policy = passwordPolicy {
+        if !clients.isEmpty { configuration.clients = clients }
+        if let policy = try auth.object("passwordPolicy") {
             configuration.passwordPolicy = CognitoConfiguration.PasswordPolicy(
-                minimumLength: policy.minimumLength ?? 8,
-                requiresLowercase: policy.requireLowercase ?? true,
-                requiresUppercase: policy.requireUppercase ?? true,
-                requiresNumbers: policy.requireNumbers ?? true,
-                requiresSymbols: policy.requireSymbols ?? true
+                minimumLength: try policy.value("minimumLength") ?? 8,
+                requiresLowercase: try policy.value("requireLowercase") ?? true,
+                requiresUppercase: try policy.value("requireUppercase") ?? true,
+                requiresNumbers: try policy.value("requireNumbers") ?? true,
+                requiresSymbols: try policy.value("requireSymbols") ?? true
             )
         }
-        configuration.groups = groups ?? []
-        configuration.users = (users ?? []).map {
-            .init(
-                username: $0.username,
-                password: $0.password,
-                attributes: $0.attributes ?? [:],
-                groups: $0.groups ?? []
+        configuration.groups = try auth.value("groups") ?? []
+        configuration.users = try (auth.objects("users") ?? []).map {
+            CognitoConfiguration.User(
+                username: try $0.decode(String.self, forKey: "username"),
+                password: try $0.decode(String.self, forKey: "password"),
+                attributes: try $0.value("attributes") ?? [:],
+                groups: try $0.value("groups") ?? []
             )
         }
-        for (key, value) in [
-            ("tokenLifetimeSeconds", tokenLifetimeSeconds),
-            ("refreshTokenLifetimeSeconds", refreshTokenLifetimeSeconds),
-            ("lockoutSeconds", lockoutSeconds),
-            ("maxLockoutSeconds", maxLockoutSeconds),
-        ] {
-            if let value, value <= 0 {
+        var seconds: [String: Double] = [:]
+        for key in ["tokenLifetimeSeconds", "refreshTokenLifetimeSeconds", "lockoutSeconds", "maxLockoutSeconds"] {
+            guard let value: Double = try auth.value(SettingsField(stringValue: key)) else { continue }
+            guard value > 0 else {
                 throw CommandFailure("auth.\(key) is \(value); give a number of seconds above 0.")
             }
+            seconds[key] = value
         }
-        configuration.tokenLifetime = tokenLifetimeSeconds ?? configuration.tokenLifetime
-        configuration.refreshTokenLifetime = refreshTokenLifetimeSeconds ?? configuration.refreshTokenLifetime
-        configuration.rotatesRefreshTokens = rotateRefreshTokens ?? false
-        configuration.autoConfirmsSignUp = autoConfirmSignUp ?? false
-        if let identityPoolId { configuration.identityPoolId = identityPoolId }
-        configuration.allowsGuests = allowGuests ?? true
-        configuration.maxFailedSignIns = maxFailedSignIns ?? configuration.maxFailedSignIns
-        configuration.lockout = lockoutSeconds ?? configuration.lockout
-        configuration.maxLockout = maxLockoutSeconds ?? max(configuration.maxLockout, configuration.lockout)
+        configuration.tokenLifetime = seconds["tokenLifetimeSeconds"] ?? configuration.tokenLifetime
+        configuration.refreshTokenLifetime =
+            seconds["refreshTokenLifetimeSeconds"] ?? configuration.refreshTokenLifetime
+        configuration.rotatesRefreshTokens = try auth.value("rotateRefreshTokens") ?? false
+        configuration.autoConfirmsSignUp = try auth.value("autoConfirmSignUp") ?? false
+        if let identityPoolId: String = try auth.value("identityPoolId") {
+            configuration.identityPoolId = identityPoolId
+        }
+        configuration.allowsGuests = try auth.value("allowGuests") ?? true
+        configuration.maxFailedSignIns = try auth.value("maxFailedSignIns") ?? configuration.maxFailedSignIns
+        configuration.lockout = seconds["lockoutSeconds"] ?? configuration.lockout
+        configuration.maxLockout =
+            seconds["maxLockoutSeconds"] ?? max(configuration.maxLockout, configuration.lockout)
         guard configuration.maxLockout >= configuration.lockout else {
             throw CommandFailure(
                 "auth.maxLockoutSeconds is \(configuration.maxLockout), shorter than auth.lockoutSeconds "
                     + "(\(configuration.lockout)); give the longest lockout, at least the first one."
             )
         }
-        if let requestsPerClient {
-            guard requestsPerClient.burst > 0 else {
+        if let requests = try auth.object("requestsPerClient") {
+            let burst = try requests.decode(Int.self, forKey: "burst")
+            let perSecond = try requests.decode(Double.self, forKey: "perSecond")
+            guard burst > 0 else {
                 throw CommandFailure(
-                    "auth.requestsPerClient.burst is \(requestsPerClient.burst); give how many calls a client may "
-                        + "make at once, above 0."
+                    "auth.requestsPerClient.burst is \(burst); give how many calls a client may make at once, above 0."
                 )
             }
-            guard requestsPerClient.perSecond > 0 else {
+            guard perSecond > 0 else {
                 throw CommandFailure(
-                    "auth.requestsPerClient.perSecond is \(requestsPerClient.perSecond); give how many calls a "
-                        + "client regains per second, above 0."
+                    "auth.requestsPerClient.perSecond is \(perSecond); give how many calls a client regains per "
+                        + "second, above 0."
                 )
             }
             configuration.clientRequestLimit = CognitoConfiguration.ClientRequestLimit(
-                burst: requestsPerClient.burst,
-                perSecond: requestsPerClient.perSecond
+                burst: burst,
+                perSecond: perSecond
             )
         }
-        configuration.usernameAttributes = try (usernameAttributes ?? []).map { name in
+        configuration.usernameAttributes = try (auth.value("usernameAttributes", as: [String].self) ?? []).map {
+            name in
             guard let attribute = CognitoConfiguration.UsernameAttribute(rawValue: name) else {
                 throw CommandFailure(
                     "auth.usernameAttributes has '\(name)'; use \"email\", \"phone_number\" or both."
@@ -170,11 +137,11 @@ struct AuthSettings: Decodable {
     }
 }
 
-extension ServeSettings {
-    /// The local Cognito's configuration when `--auth` is given or `stratus.json` has an `auth`
-    /// block; `nil` otherwise.
-    func cognitoConfiguration(enabled: Bool) throws -> CognitoConfiguration? {
-        guard enabled || auth != nil else { return nil }
-        return try (auth ?? AuthSettings()).configuration(region: region)
+extension CognitoConfiguration {
+    /// Puts the pools in `region`: `<region>_Local` and `<region>:00000000-0000-4000-8000-00000000a0b1`.
+    fileprivate mutating func place(in region: String) {
+        self.region = region
+        userPoolId = "\(region)_Local"
+        identityPoolId = "\(region):00000000-0000-4000-8000-00000000a0b1"
     }
 }

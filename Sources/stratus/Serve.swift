@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import StratusBackend
 import StratusCodegen
+import StratusCognito
 import StratusServer
 
 /// `stratus serve`: the local AppSync-compatible backend.
@@ -101,12 +103,7 @@ struct Serve: AsyncParsableCommand {
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
-        let location: PostgresLocation?
-        do {
-            location = try (database ?? settings.database).map { try PostgresLocation($0) }
-        } catch {
-            throw CommandFailure("\(error) Pass --database postgres://user@host:port/database.")
-        }
+        let location = try settings.databaseLocation(override: database)
         // Checked first, so that a server that cannot listen leaves nothing behind.
         if PortCheck.isInUse(host: host, port: port) { throw Self.portInUse(host: host, port: port) }
         if reset, let location {
@@ -122,167 +119,16 @@ struct Serve: AsyncParsableCommand {
                 throw CommandFailure("Cannot reset the data directory '\(directory.path)': \(error)")
             }
         }
-
-        // Checked before the data directory is written.
-        let cognitoConfiguration = try settings.cognitoConfiguration(enabled: auth)
-        var keys = location == nil ? try settings.apiKeys(defaultIn: directory) : settings.configuredAPIKeys
-        let configDirectory = config.map { URL(filePath: $0).deletingLastPathComponent() } ?? URL(filePath: ".")
-        let (userPool, openIDConnect) = try settings.tokenAuthorization(
-            relativeTo: configDirectory,
-            hasLocalPool: cognitoConfiguration != nil
+        let store = location.map { Backend.Store.database($0, connections: settings.databaseConnections) }
+        let backend = try await Self.open(
+            backendConfiguration(settings, schema: annotated, store: store ?? .dataDirectory(directory)),
+            place: location.map { "the database \($0)" } ?? "'\(directory.path)'",
+            isDatabase: location != nil
         )
-        let additionalModes: [Identity.AuthorizationMode] = {
-            var modes = settings.additionalModes
-            guard cognitoConfiguration != nil, settings.authorization?.additionalModes == nil else { return modes }
-            for mode in [Identity.AuthorizationMode.userPools, .awsIAM]
-            where mode != settings.defaultMode && !modes.contains(mode) {
-                modes.append(mode)
-            }
-            return modes
-        }()
-        let server: StratusServer
-        let serverConfiguration = settings.serverConfiguration(
-            directory: config.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
-        )
+        let (host, outputDirectory) = (host, URL(fileURLWithPath: configOutput, isDirectory: true))
         do {
-            if let location {
-                server = try await StratusServer(
-                    schema: annotated,
-                    configuration: serverConfiguration,
-                    database: location,
-                    connections: settings.databaseConnections ?? 16
-                )
-            } else {
-                server = try StratusServer(
-                    schema: annotated,
-                    configuration: serverConfiguration,
-                    dataDirectory: directory
-                )
-            }
-        } catch {
-            let place = location.map { "the database \($0)" } ?? "'\(directory.path)'"
-            let refused = error.refusedSchemaChanges
-            guard refused.isEmpty else {
-                let remedy =
-                    location == nil
-                    ? "pass --data-dir with another directory, or run with --reset to delete the data directory "
-                        + "(every item, tombstone and the sync journal) and start empty."
-                    : "or pass --database with another database."
-                throw CommandFailure(
-                    "The schema changed in ways the data in \(place) cannot follow without losing data:\n"
-                        + refused.map { "  - \($0)\n" }.joined()
-                        + "Its data is kept. Undo these changes, " + remedy
-                )
-            }
-            throw CommandFailure("Cannot open \(location == nil ? "the data directory " : "")\(place): \(error)")
-        }
-        for change in server.appliedSchemaChanges {
-            print("Migrated \(server.storeDescription): \(change)")
-        }
-        for warning in server.api.warnings {
-            print(warning)
-        }
-        if keys.isEmpty {
-            // Servers sharing a database share the key the first of them generated.
-            do {
-                keys = [APIKey(value: try await server.sharedSetting("apiKey", proposing: ServeSettings.newAPIKey()))]
-            } catch {
-                try? server.close()
-                throw CommandFailure("Cannot read or store the API key in \(server.storeDescription): \(error)")
-            }
-        }
-        let apiKeys = keys
-        let authorization = ServerAuthorization(
-            defaultMode: settings.defaultMode,
-            additionalModes: additionalModes,
-            apiKeys: apiKeys,
-            iamCredentials: settings.iamCredentials,
-            region: settings.region ?? "us-east-1",
-            userPool: userPool,
-            openIDConnect: openIDConnect
-        )
-        var pool: CognitoUserPool?
-        do {
-            if let cognitoConfiguration {
-                pool = try await CognitoUserPool(
-                    configuration: cognitoConfiguration,
-                    store: server.cognitoStore(),
-                    log: { message in
-                        print(message)
-                        fflush(nil)
-                    }
-                )
-            }
-        } catch {
-            try? server.close()
-            throw CommandFailure("Cannot start the local Cognito: \(error)")
-        }
-        let cognito = pool
-        let limits = try settings.limits()
-        let restAPIs = try settings.restAPIs()
-        let http = StratusHTTPServer(
-            server: server,
-            authorization: authorization,
-            limits: limits,
-            restAPIs: restAPIs,
-            cognito: cognito,
-            allowedHosts: allowedHosts + (settings.allowedHosts ?? [])
-        )
-        let host = host
-        let outputDirectory = URL(fileURLWithPath: configOutput, isDirectory: true)
-        let defaultMode = settings.defaultMode
-        let region = settings.region ?? "us-east-1"
-        do {
-            try await http.run(host: host, port: port, stopsOnSignals: true) { port in
-                let endpoint = URL(string: "http://\(host):\(port)/graphql")!
-                var files = ClientConfigurationFiles(
-                    endpoint: endpoint,
-                    region: region,
-                    authorizationMode: defaultMode,
-                    apiKey: defaultMode == .apiKey ? apiKeys.first?.value : nil
-                )
-                files.restAPIs = restAPIs.map { ClientConfigurationFiles.RESTAPIEntry($0, graphQLEndpoint: endpoint) }
-                files.additionalModes = additionalModes
-                files.additionalAPIKey = additionalModes.contains(.apiKey) ? apiKeys.first?.value : nil
-                if let cognito {
-                    files.cognito = ClientConfigurationFiles.CognitoEntry(
-                        cognito,
-                        endpoint: URL(string: cognito.servedOrigin)!
-                    )
-                }
-                do {
-                    try files.write(to: outputDirectory)
-                } catch {
-                    print("Could not write the client configuration files into \(outputDirectory.path): \(error)")
-                }
-                print("GraphQL endpoint: \(endpoint.absoluteString)")
-                print("Real-time endpoint: ws://\(host):\(port)/graphql/realtime")
-                for api in restAPIs { print("REST API \(api.name): \(api.endpoint(besides: endpoint).absoluteString)") }
-                if let key = apiKeys.first { print("API key: \(key.value)") }
-                if let cognito {
-                    let pool = cognito.configuration
-                    print(
-                        "Cognito user pool: \(pool.userPoolId) at \(cognito.servedOrigin)/ (issuer \(cognito.issuer))"
-                    )
-                    print("Cognito app clients: \(pool.clients.map(\.clientId).joined(separator: ", "))")
-                    if let identityPool = pool.identityPoolId { print("Cognito identity pool: \(identityPool)") }
-                    if authorization.iamCredentials.isEmpty {
-                        // Without IAM credentials of its own, the pool's administrator signs with these.
-                        let admin = cognito.administratorCredentials
-                        print("Cognito administrator credentials: \(admin.accessKeyId) \(admin.secretAccessKey)")
-                        print(
-                            "  Sign AdminCreateUser, ListUsers and the other administrator calls with them: "
-                                + "boto3.client(\"cognito-idp\", endpoint_url=\"\(cognito.servedOrigin)\", "
-                                + "region_name=\"\(pool.region)\", aws_access_key_id=\"\(admin.accessKeyId)\", "
-                                + "aws_secret_access_key=\"\(admin.secretAccessKey)\")"
-                        )
-                    } else {
-                        print("Cognito administrator calls: signed with the configured IAM credentials")
-                    }
-                }
-                print("Data: \(server.storeDescription)")
-                print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")
-                fflush(nil)
+            try await backend.run(host: host, port: port, stopsOnSignals: true) { port in
+                Self.announce(backend, host: host, port: port, writingTo: outputDirectory)
             }
         } catch {
             let text = "\(error)"
@@ -291,8 +137,115 @@ struct Serve: AsyncParsableCommand {
             }
             throw error
         }
-        try server.close()
-        print("Stopped. The data stays in \(server.storeDescription).")
+        try backend.close()
+        print("Stopped. The data stays in \(backend.server.storeDescription).")
+    }
+
+    /// The backend the command line and the `--config` file describe, on `store`.
+    private func backendConfiguration(
+        _ settings: ServeSettings,
+        schema: AnnotatedSchema,
+        store: Backend.Store
+    ) -> Backend.Configuration {
+        let cognito = settings.cognitoConfiguration(enabled: auth)
+        return Backend.Configuration(
+            schema: schema,
+            store: store,
+            server: settings.server,
+            authorization: ServerAuthorization(
+                defaultMode: settings.defaultMode,
+                additionalModes: settings.additionalModes(withLocalPool: cognito != nil),
+                apiKeys: settings.apiKeys,
+                iamCredentials: settings.iamCredentials,
+                region: settings.region ?? "us-east-1",
+                userPool: settings.userPool,
+                openIDConnect: settings.openIDConnect
+            ),
+            usesStoredAPIKey: true,
+            cognito: cognito,
+            limits: settings.limits,
+            restAPIs: settings.restAPIs,
+            allowedHosts: allowedHosts + settings.allowedHosts,
+            cognitoLog: { message in
+                print(message)
+                fflush(nil)
+            },
+            notice: { print($0) }
+        )
+    }
+
+    /// The backend of `configuration`, opened; `place` names its store for people.
+    ///
+    /// - Throws: ``CommandFailure`` saying what could not be opened and what to do.
+    private static func open(
+        _ configuration: Backend.Configuration,
+        place: String,
+        isDatabase: Bool
+    ) async throws -> Backend {
+        do {
+            return try await Backend.open(configuration)
+        } catch .store(let error) {
+            let refused = error.refusedSchemaChanges
+            guard refused.isEmpty else {
+                let remedy =
+                    isDatabase
+                    ? "or pass --database with another database."
+                    : "pass --data-dir with another directory, or run with --reset to delete the data directory "
+                        + "(every item, tombstone and the sync journal) and start empty."
+                throw CommandFailure(
+                    "The schema changed in ways the data in \(place) cannot follow without losing data:\n"
+                        + refused.map { "  - \($0)\n" }.joined()
+                        + "Its data is kept. Undo these changes, " + remedy
+                )
+            }
+            throw CommandFailure("Cannot open \(isDatabase ? "" : "the data directory ")\(place): \(error)")
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// Writes the clients' configuration files into `outputDirectory` and prints where the
+    /// backend listens and how to reach it, once it listens on `port`.
+    private static func announce(_ backend: Backend, host: String, port: Int, writingTo outputDirectory: URL) {
+        let endpoint = URL(string: "http://\(host):\(port)/graphql")!
+        do {
+            try backend.clientConfiguration(endpoint: endpoint).write(to: outputDirectory)
+        } catch {
+            print("Could not write the client configuration files into \(outputDirectory.path): \(error)")
+        }
+        print("GraphQL endpoint: \(endpoint.absoluteString)")
+        print("Real-time endpoint: ws://\(host):\(port)/graphql/realtime")
+        for api in backend.configuration.restAPIs {
+            print("REST API \(api.name): \(api.endpoint(besides: endpoint).absoluteString)")
+        }
+        if let key = backend.authorization.apiKeys.first { print("API key: \(key.value)") }
+        if let cognito = backend.cognito {
+            announce(cognito, signingWithOwnCredentials: backend.authorization.iamCredentials.isEmpty)
+        }
+        print("Data: \(backend.server.storeDescription)")
+        print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")
+        fflush(nil)
+    }
+
+    /// Prints where the local Cognito answers, its clients, and how administrators sign.
+    private static func announce(_ cognito: CognitoUserPool, signingWithOwnCredentials: Bool) {
+        let pool = cognito.configuration
+        print("Cognito user pool: \(pool.userPoolId) at \(cognito.servedOrigin)/ (issuer \(cognito.issuer))")
+        print("Cognito app clients: \(pool.clients.map(\.clientId).joined(separator: ", "))")
+        if let identityPool = pool.identityPoolId { print("Cognito identity pool: \(identityPool)") }
+        guard signingWithOwnCredentials else {
+            print("Cognito administrator calls: signed with the configured IAM credentials")
+            return
+        }
+        // Without IAM credentials of its own, the pool's administrator signs with these.
+        let admin = cognito.administratorCredentials
+        print("Cognito administrator credentials: \(admin.accessKeyId) \(admin.secretAccessKey)")
+        print(
+            "  Sign AdminCreateUser, ListUsers and the other administrator calls with them: "
+                + "boto3.client(\"cognito-idp\", endpoint_url=\"\(cognito.servedOrigin)\", "
+                + "region_name=\"\(pool.region)\", aws_access_key_id=\"\(admin.accessKeyId)\", "
+                + "aws_secret_access_key=\"\(admin.secretAccessKey)\")"
+        )
     }
 
     private static func portInUse(host: String, port: Int) -> CommandFailure {

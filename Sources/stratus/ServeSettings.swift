@@ -1,7 +1,8 @@
 import Foundation
+import StratusCognito
 import StratusServer
 
-/// The `--config` file of `stratus serve`.
+/// The `--config` file of `stratus serve`, decoded once into the backend's typed configuration.
 ///
 /// ```json
 /// {
@@ -36,135 +37,44 @@ import StratusServer
 ///     { "path": "/items/{proxy+}", "methods": ["ANY"], "authorization": "AWS_IAM", "handler": "echo" },
 ///     { "path": "/orders/{id}", "methods": ["POST"], "authorization": "API_KEY",
 ///       "handler": { "command": ["python3", "orders.py"], "timeoutSeconds": 29 } }
-///   ] }]
+///   ] }],
+///   "auth": { "userPoolId": "us-east-1_Local", "clients": [{ "clientId": "localclient" }] }
 /// }
 /// ```
 ///
 /// A `conflictHandler` (at the top level for every model, or per model) is a custom conflict
 /// handler run as a command in the configuration file's directory; see `ConflictHandlerCommand`.
-struct ServeSettings: Decodable {
-    struct Authorization: Decodable {
-        var defaultMode: String?
-        var additionalModes: [String]?
-        var apiKeys: [Key]?
-        var iamCredentials: [Credential]?
-        var userPool: UserPool?
-        var openIDConnect: OpenIDConnect?
-    }
-
-    struct Key: Decodable {
-        var value: String
-        var expires: Date?
-    }
-
-    struct Credential: Decodable {
-        var accessKeyId: String
-        var secretAccessKey: String
-        var sessionToken: String?
-    }
-
-    /// `AMAZON_COGNITO_USER_POOLS`: the pool, and where its keys are when not at the pool's
-    /// issuer (a pool emulator's JWKS URL, or a file).
-    struct UserPool: Decodable {
-        var userPoolId: String
-        var region: String?
-        var appIdClientRegex: String?
-        var issuer: String?
-        var jwksUrl: String?
-        var jwksFile: String?
-    }
-
-    /// `OPENID_CONNECT`: the provider's issuer, client and TTLs (milliseconds, as AppSync).
-    struct OpenIDConnect: Decodable {
-        var issuer: String
-        var clientId: String?
-        var iatTTL: Double?
-        var authTTL: Double?
-        var jwksUrl: String?
-        var jwksFile: String?
-    }
-
-    struct Model: Decodable {
-        var conflictResolution: String?
-        var conflictHandler: Handler?
-    }
-
-    struct Handler: Decodable {
-        var command: [String]
-        var timeoutSeconds: Double?
-    }
-
+/// The `auth` block configures the local Cognito (see `AuthSettings.swift`).
+struct ServeSettings {
+    /// The region of the API's signatures and of the clients' files; `nil` for `us-east-1`.
     var region: String?
     /// A PostgreSQL database URL to keep the data in, as `--database` gives it.
     var database: String?
-    /// The most connections each server opens to the database (16 by default).
-    var databaseConnections: Int?
-    var authorization: Authorization?
-    /// The local Cognito (``AuthSettings``).
-    var auth: AuthSettings?
-    var conflictResolution: String?
-    var conflictHandler: Handler?
-    var models: [String: Model]?
-    var maxRequestBytes: Int?
-    /// AppSync's `queryDepthLimit` (0, the default, or 1–75) and `resolverCountLimit` (1–10,000).
-    var queryDepthLimit: Int?
-    var resolverCountLimit: Int?
-    /// How long a mutation's response is kept for repeats with its `Idempotency-Key`.
-    var idempotencyKeyTTLSeconds: Double?
-    var executionTimeoutSeconds: Double?
-    var requestHeadTimeoutSeconds: Double?
-    var idleTimeoutSeconds: Double?
-    var maxConnectionsPerAddress: Int?
-    var maxConnections: Int?
-    var requestTimeoutSeconds: Double?
+    /// The most connections each server opens to the database.
+    var databaseConnections = 16
+    var defaultMode = Identity.AuthorizationMode.apiKey
+    var additionalModes: [Identity.AuthorizationMode] = []
+    /// Whether the file lists `authorization.additionalModes`: without the list, the local
+    /// Cognito adds its own modes.
+    var listsAdditionalModes = false
+    /// The API keys the file configures; empty when it configures none.
+    var apiKeys: [APIKey] = []
+    var iamCredentials: [IAMCredential] = []
+    var userPool: UserPoolAuthorization?
+    var openIDConnect: OIDCAuthorization?
+    /// Conflict handling (commands run in the file's directory), depth and resolver limits, and
+    /// how long `Idempotency-Key`s are kept.
+    var server = ServerConfiguration()
+    var limits = ServerLimits()
+    var restAPIs: [RESTAPI] = []
     /// Names clients reach the server by besides its own, as `--allowed-host` gives them.
-    var allowedHosts: [String]?
-    var shutdownTimeoutSeconds: Double?
-    var rest: [REST]?
+    var allowedHosts: [String] = []
+    /// The local Cognito of the `auth` block; `nil` without one.
+    var cognito: CognitoConfiguration?
 
-    /// A REST API: routes to the echo handler or to a command.
-    struct REST: Decodable {
-        struct Route: Decodable {
-            var path: String
-            var methods: [String]?
-            var authorization: String?
-            var handler: Handler?
-        }
-
-        /// `"echo"`, or `{"command": [...], "timeoutSeconds": 29}`.
-        enum Handler: Decodable {
-            case echo
-            case command([String], timeoutSeconds: Double?)
-
-            private enum Keys: String, CodingKey { case command, timeoutSeconds }
-
-            init(from decoder: any Decoder) throws {
-                if let name = try? decoder.singleValueContainer().decode(String.self) {
-                    guard name == "echo" else {
-                        throw CommandFailure(
-                            "Unknown REST handler '\(name)'. Use \"echo\" or {\"command\": [\"program\", \"argument\"]}."
-                        )
-                    }
-                    self = .echo
-                    return
-                }
-                let container = try decoder.container(keyedBy: Keys.self)
-                let command = try container.decode([String].self, forKey: .command)
-                guard !command.isEmpty else {
-                    throw CommandFailure("A REST handler's command is empty. Give the program and its arguments.")
-                }
-                self = .command(
-                    command,
-                    timeoutSeconds: try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds)
-                )
-            }
-        }
-
-        var name: String
-        var cors: Bool?
-        var routes: [Route]
-    }
-
+    /// The settings of the file at `path`; the defaults without one.
+    ///
+    /// - Throws: ``CommandFailure`` naming the file's first problem and how to fix it.
     static func load(path: String?) throws -> ServeSettings {
         guard let path else { return ServeSettings() }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -187,19 +97,9 @@ struct ServeSettings: Decodable {
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
+        decoder.userInfo[.configurationFile] = path
         do {
-            let settings = try decoder.decode(ServeSettings.self, from: data)
-            _ = try settings.modes()
-            if let connections = settings.databaseConnections, connections < 1 {
-                throw CommandFailure(
-                    "databaseConnections in '\(path)' is \(connections); give at least 1 (16 is the default)."
-                )
-            }
-            _ = try settings.strategies()
-            _ = try settings.restAPIs()
-            _ = try settings.limits()
-            _ = try settings.tokenAuthorization(relativeTo: URL(filePath: path).deletingLastPathComponent())
-            return settings
+            return try decoder.decode(ServeSettings.self, from: data)
         } catch let error as CommandFailure {
             throw error
         } catch let error as DecodingError {
@@ -246,13 +146,148 @@ struct ServeSettings: Decodable {
         }
     }
 
-    init() {}
+    /// The database the data lives in: `override` (`--database`), else the file's; `nil` for a
+    /// data directory.
+    ///
+    /// - Throws: ``CommandFailure`` for a URL that is not a usable `postgres://` URL.
+    func databaseLocation(override: String?) throws -> PostgresLocation? {
+        do {
+            return try (override ?? database).map { try PostgresLocation($0) }
+        } catch {
+            throw CommandFailure("\(error) Pass --database postgres://user@host:port/database.")
+        }
+    }
 
-    var defaultMode: Identity.AuthorizationMode { (try? modes())?.first ?? .apiKey }
-    var additionalModes: [Identity.AuthorizationMode] { Array(((try? modes()) ?? []).dropFirst()) }
+    /// The local Cognito's configuration when `--auth` is given or the file has an `auth`
+    /// block; `nil` otherwise.
+    func cognitoConfiguration(enabled: Bool) -> CognitoConfiguration? {
+        cognito ?? (enabled ? AuthSettings.defaultConfiguration(region: region) : nil)
+    }
 
-    private func modes() throws -> [Identity.AuthorizationMode] {
-        let names = [authorization?.defaultMode ?? "API_KEY"] + (authorization?.additionalModes ?? [])
+    /// The API's additional modes: with a local Cognito and no `additionalModes` in the file,
+    /// `AMAZON_COGNITO_USER_POOLS` and `AWS_IAM` join the configured ones.
+    func additionalModes(withLocalPool hasLocalPool: Bool) -> [Identity.AuthorizationMode] {
+        var modes = additionalModes
+        guard hasLocalPool, !listsAdditionalModes else { return modes }
+        for mode in [Identity.AuthorizationMode.userPools, .awsIAM] where mode != defaultMode && !modes.contains(mode) {
+            modes.append(mode)
+        }
+        return modes
+    }
+}
+
+extension CodingUserInfoKey {
+    /// The path of the configuration file being decoded, as `--config` gives it.
+    static let configurationFile = CodingUserInfoKey(rawValue: "stratus.configurationFile")!
+}
+
+/// A member of the configuration file, by its name.
+struct SettingsField: CodingKey, ExpressibleByStringLiteral {
+    var stringValue: String
+    var intValue: Int? { nil }
+
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+    init(stringLiteral value: String) { stringValue = value }
+}
+
+/// An object of the configuration file.
+typealias SettingsObject = KeyedDecodingContainer<SettingsField>
+
+extension SettingsObject {
+    /// The object under `key`; `nil` when it is absent or `null`.
+    ///
+    /// Read through a decoder of its own, as a member of a `Decodable` type is: Foundation's
+    /// nested containers drop the path from some errors (a date that does not parse).
+    func object(_ key: SettingsField) throws -> SettingsObject? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try superDecoder(forKey: key).container(keyedBy: SettingsField.self)
+    }
+
+    /// The objects of the list under `key`; `nil` when it is absent or `null`.
+    func objects(_ key: SettingsField) throws -> [SettingsObject]? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try requiredObjects(key)
+    }
+
+    /// The objects of the list under `key`, which must be there.
+    func requiredObjects(_ key: SettingsField) throws -> [SettingsObject] {
+        var list = try nestedUnkeyedContainer(forKey: key)
+        var objects: [SettingsObject] = []
+        while !list.isAtEnd {
+            objects.append(try list.superDecoder().container(keyedBy: SettingsField.self))
+        }
+        return objects
+    }
+
+    /// The value under `key`; `nil` when it is absent or `null`.
+    func value<T: Decodable>(_ key: SettingsField, as type: T.Type = T.self) throws -> T? {
+        try decodeIfPresent(type, forKey: key)
+    }
+}
+
+extension ServeSettings: Decodable {
+    /// Decodes the file's members and checks them, in the order a reader meets the problems:
+    /// authorization modes, database connections, conflict handling, REST APIs, limits, token
+    /// issuers, then the local Cognito.
+    init(from decoder: any Decoder) throws {
+        let path = decoder.userInfo[.configurationFile] as? String ?? "."
+        // Commands and key files are found relative to the file.
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let file = try decoder.container(keyedBy: SettingsField.self)
+        region = try file.value("region")
+        database = try file.value("database")
+        let authorization = try file.object("authorization")
+        let modes = try Self.modes(authorization)
+        defaultMode = modes[0]
+        additionalModes = Array(modes.dropFirst())
+        listsAdditionalModes = try authorization?.value("additionalModes", as: [String].self) != nil
+        apiKeys = try (authorization?.objects("apiKeys") ?? []).map {
+            APIKey(value: try $0.decode(String.self, forKey: "value"), expires: try $0.value("expires"))
+        }
+        iamCredentials = try (authorization?.objects("iamCredentials") ?? []).map {
+            IAMCredential(
+                accessKeyId: try $0.decode(String.self, forKey: "accessKeyId"),
+                secretAccessKey: try $0.decode(String.self, forKey: "secretAccessKey"),
+                sessionToken: try $0.value("sessionToken")
+            )
+        }
+        if let connections: Int = try file.value("databaseConnections") {
+            guard connections >= 1 else {
+                throw CommandFailure(
+                    "databaseConnections in '\(path)' is \(connections); give at least 1 (16 is the default)."
+                )
+            }
+            databaseConnections = connections
+        }
+        let (strategy, perModel) = try Self.strategies(file, directory: directory)
+        restAPIs = try Self.restAPIs(file.objects("rest") ?? [])
+        limits = try Self.limits(file)
+        let queryDepthLimit: Int? = try file.value("queryDepthLimit")
+        let resolverCountLimit: Int? = try file.value("resolverCountLimit")
+        let idempotencyKeyTTL: Double? = try file.value("idempotencyKeyTTLSeconds")
+        server = ServerConfiguration(
+            conflictResolution: strategy,
+            modelConflictResolution: perModel,
+            queryDepthLimit: queryDepthLimit ?? 0,
+            resolverCountLimit: resolverCountLimit ?? 10_000,
+            idempotencyKeyTTL: idempotencyKeyTTL.map { .milliseconds(Int(($0 * 1000).rounded())) }
+                ?? .seconds(24 * 3600)
+        )
+        allowedHosts = try file.value("allowedHosts") ?? []
+        (userPool, openIDConnect) = try Self.tokenAuthorization(
+            authorization,
+            modes: modes,
+            region: region,
+            relativeTo: directory
+        )
+        cognito = try file.object("auth").map { try AuthSettings.configuration($0, region: region) }
+    }
+
+    private static func modes(_ authorization: SettingsObject?) throws -> [Identity.AuthorizationMode] {
+        let names =
+            [try authorization?.value("defaultMode") ?? "API_KEY"]
+            + (try authorization?.value("additionalModes", as: [String].self) ?? [])
         return try names.map { name in
             guard let mode = Identity.AuthorizationMode(rawValue: name) else {
                 let known = Identity.AuthorizationMode.allCases.map(\.rawValue).joined(separator: ", ")
@@ -264,36 +299,42 @@ struct ServeSettings: Decodable {
         }
     }
 
-    private func strategies(
-        directory: URL? = nil
+    /// The conflict handling of every model and of each model that sets its own; handler
+    /// commands run in `directory`.
+    private static func strategies(
+        _ file: SettingsObject,
+        directory: URL
     ) throws -> (ConflictResolutionStrategy, [String: ConflictResolutionStrategy]) {
-        func strategy(_ name: String?, _ handler: Handler?, scope: String) throws -> ConflictResolutionStrategy {
-            if let handler {
+        func strategy(_ object: SettingsObject, scope: String) throws -> ConflictResolutionStrategy {
+            let name: String? = try object.value("conflictResolution")
+            if let handler = try object.object("conflictHandler") {
+                let command = try handler.decode([String].self, forKey: "command")
+                let timeoutSeconds: Double? = try handler.value("timeoutSeconds")
                 guard name == nil || name == "LAMBDA" else {
                     throw CommandFailure(
                         "The configuration file sets both conflictResolution '\(name!)' and a conflictHandler\(scope). "
                             + "Remove one, or set conflictResolution to LAMBDA."
                     )
                 }
-                guard !handler.command.isEmpty else {
+                guard !command.isEmpty else {
                     throw CommandFailure(
                         "The conflictHandler\(scope) in the configuration file has an empty command. "
                             + #"Give the program and its arguments, like "command": ["python3", "resolve.py"]."#
                     )
                 }
-                let seconds = handler.timeoutSeconds ?? 5
+                let seconds = timeoutSeconds ?? 5
                 guard seconds > 0, seconds.isFinite else {
                     throw CommandFailure(
                         "The conflictHandler\(scope) in the configuration file has timeoutSeconds \(seconds). "
                             + "Give a number of seconds above 0."
                     )
                 }
-                let command = ConflictHandlerCommand(
-                    arguments: handler.command,
+                let handlerCommand = ConflictHandlerCommand(
+                    arguments: command,
                     workingDirectory: directory,
                     timeout: .milliseconds(Int((seconds * 1000).rounded()))
                 )
-                return .custom(command.handler)
+                return .custom(handlerCommand.handler)
             }
             switch name {
             case nil, "AUTOMERGE": return .automerge
@@ -311,106 +352,87 @@ struct ServeSettings: Decodable {
             }
         }
         var perModel: [String: ConflictResolutionStrategy] = [:]
-        for (name, model) in models ?? [:] where model.conflictResolution != nil || model.conflictHandler != nil {
-            perModel[name] = try strategy(model.conflictResolution, model.conflictHandler, scope: " of model '\(name)'")
+        if let models = try file.object("models") {
+            for key in models.allKeys {
+                let model = try models.superDecoder(forKey: key).container(keyedBy: SettingsField.self)
+                guard
+                    try model.value("conflictResolution", as: String.self) != nil
+                        || model.object("conflictHandler") != nil
+                else { continue }
+                perModel[key.stringValue] = try strategy(model, scope: " of model '\(key.stringValue)'")
+            }
         }
-        return (try strategy(conflictResolution, conflictHandler, scope: ""), perModel)
-    }
-
-    /// The server's configuration; conflict handler commands run in `directory`.
-    func serverConfiguration(directory: URL?) -> ServerConfiguration {
-        let (strategy, perModel) = (try? strategies(directory: directory)) ?? (.automerge, [:])
-        return ServerConfiguration(
-            conflictResolution: strategy,
-            modelConflictResolution: perModel,
-            queryDepthLimit: queryDepthLimit ?? 0,
-            resolverCountLimit: resolverCountLimit ?? 10_000,
-            idempotencyKeyTTL: idempotencyKeyTTLSeconds.map { .milliseconds(Int(($0 * 1000).rounded())) }
-                ?? .seconds(24 * 3600)
-        )
+        return (try strategy(file, scope: ""), perModel)
     }
 
     /// The HTTP endpoint's limits, checked against the ranges they take.
-    func limits() throws -> ServerLimits {
-        if let depth = queryDepthLimit, !(0...75).contains(depth) {
+    private static func limits(_ file: SettingsObject) throws -> ServerLimits {
+        if let depth: Int = try file.value("queryDepthLimit"), !(0...75).contains(depth) {
             throw CommandFailure(
                 "queryDepthLimit \(depth) in the configuration file is out of range. Give 1 to 75, or 0 for no limit "
                     + "of your own (requests nesting fields deeper than 75 levels are refused anyway)."
             )
         }
-        if let count = resolverCountLimit, !(1...10_000).contains(count) {
+        if let count: Int = try file.value("resolverCountLimit"), !(1...10_000).contains(count) {
             throw CommandFailure(
                 "resolverCountLimit \(count) in the configuration file is out of range. Give 1 to 10000."
             )
         }
-        if let seconds = idempotencyKeyTTLSeconds, !(seconds > 0 && seconds.isFinite) {
+        if let seconds: Double = try file.value("idempotencyKeyTTLSeconds"), !(seconds > 0 && seconds.isFinite) {
             throw CommandFailure(
                 "idempotencyKeyTTLSeconds \(seconds) in the configuration file is out of range. "
                     + "Give a number of seconds above 0 (86400, the default, keeps keys for 24 hours)."
             )
         }
+        let maxConnectionsPerAddress: Int? = try file.value("maxConnectionsPerAddress")
         if let count = maxConnectionsPerAddress, count < 1 {
             throw CommandFailure(
                 "maxConnectionsPerAddress \(count) in the configuration file is out of range. Give 1 or more."
             )
         }
+        let maxConnections: Int? = try file.value("maxConnections")
         if let count = maxConnections, count < 1 {
             throw CommandFailure("maxConnections \(count) in the configuration file is out of range. Give 1 or more.")
         }
-        func duration(_ seconds: Double?, key: String, default fallback: Duration) throws -> Duration {
-            guard let seconds else { return fallback }
+        func duration(_ key: SettingsField, default fallback: Duration) throws -> Duration {
+            guard let seconds: Double = try file.value(key) else { return fallback }
             guard seconds > 0, seconds.isFinite else {
                 throw CommandFailure(
-                    "\(key) \(seconds) in the configuration file is out of range. Give a number of seconds above 0."
+                    "\(key.stringValue) \(seconds) in the configuration file is out of range. "
+                        + "Give a number of seconds above 0."
                 )
             }
             return .milliseconds(Int((seconds * 1000).rounded()))
         }
         let defaults = ServerLimits()
         return ServerLimits(
-            maxRequestBytes: maxRequestBytes ?? defaults.maxRequestBytes,
-            executionTimeout: try duration(
-                executionTimeoutSeconds,
-                key: "executionTimeoutSeconds",
-                default: defaults.executionTimeout
-            ),
-            requestHeadTimeout: try duration(
-                requestHeadTimeoutSeconds,
-                key: "requestHeadTimeoutSeconds",
-                default: defaults.requestHeadTimeout
-            ),
-            requestTimeout: try duration(
-                requestTimeoutSeconds,
-                key: "requestTimeoutSeconds",
-                default: defaults.requestTimeout
-            ),
-            idleTimeout: try duration(idleTimeoutSeconds, key: "idleTimeoutSeconds", default: defaults.idleTimeout),
+            maxRequestBytes: try file.value("maxRequestBytes") ?? defaults.maxRequestBytes,
+            executionTimeout: try duration("executionTimeoutSeconds", default: defaults.executionTimeout),
+            requestHeadTimeout: try duration("requestHeadTimeoutSeconds", default: defaults.requestHeadTimeout),
+            requestTimeout: try duration("requestTimeoutSeconds", default: defaults.requestTimeout),
+            idleTimeout: try duration("idleTimeoutSeconds", default: defaults.idleTimeout),
             maxConnectionsPerAddress: maxConnectionsPerAddress ?? defaults.maxConnectionsPerAddress,
             maxConnections: maxConnections ?? defaults.maxConnections,
-            shutdownTimeout: try duration(
-                shutdownTimeoutSeconds,
-                key: "shutdownTimeoutSeconds",
-                default: defaults.shutdownTimeout
-            )
+            shutdownTimeout: try duration("shutdownTimeoutSeconds", default: defaults.shutdownTimeout)
         )
     }
 
-    /// The user pool and OIDC provider, checked against the modes that need them.
-    /// With `hasLocalPool`, `AMAZON_COGNITO_USER_POOLS` may go without `authorization.userPool`:
-    /// the local Cognito's tokens are trusted.
-    func tokenAuthorization(
-        relativeTo directory: URL,
-        hasLocalPool: Bool = false
+    /// The user pool and OIDC provider of `authorization`, checked against the modes that need
+    /// them; key files are found relative to `directory`.
+    private static func tokenAuthorization(
+        _ authorization: SettingsObject?,
+        modes: [Identity.AuthorizationMode],
+        region fileRegion: String?,
+        relativeTo directory: URL
     ) throws -> (UserPoolAuthorization?, OIDCAuthorization?) {
-        let modes = try modes()
-        func source(url: String?, file: String?, key: String) throws -> JWKSSource? {
-            if let url {
+        func source(_ object: SettingsObject, key: String) throws -> JWKSSource? {
+            if let url: String = try object.value("jwksUrl") {
                 guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else {
                     throw CommandFailure("\(key).jwksUrl '\(url)' is not an http(s) URL.")
                 }
                 return .url(parsed)
             }
-            if let file {
+            if let file: String = try object.value("jwksFile") {
                 let resolved = file.hasPrefix("/") ? URL(filePath: file) : directory.appending(path: file)
                 guard FileManager.default.isReadableFile(atPath: resolved.path) else {
                     throw CommandFailure("\(key).jwksFile '\(resolved.path)' cannot be read.")
@@ -427,45 +449,64 @@ struct ServeSettings: Decodable {
                     + "<issuer>/.well-known/jwks.json. Give an https:// issuer, or jwksUrl or jwksFile."
             )
         }
+        func hasKeys(_ object: SettingsObject) -> Bool { object.contains("jwksUrl") || object.contains("jwksFile") }
+        /// A client pattern is matched against whole client ids: one that does not compile would
+        /// refuse every token.
+        func pattern(_ object: SettingsObject, _ name: SettingsField, key: String) throws -> String? {
+            guard let pattern: String = try object.value(name) else { return nil }
+            do {
+                _ = try NSRegularExpression(pattern: "^(?:\(pattern))$")
+            } catch {
+                throw CommandFailure(
+                    "\(key) '\(pattern)' is not a regular expression: no token's client would match it. "
+                        + "Fix the pattern, or remove it to accept every client."
+                )
+            }
+            return pattern
+        }
         var userPool: UserPoolAuthorization?
-        if let pool = authorization?.userPool {
-            let region = pool.region ?? region ?? "us-east-1"
-            let hasKeys = pool.jwksUrl != nil || pool.jwksFile != nil
-            if let issuer = pool.issuer {
-                try checkIssuer(issuer, hasKeys: hasKeys, key: "authorization.userPool.issuer")
+        if let pool = try authorization?.object("userPool") {
+            let userPoolId = try pool.decode(String.self, forKey: "userPoolId")
+            let region = try pool.value("region") ?? fileRegion ?? "us-east-1"
+            let issuer: String? = try pool.value("issuer")
+            if let issuer {
+                try checkIssuer(issuer, hasKeys: hasKeys(pool), key: "authorization.userPool.issuer")
             } else {
                 try checkIssuer(
-                    "https://cognito-idp.\(region).amazonaws.com/\(pool.userPoolId)",
-                    hasKeys: hasKeys,
+                    "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)",
+                    hasKeys: hasKeys(pool),
                     key: "authorization.userPool.userPoolId gives the issuer"
                 )
             }
             userPool = UserPoolAuthorization(
-                userPoolId: pool.userPoolId,
+                userPoolId: userPoolId,
                 region: region,
-                appIdClientRegex: pool.appIdClientRegex,
-                issuer: pool.issuer,
-                jwks: try source(url: pool.jwksUrl, file: pool.jwksFile, key: "authorization.userPool")
+                appIdClientRegex: try pattern(pool, "appIdClientRegex", key: "authorization.userPool.appIdClientRegex"),
+                issuer: issuer,
+                jwks: try source(pool, key: "authorization.userPool")
             )
-        } else if modes.contains(.userPools), !hasLocalPool {
+        } else if modes.contains(.userPools) {
             throw CommandFailure(
                 "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile "
                     + "when the keys are not at the pool's issuer) in the configuration file."
             )
         }
         var provider: OIDCAuthorization?
-        if let oidc = authorization?.openIDConnect {
+        if let oidc = try authorization?.object("openIDConnect") {
+            let issuer = try oidc.decode(String.self, forKey: "issuer")
             try checkIssuer(
-                oidc.issuer.hasSuffix("/") ? String(oidc.issuer.dropLast()) : oidc.issuer,
-                hasKeys: oidc.jwksUrl != nil || oidc.jwksFile != nil,
+                issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer,
+                hasKeys: hasKeys(oidc),
                 key: "authorization.openIDConnect.issuer"
             )
+            let iatTTL: Double? = try oidc.value("iatTTL")
+            let authTTL: Double? = try oidc.value("authTTL")
             provider = OIDCAuthorization(
-                issuer: oidc.issuer,
-                clientId: oidc.clientId,
-                issuedAtTTL: oidc.iatTTL.map { $0 / 1000 },
-                authTTL: oidc.authTTL.map { $0 / 1000 },
-                jwks: try source(url: oidc.jwksUrl, file: oidc.jwksFile, key: "authorization.openIDConnect")
+                issuer: issuer,
+                clientId: try pattern(oidc, "clientId", key: "authorization.openIDConnect.clientId"),
+                issuedAtTTL: iatTTL.map { $0 / 1000 },
+                authTTL: authTTL.map { $0 / 1000 },
+                jwks: try source(oidc, key: "authorization.openIDConnect")
             )
         } else if modes.contains(.openIDConnect) {
             throw CommandFailure(
@@ -476,89 +517,72 @@ struct ServeSettings: Decodable {
         return (userPool, provider)
     }
 
-    /// The REST APIs, with handler commands resolved against the configuration's directory.
-    func restAPIs() throws -> [RESTAPI] {
-        try (rest ?? []).map { api in
-            guard !api.name.isEmpty, api.name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-            else {
+    /// The REST APIs: routes to the echo handler (`"echo"`) or to a command
+    /// (`{"command": [...], "timeoutSeconds": 29}`), run in the configuration's directory.
+    private static func restAPIs(_ apis: [SettingsObject]) throws -> [RESTAPI] {
+        try apis.map { api in
+            let name = try api.decode(String.self, forKey: "name")
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                 throw CommandFailure(
-                    "The REST API name '\(api.name)' must be letters, digits, '-' or '_': it becomes the path /rest/<name>."
+                    "The REST API name '\(name)' must be letters, digits, '-' or '_': it becomes the path /rest/<name>."
                 )
             }
-            let routes = try api.routes.map { route in
-                guard route.path.hasPrefix("/") else {
-                    throw CommandFailure("The REST route '\(route.path)' of '\(api.name)' must start with '/'.")
-                }
-                let mode =
-                    try route.authorization.map { name in
-                        guard let mode = Identity.AuthorizationMode(rawValue: name), mode != .lambda else {
-                            throw CommandFailure(
-                                "Unknown REST authorization '\(name)' on \(route.path). "
-                                    + "Use NONE, API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS or OPENID_CONNECT."
-                            )
-                        }
-                        return mode
-                    } ?? .none
-                let handler: RESTHandler
-                switch route.handler ?? .echo {
-                case .echo: handler = .echo
-                case .command(let command, let seconds):
-                    handler = .command(command, timeout: .milliseconds(Int((seconds ?? 29) * 1000)))
-                }
-                let methods = try (route.methods ?? ["ANY"]).map { name in
-                    guard let method = RESTMethod(named: name) else {
-                        throw CommandFailure(
-                            "Unknown method '\(name)' on the REST route \(route.path) of '\(api.name)'. Use "
-                                + RESTMethod.allCases.map(\.rawValue).joined(separator: ", ") + "."
-                        )
-                    }
-                    return method
-                }
-                return RESTRoute(
-                    path: route.path,
-                    methods: methods,
-                    authorization: mode,
-                    handler: handler
-                )
-            }
-            return RESTAPI(name: api.name, routes: routes, cors: api.cors ?? true)
-        }
-    }
-
-    var iamCredentials: [IAMCredential] {
-        (authorization?.iamCredentials ?? []).map {
-            IAMCredential(
-                accessKeyId: $0.accessKeyId,
-                secretAccessKey: $0.secretAccessKey,
-                sessionToken: $0.sessionToken
+            return RESTAPI(
+                name: name,
+                routes: try api.requiredObjects("routes").map { try route($0, of: name) },
+                cors: try api.value("cors") ?? true
             )
         }
     }
 
-    /// The configured API keys, or the data directory's own key (made on first use).
-    /// The API keys the file configures; empty when it configures none.
-    var configuredAPIKeys: [APIKey] {
-        (authorization?.apiKeys ?? []).map { APIKey(value: $0.value, expires: $0.expires) }
-    }
-
-    /// A new API key, in AppSync's form.
-    static func newAPIKey() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        return "da2-" + String((0..<26).map { _ in alphabet.randomElement()! })
-    }
-
-    func apiKeys(defaultIn directory: URL) throws -> [APIKey] {
-        if !configuredAPIKeys.isEmpty { return configuredAPIKeys }
-        let file = directory.appendingPathComponent("api-key")
-        if let stored = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-            !stored.isEmpty
-        {
-            return [APIKey(value: stored)]
+    private static func route(_ route: SettingsObject, of api: String) throws -> RESTRoute {
+        let path = try route.decode(String.self, forKey: "path")
+        guard path.hasPrefix("/") else {
+            throw CommandFailure("The REST route '\(path)' of '\(api)' must start with '/'.")
         }
-        let key = Self.newAPIKey()
-        // Private to its owner, as the data directory's other files are.
-        try PrivateDataDirectory.create(directory)
-        try PrivateDataDirectory.replaceFile(at: file, with: Data(key.utf8))
-        return [APIKey(value: key)]
+        let mode =
+            try (route.value("authorization", as: String.self)).map { name in
+                guard let mode = Identity.AuthorizationMode(rawValue: name), mode != .lambda else {
+                    throw CommandFailure(
+                        "Unknown REST authorization '\(name)' on \(path). "
+                            + "Use NONE, API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS or OPENID_CONNECT."
+                    )
+                }
+                return mode
+            } ?? .none
+        let methods = try (route.value("methods", as: [String].self) ?? ["ANY"]).map { name in
+            guard let method = RESTMethod(named: name) else {
+                throw CommandFailure(
+                    "Unknown method '\(name)' on the REST route \(path) of '\(api)'. Use "
+                        + RESTMethod.allCases.map(\.rawValue).joined(separator: ", ") + "."
+                )
+            }
+            return method
+        }
+        return RESTRoute(path: path, methods: methods, authorization: mode, handler: try handler(route))
+    }
+
+    /// A route's handler: `"echo"` (the default), or `{"command": [...], "timeoutSeconds": 29}`.
+    private static func handler(_ route: SettingsObject) throws -> RESTHandler {
+        guard route.contains("handler"), try !route.decodeNil(forKey: "handler") else { return .echo }
+        let name: String
+        do {
+            name = try route.decode(String.self, forKey: "handler")
+        } catch DecodingError.typeMismatch {
+            // Not a name: a command.
+            let command = try route.superDecoder(forKey: "handler").container(keyedBy: SettingsField.self)
+            let arguments = try command.decode([String].self, forKey: "command")
+            guard !arguments.isEmpty else {
+                throw CommandFailure("A REST handler's command is empty. Give the program and its arguments.")
+            }
+            let seconds: Double? = try command.value("timeoutSeconds")
+            return .command(arguments, timeout: .milliseconds(Int((seconds ?? 29) * 1000)))
+        }
+        guard name == "echo" else {
+            throw CommandFailure(
+                "Unknown REST handler '\(name)'. Use \"echo\" or {\"command\": [\"program\", \"argument\"]}."
+            )
+        }
+        return .echo
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StratusCognito
 import StratusServer
 
 /// `stratus users`: the local Cognito's users, managed in the data directory (or the PostgreSQL
@@ -24,15 +25,10 @@ struct Users: AsyncParsableCommand {
         /// The pool in the data directory, or in the database.
         func open() async throws -> CognitoUserPool {
             let settings = try ServeSettings.load(path: config)
-            guard let configuration = try settings.cognitoConfiguration(enabled: true) else {
+            guard let configuration = settings.cognitoConfiguration(enabled: true) else {
                 preconditionFailure("cognitoConfiguration(enabled: true) always gives a configuration.")
             }
-            let location: PostgresLocation?
-            do {
-                location = try (database ?? settings.database).map { try PostgresLocation($0) }
-            } catch {
-                throw CommandFailure("\(error) Pass --database postgres://user@host:port/database.")
-            }
+            let location = try settings.databaseLocation(override: database)
             let place = location.map { "the database \($0)" } ?? "'\(dataDir)'"
             do {
                 let store: any CognitoStore

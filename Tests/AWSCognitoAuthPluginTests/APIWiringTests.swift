@@ -3,6 +3,7 @@ import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusCognito
 import StratusServer
 import StratusTesting
 import Testing

@@ -2,6 +2,7 @@ import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusCognito
 import StratusServer
 import StratusTesting
 import Synchronization

@@ -6,6 +6,7 @@ import AWSMobileClient
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusCognito
 import StratusServer
 import StratusTesting
 import Synchronization

@@ -387,6 +387,16 @@ import Testing
                     + "fetched from <issuer>/.well-known/jwks.json. Give an https:// issuer, or jwksUrl or jwksFile."
             ),
             (
+                #"{"authorization": {"userPool": {"userPoolId": "us-east-1_Abc", "appIdClientRegex": "web("}}}"#,
+                "authorization.userPool.appIdClientRegex 'web(' is not a regular expression: no token's client "
+                    + "would match it. Fix the pattern, or remove it to accept every client."
+            ),
+            (
+                #"{"authorization": {"openIDConnect": {"issuer": "https://idp.example.com", "clientId": "[web"}}}"#,
+                "authorization.openIDConnect.clientId '[web' is not a regular expression: no token's client "
+                    + "would match it. Fix the pattern, or remove it to accept every client."
+            ),
+            (
                 #"{"rest": [{"name": "items", "routes": [{"path": "/items", "methods": ["FETCH"]}]}]}"#,
                 "Unknown method 'FETCH' on the REST route /items of 'items'. "
                     + "Use ANY, GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS."

@@ -2,6 +2,7 @@ import Foundation
 import StratusTesting
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// Attributes are the schema's (standard and `custom:*`); `sub`, `cognito:groups`,

@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Foundation
 import StratusCodegen
+import StratusCognito
 import StratusServer
 import StratusTesting
 import Testing

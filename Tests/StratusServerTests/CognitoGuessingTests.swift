@@ -2,6 +2,7 @@ import Foundation
 import StratusTesting
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// What a guesser gets: five tries at a code, the answers (and the time) a wrong password gets

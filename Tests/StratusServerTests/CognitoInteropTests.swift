@@ -1,4 +1,5 @@
 import Foundation
+import StratusCognito
 import StratusServer
 import StratusTesting
 import Testing

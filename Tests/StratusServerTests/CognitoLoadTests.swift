@@ -3,6 +3,7 @@ import StratusTesting
 import Synchronization
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// What a burst of calls does to the local Cognito: sign-ups fill a lane of their own and past

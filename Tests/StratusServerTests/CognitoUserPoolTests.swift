@@ -2,6 +2,7 @@ import Foundation
 import StratusTesting
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// The local Cognito in process: tokens the API refuses, failed sign-ins, what the data
@@ -110,9 +111,8 @@ import Testing
         at now: Date
     ) async -> Result<Identity, HTTPRejection> {
         let authenticator = RequestAuthenticator(
-            configuration: ServerAuthorization(defaultMode: .userPools),
-            clock: { now },
-            cognito: pool
+            configuration: ServerAuthorization(defaultMode: .userPools, localUserPool: pool, credentialIssuer: pool),
+            clock: { now }
         )
         let parts = RequestAuthenticator.SignedParts(
             method: "POST",
@@ -315,7 +315,7 @@ import Testing
         let accessKeyId = try #require(answer.body["Credentials"]?["AccessKeyId"]?.stringValue)
         #expect(accessKeyId.hasPrefix("ASIA"))
         let issued = try #require(await fixture.pool.issuedCredentials(for: accessKeyId))
-        #expect(issued.secret == answer.body["Credentials"]?["SecretKey"]?.stringValue)
+        #expect(issued.secretAccessKey == answer.body["Credentials"]?["SecretKey"]?.stringValue)
         #expect(issued.claims["cognitoIdentityAuthType"] == "authenticated")
         #expect(issued.claims["cognitoIdentityId"]?.stringValue == identityId)
         #expect(issued.claims["username"] == "alice")

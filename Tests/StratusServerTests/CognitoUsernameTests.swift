@@ -2,6 +2,7 @@ import Foundation
 import StratusTesting
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// Usernames follow Cognito's pattern on every path, without `::` (the separator of owner

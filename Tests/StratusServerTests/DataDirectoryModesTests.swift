@@ -2,6 +2,7 @@ import Foundation
 import StratusCodegen
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// The data directory holds the local Cognito's signing key and the users' verifiers: it is its

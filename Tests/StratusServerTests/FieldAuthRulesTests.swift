@@ -309,6 +309,82 @@ import Testing
         )
     }
 
+    /// An index whose sort key is a field the caller may not read answers only the items whose
+    /// key it may read: neither a key condition nor the order says anything of hidden values.
+    @Test func anIndexOnAHiddenFieldAnswersOnlyTheItemsWhoseKeyTheCallerMayRead() async throws {
+        let server = try await TestServer(
+            """
+            type Doc @model @auth(rules: [{ allow: owner }, { allow: public, operations: [read] }]) {
+              id: ID!
+              category: String @index(name: "byCategory", sortKeyFields: ["rank"], queryField: "docsByCategory")
+              rank: String @auth(rules: [{ allow: owner }])
+              tag: String @auth(rules: [{ allow: owner }]) @index(name: "byTag", queryField: "docsByTag")
+            }
+            """
+        )
+        for (id, rank, caller) in [("a", "m-salary-95000", Self.alice), ("b", "x-salary-150000", Self.ben)] {
+            #expect(
+                await server.run(
+                    #"mutation { createDoc(input: {id: "\#(id)", category: "hr", rank: "\#(rank)", tag: "t"}) { id } }"#,
+                    identity: caller
+                ) == #"{"data":{"createDoc":{"id":"\#(id)"}}}"#
+            )
+        }
+        #expect(
+            await server.run(#"{ docsByCategory(category: "hr", rank: {beginsWith: "m-salary-9"}) { items { id } } }"#)
+                == Self.notAuthorized("docsByCategory", field: "rank", type: "Doc", column: 3),
+            "the API key reads no one's rank"
+        )
+        #expect(
+            await server.run(#"{ docsByTag(tag: "t") { items { id } } }"#)
+                == Self.notAuthorized("docsByTag", field: "tag", type: "Doc", column: 3)
+        )
+        #expect(
+            await server.run(
+                #"{ docsByCategory(category: "hr", sortDirection: DESC) { items { id } } }"#,
+                identity: Self.alice
+            ) == #"{"data":{"docsByCategory":{"items":[{"id":"a"}]}}}"#,
+            "alice pages through the ranks she may read"
+        )
+    }
+
+    /// An embedded value's member guarded by `@aws_*` directives is `null` in the events of a
+    /// subscriber it does not admit, as the executor answers it.
+    @Test func subscriptionEventsHideTheGuardedMembersOfEmbeddedValues() async throws {
+        let test = try await TestServer(
+            """
+            type Meta { label: String hidden: String @aws_cognito_user_pools }
+            type Card @model @auth(rules: [{ allow: owner }, { allow: public, operations: [read] }]) {
+              id: ID!
+              meta: Meta
+            }
+            """
+        )
+        let model = try #require(test.server.api.schema.model(named: "Card"))
+        let item = ResolvedItem(
+            model: model,
+            item: StoredItem(
+                values: ["id": "c1", "meta": ["label": "l", "hidden": "h"], "owner": "sub-alice::alice"],
+                version: 1,
+                deleted: nil,
+                lastChangedAt: 0
+            )
+        )
+        let event = WriteEvent(sequence: 1, kind: .create, item: item)
+        for (identity, expected) in [
+            (Identity.apiKey, #"{"data":{"onCreateCard":{"id":"c1","meta":{"label":"l","hidden":null}}}}"#),
+            (Self.alice, #"{"data":{"onCreateCard":{"id":"c1","meta":{"label":"l","hidden":"h"}}}}"#),
+        ] {
+            let request = try test.server.subscriptionRequest(
+                query: "subscription { onCreateCard { id meta { label hidden } } }",
+                variables: [:],
+                operationName: nil,
+                identity: identity
+            )
+            #expect(request.payload(for: event).text == expected)
+        }
+    }
+
     // MARK: - Subscriptions
 
     /// Each subscriber's events carry the fields it may read: the owner sees `secret`, the API
@@ -386,6 +462,63 @@ import Testing
     }
 
     // MARK: - Owner values
+
+    /// A name spelt with other code points that Swift takes as the same text (a Kelvin sign for
+    /// a K) is another user: owner values and owner arguments are compared byte for byte.
+    @Test func aLookAlikeNameIsAnotherUser() async throws {
+        let server = try await TestServer(
+            #"type Memo @model @auth(rules: [{ allow: owner, identityClaim: "username" }]) { id: ID! text: String }"#
+        )
+        let kate = Self.user("Kate")
+        let impostor = Self.user("\u{212A}ate")
+        #expect(
+            await server.run(#"mutation { createMemo(input: {id: "m1", text: "private"}) { owner } }"#, identity: kate)
+                == #"{"data":{"createMemo":{"owner":"Kate"}}}"#
+        )
+        #expect(
+            await server.run(#"{ getMemo(id: "m1") { text } }"#, identity: impostor)
+                == Self.notAuthorized("getMemo", field: "getMemo", type: "Query", column: 3)
+        )
+        #expect(
+            await server.run(#"mutation { deleteMemo(input: {id: "m1", _version: 1}) { id } }"#, identity: impostor)
+                == Self.notAuthorized("deleteMemo", field: "deleteMemo", type: "Mutation", column: 12)
+        )
+        let request = try server.server.subscriptionRequest(
+            query: #"subscription { onCreateMemo(owner: "Kate") { id } }"#,
+            variables: [:],
+            operationName: nil,
+            identity: impostor
+        )
+        #expect(
+            throws: RealtimeError(
+                errorType: .unauthorized,
+                message: "Not Authorized to access onCreateMemo on type Subscription"
+            )
+        ) {
+            try SubscriptionAuthorization.authorize(request, identity: impostor)
+        }
+    }
+
+    /// A user named after another user's `sub` (which owner values show) does not own what that
+    /// user owns under the bare `sub`; a user whose name is their own `sub` still does.
+    @Test func aUsernameThatIsAnotherUsersSubOwnsNothingOfTheirs() async throws {
+        let server = try await Self.serverWithAlicesNote()
+        let bensSub = "5f0e3a52-9c1d-4f5e-8a7b-2d3c4e5f6a7b"
+        _ = await server.run(
+            #"mutation { updateNote(input: {id: "n1", editors: ["\#(bensSub)"], _version: 1}) { id } }"#,
+            identity: Self.alice
+        )
+        let impostor = Self.user(bensSub, sub: "9a8b7c6d-0000-4000-8000-000000000001")
+        #expect(
+            await server.run(#"{ getNote(id: "n1") { id } }"#, identity: impostor)
+                == Self.notAuthorized("getNote", field: "getNote", type: "Query", column: 3)
+        )
+        let ben = Self.user(bensSub, sub: bensSub)
+        #expect(
+            await server.run(#"{ getNote(id: "n1") { id } }"#, identity: ben) == #"{"data":{"getNote":{"id":"n1"}}}"#,
+            "in a pool that signs in by email, the username is the sub"
+        )
+    }
 
     /// A user whose name is another user's `sub::username` does not own that user's items.
     @Test func aUsernameSpellingAnotherUsersOwnerValueOwnsNothing() async throws {

@@ -165,4 +165,22 @@ import Testing
         #expect(body["errors"]?[0]?["path"] == JSON.null)
         #expect(body["errors"]?[0]?["errorType"] == nil)
     }
+
+    /// A filter of more conditions than a filter may hold is refused before the store sees it,
+    /// not answered with the store's failure; a large one sent as a variable runs on the heavy
+    /// requests' lane.
+    @Test func aFilterOfTooManyConditionsIsRefused() async throws {
+        let server = try await TestServer("type Post @model { id: ID! title: String }")
+        let terms = (0..<5_000).map { JSON.object(["title": ["eq": .string("t\($0)")]]) }
+        let lanesBefore = server.server.heavyLaneJobs
+        let body = await server.json(
+            "query ($f: ModelPostFilterInput) { listPosts(filter: $f) { items { id } } }",
+            ["f": ["or": .array(terms)]]
+        )
+        #expect(
+            body["errors"]?[0]?["message"]
+                == "The filter holds more than 300 conditions, the most a filter may. Use 'in' for many values of one field, or split the query."
+        )
+        #expect(server.server.heavyLaneJobs > lanesBefore)
+    }
 }

@@ -74,6 +74,21 @@ import Testing
         )
     }
 
+    /// A token does not show the key of the last item scanned, which may be one the caller may
+    /// not read: it is sealed, not only signed.
+    @Test func aTokenDoesNotShowTheKeysItHolds() async throws {
+        let server = try await Self.posts(3)
+        let token = try #require(try Self.page(await server.json(Self.listQuery, ["limit": 1]), "listPosts").token)
+        let decoded = try #require(Data(base64Encoded: Self.padded(token)))
+        #expect(!String(decoding: decoded, as: UTF8.self).contains("p1"))
+        #expect(!token.contains("."), "one sealed box, not a readable payload and its signature")
+    }
+
+    static func padded(_ base64URL: String) -> String {
+        let standard = base64URL.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        return standard + String(repeating: "=", count: (4 - standard.count % 4) % 4)
+    }
+
     @Test func aTokenOfAnotherQueryIsRefused() async throws {
         let server = try await Self.posts(3)
         let token = try #require(try Self.page(await server.json(Self.listQuery, ["limit": 1]), "listPosts").token)

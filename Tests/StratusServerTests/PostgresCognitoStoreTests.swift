@@ -3,6 +3,7 @@ import PostgresNIO
 import StratusTesting
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// The local Cognito's records in PostgreSQL, each test in a database of its own on the test

@@ -1,7 +1,9 @@
+import AWSPluginsCore
 import Foundation
 import StratusCodegen
 import Testing
 
+@testable import StratusCognito
 @testable import StratusServer
 
 /// Real-time connections and subscriptions authorized with a token end when it expires or is
@@ -65,7 +67,7 @@ import Testing
             server: server,
             authorization: ServerAuthorization(
                 defaultMode: .userPools,
-                additionalModes: [.apiKey],
+                additionalModes: [.apiKey, .awsIAM],
                 apiKeys: [APIKey(value: "da2-valid")]
             ),
             realtimeLimits: RealtimeLimits(credentialCheckInterval: checkInterval),
@@ -169,6 +171,54 @@ import Testing
                     == #"{"id":"key","type":"data","payload":{"data":{"onCreatePost":{"id":"p1"}}}}"#
             )
             await socket.close()
+        }
+    }
+
+    /// A connection opened with identity-pool credentials ends when they stop holding: their
+    /// user deleted (or disabled), or the credentials expired, as an HTTP request with them is
+    /// refused.
+    @Test func aConnectionWithIdentityPoolCredentialsEndsWhenItsUserIsDeleted() async throws {
+        try await Self.withEndpoint(checkInterval: .milliseconds(50)) { endpoint in
+            let fixture = endpoint.fixture
+            let poolId = try #require(fixture.pool.configuration.identityPoolId)
+            let idToken = try await endpoint.idToken()
+            let logins: JSON = .object([fixture.pool.loginKey: .string(idToken)])
+            let identityId = try #require(
+                await fixture.identity("GetId", ["IdentityPoolId": .string(poolId), "Logins": logins])
+                    .body["IdentityId"]?.stringValue
+            )
+            let issued = await fixture.identity(
+                "GetCredentialsForIdentity",
+                ["IdentityId": .string(identityId), "Logins": logins]
+            ).body["Credentials"]
+            let credentials = AWSCredentials(
+                accessKeyId: try #require(issued?["AccessKeyId"]?.stringValue),
+                secretAccessKey: try #require(issued?["SecretKey"]?.stringValue),
+                sessionToken: issued?["SessionToken"]?.stringValue
+            )
+            let connect = try #require(URL(string: "http://\(endpoint.host)/graphql/connect"))
+            let unsigned = SigV4Request(
+                method: "POST",
+                url: connect,
+                headers: ["host": endpoint.host, "content-type": "application/json; charset=UTF-8"],
+                body: Data("{}".utf8)
+            )
+            let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(unsigned, credentials: credentials)
+            var header = JSONObject()
+            for field in signed.headers { header[field.name] = .string(field.value) }
+            let socket = RealtimeSocket(
+                url: "ws://\(endpoint.host)/graphql/realtime?header="
+                    + "\(Data(JSON.object(header).text.utf8).base64EncodedString())&payload=e30="
+            )
+            socket.send(#"{"type":"connection_init"}"#)
+            #expect(try await socket.next()?.hasPrefix(#"{"type":"connection_ack""#) == true)
+            try await fixture.pool.deleteUser("alice")
+            #expect(
+                try await socket.next()
+                    == #"{"type":"connection_error","payload":{"errors":[{"errorType":"UnrecognizedClientException","#
+                    + #""message":"The security token included in the request is invalid.","errorCode":403}]}}"#
+            )
+            #expect(await socket.waitUntilClosed())
         }
     }
 }

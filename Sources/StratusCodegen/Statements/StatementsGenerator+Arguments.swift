@@ -3,7 +3,7 @@
 extension StatementsGenerator {
     /// `getPost(id: ID!)`; with a composite primary key, every key field, each non-null.
     func getArguments(of model: ModelType) -> [Statement.Argument] {
-        model.primaryKey.map { Statement.Argument(name: $0, type: keyType(of: $0, in: model) + "!") }
+        model.primaryKey.map { Statement.Argument(name: $0, type: model.keyType(of: $0) + "!") }
     }
 
     /// `listPosts(filter:limit:nextToken:)`. A custom primary key adds its partition key (nullable)
@@ -18,7 +18,7 @@ extension StatementsGenerator {
         ]
         guard model.primaryKey != ["id"], let partitionKey = model.primaryKey.first else { return pagination }
         let sortKey = sortKeyArgument(Array(model.primaryKey.dropFirst()), keyName: "Primary", in: model)
-        return [Statement.Argument(name: partitionKey, type: keyType(of: partitionKey, in: model))]
+        return [Statement.Argument(name: partitionKey, type: model.keyType(of: partitionKey))]
             + (sortKey.map { [$0] } ?? [])
             + pagination
             + [Statement.Argument(name: "sortDirection", type: "ModelSortDirection")]
@@ -33,7 +33,7 @@ extension StatementsGenerator {
             keyName: Naming.upperFirst(index.name),
             in: model
         )
-        return [Statement.Argument(name: partitionKey, type: keyType(of: partitionKey, in: model) + "!")]
+        return [Statement.Argument(name: partitionKey, type: model.keyType(of: partitionKey) + "!")]
             + (sortKey.map { [$0] } ?? [])
             + [
                 Statement.Argument(name: "sortDirection", type: "ModelSortDirection"),
@@ -58,30 +58,10 @@ extension StatementsGenerator {
         if fields.count == 1 {
             return Statement.Argument(
                 name: first,
-                type: "Model\(keyConditionScalar(of: first, in: model))KeyConditionInput"
+                type: "Model\(model.keyConditionScalar(of: first))KeyConditionInput"
             )
         }
         let name = first + fields.dropFirst().map(Naming.upperFirst).joined()
         return Statement.Argument(name: name, type: "Model\(model.name)\(keyName)CompositeKeyConditionInput")
-    }
-
-    /// The GraphQL type of a key field, without `!`: its scalar or enum name.
-    private func keyType(of fieldName: String, in model: ModelType) -> String {
-        model.field(named: fieldName)?.type.name ?? Scalar.id.rawValue
-    }
-
-    /// The scalar whose `Model<Scalar>KeyConditionInput` compares a sort key field: `ID`, `Int`,
-    /// `Float` and `Boolean` keep theirs, `AWSTimestamp` compares as `Int`, and every other
-    /// scalar and enum as `String`.
-    private func keyConditionScalar(of fieldName: String, in model: ModelType) -> String {
-        guard let field = model.field(named: fieldName), case .scalar(let scalar) = field.type.kind else {
-            return Scalar.string.rawValue
-        }
-        switch scalar {
-        case .id, .int, .float, .boolean: return scalar.rawValue
-        case .awsTimestamp: return Scalar.int.rawValue
-        case .string, .awsDate, .awsTime, .awsDateTime, .awsEmail, .awsJSON, .awsPhone, .awsURL, .awsIPAddress:
-            return Scalar.string.rawValue
-        }
     }
 }

@@ -167,19 +167,6 @@ extension ClientConfigurationFiles {
             self.endpoint = endpoint
         }
 
-        /// The entry of a pool served at `endpoint`, with its first app client.
-        public init(_ pool: CognitoUserPool, endpoint: URL) {
-            let configuration = pool.configuration
-            self.init(
-                userPoolId: configuration.userPoolId,
-                appClientId: configuration.clients.first?.clientId ?? "",
-                appClientSecret: configuration.clients.first?.clientSecret,
-                identityPoolId: configuration.identityPoolId,
-                region: configuration.region,
-                endpoint: endpoint
-            )
-        }
-
         /// `awsCognitoAuthPlugin`'s section: `CognitoUserPool.Default`,
         /// `CredentialsProvider.CognitoIdentity.Default` (with `Endpoint`) and `Auth.Default`.
         var pluginSection: JSONObject {

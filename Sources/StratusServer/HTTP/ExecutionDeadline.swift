@@ -15,6 +15,7 @@ enum ExecutionDeadline {
             await withCheckedContinuation { continuation in
                 race.begin(continuation)
                 let timer = Task {
+                    // Cancelled when the work finishes first; the guard below tells which.
                     try? await Task.sleep(for: timeout)
                     guard !Task.isCancelled else { return }
                     work.cancel()

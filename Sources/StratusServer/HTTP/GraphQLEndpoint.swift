@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 
 /// `POST /graphql` and `GET /graphql`: parse, authorize, run with limits, answer as AppSync does.
-struct GraphQLEndpoint: Sendable {
+package struct GraphQLEndpoint: Sendable {
     let server: StratusServer
     let authorizer: RequestAuthenticator
     let limits: ServerLimits
@@ -24,6 +24,7 @@ struct GraphQLEndpoint: Sendable {
             case .object(let value)?: variables = value
             case .null?, nil: variables = [:]
             case .string(let text)?:
+                // Variables that are not a JSON object make the request unreadable (`nil`).
                 guard let parsed = try? JSON(parsing: text), let value = parsed.objectValue else { return nil }
                 variables = value
             default: return nil
@@ -93,6 +94,7 @@ struct GraphQLEndpoint: Sendable {
             else { throw .unparsable }
             var members: [(String, JSON)] = [("query", .string(query))]
             if let text = parameters["variables"] {
+                // Variables that are not a JSON object refuse the request.
                 guard let variables = try? JSON(parsing: text), variables.objectValue != nil else { throw .unparsable }
                 members.append(("variables", variables))
             }
@@ -102,6 +104,7 @@ struct GraphQLEndpoint: Sendable {
             object = JSONObject(members)
         } else {
             guard !body.isEmpty else { throw .emptyBody }
+            // A body that is not a JSON object refuses the request.
             guard let json = try? JSON(parsing: body), let parsed = json.objectValue else { throw .unparsable }
             object = parsed
         }
@@ -168,7 +171,7 @@ struct GraphQLEndpoint: Sendable {
     // MARK: - CORS
 
     /// The CORS headers of every answer, as AppSync sends them: any origin may read it.
-    static let corsHeaders: HTTPFields = [
+    package static let corsHeaders: HTTPFields = [
         .accessControlAllowOrigin: "*",
         .accessControlExposeHeaders:
             "x-amzn-RequestId,x-amzn-ErrorType,x-amz-user-agent,x-amzn-ErrorMessage,Date,x-amz-schema-version",

@@ -23,9 +23,9 @@ public struct StratusHTTPServer: Sendable {
     public let realtimeLimits: RealtimeLimits
     /// The REST APIs served under `/rest/<name>`.
     public let restAPIs: [RESTAPI]
-    /// The local Cognito user pool and identity pool served on the same port (`POST /` with an
-    /// `X-Amz-Target`), whose tokens and credentials the API trusts; `nil` for none.
-    public let cognito: CognitoUserPool?
+    /// Routes of other services served on the same port, such as the local Cognito's (whose
+    /// tokens and credentials the API trusts when ``authorization`` says so).
+    public let routes: [any HTTPRouteProvider]
     /// The names clients may reach the server by besides its own (``AllowedHosts``): the name a
     /// load balancer or a DNS record gives it; `*` allows any.
     public let allowedHosts: [String]
@@ -40,7 +40,7 @@ public struct StratusHTTPServer: Sendable {
         limits: ServerLimits = ServerLimits(),
         realtimeLimits: RealtimeLimits = RealtimeLimits(),
         restAPIs: [RESTAPI] = [],
-        cognito: CognitoUserPool? = nil,
+        routes: [any HTTPRouteProvider] = [],
         allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
@@ -50,7 +50,7 @@ public struct StratusHTTPServer: Sendable {
         self.limits = limits
         self.realtimeLimits = realtimeLimits
         self.restAPIs = restAPIs
-        self.cognito = cognito
+        self.routes = routes
         self.allowedHosts = allowedHosts
         self.clock = clock
         self.log = LogLine.bounding(log)
@@ -88,7 +88,6 @@ public struct StratusHTTPServer: Sendable {
         let authorizer = RequestAuthenticator(
             configuration: authorization,
             clock: clock,
-            cognito: cognito,
             hosts: hosts
         )
         let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
@@ -129,20 +128,7 @@ public struct StratusHTTPServer: Sendable {
                 router.on("rest/**", method: method) { request, _ in await rest.respond(to: request) }
             }
         }
-        if let cognito {
-            let endpoint = CognitoEndpoint(
-                pool: cognito,
-                iamCredentials: authorization.iamCredentials,
-                maxRequestBytes: limits.maxRequestBytes,
-                clock: clock
-            )
-            router.post("/") { request, context in
-                await endpoint.respond(to: request, from: context.remoteAddress?.ipAddress ?? "")
-            }
-            router.get(RouterPath("\(cognito.configuration.userPoolId)/.well-known/jwks.json")) { _, _ in
-                endpoint.keys()
-            }
-        }
+        for provider in routes { provider.addRoutes(to: router) }
         // Upgrade requests are routed apart: `/graphql/realtime`, and `/graphql` itself, where
         // clients that only rewrite an AWS host name connect.
         let webSocketRouter = Router(context: RealtimeRequestContext.self)
@@ -186,9 +172,10 @@ public struct StratusHTTPServer: Sendable {
                 )
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
-            onServerRunning: { [cognito] channel in
+            onServerRunning: { [routes] channel in
                 let bound = channel.localAddress?.port ?? port
-                cognito?.setOrigin("http://\(host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host):\(bound)")
+                let origin = "http://\(host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host):\(bound)"
+                for provider in routes { provider.serverListens(at: origin) }
                 await onReady(bound)
             },
             logger: logger

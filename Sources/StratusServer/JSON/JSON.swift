@@ -201,3 +201,21 @@ extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressibl
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(JSONObject(elements)) }
 }
+
+extension JSON {
+    /// `true` when the value holds more than `limit` values, nested ones included; it stops
+    /// counting there, so a huge value costs no more than a small one to check.
+    func holdsMoreValues(than limit: Int) -> Bool {
+        var remaining = limit
+        func visit(_ value: JSON) -> Bool {
+            remaining -= 1
+            guard remaining >= 0 else { return true }
+            switch value {
+            case .array(let elements): return elements.contains(where: visit)
+            case .object(let members): return members.contains { visit($0.value) }
+            default: return false
+            }
+        }
+        return visit(self)
+    }
+}

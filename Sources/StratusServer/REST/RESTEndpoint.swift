@@ -261,6 +261,8 @@ struct RESTEndpoint: Sendable {
     /// The answers of the `/items` routes of Amplify's "Serverless express function" template.
     static func echo(method: String, resourcePath: String, query: String?, body: Data) -> JSON {
         let url = resourcePath + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
+        // A body that is not JSON echoes as `{}`, the body the template's JSON parser leaves when it
+        // parses none.
         let parsedBody = (try? JSON(parsing: body)) ?? [:]
         let content: JSON
         switch method {

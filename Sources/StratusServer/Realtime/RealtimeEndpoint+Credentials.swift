@@ -1,8 +1,9 @@
 import Foundation
 
 /// The credentials of a live connection: a user pool's or an OIDC provider's token expires, and
-/// sign-out (`GlobalSignOut`, `RevokeToken`) revokes it, while the WebSocket it opened could stay
-/// open for days and keep hearing events.
+/// sign-out (`GlobalSignOut`, `RevokeToken`) revokes it; identity-pool credentials expire, and
+/// die with their user; while the WebSocket they opened could stay open for days and keep
+/// hearing events.
 ///
 /// A connection whose own token no longer holds gets `connection_error` with the refusal a new
 /// connection with that token would get (`Token has expired.`, `You are not authorized to make
@@ -13,11 +14,29 @@ import Foundation
 extension RealtimeEndpoint {
     /// Checks `token` again as a request carrying it would be: `nil` when it still holds.
     func check(_ token: RealtimeToken) async -> HTTPRejection? {
-        do throws(HTTPRejection) {
-            _ = try await authorizer.identity(for: token.signedParts)
+        switch token.kind {
+        case .jwt(let jwt):
+            do throws(HTTPRejection) {
+                _ = try await authorizer.identity(
+                    for: RequestAuthenticator.SignedParts(
+                        path: "/graphql",
+                        headers: ["authorization": .string(jwt)],
+                        body: Data()
+                    )
+                )
+                return nil
+            } catch {
+                return error
+            }
+        case .issuedCredentials(let accessKeyId):
+            guard await authorizer.issuedCredentialsHold(accessKeyId) else {
+                return HTTPRejection(
+                    status: 403,
+                    errorType: .unrecognizedClient,
+                    message: "The security token included in the request is invalid."
+                )
+            }
             return nil
-        } catch {
-            return error
         }
     }
 

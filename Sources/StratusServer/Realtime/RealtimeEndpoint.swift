@@ -144,6 +144,7 @@ struct RealtimeEndpoint: Sendable {
         graphQLPath: String
     ) async {
         let connection = subscriber.connection
+        // A message that is not a JSON object with a type is refused as malformed.
         guard let message = try? JSON(parsing: text), case .object(let object) = message,
             let type = object["type"]?.stringValue
         else {
@@ -358,6 +359,7 @@ enum ConnectionCredentials {
                 }
             }
         )
+        // Text that is not base64url JSON is no object: the caller refuses it.
         guard let data = Base64URL.decode(cleaned), let json = try? JSON(parsing: data) else { return nil }
         return json.objectValue
     }

@@ -24,6 +24,7 @@ final class RealtimeFrameWriter: Sendable {
 
     /// A writer for `channel`, which must be a WebSocket once upgraded.
     static func make(for channel: any Channel) async -> RealtimeFrameWriter {
+        // A pipeline without the encoder gets its frames through the channel's own writes.
         let encoder = try? await channel.eventLoop.submit {
             let context = try channel.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
             return NIOLoopBound(context, eventLoop: channel.eventLoop)
@@ -90,15 +91,16 @@ final class RealtimeFrameWriter: Sendable {
 }
 
 /// The header of a final, unmasked WebSocket text frame, as a server writes it: for writers that
-/// frame several messages into one buffer and write it below NIO's `WebSocketFrameEncoder`.
-public enum WebSocketTextFrameHeader {
+/// frame several messages into one buffer and write it below NIO's `WebSocketFrameEncoder`
+/// (the benchmarks' bare server writes the same frames).
+package enum WebSocketTextFrameHeader {
     /// The size of the header of a frame of `length` bytes: the length takes 7, 16 or 64 bits.
-    public static func size(length: Int) -> Int {
+    package static func size(length: Int) -> Int {
         length < 126 ? 2 : length <= Int(UInt16.max) ? 4 : 10
     }
 
     /// Appends the header of a final text frame of `length` bytes.
-    public static func write(length: Int, to buffer: inout ByteBuffer) {
+    package static func write(length: Int, to buffer: inout ByteBuffer) {
         // FIN and the text opcode; a server's frames are not masked.
         buffer.writeInteger(UInt8(0x81))
         switch size(length: length) {
@@ -117,31 +119,31 @@ public enum WebSocketTextFrameHeader {
 /// A real-time `data` message, `{"id":<id>,"type":"data","payload":<payload>}`, written straight
 /// into the buffer of its frames: the subscription's id as JSON text, the event's payload as
 /// encoded once for every subscription that selects the same fields.
-public enum RealtimeDataMessage {
+package enum RealtimeDataMessage {
     private static let head = #"{"id":"#
     private static let middle = #","type":"data","payload":"#
 
     /// The size of the message in bytes.
-    public static func size(quotedID: String, payload: ByteBuffer) -> Int {
+    package static func size(quotedID: String, payload: ByteBuffer) -> Int {
         head.utf8.count + quotedID.utf8.count + middle.utf8.count + payload.readableBytes + 1
     }
 
     /// Appends the message to `buffer`.
-    public static func write(quotedID: String, payload: ByteBuffer, to buffer: inout ByteBuffer) {
+    package static func write(quotedID: String, payload: ByteBuffer, to buffer: inout ByteBuffer) {
         writeHead(quotedID: quotedID, to: &buffer)
         buffer.writeImmutableBuffer(payload)
         writeTail(to: &buffer)
     }
 
     /// Appends what comes before the payload: `{"id":<id>,"type":"data","payload":`.
-    public static func writeHead(quotedID: String, to buffer: inout ByteBuffer) {
+    package static func writeHead(quotedID: String, to buffer: inout ByteBuffer) {
         buffer.writeString(head)
         buffer.writeString(quotedID)
         buffer.writeString(middle)
     }
 
     /// Appends what comes after the payload: `}`.
-    public static func writeTail(to buffer: inout ByteBuffer) {
+    package static func writeTail(to buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(ascii: "}"))
     }
 }

@@ -1,30 +1,42 @@
 import Foundation
 
-/// A JWT a real-time connection or subscription was authorized with, which must keep holding
-/// while it lives: a token that expires, or that sign-out revokes, ends what it authorized.
+/// The credentials a real-time connection or subscription was authorized with, which must keep
+/// holding while it lives: a JWT that expires, or that sign-out revokes, and identity-pool
+/// credentials that expire or whose user is deleted or disabled, end what they authorized.
 ///
-/// Checked when it is used again (a `start` on the connection's credentials) and by the
+/// Checked when they are used again (a `start` on the connection's credentials) and by the
 /// connection's credential watch (``RealtimeEndpoint/watchCredentials(of:connectionToken:fanout:)``):
-/// at the token's `exp`, and every ``RealtimeLimits/credentialCheckInterval`` for revocation,
-/// never per event.
+/// at a token's `exp`, and every ``RealtimeLimits/credentialCheckInterval``, never per event.
 struct RealtimeToken: Sendable, Hashable {
-    /// The token as the client sent it, in `authorization`.
-    let token: String
-    /// Its `exp`.
-    let expiresAt: Date?
-
-    /// The token of a request authorized as `identity` with `headers`; `nil` unless the
-    /// identity is a user pool's or an OIDC provider's, whose tokens expire and can be revoked.
-    init?(headers: JSONObject, identity: Identity) {
-        guard identity.authorizationMode == .userPools || identity.authorizationMode == .openIDConnect,
-            let token = headers.first(where: { $0.key.lowercased() == "authorization" })?.value.stringValue
-        else { return nil }
-        self.token = token
-        expiresAt = identity.claims["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) }
+    /// What the credentials are.
+    enum Kind: Sendable, Hashable {
+        /// A user pool's or an OIDC provider's JWT, as the client sent it in `authorization`.
+        case jwt(String)
+        /// Credentials the local identity pool issued, by their access key id.
+        case issuedCredentials(accessKeyId: String)
     }
 
-    /// The parts of a request carrying the token, for the authenticator to check it again.
-    var signedParts: RequestAuthenticator.SignedParts {
-        RequestAuthenticator.SignedParts(path: "/graphql", headers: ["authorization": .string(token)], body: Data())
+    let kind: Kind
+    /// A JWT's `exp`.
+    let expiresAt: Date?
+
+    /// The credentials of a request authorized as `identity` with `headers`; `nil` unless they
+    /// can stop holding: a user pool's or an OIDC provider's token, or identity-pool credentials.
+    init?(headers: JSONObject, identity: Identity) {
+        switch identity.authorizationMode {
+        case .userPools, .openIDConnect:
+            guard let token = headers.first(where: { $0.key.lowercased() == "authorization" })?.value.stringValue
+            else { return nil }
+            kind = .jwt(token)
+            expiresAt = identity.claims["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) }
+        case .awsIAM:
+            guard identity.claims["cognitoIdentityId"] != nil,
+                let accessKeyId = identity.claims["accessKeyId"]?.stringValue
+            else { return nil }
+            kind = .issuedCredentials(accessKeyId: accessKeyId)
+            expiresAt = nil
+        default:
+            return nil
+        }
     }
 }

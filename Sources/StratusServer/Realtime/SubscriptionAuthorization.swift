@@ -26,7 +26,7 @@ enum SubscriptionAuthorization {
         case .rows(let rules):
             for rule in rules where rule.isOwner {
                 guard let argument = request.equalityArguments[rule.field]?.stringValue else { continue }
-                guard rule.values.contains(argument) else { throw unauthorized }
+                guard rule.values.contains(where: { $0.isExactly(argument) }) else { throw unauthorized }
             }
         }
         return access

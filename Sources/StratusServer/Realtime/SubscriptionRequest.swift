@@ -195,7 +195,7 @@ extension StratusServer {
             for: model,
             selections: field.selectionSet?.selections ?? []
         )
-        .readable(by: identity, in: model, operation: .listen)
+        .readable(by: identity, in: model, schema: api.schema, operation: .listen)
         return SubscriptionRequest(
             model: model,
             kind: match.kind,

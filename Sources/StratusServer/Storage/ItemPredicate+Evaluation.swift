@@ -89,7 +89,7 @@ extension FieldCondition {
     private static func order(_ lhs: JSON, _ rhs: JSON) -> ComparisonResult? {
         switch (lhs, rhs) {
         case (.string(let left), .string(let right)):
-            if left == right { return .orderedSame }
+            if left.isExactly(right) { return .orderedSame }
             return left.utf8.lexicographicallyPrecedes(right.utf8) ? .orderedAscending : .orderedDescending
         case (.bool(let left), .bool(let right)):
             if left == right { return .orderedSame }
@@ -107,11 +107,21 @@ extension FieldCondition {
         switch value {
         case .string(let text)?:
             guard let needle = operand.stringValue else { return false }
-            return needle.isEmpty || text.contains(needle)
+            return needle.isEmpty || Self.bytes(of: text, contain: needle)
         case .array(let elements)?:
             return elements.contains { order($0, operand) == .orderedSame }
         default:
             return false
+        }
+    }
+
+    /// Whether `needle`'s UTF-8 bytes occur in `text`'s, as SQLite's `instr` finds them.
+    private static func bytes(of text: String, contain needle: String) -> Bool {
+        let haystack = Array(text.utf8)
+        let pattern = Array(needle.utf8)
+        guard pattern.count <= haystack.count else { return false }
+        return (0...(haystack.count - pattern.count)).contains { start in
+            haystack[start..<(start + pattern.count)].elementsEqual(pattern)
         }
     }
 

@@ -1,0 +1,44 @@
+import Foundation
+import StratusServer
+
+extension Backend {
+    /// A new API key, in AppSync's form: `da2-` and 26 lowercase letters and digits.
+    public static func newAPIKey() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return "da2-" + String((0..<26).map { _ in alphabet.randomElement()! })
+    }
+
+    /// The data directory's own API key, from its `api-key` file; a new key is made and stored
+    /// there when the file is missing or empty.
+    ///
+    /// - Throws: ``BackendError/apiKeyFile(_:)`` when the file cannot be read or is not text, or
+    ///   cannot be written: a key clients hold is never replaced with another.
+    static func storedAPIKey(in directory: URL) throws(BackendError) -> APIKey {
+        let file = directory.appending(path: "api-key")
+        if FileManager.default.fileExists(atPath: file.path) {
+            let data: Data
+            do {
+                data = try Data(contentsOf: file)
+            } catch {
+                throw .apiKeyFile("The API key file '\(file.path)' cannot be read: \(error.localizedDescription)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw .apiKeyFile(
+                    "The API key file '\(file.path)' is not UTF-8 text. Put the key in it, or delete it to have a "
+                        + "new key made."
+                )
+            }
+            let stored = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !stored.isEmpty { return APIKey(value: stored) }
+        }
+        let key = newAPIKey()
+        do {
+            // Private to its owner, as the data directory's other files are.
+            try PrivateDataDirectory.create(directory)
+            try PrivateDataDirectory.replaceFile(at: file, with: Data(key.utf8))
+        } catch {
+            throw .apiKeyFile(error.description)
+        }
+        return APIKey(value: key)
+    }
+}

@@ -1,0 +1,74 @@
+import AWSPluginsCore
+import Crypto
+import Foundation
+import StratusServer
+import _CryptoExtras
+
+/// The RSA key that signs the local pool's tokens with RS256, and the JWKS that publishes it.
+struct CognitoSigningKey: Sendable {
+    let keyId: String
+    private let key: _RSA.Signing.PrivateKey
+    /// `{"keys":[{"kty":"RSA","alg":"RS256","use":"sig","kid":…,"n":…,"e":…}]}`.
+    let jwks: JSON
+
+    /// The key kept in `store`, or a new 2048-bit key, kept there first.
+    ///
+    /// - Throws: when the store cannot be read or written, or the kept key is not a PEM RSA key.
+    static func load(from store: any CognitoStore) async throws -> CognitoSigningKey {
+        if let record = try await store.all(SigningKeyRecord.self).first {
+            return try CognitoSigningKey(
+                keyId: record.keyId,
+                key: _RSA.Signing.PrivateKey(pemRepresentation: record.pem)
+            )
+        }
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let signing = try CognitoSigningKey(keyId: UUID().uuidString.lowercased(), key: key)
+        try await store.write(SigningKeyRecord(keyId: signing.keyId, pem: key.pkcs8PEMRepresentation))
+        return signing
+    }
+
+    private init(keyId: String, key: _RSA.Signing.PrivateKey) throws {
+        self.keyId = keyId
+        self.key = key
+        let primitives = try key.publicKey.getKeyPrimitives()
+        jwks = .object([
+            "keys": .array([
+                .object([
+                    "alg": "RS256",
+                    "e": .string(Base64URL.encode(primitives.publicExponent)),
+                    "kid": .string(keyId),
+                    "kty": "RSA",
+                    "n": .string(Base64URL.encode(primitives.modulus)),
+                    "use": "sig",
+                ])
+            ])
+        ])
+    }
+
+    /// A JWT of `claims` signed with RS256: `header.payload.signature`, each base64url.
+    func sign(_ claims: JSONObject) throws -> String {
+        let header = JSON.object(["kid": .string(keyId), "alg": "RS256"])
+        let signingInput =
+            Base64URL.encode(Data(header.text.utf8)) + "." + Base64URL.encode(Data(JSON.object(claims).text.utf8))
+        let signature = try key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+
+    /// The claims of `token` when this key signed it with RS256; `nil` otherwise.
+    func verifiedClaims(of token: String) -> JSONObject? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        // Segments that are not base64url JSON make the token one this key did not sign (`nil`).
+        guard parts.count == 3,
+            let headerData = Base64URL.decode(parts[0]),
+            let payloadData = Base64URL.decode(parts[1]),
+            let signatureData = Base64URL.decode(parts[2]),
+            let header = try? JSON(parsing: headerData),
+            header["alg"]?.stringValue == "RS256",
+            header["kid"]?.stringValue == keyId
+        else { return nil }
+        let signature = _RSA.Signing.RSASignature(rawRepresentation: signatureData)
+        let signed = Data((parts[0] + "." + parts[1]).utf8)
+        guard key.publicKey.isValidSignature(signature, for: signed, padding: .insecurePKCS1v1_5) else { return nil }
+        return (try? JSON(parsing: payloadData))?.objectValue
+    }
+}
