@@ -20,3 +20,7 @@ public typealias SigV4Verifier = AWSWire.SigV4Verifier
 
 /// A signature that does not verify: `AWSWire`'s ``AWSWire/SigV4VerificationError``.
 public typealias SigV4VerificationError = AWSWire.SigV4VerificationError
+
+/// The `errorType`s of AppSync errors, which ``GraphQLError/appSyncErrorType`` reads:
+/// `AWSWire`'s ``AWSWire/AppSyncErrorType``.
+public typealias AppSyncErrorType = AWSWire.AppSyncErrorType
