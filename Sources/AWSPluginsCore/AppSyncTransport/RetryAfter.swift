@@ -1,3 +1,4 @@
+import AWSWire
 import Foundation
 
 /// The wait a `Retry-After` header asks for: the one reader of it in the clients.
@@ -102,9 +103,10 @@ enum HTTPDate {
         guard let year, let monthIndex = months.firstIndex(of: month), let day = number(day, digits: 1...2),
             clock.count == 3, let hour = number(clock[0], digits: 2...2), let minute = number(clock[1], digits: 2...2),
             let second = number(clock[2], digits: 2...2),
-            hour < 24, minute < 60, second <= 60, (1...daysIn(month: monthIndex + 1, year: year)).contains(day)
+            hour < 24, minute < 60, second <= 60,
+            (1...CivilDate.numberOfDays(inMonth: monthIndex + 1, year: year)).contains(day)
         else { return nil }
-        let days = daysSince1970(year: year, month: monthIndex + 1, day: day)
+        let days = CivilDate(year: year, month: monthIndex + 1, day: day).daysSince1970
         return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
@@ -120,30 +122,9 @@ enum HTTPDate {
     /// `now`'s year, and not more than 50 years ahead of it (RFC 9110 §5.6.7).
     private static func fullYear(_ twoDigits: Int, now: Date) -> Int {
         let today = Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
-        var current = 1970 + today / 366
-        while daysSince1970(year: current + 1, month: 1, day: 1) <= today { current += 1 }
-        while daysSince1970(year: current, month: 1, day: 1) > today { current -= 1 }
+        let current = CivilDate(daysSince1970: today).year
         var year = current - current % 100 + twoDigits
         if year > current + 50 { year -= 100 } else if year < current - 50 { year += 100 }
         return year
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
-    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        // Counted in years that start on 1 March, so that the leap day ends a year.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
