@@ -11,7 +11,7 @@ import Foundation
 ///
 /// ```swift
 /// let body = try GraphQLResponseBody(parsing: response.body)
-/// if let conflict = body.errors?.first(where: { $0.errorType == "ConflictUnhandled" }) { … }
+/// if let conflict = body.errors?.first(where: { $0.appSyncErrorType == .conflictUnhandled }) { … }
 /// ```
 public struct GraphQLResponseBody: Sendable, Hashable {
     /// The body's `data`: `nil` when absent, ``JSONValue/null`` when null.
