@@ -20,7 +20,7 @@ import Testing
         configuration.usernameAttributes = [.email]
         let backend = try await LocalBackend.start(
             schema: "type Note @model { id: ID! }",
-            additionalModes: [.userPools],
+            additionalModes: [.amazonCognitoUserPools],
             cognito: configuration
         )
         defer { Task { await backend.stop() } }

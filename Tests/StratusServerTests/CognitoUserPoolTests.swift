@@ -111,7 +111,11 @@ import Testing
         at now: Date
     ) async -> Result<Identity, HTTPRejection> {
         let authenticator = RequestAuthenticator(
-            configuration: ServerAuthorization(defaultMode: .userPools, localUserPool: pool, credentialIssuer: pool),
+            configuration: ServerAuthorization(
+                defaultMode: .amazonCognitoUserPools,
+                localUserPool: pool,
+                credentialIssuer: pool
+            ),
             clock: { now }
         )
         let parts = RequestAuthenticator.SignedParts(
@@ -136,7 +140,7 @@ import Testing
         let accessToken = try #require(tokens["AccessToken"]?.stringValue)
 
         let accepted = try await Self.apiIdentity(idToken, pool: fixture.pool, at: clock.now).get()
-        #expect(accepted.authorizationMode == .userPools)
+        #expect(accepted.authorizationMode == .amazonCognitoUserPools)
         #expect(accepted.claims["cognito:username"] == "alice")
         #expect(accepted.claims["cognito:groups"] == ["Admins"])
         #expect(accepted.claims["iss"]?.stringValue == "\(Self.origin)/us-east-1_Unit")

@@ -69,7 +69,7 @@ import Testing
         let http = StratusHTTPServer(
             server: server,
             authorization: ServerAuthorization(
-                defaultMode: .userPools,
+                defaultMode: .amazonCognitoUserPools,
                 additionalModes: [.apiKey, .awsIAM],
                 apiKeys: [APIKey(value: "da2-valid")]
             ),

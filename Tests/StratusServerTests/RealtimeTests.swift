@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 import HTTPTypes
 import StratusCodegen
@@ -48,7 +48,7 @@ import Testing
 
     static let authorization = ServerAuthorization(
         defaultMode: .apiKey,
-        additionalModes: [.awsIAM, .lambda],
+        additionalModes: [.awsIAM, .function],
         apiKeys: [APIKey(value: "da2-valid")],
         iamCredentials: [HTTPEndpointTests.accessKey],
         lambdaAuthorizer: { token in LambdaAuthorization(isAuthorized: token == "allow") }

@@ -112,7 +112,9 @@ enum Authorization {
                 }
             case .owner:
                 let field = rule.ownerField ?? "owner"
-                let claim = rule.identityClaim ?? (identity.authorizationMode == .userPools ? "sub::username" : "sub")
+                let claim =
+                    rule.identityClaim
+                    ?? (identity.authorizationMode == .amazonCognitoUserPools ? "sub::username" : "sub")
                 let identities = ownerIdentities(of: identity, claim: claim)
                 guard !identities.isEmpty else { continue }
                 let isList = model.field(named: field)?.type.isList ?? false
@@ -128,8 +130,8 @@ enum Authorization {
         case .apiKey: .apiKey
         case .iam, .identityPool: .awsIAM
         case .oidc: .openIDConnect
-        case .userPools: .userPools
-        case .function: .lambda
+        case .userPools: .amazonCognitoUserPools
+        case .function: .function
         }
     }
 
@@ -138,8 +140,8 @@ enum Authorization {
         case .apiKey: .apiKey
         case .iam: .awsIAM
         case .oidc: .openIDConnect
-        case .lambda: .lambda
-        case .userPools: .userPools
+        case .lambda: .function
+        case .userPools: .amazonCognitoUserPools
         }
     }
 
@@ -205,7 +207,7 @@ enum Authorization {
                     case .apiKey: .apiKey
                     case .awsIAM: .iam
                     case .openIDConnect: .oidc
-                    case .lambda: .lambda
+                    case .function: .lambda
                     default: .userPools
                     }
                 return AWSAuthDirective(mode: mode)
