@@ -195,8 +195,8 @@ package struct RequestAuthenticator: Sendable {
     /// Whether credentials the identity pool issued still hold: not expired, and their user
     /// neither deleted nor disabled.
     func issuedCredentialsHold(_ accessKeyId: String) async -> Bool {
-        guard let cognito else { return false }
-        return await cognito.issuedCredentials(for: accessKeyId) != nil
+        guard let issuer = configuration.credentialIssuer else { return false }
+        return await issuer.issuedCredentials(for: accessKeyId) != nil
     }
 
     /// The access key id of a SigV4 `Authorization` header (`… Credential=AKID/date/…, …`).
