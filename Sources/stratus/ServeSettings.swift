@@ -266,13 +266,17 @@ extension ServeSettings: Decodable {
         let queryDepthLimit: Int? = try file.value("queryDepthLimit")
         let resolverCountLimit: Int? = try file.value("resolverCountLimit")
         let idempotencyKeyTTL: Double? = try file.value("idempotencyKeyTTLSeconds")
+        let functions = try Self.functions(file.object("functions"), directory: directory)
         server = ServerConfiguration(
             conflictResolution: strategy,
             modelConflictResolution: perModel,
             queryDepthLimit: queryDepthLimit ?? 0,
             resolverCountLimit: resolverCountLimit ?? 10_000,
             idempotencyKeyTTL: idempotencyKeyTTL.map { .milliseconds(Int(($0 * 1000).rounded())) }
-                ?? .seconds(24 * 3600)
+                ?? .seconds(24 * 3600),
+            environmentName: try file.value("environment"),
+            functions: functions,
+            resolvers: try Self.resolvers(file.object("resolvers"), functions: functions)
         )
         allowedHosts = try file.value("allowedHosts") ?? []
         (userPool, openIDConnect) = try Self.tokenAuthorization(

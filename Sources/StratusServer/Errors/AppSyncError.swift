@@ -23,6 +23,7 @@ enum AppSyncErrorType: String, Sendable, Hashable, CaseIterable {
     case userIllegalArgument = "UserIllegalArgumentException"
     case validationException = "ValidationException"
     case dynamoDB = "DynamoDB:DynamoDbException"
+    case lambdaUnhandled = "Lambda:Unhandled"
     // Real-time `start` messages and connections.
     case unsupportedOperation = "UnsupportedOperation"
     case invalidSyntax = "InvalidSyntaxError"
