@@ -13,10 +13,10 @@ final class FunctionDispatcher: Sendable {
     struct Invocation: Sendable {
         let id: String
         let event: Data
-        /// When it times out, in epoch milliseconds (`Lambda-Runtime-Deadline-Ms`).
-        let deadline: Int
+        /// When it times out, in epoch milliseconds (`Lambda-Runtime-Deadline-Ms`): set when a
+        /// process takes it.
+        var deadline = 0
         let continuation: CheckedContinuation<Result<Data, FunctionFailure>, Never>
-        let timer: Task<Void, Never>?
     }
 
     private struct State {
@@ -27,6 +27,9 @@ final class FunctionDispatcher: Sendable {
         var held: [Int: Invocation] = [:]
         /// Slots whose current process has polled at least once.
         var ready: Set<Int> = []
+        /// The timer of each invocation: the function's timeout once a process holds it, the
+        /// Lambda init limit (10 seconds) on top of it while it waits for one.
+        var timers: [String: Task<Void, Never>] = [:]
         var closed = false
     }
 
@@ -45,26 +48,8 @@ final class FunctionDispatcher: Sendable {
     /// Runs one invocation of `event` and returns the function's response body.
     func invoke(_ event: Data) async -> Result<Data, FunctionFailure> {
         let id = UUID().uuidString.lowercased()
-        let milliseconds = Int(
-            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-        )
-        let deadline = Int((Date().timeIntervalSince1970 * 1000).rounded(.down)) + milliseconds
         return await withCheckedContinuation { continuation in
-            let timer = Task { [timeout] in
-                do {
-                    try await Task.sleep(for: timeout)
-                } catch {
-                    return
-                }
-                self.expire(id)
-            }
-            let invocation = Invocation(
-                id: id,
-                event: event,
-                deadline: deadline,
-                continuation: continuation,
-                timer: timer
-            )
+            var invocation = Invocation(id: id, event: event, continuation: continuation)
             enum Placement {
                 case handedTo(CheckedContinuation<Invocation?, Never>)
                 case queued
@@ -74,10 +59,11 @@ final class FunctionDispatcher: Sendable {
                 if state.closed { return .refused }
                 guard !state.pollers.isEmpty else {
                     state.pending.append(invocation)
+                    state.timers[id] = timer(id, after: timeout + Self.initLimit)
                     return .queued
                 }
                 let poller = state.pollers.removeFirst()
-                state.held[poller.slot] = invocation
+                hand(&invocation, to: poller.slot, in: &state)
                 return .handedTo(poller.continuation)
             }
             switch placement {
@@ -86,7 +72,6 @@ final class FunctionDispatcher: Sendable {
             case .queued:
                 break
             case .refused:
-                timer.cancel()
                 continuation.resume(
                     returning: .failure(
                         FunctionFailure(kind: .exited("the server is stopping"), detail: "The server is stopping.")
@@ -94,6 +79,37 @@ final class FunctionDispatcher: Sendable {
                 )
             }
         }
+    }
+
+    /// How long an invocation may wait for a process to start and ask for it, besides the
+    /// function's timeout: Lambda's limit on a function's initialization.
+    static let initLimit = Duration.seconds(10)
+
+    /// Gives `invocation` to the process of `slot`, its deadline from now.
+    private func hand(_ invocation: inout Invocation, to slot: Int, in state: inout State) {
+        let milliseconds = Int(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        )
+        invocation.deadline = Int((Date().timeIntervalSince1970 * 1000).rounded(.down)) + milliseconds
+        state.held[slot] = invocation
+        state.timers[invocation.id]?.cancel()
+        state.timers[invocation.id] = timer(invocation.id, after: timeout)
+    }
+
+    private func timer(_ id: String, after duration: Duration) -> Task<Void, Never> {
+        Task {
+            do {
+                try await Task.sleep(for: duration)
+            } catch {
+                return
+            }
+            self.expire(id)
+        }
+    }
+
+    /// Ends the timer of `id`.
+    private func settle(_ id: String, in state: inout State) {
+        state.timers.removeValue(forKey: id)?.cancel()
     }
 
     /// The next invocation for the process of `slot`, waiting for one; `nil` when the runtime
@@ -106,7 +122,7 @@ final class FunctionDispatcher: Sendable {
                 if let held = state.held[slot] {
                     // A process that polls again gave up the invocation it held.
                     state.held[slot] = nil
-                    held.timer?.cancel()
+                    settle(held.id, in: &state)
                     held.continuation.resume(
                         returning: .failure(
                             FunctionFailure(
@@ -121,8 +137,8 @@ final class FunctionDispatcher: Sendable {
                     state.pollers.append((slot, continuation))
                     return nil
                 }
-                let invocation = state.pending.removeFirst()
-                state.held[slot] = invocation
+                var invocation = state.pending.removeFirst()
+                hand(&invocation, to: slot, in: &state)
                 return .some(invocation)
             }
             if let ready { continuation.resume(returning: ready) }
@@ -135,10 +151,10 @@ final class FunctionDispatcher: Sendable {
         let invocation: Invocation? = state.withLock { state in
             guard let held = state.held[slot], held.id == id else { return nil }
             state.held[slot] = nil
+            settle(id, in: &state)
             return held
         }
         guard let invocation else { return false }
-        invocation.timer?.cancel()
         invocation.continuation.resume(returning: result)
         return true
     }
@@ -149,18 +165,19 @@ final class FunctionDispatcher: Sendable {
     func processEnded(slot: Int, how: String) -> Bool {
         let (held, waiting, poller, wasReady) = state.withLock { state in
             let held = state.held.removeValue(forKey: slot)
+            if let held { settle(held.id, in: &state) }
             let wasReady = state.ready.remove(slot) != nil
             let poller = state.pollers.firstIndex { $0.slot == slot }.map { state.pollers.remove(at: $0).continuation }
             var waiting: [Invocation] = []
             if !wasReady, state.ready.isEmpty {
                 waiting = state.pending
                 state.pending = []
+                for invocation in waiting { settle(invocation.id, in: &state) }
             }
             return (held, waiting, poller, wasReady)
         }
         poller?.resume(returning: nil)
         if let held {
-            held.timer?.cancel()
             held.continuation.resume(
                 returning: .failure(
                     FunctionFailure(
@@ -171,7 +188,6 @@ final class FunctionDispatcher: Sendable {
             )
         }
         for invocation in waiting {
-            invocation.timer?.cancel()
             invocation.continuation.resume(
                 returning: .failure(
                     FunctionFailure(
@@ -192,12 +208,13 @@ final class FunctionDispatcher: Sendable {
                 state.pending = []
                 state.held = [:]
                 state.pollers = []
+                for timer in state.timers.values { timer.cancel() }
+                state.timers = [:]
             }
             return (state.pending, Array(state.held.values), state.pollers.map(\.continuation))
         }
         for poller in pollers { poller.resume(returning: nil) }
         for invocation in pending + held {
-            invocation.timer?.cancel()
             invocation.continuation.resume(
                 returning: .failure(
                     FunctionFailure(kind: .exited("the server is stopping"), detail: "The server is stopping.")
@@ -208,6 +225,7 @@ final class FunctionDispatcher: Sendable {
 
     private func expire(_ id: String) {
         let (invocation, slot): (Invocation?, Int?) = state.withLock { state in
+            state.timers[id] = nil
             if let index = state.pending.firstIndex(where: { $0.id == id }) {
                 return (state.pending.remove(at: index), nil)
             }

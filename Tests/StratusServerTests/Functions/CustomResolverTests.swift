@@ -163,7 +163,13 @@ import Testing
             let server = try await TestServer(
                 Self.schema,
                 configuration: ServerConfiguration(
-                    functions: ["weather-dev": Self.command(script, in: directory, timeout: .milliseconds(500))],
+                    functions: [
+                        "weather-dev": Self.command(
+                            script,
+                            in: directory,
+                            timeout: script == "slow.py" ? .milliseconds(500) : .seconds(20)
+                        )
+                    ],
                     resolvers: ["Query.weather": .function("weather-dev")]
                 )
             )
@@ -177,6 +183,76 @@ import Testing
         }
         // The client learns nothing of the command; the log has it.
         #expect(log.messages.contains { $0.contains("exited with status 3: secret path /srv/app") })
+    }
+
+    /// Callers of each mode and the `identity` their functions receive.
+    static let identities: [(Identity, String)] = {
+        let userPool: JSONObject = [
+            "sub": "u-1", "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc",
+            "cognito:username": "alice", "cognito:groups": ["admins"],
+        ]
+        let userPoolIdentity: String =
+            #"{"sub":"u-1","issuer":"https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc","username":"alice","#
+            + #""claims":{"sub":"u-1","iss":"https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc","#
+            + #""cognito:username":"alice","cognito:groups":["admins"]},"sourceIp":[],"#
+            + #""defaultAuthStrategy":"ALLOW","groups":["admins"]}"#
+        let iam: JSONObject = [
+            "cognitoIdentityPoolId": "us-east-1:pool", "cognitoIdentityId": "us-east-1:id-1",
+            "cognitoIdentityAuthType": "unauthenticated",
+        ]
+        let iamIdentity: String =
+            #"{"accountId":null,"cognitoIdentityPoolId":"us-east-1:pool","cognitoIdentityId":"us-east-1:id-1","#
+            + #""sourceIp":[],"username":null,"userArn":null,"cognitoIdentityAuthType":"unauthenticated","#
+            + #""cognitoIdentityAuthProvider":null}"#
+        let oidc: JSONObject = ["sub": "o-1", "iss": "https://idp.example.com"]
+        let oidcIdentity: String =
+            #"{"sub":"o-1","issuer":"https://idp.example.com","claims":{"sub":"o-1","iss":"https://idp.example.com"}}"#
+        return [
+            (Identity(authorizationMode: .userPools, claims: userPool), userPoolIdentity),
+            (Identity(authorizationMode: .awsIAM, claims: iam), iamIdentity),
+            (Identity(authorizationMode: .openIDConnect, claims: oidc), oidcIdentity),
+            (Identity(authorizationMode: .lambda, claims: ["tenant": "t1"]), #"{"resolverContext":{"tenant":"t1"}}"#),
+            (Identity.apiKey, "null"),
+        ]
+    }()
+
+    @Test(arguments: identities)
+    func theCallersIdentityReachesTheFunctionInAppSyncsShape(identity: Identity, expected: String) async throws {
+        let directory = try Self.directory([
+            "who.py": """
+            import json, sys
+            event = sys.stdin.read()
+            open("event.json", "w").write(event)
+            print(json.dumps({"summary": "ok"}))
+            """
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await TestServer(
+            Self.schema,
+            configuration: ServerConfiguration(
+                functions: ["who": Self.command("who.py", in: directory)],
+                resolvers: ["Query.weather": .function("who")]
+            )
+        )
+        #expect(
+            await server.run(#"{ weather(city: "Oslo") { summary } }"#, identity: identity)
+                == #"{"data":{"weather":{"summary":"ok"}}}"#
+        )
+        let event = try String(contentsOf: directory.appending(path: "event.json"), encoding: .utf8)
+        #expect(event.contains(#""identity":"# + expected + #","source":"#), "\(event)")
+    }
+
+    @Test func awsAuthDirectivesGuardHandWrittenFields() async throws {
+        let server = try await TestServer(
+            """
+            type Note @model { id: ID! }
+            type Query { secret: String @aws_cognito_user_pools }
+            """,
+            configuration: ServerConfiguration(resolvers: [:])
+        )
+        let body = await server.json("{ secret }")
+        #expect(body["errors"]?[0]?["errorType"] == "Unauthorized")
+        #expect(body["errors"]?[0]?["message"] == "Not Authorized to access secret on type Query")
     }
 
     @Test func resolversMustNameHandWrittenFieldsAndConfiguredFunctions() async throws {
