@@ -6,7 +6,8 @@ import Testing
 /// one process serves many invocations, `concurrency` processes serve them side by side, and
 /// errors, crashes and timeouts become AppSync's errors while the process is started again.
 @Suite struct FunctionRuntimeTests {
-    static let client = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "runtime_client.py")
+    static let client = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appending(path: "Interop/runtime_client.py")
 
     static let schema = """
         type Note @model { id: ID! }
