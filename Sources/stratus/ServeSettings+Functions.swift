@@ -13,7 +13,14 @@ extension ServeSettings {
     ///                    "directory": "functions/weather", "environment": { "UNITS": "metric" } }
     /// }
     /// ```
-    static func functions(_ object: SettingsObject?, directory: URL) throws -> [String: LocalFunction] {
+    ///
+    /// Functions run in the file's `region` (`AWS_REGION`, `AWS_DEFAULT_REGION` and Amplify's
+    /// `REGION`), unless their own `environment` says otherwise.
+    static func functions(
+        _ object: SettingsObject?,
+        directory: URL,
+        region: String
+    ) throws -> [String: LocalFunction] {
         guard let object else { return [:] }
         var functions: [String: LocalFunction] = [:]
         let known = ["command", "runtime", "concurrency", "timeoutSeconds", "environment", "directory"]
@@ -73,11 +80,15 @@ extension ServeSettings {
                     )
                 }
             }
+            var environment = ["AWS_REGION": region, "AWS_DEFAULT_REGION": region, "REGION": region]
+            for (key, value) in try function.value("environment", as: [String: String].self) ?? [:] {
+                environment[key] = value
+            }
             functions[name] = LocalFunction(
                 handler: handler,
                 workingDirectory: workingDirectory,
                 timeout: .milliseconds(Int((seconds * 1000).rounded())),
-                environment: try function.value("environment") ?? [:]
+                environment: environment
             )
         }
         return functions

@@ -266,7 +266,11 @@ extension ServeSettings: Decodable {
         let queryDepthLimit: Int? = try file.value("queryDepthLimit")
         let resolverCountLimit: Int? = try file.value("resolverCountLimit")
         let idempotencyKeyTTL: Double? = try file.value("idempotencyKeyTTLSeconds")
-        let functions = try Self.functions(file.object("functions"), directory: directory)
+        let functions = try Self.functions(
+            file.object("functions"),
+            directory: directory,
+            region: try file.value("region") ?? "us-east-1"
+        )
         server = ServerConfiguration(
             conflictResolution: strategy,
             modelConflictResolution: perModel,

@@ -184,13 +184,13 @@ import Testing
             """
             import json, os, sys
             event = json.load(sys.stdin)
-            print(json.dumps(event["arguments"]["text"] + " from " + os.environ["ENV"]))
+            print(json.dumps(event["arguments"]["text"] + " from " + os.environ["ENV"] + " in " + os.environ["AWS_REGION"]))
             """,
             to: "echo/index.py"
         )
         let config = try directory.write(
             #"""
-            {"environment": "dev",
+            {"environment": "dev", "region": "eu-north-1",
              "functions": {"echo-dev": {"command": ["python3", "index.py"], "directory": "echo", "timeoutSeconds": 10}},
              "resolvers": {"Mutation.publish": {"dataSource": "NONE"}}}
             """#,
@@ -217,7 +217,7 @@ import Testing
         )
         #expect(
             try await serving.graphQL(#"{ echo(text: "hi") hello }"#)
-                == #"{"data":{"echo":"hi from dev","hello":null}}"#
+                == #"{"data":{"echo":"hi from dev in eu-north-1","hello":null}}"#
         )
         #expect(
             try await serving.graphQL(#"mutation { publish(channel: "news", text: "hi") { channel text } }"#)
