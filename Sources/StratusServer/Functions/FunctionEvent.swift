@@ -1,3 +1,4 @@
+import Foundation
 import GraphQL
 
 /// The HTTP request a GraphQL request arrived in, as resolvers that invoke functions pass it
@@ -5,6 +6,8 @@ import GraphQL
 enum IncomingRequest {
     /// The request's headers, names in lower case as AppSync gives them.
     @TaskLocal static var headers: JSONObject = [:]
+    /// The address of the client the request came from; `nil` for a request made in process.
+    @TaskLocal static var sourceIP: String?
 }
 
 /// The events AppSync sends a Lambda function for a field, byte for byte.
@@ -28,6 +31,8 @@ struct FunctionEvent: Sendable {
     var identity: Identity
     var source: JSON
     var headers: JSONObject
+    /// `identity.sourceIp`: the client's address, and those `x-forwarded-for` names before it.
+    var sourceIp: [String]
     var parentTypeName: String
     var fieldName: String
     var variables: JSONObject
@@ -40,6 +45,10 @@ struct FunctionEvent: Sendable {
         self.identity = identity
         self.source = source
         headers = IncomingRequest.headers
+        let forwarded = (headers["x-forwarded-for"]?.stringValue ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        sourceIp = forwarded.filter { !$0.isEmpty } + [IncomingRequest.sourceIP].compactMap { $0 }
         parentTypeName = info.parentType.name
         fieldName = info.fieldName
         var variables = JSONObject()
@@ -56,7 +65,7 @@ struct FunctionEvent: Sendable {
     var direct: JSON {
         [
             "arguments": .object(arguments),
-            "identity": Self.identity(identity),
+            "identity": Self.identity(identity, sourceIp: sourceIp),
             "source": source,
             "request": request,
             "prev": .null,
@@ -78,7 +87,7 @@ struct FunctionEvent: Sendable {
             "typeName": .string(parentTypeName),
             "fieldName": .string(fieldName),
             "arguments": .object(arguments),
-            "identity": Self.identity(identity),
+            "identity": Self.identity(identity, sourceIp: sourceIp),
             "source": source,
             "request": request,
             "prev": ["result": previous],
@@ -90,9 +99,9 @@ struct FunctionEvent: Sendable {
     }
 
     /// `$ctx.identity` of each authorization mode: `null` for API keys and `NONE`.
-    static func identity(_ identity: Identity) -> JSON {
+    static func identity(_ identity: Identity, sourceIp addresses: [String]) -> JSON {
         let claims = identity.claims
-        let sourceIp: JSON = .array([])
+        let sourceIp: JSON = .array(addresses.map(JSON.string))
         switch identity.authorizationMode {
         case .apiKey, .none:
             return .null

@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Foundation
 import StratusServer
 import Testing
@@ -277,6 +278,58 @@ import Testing
             "\(error)"
                 == "resolvers.Query.weather names the function 'weather-dev', which functions does not configure. "
                 + #"Add "functions": {"weather-dev": {"command": ["python3", "handler.py"]}}."#
+        }
+    }
+}
+
+/// What a function learns of an HTTP request: its headers and the caller's address.
+@Suite struct FunctionRequestTests {
+    @Test func anIAMCallersIdentityCarriesItsAddressesAndTheHeaders() async throws {
+        let directory = try CustomResolverTests.directory([
+            "who.py": """
+            import json, sys
+            event = json.load(sys.stdin)
+            print(json.dumps({"summary": json.dumps([event["identity"], event["request"]["headers"]["x-forwarded-for"]])}))
+            """
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ServerConfiguration(
+            functions: ["who": CustomResolverTests.command("who.py", in: directory)],
+            resolvers: ["Query.weather": .function("who")]
+        )
+        try await HTTPEndpointTests.withEndpoint(schema: CustomResolverTests.schema, configuration: configuration) {
+            url in
+            let body = #"{"query":"{ weather(city: \"Oslo\") { summary } }"}"#
+            let key = HTTPEndpointTests.accessKey
+            let unsigned = SigV4Request(
+                method: "POST",
+                url: url,
+                headers: ["content-type": "application/json", "x-forwarded-for": "203.0.113.9"],
+                body: Data(body.utf8)
+            )
+            let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(
+                unsigned,
+                credentials: AWSCredentials(
+                    accessKeyId: key.accessKeyId,
+                    secretAccessKey: key.secretAccessKey,
+                    sessionToken: key.sessionToken
+                )
+            )
+            var headers: [String: String] = [:]
+            for field in signed.headers where field.name.lowercased() != "host" { headers[field.name] = field.value }
+            let answer = try await HTTPEndpointTests.send(url, body: body, headers: headers)
+            let summary = try #require(try JSON(parsing: answer.body)["data"]?["weather"]?["summary"]?.stringValue)
+            #expect(
+                try JSON(parsing: summary)
+                    == [
+                        [
+                            "accountId": nil, "cognitoIdentityPoolId": nil, "cognitoIdentityId": nil,
+                            "sourceIp": ["203.0.113.9", "127.0.0.1"], "username": .string(key.accessKeyId),
+                            "userArn": nil, "cognitoIdentityAuthType": nil, "cognitoIdentityAuthProvider": nil,
+                        ],
+                        "203.0.113.9",
+                    ]
+            )
         }
     }
 }
