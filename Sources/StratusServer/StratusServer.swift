@@ -32,6 +32,8 @@ public final class StratusServer: Sendable {
     let store: any ServerStore
     /// The functions of `@function` fields and Lambda resolvers.
     let functions: LocalFunctions
+    /// The results of hand-written mutations, as hand-written subscriptions hear them.
+    let handWrittenEvents = HandWrittenEvents()
     /// What people should know about hand-written fields at start-up: those that answer `null`
     /// for want of a resolver, and how to attach one.
     public let resolverNotices: [String]
@@ -196,7 +198,12 @@ public final class StratusServer: Sendable {
             executable = try ExecutableSchema(
                 api: api,
                 resolver: resolver,
-                custom: CustomFieldResolvers(schema: schema, plan: plan, functions: functions),
+                custom: CustomFieldResolvers(
+                    schema: schema,
+                    plan: plan,
+                    functions: functions,
+                    events: handWrittenEvents
+                ),
                 log: log
             )
         } catch {

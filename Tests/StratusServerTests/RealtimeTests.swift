@@ -58,11 +58,17 @@ import Testing
     static func withEndpoint(
         authorization: ServerAuthorization = authorization,
         limits: RealtimeLimits = RealtimeLimits(),
+        schema: String = postSchema,
+        configuration: ServerConfiguration = ServerConfiguration(),
         _ body: (Endpoint) async throws -> Void
     ) async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await TestStore.server(schema: try SchemaParser().parse(postSchema), directory: directory)
+        let server = try await TestStore.server(
+            schema: try SchemaParser().parse(schema),
+            configuration: configuration,
+            directory: directory
+        )
         let http = StratusHTTPServer(
             server: server,
             authorization: authorization,

@@ -6,6 +6,8 @@ struct CustomFieldResolvers {
     let schema: AnnotatedSchema
     let plan: CustomFieldPlan
     let functions: LocalFunctions
+    /// Where hand-written mutations publish their results to hand-written subscriptions.
+    let events: HandWrittenEvents
 
     /// The resolvers of the root type of `kind`, by field name.
     func resolvers(of kind: CustomOperation.Kind) -> [String: GraphQLFieldResolve] {
@@ -16,7 +18,11 @@ struct CustomFieldResolvers {
             let directives =
                 operation.awsAuth.isEmpty
                 ? Authorization.typeModes(awsAuth: [], rules: operation.authRules) : operation.awsAuth
-            let (name, type, schema, functions) = (operation.name, operation.type, schema, functions)
+            let (name, type, schema, functions, events) = (operation.name, operation.type, schema, functions, events)
+            // Whether a subscription's `@aws_subscribe(mutations:)` lists this mutation.
+            let publishes =
+                kind == .mutation
+                && schema.operations.contains { $0.subscribedMutations?.contains(operation.name) == true }
             resolvers[name] = { parent, arguments, context, info in
                 let identity = (context as? RequestContext)?.identity ?? .anonymous
                 guard Authorization.allows(directives, identity) else {
@@ -49,6 +55,10 @@ struct CustomFieldResolvers {
                     }
                     value = previous
                 }
+                if publishes, case .object(let result) = value {
+                    let selections = info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] }
+                    events.publish(mutation: name, result: Self.selected(result, selections, info.fragments))
+                }
                 return Self.output(value, type: type, schema: schema)
             }
         }
@@ -61,6 +71,43 @@ struct CustomFieldResolvers {
         } catch {
             throw error.resolverError
         }
+    }
+
+    /// `object` with only the fields `selections` select, by field name, as a mutation's result
+    /// reaches subscriptions.
+    static func selected(
+        _ object: JSONObject,
+        _ selections: [any Selection],
+        _ fragments: [String: FragmentDefinition]
+    ) -> JSONObject {
+        var result = JSONObject()
+        func keep(_ value: JSON, _ selections: [any Selection]) -> JSON {
+            switch value {
+            case .object(let nested) where !selections.isEmpty: .object(Self.selected(nested, selections, fragments))
+            case .array(let elements): .array(elements.map { keep($0, selections) })
+            default: value
+            }
+        }
+        for selection in selections {
+            switch selection {
+            case let field as GraphQL.Field:
+                let name = field.name.value
+                guard name != "__typename", let value = object[name] else { continue }
+                result[name] = keep(value, field.selectionSet?.selections ?? [])
+            case let inline as InlineFragment:
+                for (key, value) in Self.selected(object, inline.selectionSet.selections, fragments) {
+                    result[key] = value
+                }
+            case let spread as FragmentSpread:
+                guard let fragment = fragments[spread.name.value] else { continue }
+                for (key, value) in Self.selected(object, fragment.selectionSet.selections, fragments) {
+                    result[key] = value
+                }
+            default:
+                continue
+            }
+        }
+        return result
     }
 
     /// A function's result as GraphQL execution takes it: items of models as ``ResolvedItem``s,
