@@ -59,4 +59,25 @@ import Testing
             )
         }
     }
+
+    @Test func gqlHearsAHandWrittenMutationOnItsChannel() async throws {
+        let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "Interop/gql_pubsub.py")
+        try await RealtimeTests.withEndpoint(schema: CustomResolverTests.schema, configuration: Self.configuration) {
+            endpoint in
+            let result = try await GQLInteropTests.run(
+                [
+                    "python3", script.path, endpoint.graphQLURL.absoluteString, endpoint.realtimeURL, endpoint.host,
+                    "da2-valid",
+                ]
+            )
+            try #require(result.status == 0, "\(result.output)")
+            let json = try JSON(parsing: String(result.output.split(separator: "\n").last ?? ""))
+            #expect(json["error"] == nil, "\(json)")
+            let events = json["events"]?.arrayValue ?? []
+            #expect(events.count >= 2)
+            #expect(events.allSatisfy { $0["channel"] == "news" })
+            #expect(events.last == ["channel": "news", "text": "last"])
+        }
+    }
 }
