@@ -38,9 +38,15 @@ import StratusServer
 ///     { "path": "/orders/{id}", "methods": ["POST"], "authorization": "API_KEY",
 ///       "handler": { "command": ["python3", "orders.py"], "timeoutSeconds": 29 } }
 ///   ] }],
-///   "auth": { "userPoolId": "us-east-1_Local", "clients": [{ "clientId": "localclient" }] }
+///   "auth": { "userPoolId": "us-east-1_Local", "clients": [{ "clientId": "localclient" }] },
+///   "environment": "dev",
+///   "functions": { "weather-dev": { "runtime": ["python3", "-m", "awslambdaric", "app.handler"], "concurrency": 2 } },
+///   "resolvers": { "Query.forecast": { "function": "weather-dev" }, "Mutation.publish": { "dataSource": "NONE" } }
 /// }
 /// ```
+///
+/// `functions` and `resolvers` answer the schema's hand-written fields; see
+/// `ServeSettings+Functions.swift`.
 ///
 /// A `conflictHandler` (at the top level for every model, or per model) is a custom conflict
 /// handler run as a command in the configuration file's directory; see `ConflictHandlerCommand`.
