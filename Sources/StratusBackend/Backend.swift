@@ -139,7 +139,7 @@ public final class Backend: Sendable {
         for change in server.appliedSchemaChanges {
             configuration.notice("Migrated \(server.storeDescription): \(change)")
         }
-        for warning in server.api.warnings {
+        for warning in server.api.warnings + server.resolverNotices {
             configuration.notice(warning)
         }
         if storesKey, case .database = configuration.store {

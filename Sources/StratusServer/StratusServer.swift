@@ -30,6 +30,13 @@ public final class StratusServer: Sendable {
 
     let executable: ExecutableSchema
     let store: any ServerStore
+    /// The functions of `@function` fields and Lambda resolvers.
+    let functions: LocalFunctions
+    /// The results of hand-written mutations, as hand-written subscriptions hear them.
+    let handWrittenEvents = HandWrittenEvents()
+    /// What people should know about hand-written fields at start-up: those that answer `null`
+    /// for want of a resolver, and how to attach one.
+    public let resolverNotices: [String]
     /// The current instant.
     let clock: @Sendable () -> Date
     /// The mutations under way with an `Idempotency-Key`.
@@ -83,6 +90,8 @@ public final class StratusServer: Sendable {
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws(ServerError) {
         try Self.checkDefaults(schema)
+        // Before the store opens: a configuration that names unknown fields leaves nothing behind.
+        _ = try CustomFieldPlan(schema: schema, configuration: configuration)
         let store: SQLiteItemStore
         do {
             store = try SQLiteItemStore(directory: dataDirectory, schema: schema)
@@ -132,6 +141,8 @@ public final class StratusServer: Sendable {
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) async throws(ServerError) {
         try Self.checkDefaults(schema)
+        // Before the store opens: a configuration that names unknown fields leaves nothing behind.
+        _ = try CustomFieldPlan(schema: schema, configuration: configuration)
         let store: PostgresItemStore
         do {
             store = try await PostgresItemStore.open(database, schema: schema, connections: max(1, connections))
@@ -179,7 +190,26 @@ public final class StratusServer: Sendable {
             locks: WriteLocks(),
             events: events
         )
-        executable = try ExecutableSchema(api: api, resolver: resolver, log: log)
+        let plan = try CustomFieldPlan(schema: schema, configuration: configuration)
+        resolverNotices = plan.notices
+        let functions = LocalFunctions(configuration, log: log)
+        self.functions = functions
+        do {
+            executable = try ExecutableSchema(
+                api: api,
+                resolver: resolver,
+                custom: CustomFieldResolvers(
+                    schema: schema,
+                    plan: plan,
+                    functions: functions,
+                    events: handWrittenEvents
+                ),
+                log: log
+            )
+        } catch {
+            functions.close()
+            throw error
+        }
         directReads = DirectReads(api: api, resolver: resolver)
         directMutations = DirectMutations(api: api, schema: executable.schema, resolver: resolver, log: log)
         let models = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, $0) })
@@ -192,6 +222,18 @@ public final class StratusServer: Sendable {
                 selectedFields: announcement.selectedFields
             )
         }
+    }
+
+    /// Checks that `configuration`'s `resolvers` name hand-written queries and mutations of
+    /// `schema` and configured functions, as opening a server does; for a command to check
+    /// before it creates anything.
+    ///
+    /// - Throws: ``ServerError`` naming the entry and the fix.
+    public static func checkResolvers(
+        of schema: AnnotatedSchema,
+        configuration: ServerConfiguration
+    ) throws(ServerError) {
+        _ = try CustomFieldPlan(schema: schema, configuration: configuration)
     }
 
     private static func checkDefaults(_ schema: AnnotatedSchema) throws(ServerError) {
@@ -240,6 +282,7 @@ public final class StratusServer: Sendable {
     ///
     /// - Throws: ``ServerError`` when the database cannot be closed cleanly.
     public func close() throws(ServerError) {
+        functions.close()
         do {
             try store.close()
         } catch {

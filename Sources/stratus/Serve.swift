@@ -102,6 +102,11 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
+        do {
+            try StratusServer.checkResolvers(of: annotated, configuration: settings.server)
+        } catch {
+            throw CommandFailure(error.description)
+        }
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
         let location = try settings.databaseLocation(override: database)
         // Checked first, so that a server that cannot listen leaves nothing behind.

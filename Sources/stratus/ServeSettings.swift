@@ -38,9 +38,15 @@ import StratusServer
 ///     { "path": "/orders/{id}", "methods": ["POST"], "authorization": "API_KEY",
 ///       "handler": { "command": ["python3", "orders.py"], "timeoutSeconds": 29 } }
 ///   ] }],
-///   "auth": { "userPoolId": "us-east-1_Local", "clients": [{ "clientId": "localclient" }] }
+///   "auth": { "userPoolId": "us-east-1_Local", "clients": [{ "clientId": "localclient" }] },
+///   "environment": "dev",
+///   "functions": { "weather-dev": { "runtime": ["python3", "-m", "awslambdaric", "app.handler"], "concurrency": 2 } },
+///   "resolvers": { "Query.forecast": { "function": "weather-dev" }, "Mutation.publish": { "dataSource": "NONE" } }
 /// }
 /// ```
+///
+/// `functions` and `resolvers` answer the schema's hand-written fields; see
+/// `ServeSettings+Functions.swift`.
 ///
 /// A `conflictHandler` (at the top level for every model, or per model) is a custom conflict
 /// handler run as a command in the configuration file's directory; see `ConflictHandlerCommand`.
@@ -267,13 +273,21 @@ extension ServeSettings: Decodable {
         let queryDepthLimit: Int? = try file.value("queryDepthLimit")
         let resolverCountLimit: Int? = try file.value("resolverCountLimit")
         let idempotencyKeyTTL: Double? = try file.value("idempotencyKeyTTLSeconds")
+        let functions = try Self.functions(
+            file.object("functions"),
+            directory: directory,
+            region: try file.value("region") ?? "us-east-1"
+        )
         server = ServerConfiguration(
             conflictResolution: strategy,
             modelConflictResolution: perModel,
             queryDepthLimit: queryDepthLimit ?? 0,
             resolverCountLimit: resolverCountLimit ?? 10_000,
             idempotencyKeyTTL: idempotencyKeyTTL.map { .milliseconds(Int(($0 * 1000).rounded())) }
-                ?? .seconds(24 * 3600)
+                ?? .seconds(24 * 3600),
+            environmentName: try file.value("environment"),
+            functions: functions,
+            resolvers: try Self.resolvers(file.object("resolvers"), functions: functions)
         )
         allowedHosts = try file.value("allowedHosts") ?? []
         (userPool, openIDConnect) = try Self.tokenAuthorization(

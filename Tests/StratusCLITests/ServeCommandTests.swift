@@ -174,6 +174,58 @@ import Testing
         await serving.process.stop()
     }
 
+    @Test func handWrittenFieldsAnswerFromTheConfiguredFunctionsAndDataSources() async throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(
+            at: directory.url.appending(path: "echo"),
+            withIntermediateDirectories: true
+        )
+        try directory.write(
+            """
+            import json, os, sys
+            event = json.load(sys.stdin)
+            print(json.dumps(event["arguments"]["text"] + " from " + os.environ["ENV"] + " in " + os.environ["AWS_REGION"]))
+            """,
+            to: "echo/index.py"
+        )
+        let config = try directory.write(
+            #"""
+            {"environment": "dev", "region": "eu-north-1",
+             "functions": {"echo-dev": {"command": ["python3", "index.py"], "directory": "echo", "timeoutSeconds": 10}},
+             "resolvers": {"Mutation.publish": {"dataSource": "NONE"}}}
+            """#,
+            to: "stratus.json"
+        )
+        let schema = try directory.write(
+            """
+            type Message { channel: String! text: String! }
+            type Query {
+              echo(text: String!): String @function(name: "echo-${env}")
+              hello: String
+            }
+            type Mutation { publish(channel: String!, text: String!): Message }
+            """,
+            to: "schema.graphql"
+        )
+        let serving = try await Serving(["--schema", schema.path, "--config", config.path], in: directory)
+        #expect(
+            serving.process.outputLines.contains(
+                #"No resolver for Query.hello: it answers null, as in AppSync. Attach one in stratus.json: "resolvers": "#
+                    + #"{"Query.hello": {"function": "name-dev"}} with "functions": {"name-dev": {"command": ["python3", "#
+                    + #""handler.py"]}}, or {"dataSource": "NONE"} for a mutation that returns its arguments."#
+            )
+        )
+        #expect(
+            try await serving.graphQL(#"{ echo(text: "hi") hello }"#)
+                == #"{"data":{"echo":"hi from dev in eu-north-1","hello":null}}"#
+        )
+        #expect(
+            try await serving.graphQL(#"mutation { publish(channel: "news", text: "hi") { channel text } }"#)
+                == #"{"data":{"publish":{"channel":"news","text":"hi"}}}"#
+        )
+        await serving.process.stop()
+    }
+
     // MARK: - Schema changes
 
     @Test func schemaChangesMigrateOrAreRefusedKeepingTheData() async throws {
@@ -441,6 +493,36 @@ import Testing
                 #"{"auth": {"publicOrigin": "auth.example.com"}}"#,
                 "auth.publicOrigin 'auth.example.com' is not an origin. Write it as http(s)://host[:port], the "
                     + "address clients reach the servers at."
+            ),
+            (
+                #"{"functions": {"echo-dev": {"comand": ["python3", "echo.py"]}}}"#,
+                "functions.echo-dev has the unknown key 'comand' in the configuration file. Use command, runtime, "
+                    + "concurrency, timeoutSeconds, environment, directory."
+            ),
+            (
+                #"{"functions": {"echo-dev": {"timeoutSeconds": 5}}}"#,
+                #"functions.echo-dev in the configuration file needs "command": ["python3", "handler.py"] (run for "#
+                    + #"each invocation, the event on its standard input) or "runtime": ["python3", "-m", "#
+                    + #""awslambdaric", "app.handler"] (processes that poll the Lambda Runtime API)."#
+            ),
+            (
+                #"{"functions": {"echo-dev": {"runtime": ["python3", "-m", "awslambdaric"], "concurrency": 0}}}"#,
+                "functions.echo-dev.concurrency is 0. Give 1 or more processes."
+            ),
+            (
+                #"{"resolvers": {"Query.weather": {"function": "weather-dev"}}}"#,
+                "resolvers.Query.weather names the function 'weather-dev', which functions does not configure. "
+                    + #"Add "functions": {"weather-dev": {"command": ["python3", "handler.py"]}}."#
+            ),
+            (
+                #"{"resolvers": {"Query.weather": {"dataSource": "LAMBDA"}}}"#,
+                #"resolvers.Query.weather has the data source 'LAMBDA'. Use "NONE" (the field answers its "#
+                    + #"arguments), or {"function": "name"} for a Lambda function."#
+            ),
+            (
+                #"{"resolvers": {"Query.listNotes": {"dataSource": "NONE"}}}"#,
+                "resolvers names 'Query.listNotes', which is not a hand-written query or mutation of the schema. "
+                    + "Name fields as Type.field (Query.weather). The schema has none."
             ),
             (
                 // Foundation's decoder on Linux would take the trailing comma.

@@ -28,6 +28,7 @@ import Testing
         ),
         limits: ServerLimits = ServerLimits(),
         schema source: String = postSchemaForEveryMode,
+        configuration: ServerConfiguration = ServerConfiguration(),
         restAPIs: [RESTAPI] = [],
         allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
@@ -36,7 +37,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-http-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let schema = try SchemaParser().parse(source)
-        let server = try await TestStore.server(schema: schema, directory: directory)
+        let server = try await TestStore.server(schema: schema, configuration: configuration, directory: directory)
         let http = StratusHTTPServer(
             server: server,
             authorization: authorization,

@@ -58,14 +58,20 @@ import Testing
     static func withEndpoint(
         authorization: ServerAuthorization = authorization,
         limits: RealtimeLimits = RealtimeLimits(),
+        schema: String? = nil,
+        configuration: ServerConfiguration = ServerConfiguration(),
         _ body: (Endpoint) async throws -> Void
     ) async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // An API of mode NONE alone has no directive to name; the others admit their additional
-        // modes on the model.
-        let schema = authorization.modes == [.none] ? postSchema : postSchemaForEveryMode
-        let server = try await TestStore.server(schema: try SchemaParser().parse(schema), directory: directory)
+        // Without a schema: the post schema; an API of mode NONE alone has no directive to name,
+        // the others admit their additional modes on the model.
+        let schema = schema ?? (authorization.modes == [.none] ? postSchema : postSchemaForEveryMode)
+        let server = try await TestStore.server(
+            schema: try SchemaParser().parse(schema),
+            configuration: configuration,
+            directory: directory
+        )
         let http = StratusHTTPServer(
             server: server,
             authorization: authorization,

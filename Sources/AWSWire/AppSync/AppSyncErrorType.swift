@@ -44,6 +44,8 @@ public enum AppSyncErrorType: String, Sendable, Hashable, CaseIterable {
     case validationException = "ValidationException"
     /// The DynamoDB data source failed.
     case dynamoDB = "DynamoDB:DynamoDbException"
+    /// A Lambda function behind a resolver failed: its error, a timeout or a crash.
+    case lambdaUnhandled = "Lambda:Unhandled"
     // Real-time `start` messages and connections.
     /// An operation the real-time endpoint does not run (a query or a mutation).
     case unsupportedOperation = "UnsupportedOperation"

@@ -32,6 +32,13 @@ struct ExternalCommand: Sendable {
     /// Why a run failed, worded to follow the command's name: "exited with status 3: …".
     struct Failure: Error, Sendable, CustomStringConvertible {
         var problem: String
+        /// Whether the command ran past its timeout and was killed.
+        var timedOut = false
+        /// How the command ended, in Lambda's words (`exit status 3`, `signal: 9`); `nil` when
+        /// it did not start or was stopped for its output.
+        var termination: String?
+        /// What the command wrote on its standard output before it failed.
+        var output: [UInt8] = []
         var description: String { problem }
     }
 
@@ -94,15 +101,26 @@ struct ExternalCommand: Sendable {
         }
         switch outcome {
         case .timedOut:
-            throw Failure(problem: "did not answer within \(timeout.formattedSeconds) seconds and was stopped.")
+            throw Failure(
+                problem: "did not answer within \(timeout.formattedSeconds) seconds and was stopped.",
+                timedOut: true
+            )
         case .exited(let status, let output, let errorOutput):
             switch status {
             case .exited(0):
                 return Data(output)
             case .exited(let code):
-                throw Failure(problem: "exited with status \(code)\(Self.detail(errorOutput))")
+                throw Failure(
+                    problem: "exited with status \(code)\(Self.detail(errorOutput))",
+                    termination: "exit status \(code)",
+                    output: output
+                )
             case .signaled(let signal):
-                throw Failure(problem: "was killed by signal \(signal)\(Self.detail(errorOutput))")
+                throw Failure(
+                    problem: "was killed by signal \(signal)\(Self.detail(errorOutput))",
+                    termination: "signal: \(signal)",
+                    output: output
+                )
             }
         }
     }

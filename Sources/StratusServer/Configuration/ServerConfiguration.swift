@@ -52,6 +52,18 @@ public struct ServerConfiguration: Sendable {
     /// default. Keys are kept in the data directory, per caller, and removed once expired.
     public var idempotencyKeyTTL: Duration
 
+    /// The environment's name, what `${env}` in `@function(name:)` becomes (`"dev"`); `nil`
+    /// removes `-${env}` from names, as Amplify does without an environment.
+    public var environmentName: String?
+
+    /// The functions of `@function` fields and Lambda resolvers, by function name (`${env}`
+    /// replaced).
+    public var functions: [String: LocalFunction]
+
+    /// The data sources of fields without a directive, by `Type.field` (`"Query.weather"`).
+    /// An entry for a field with `@function` takes its place.
+    public var resolvers: [String: ConfiguredResolver]
+
     /// Creates a configuration; every argument has the AppSync default.
     public init(
         conflictDetection: Bool = true,
@@ -63,9 +75,15 @@ public struct ServerConfiguration: Sendable {
         maximumPageSize: Int = 1000,
         queryDepthLimit: Int = 0,
         resolverCountLimit: Int = 10_000,
-        idempotencyKeyTTL: Duration = .seconds(24 * 3600)
+        idempotencyKeyTTL: Duration = .seconds(24 * 3600),
+        environmentName: String? = nil,
+        functions: [String: LocalFunction] = [:],
+        resolvers: [String: ConfiguredResolver] = [:]
     ) {
         self.idempotencyKeyTTL = idempotencyKeyTTL
+        self.environmentName = environmentName
+        self.functions = functions
+        self.resolvers = resolvers
         self.queryDepthLimit = queryDepthLimit
         self.resolverCountLimit = resolverCountLimit
         self.conflictDetection = conflictDetection

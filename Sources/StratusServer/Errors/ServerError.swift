@@ -5,6 +5,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case invalidDefault(String)
         case storage(StorageError)
         case cognito(String)
+        case invalidResolvers(String)
     }
 
     let reason: Reason
@@ -28,11 +29,14 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             return error.description
         case .cognito(let detail):
             return detail
+        case .invalidResolvers(let detail):
+            return detail
         }
     }
 
     static func invalidAPI(_ detail: String) -> ServerError { ServerError(reason: .invalidAPI(detail)) }
     static func invalidDefault(_ detail: String) -> ServerError { ServerError(reason: .invalidDefault(detail)) }
     static func storage(_ error: StorageError) -> ServerError { ServerError(reason: .storage(error)) }
+    static func invalidResolvers(_ detail: String) -> ServerError { ServerError(reason: .invalidResolvers(detail)) }
     package static func cognito(_ detail: String) -> ServerError { ServerError(reason: .cognito(detail)) }
 }

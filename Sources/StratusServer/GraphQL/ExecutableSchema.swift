@@ -70,13 +70,18 @@ struct ExecutableSchema: Sendable {
     /// Builds the schema of `api` and attaches `resolver`'s resolvers.
     ///
     /// - Throws: ``ServerError`` when GraphQLSwift rejects the SDL.
-    init(api: ServerAPI, resolver: ModelResolver, log: @escaping @Sendable (String) -> Void) throws(ServerError) {
+    init(
+        api: ServerAPI,
+        resolver: ModelResolver,
+        custom: CustomFieldResolvers,
+        log: @escaping @Sendable (String) -> Void
+    ) throws(ServerError) {
         do {
             schema = try buildSchema(source: api.sdl)
         } catch {
             throw ServerError.invalidAPI(String(describing: error))
         }
-        let wiring = Wiring(api: api, resolver: resolver, log: log)
+        let wiring = Wiring(api: api, resolver: resolver, custom: custom, log: log)
         do {
             try wiring.attach(to: schema)
             try Self.settleInputFields(of: schema)
@@ -108,11 +113,13 @@ extension ExecutableSchema {
 private struct Wiring {
     let api: ServerAPI
     let resolver: ModelResolver
+    let custom: CustomFieldResolvers
     let log: @Sendable (String) -> Void
 
     func attach(to schema: GraphQLSchema) throws {
-        var queries: [String: GraphQLFieldResolve] = [:]
-        var mutations: [String: GraphQLFieldResolve] = [:]
+        // Hand-written fields first: a generated field of the same name is an error of the schema.
+        var queries = custom.resolvers(of: .query)
+        var mutations = custom.resolvers(of: .mutation)
         for model in api.schema.models {
             queries.merge(queryResolvers(of: model)) { first, _ in first }
             mutations.merge(mutationResolvers(of: model)) { first, _ in first }

@@ -67,9 +67,13 @@ package struct GraphQLEndpoint: Sendable {
                 server.operationType(of: operation.query, operationName: operation.operationName) == .mutation
             {
                 let key = try IdempotencyKey(fieldValues: keys)
-                return try await respondOnce(to: operation, identity: identity, key: key, body: body)
+                return try await IncomingRequest.$headers.withValue(Self.headers(of: request)) {
+                    try await respondOnce(to: operation, identity: identity, key: key, body: body)
+                }
             }
-            let result = await execute(operation, identity: identity)
+            let result = await IncomingRequest.$headers.withValue(Self.headers(of: request)) {
+                await execute(operation, identity: identity)
+            }
             return Self.response(status: 200, data: result)
         } catch let rejection as HTTPRejection {
             var response = Self.response(status: rejection.status, body: rejection.body)
@@ -110,6 +114,18 @@ package struct GraphQLEndpoint: Sendable {
         }
         guard let operation = Operation(object) else { throw .unparsable }
         return operation
+    }
+
+    /// The headers of `request` as resolvers pass them on (`request.headers`): names in lower
+    /// case, values of repeated names joined by commas.
+    static func headers(of request: Request) -> JSONObject {
+        var headers = JSONObject()
+        for field in request.headers {
+            let name = field.name.canonicalName
+            headers[name] = .string(headers[name]?.stringValue.map { $0 + "," + field.value } ?? field.value)
+        }
+        if let authority = request.head.authority, headers["host"] == nil { headers["host"] = .string(authority) }
+        return headers
     }
 
     /// The body of the answer, serialized once: its size is checked on the bytes that are sent.

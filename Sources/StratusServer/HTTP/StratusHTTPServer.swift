@@ -101,8 +101,17 @@ public struct StratusHTTPServer: Sendable {
         let router = Router(context: ClientAddressRequestContext.self)
         // First: it wraps the routes added after it, and requests that match none.
         router.add(middleware: HostCheckMiddleware(hosts: hosts))
-        router.post("graphql") { request, _ in await endpoint.respond(to: request) }
-        router.get("graphql") { request, _ in await endpoint.respond(to: request) }
+        // The client's address reaches functions as `identity.sourceIp`.
+        router.post("graphql") { request, context in
+            await IncomingRequest.$sourceIP.withValue(context.remoteAddress?.ipAddress) {
+                await endpoint.respond(to: request)
+            }
+        }
+        router.get("graphql") { request, context in
+            await IncomingRequest.$sourceIP.withValue(context.remoteAddress?.ipAddress) {
+                await endpoint.respond(to: request)
+            }
+        }
         router.on("graphql", method: .options) { _, _ in GraphQLEndpoint.preflight() }
         // For load balancers: 200 while the store answers, 503 (with what failed) otherwise.
         let server = server

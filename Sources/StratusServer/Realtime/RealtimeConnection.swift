@@ -278,6 +278,11 @@ final class RealtimeConnection: Sendable {
         }
     }
 
+    /// Whether a model subscription `id` is running.
+    func hasSubscription(id: String) -> Bool {
+        state.withLock { $0.subscriptions[id] != nil }
+    }
+
     /// Stops a subscription and enqueues `complete`; returns the subscription stopped, if `id`
     /// was running.
     @discardableResult

@@ -90,6 +90,7 @@ struct RealtimeEndpoint: Sendable {
             fanout: fanout,
             connectionToken: connectionToken
         )
+        defer { subscriber.handWritten.stopAll() }
         // The tokens in use expire and can be revoked: checked at their expiry and now and then.
         let credentials = Task { [self] in
             await watchCredentials(of: connection, connectionToken: connectionToken, fanout: fanout)
@@ -135,6 +136,8 @@ struct RealtimeEndpoint: Sendable {
         let fanout: RealtimeFanout
         /// The token the connection was authorized with, when it expires or can be revoked.
         let connectionToken: RealtimeToken?
+        /// Its subscriptions to hand-written subscription fields.
+        let handWritten = HandWrittenStarts()
     }
 
     private func handle(
@@ -177,6 +180,7 @@ struct RealtimeEndpoint: Sendable {
                 connection.send(["id": .string(id), "type": "error", "payload": error.payload])
             }
         case "stop":
+            if subscriber.handWritten.stop(id: object["id"]?.stringValue ?? "", on: connection) { return }
             if let stopped = connection.stop(id: object["id"]?.stringValue ?? "") {
                 subscriber.fanout.unsubscribe(connection, from: stopped.topic)
             }
@@ -224,6 +228,20 @@ struct RealtimeEndpoint: Sendable {
         // as none, they would widen the subscription's filter.
         guard let object = (try? JSON(parsing: data))?.objectValue, let operation = GraphQLEndpoint.Operation(object)
         else { throw .malformed }
+        if let handWritten = try server.handWrittenSubscription(
+            query: operation.query,
+            variables: operation.variables,
+            operationName: operation.operationName,
+            identity: identity
+        ) {
+            try subscriber.handWritten.start(
+                id: id,
+                handWritten,
+                on: subscriber.connection,
+                events: server.handWrittenEvents
+            )
+            return
+        }
         let request = try server.subscriptionRequest(
             query: operation.query,
             variables: operation.variables,

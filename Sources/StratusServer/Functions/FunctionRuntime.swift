@@ -1,0 +1,281 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Subprocess
+import Synchronization
+
+#if canImport(SystemPackage)
+    import SystemPackage
+#else
+    import System
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A long-running function: `concurrency` processes, each started with `AWS_LAMBDA_RUNTIME_API`
+/// pointing at a Lambda Runtime API of its own on `127.0.0.1`, which it polls for invocations.
+///
+/// The Runtime API is the one every Lambda runtime client speaks:
+/// - `GET /2018-06-01/runtime/invocation/next` waits for an invocation and answers its event,
+///   with `Lambda-Runtime-Aws-Request-Id`, `Lambda-Runtime-Deadline-Ms`,
+///   `Lambda-Runtime-Invoked-Function-Arn` and `Lambda-Runtime-Trace-Id`;
+/// - `POST /2018-06-01/runtime/invocation/{id}/response` gives its result;
+/// - `POST /2018-06-01/runtime/invocation/{id}/error` its error (`errorMessage`, `errorType`);
+/// - `POST /2018-06-01/runtime/init/error` a failure to start.
+///
+/// A process that dies is started again (at once if it had served, after a growing pause of up
+/// to 5 seconds if it never asked for an invocation); one whose invocation times out is killed
+/// and started again. The processes write to the server's standard error.
+final class FunctionRuntime: Sendable {
+    let name: String
+    let function: LocalFunction
+    let arguments: [String]
+    let environment: [String: String]
+    let dispatcher: FunctionDispatcher
+    private let log: @Sendable (String) -> Void
+    private let processes = ProcessTable()
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let stopped = Atomic<Bool>(false)
+
+    init(
+        name: String,
+        function: LocalFunction,
+        arguments: [String],
+        environment: [String: String],
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.name = name
+        self.function = function
+        self.arguments = arguments
+        self.environment = environment
+        self.log = log
+        dispatcher = FunctionDispatcher(functionName: name, timeout: function.timeout) { [processes] slot in
+            processes.kill(slot: slot)
+        }
+    }
+
+    /// Starts the processes.
+    func start(concurrency: Int) {
+        let started = (0..<concurrency).map { slot in
+            Task { await self.serve(slot: slot) }
+        }
+        tasks.withLock { $0 += started }
+    }
+
+    /// Runs one invocation.
+    func invoke(_ event: JSON) async throws(FunctionFailure) -> JSON {
+        let data = try await dispatcher.invoke(event.data).get()
+        do {
+            return try JSON(parsing: data)
+        } catch {
+            throw FunctionFailure(
+                kind: .invalidResult,
+                detail: "The function '\(name)' answered a response that is not JSON: \(error)"
+            )
+        }
+    }
+
+    /// Kills the processes and fails what they had to do.
+    func close() {
+        stopped.store(true, ordering: .sequentiallyConsistent)
+        dispatcher.close()
+        processes.killAll()
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+    }
+
+    // MARK: - Slots
+
+    /// Serves the Runtime API of `slot` and keeps a process polling it.
+    private func serve(slot: Int) async {
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let application = Application(
+            router: router(slot: slot),
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: Self.logger
+        )
+        let server = Task { [log, name] in
+            do {
+                try await application.runService()
+            } catch {
+                log("The Lambda Runtime API of the function '\(name)' stopped: \(error)")
+            }
+            portContinuation.finish()
+        }
+        defer { server.cancel() }
+        var port: Int?
+        for await bound in ports { port = bound }
+        guard let port, port > 0 else { return }
+        var failures = 0
+        while !stopped.load(ordering: .sequentiallyConsistent), !Task.isCancelled {
+            let how = await runProcess(slot: slot, port: port)
+            let served = dispatcher.processEnded(slot: slot, how: how)
+            if stopped.load(ordering: .sequentiallyConsistent) { break }
+            log("The function '\(name)' exited (\(how)); starting it again.")
+            if served {
+                failures = 0
+            } else {
+                failures += 1
+                let pause = min(5000, 250 << min(failures - 1, 5))
+                do {
+                    try await Task.sleep(for: .milliseconds(pause))
+                } catch {
+                    break
+                }
+            }
+        }
+    }
+
+    /// Runs the process of `slot` until it ends; returns how it ended, in Lambda's words.
+    private func runProcess(slot: Int, port: Int) async -> String {
+        var variables = environment
+        variables["AWS_LAMBDA_RUNTIME_API"] = "127.0.0.1:\(port)"
+        let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let configuration = Configuration(
+            executable: .path("/usr/bin/env"),
+            arguments: Arguments(assignments + arguments),
+            workingDirectory: function.workingDirectory.map { FilePath($0.path(percentEncoded: false)) }
+        )
+        do {
+            let result = try await Subprocess.run(
+                configuration,
+                input: .none,
+                output: .fileDescriptor(.standardError, closeAfterSpawningProcess: false),
+                error: .fileDescriptor(.standardError, closeAfterSpawningProcess: false)
+            ) { execution in
+                let process = execution.processIdentifier.value
+                processes.set(slot, process)
+                if stopped.load(ordering: .sequentiallyConsistent) { kill(process, SIGKILL) }
+            }
+            processes.set(slot, nil)
+            switch result.terminationStatus {
+            case .exited(let code): return "exit status \(code)"
+            case .signaled(let signal): return signal == SIGKILL ? "signal: killed" : "signal: \(signal)"
+            }
+        } catch {
+            processes.set(slot, nil)
+            log("The function '\(name)' could not start (`\(arguments.joined(separator: " "))`): \(error)")
+            return "the runtime could not start"
+        }
+    }
+
+    // MARK: - Runtime API
+
+    private static let logger: Logger = {
+        var logger = Logger(label: "stratus.functions")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    private static let requestId = HTTPField.Name("Lambda-Runtime-Aws-Request-Id")!
+    private static let deadline = HTTPField.Name("Lambda-Runtime-Deadline-Ms")!
+    private static let functionArn = HTTPField.Name("Lambda-Runtime-Invoked-Function-Arn")!
+    private static let traceId = HTTPField.Name("Lambda-Runtime-Trace-Id")!
+
+    private func router(slot: Int) -> Router<BasicRequestContext> {
+        let router = Router()
+        let (dispatcher, name, log) = (dispatcher, name, log)
+        let arn = "arn:aws:lambda:\(environment["AWS_REGION"] ?? "us-east-1"):000000000000:function:\(name)"
+        router.get("2018-06-01/runtime/invocation/next") { _, _ -> Response in
+            guard let invocation = await dispatcher.next(slot: slot) else {
+                return Self.json(.gone, ["errorMessage": "The server is stopping.", "errorType": "Shutdown"])
+            }
+            let trace =
+                "Root=1-\(String(invocation.deadline / 1000, radix: 16))-"
+                + invocation.id.replacingOccurrences(of: "-", with: "").prefix(24) + ";Sampled=0"
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "application/json",
+                    Self.requestId: invocation.id,
+                    Self.deadline: String(invocation.deadline),
+                    Self.functionArn: arn,
+                    Self.traceId: trace,
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: invocation.event))
+            )
+        }
+        router.post("2018-06-01/runtime/invocation/:id/response") { request, context -> Response in
+            let id = context.parameters.get("id") ?? ""
+            let body = try await request.body.collect(upTo: 6 << 20)
+            guard dispatcher.complete(slot: slot, id: id, with: .success(Data(buffer: body))) else {
+                return Self.unknownInvocation(id)
+            }
+            return Self.json(.accepted, ["status": "OK"])
+        }
+        router.post("2018-06-01/runtime/invocation/:id/error") { request, context -> Response in
+            let id = context.parameters.get("id") ?? ""
+            let body = try await request.body.collect(upTo: 6 << 20)
+            let error = (try? JSON(parsing: Data(buffer: body)))?.objectValue ?? [:]
+            let errorType = error["errorType"]?.stringValue ?? request.headers[Self.errorTypeHeader] ?? "Unhandled"
+            let errorMessage = error["errorMessage"]?.stringValue ?? "Unhandled error"
+            log("The function '\(name)' failed invocation \(id): \(errorType): \(errorMessage)")
+            let failure = FunctionFailure(
+                kind: .handled(errorType: errorType, errorMessage: errorMessage),
+                detail: "The function '\(name)' answered \(errorType): \(errorMessage)"
+            )
+            guard dispatcher.complete(slot: slot, id: id, with: .failure(failure)) else {
+                return Self.unknownInvocation(id)
+            }
+            return Self.json(.accepted, ["status": "OK"])
+        }
+        router.post("2018-06-01/runtime/init/error") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            log("The function '\(name)' failed to start: \(String(buffer: body))")
+            return Self.json(.accepted, ["status": "OK"])
+        }
+        return router
+    }
+
+    private static let errorTypeHeader = HTTPField.Name("Lambda-Runtime-Function-Error-Type")!
+
+    private static func unknownInvocation(_ id: String) -> Response {
+        json(
+            .badRequest,
+            ["errorMessage": .string("Invalid request ID: \(id)"), "errorType": "InvalidRequestID"]
+        )
+    }
+
+    private static func json(_ status: HTTPResponse.Status, _ body: JSONObject) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: JSON.object(body).text))
+        )
+    }
+}
+
+/// The process each slot of a runtime runs, so that a timeout or the server's closing can kill
+/// it.
+private final class ProcessTable: Sendable {
+    private let processes = Mutex<[Int: pid_t]>([:])
+
+    func set(_ slot: Int, _ process: pid_t?) {
+        processes.withLock { $0[slot] = process }
+    }
+
+    func kill(slot: Int) {
+        if let process = processes.withLock({ $0[slot] }) { _ = Self.signal(process) }
+    }
+
+    func killAll() {
+        for process in processes.withLock({ Array($0.values) }) { _ = Self.signal(process) }
+    }
+
+    private static func signal(_ process: pid_t) -> Int32 {
+        #if canImport(Glibc)
+            Glibc.kill(process, SIGKILL)
+        #else
+            Darwin.kill(process, SIGKILL)
+        #endif
+    }
+}

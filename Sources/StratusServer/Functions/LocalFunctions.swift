@@ -1,0 +1,125 @@
+import Foundation
+
+/// The functions of a server, by name, ready to invoke: commands run per invocation, and
+/// runtimes whose processes start with the server and stop when it closes.
+final class LocalFunctions: Sendable {
+    private enum Runner: Sendable {
+        case command(ExternalCommand, name: String)
+        case runtime(FunctionRuntime)
+    }
+
+    private let runners: [String: Runner]
+    private let log: @Sendable (String) -> Void
+
+    /// Prepares the functions of `configuration`; runtimes start their processes at once.
+    init(_ configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) {
+        self.log = log
+        var runners: [String: Runner] = [:]
+        for (name, function) in configuration.functions {
+            var environment = [
+                "AWS_LAMBDA_FUNCTION_NAME": name,
+                "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+                "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "128",
+                "AWS_LAMBDA_LOG_GROUP_NAME": "/aws/lambda/\(name)",
+                "AWS_LAMBDA_LOG_STREAM_NAME": "local",
+                "AWS_REGION": "us-east-1",
+                "AWS_DEFAULT_REGION": "us-east-1",
+                "REGION": "us-east-1",
+            ]
+            if let directory = function.workingDirectory {
+                environment["LAMBDA_TASK_ROOT"] = directory.path(percentEncoded: false)
+            }
+            if let env = configuration.environmentName { environment["ENV"] = env }
+            for (key, value) in function.environment { environment[key] = value }
+            switch function.handler {
+            case .command(let arguments):
+                let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                runners[name] = .command(
+                    ExternalCommand(
+                        arguments: assignments + arguments,
+                        workingDirectory: function.workingDirectory,
+                        timeout: function.timeout
+                    ),
+                    name: name
+                )
+            case .runtime(let arguments, let concurrency):
+                let runtime = FunctionRuntime(
+                    name: name,
+                    function: function,
+                    arguments: arguments,
+                    environment: environment,
+                    log: log
+                )
+                runtime.start(concurrency: concurrency)
+                runners[name] = .runtime(runtime)
+            }
+        }
+        self.runners = runners
+    }
+
+    /// Whether a function of that name is configured.
+    func contains(_ name: String) -> Bool { runners[name] != nil }
+
+    /// Invokes the function `name` with `event` and returns its result.
+    ///
+    /// - Throws: ``FunctionFailure``, logged here with its detail.
+    func invoke(_ name: String, event: JSON) async throws(FunctionFailure) -> JSON {
+        do {
+            switch runners[name] {
+            case .command(let command, let name)?:
+                return try await Self.run(command, name: name, event: event)
+            case .runtime(let runtime)?:
+                return try await runtime.invoke(event)
+            case nil:
+                preconditionFailure("The function '\(name)' was checked to be configured.")
+            }
+        } catch {
+            log(error.detail)
+            throw error
+        }
+    }
+
+    /// Stops every runtime's processes.
+    func close() {
+        for case .runtime(let runtime) in runners.values { runtime.close() }
+    }
+
+    /// Runs a command function: the event on its standard input, the result on its standard
+    /// output. A command that exits with a non-zero status after writing
+    /// `{"errorMessage": …, "errorType": …}` reports that error.
+    private static func run(_ command: ExternalCommand, name: String, event: JSON) async throws(FunctionFailure) -> JSON
+    {
+        let output: Data
+        do {
+            output = try await command.run(input: event.data)
+        } catch {
+            if error.timedOut {
+                throw FunctionFailure(
+                    kind: .timedOut(command.timeout),
+                    detail: "The function '\(name)' \(error.problem)"
+                )
+            }
+            if let reported = try? JSON(parsing: Data(error.output)),
+                let message = reported["errorMessage"]?.stringValue
+            {
+                let errorType = reported["errorType"]?.stringValue ?? "Unhandled"
+                throw FunctionFailure(
+                    kind: .handled(errorType: errorType, errorMessage: message),
+                    detail: "The function '\(name)' answered \(errorType): \(message)"
+                )
+            }
+            throw FunctionFailure(
+                kind: .exited(error.termination ?? "the runtime could not start"),
+                detail: "The function '\(name)' \(error.problem)"
+            )
+        }
+        do {
+            return try JSON(parsing: output)
+        } catch {
+            throw FunctionFailure(
+                kind: .invalidResult,
+                detail: "The function '\(name)' answered a response that is not JSON: \(error)"
+            )
+        }
+    }
+}
