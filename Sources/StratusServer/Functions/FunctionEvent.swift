@@ -105,7 +105,7 @@ struct FunctionEvent: Sendable {
         switch identity.authorizationMode {
         case .apiKey, .none:
             return .null
-        case .userPools:
+        case .amazonCognitoUserPools:
             let groups = claims["cognito:groups"] ?? .null
             return [
                 "sub": claims["sub"] ?? .null,
@@ -129,7 +129,7 @@ struct FunctionEvent: Sendable {
                 "cognitoIdentityAuthType": claims["cognitoIdentityAuthType"] ?? .null,
                 "cognitoIdentityAuthProvider": claims["cognitoIdentityAuthProvider"] ?? .null,
             ]
-        case .lambda:
+        case .function:
             return ["resolverContext": .object(claims)]
         }
     }
