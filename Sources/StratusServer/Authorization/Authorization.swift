@@ -72,10 +72,7 @@ enum Authorization {
     /// The reach of `operation` on `model` for `identity`: the model's `@auth` rules when it has
     /// some, else its `@aws_*` directives (none: the API's default mode alone).
     static func access(_ operation: Operation, on model: ModelType, for identity: Identity) -> Access {
-        guard !model.authRules.isEmpty else {
-            let admitted = model.awsAuth.isEmpty ? identity.isDefaultMode : allows(model.awsAuth, identity)
-            return admitted ? .all : .denied
-        }
+        guard !model.authRules.isEmpty else { return admits(model.awsAuth, identity) ? .all : .denied }
         return access(operation, rules: model.authRules, model: model, identity: identity)
     }
 
@@ -212,6 +209,13 @@ enum Authorization {
                     }
                 return AWSAuthDirective(mode: mode)
             }
+    }
+
+    /// `true` when `identity` may reach a model or a root field (a hand-written query, mutation
+    /// or subscription) guarded by `directives`: with none, only in the API's default mode, as
+    /// AppSync admits a type without directives.
+    static func admits(_ directives: [AWSAuthDirective], _ identity: Identity) -> Bool {
+        directives.isEmpty ? identity.isDefaultMode : allows(directives, identity)
     }
 
     /// `true` when `identity` may reach a field guarded by `directives`; an empty list guards

@@ -25,7 +25,7 @@ struct CustomFieldResolvers {
                 && schema.operations.contains { $0.subscribedMutations?.contains(operation.name) == true }
             resolvers[name] = { parent, arguments, context, info in
                 let identity = (context as? RequestContext)?.identity ?? .anonymous
-                guard Authorization.allows(directives, identity) else {
+                guard Authorization.admits(directives, identity) else {
                     throw Authorization.unauthorized(field: name, type: typeName)
                 }
                 let value: JSON

@@ -136,7 +136,7 @@ extension StratusServer {
         let directives =
             operation.awsAuth.isEmpty
             ? Authorization.typeModes(awsAuth: [], rules: operation.authRules) : operation.awsAuth
-        guard Authorization.allows(directives, identity) else {
+        guard Authorization.admits(directives, identity) else {
             throw RealtimeError(
                 errorType: .unauthorized,
                 message: "Not Authorized to access \(operation.name) on type \(api.schema.rootTypes.subscription)"

@@ -209,10 +209,10 @@ import Testing
         let oidcIdentity: String =
             #"{"sub":"o-1","issuer":"https://idp.example.com","claims":{"sub":"o-1","iss":"https://idp.example.com"}}"#
         return [
-            (Identity(authorizationMode: .userPools, claims: userPool), userPoolIdentity),
+            (Identity(authorizationMode: .amazonCognitoUserPools, claims: userPool), userPoolIdentity),
             (Identity(authorizationMode: .awsIAM, claims: iam), iamIdentity),
             (Identity(authorizationMode: .openIDConnect, claims: oidc), oidcIdentity),
-            (Identity(authorizationMode: .lambda, claims: ["tenant": "t1"]), #"{"resolverContext":{"tenant":"t1"}}"#),
+            (Identity(authorizationMode: .function, claims: ["tenant": "t1"]), #"{"resolverContext":{"tenant":"t1"}}"#),
             (Identity.apiKey, "null"),
         ]
     }()
@@ -297,27 +297,45 @@ import Testing
             functions: ["who": CustomResolverTests.command("who.py", in: directory)],
             resolvers: ["Query.weather": .function("who")]
         )
-        try await HTTPEndpointTests.withEndpoint(schema: CustomResolverTests.schema, configuration: configuration) {
-            url in
-            let body = #"{"query":"{ weather(city: \"Oslo\") { summary } }"}"#
+        // IAM is an additional mode of the endpoint: the field names it, as AppSync requires.
+        let schema = CustomResolverTests.schema.replacingOccurrences(
+            of: "weather(city: String!): Weather\n",
+            with: "weather(city: String!): Weather @aws_api_key @aws_iam\n"
+        )
+        try await HTTPEndpointTests.withEndpoint(schema: schema, configuration: configuration) { url in
             let key = HTTPEndpointTests.accessKey
-            let unsigned = SigV4Request(
-                method: "POST",
-                url: url,
-                headers: ["content-type": "application/json", "x-forwarded-for": "203.0.113.9"],
-                body: Data(body.utf8)
-            )
-            let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(
-                unsigned,
-                credentials: AWSCredentials(
-                    accessKeyId: key.accessKeyId,
-                    secretAccessKey: key.secretAccessKey,
-                    sessionToken: key.sessionToken
+            func signed(_ body: String) -> [String: String] {
+                let unsigned = SigV4Request(
+                    method: "POST",
+                    url: url,
+                    headers: ["content-type": "application/json", "x-forwarded-for": "203.0.113.9"],
+                    body: Data(body.utf8)
                 )
+                let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(
+                    unsigned,
+                    credentials: AWSCredentials(
+                        accessKeyId: key.accessKeyId,
+                        secretAccessKey: key.secretAccessKey,
+                        sessionToken: key.sessionToken
+                    )
+                )
+                var headers: [String: String] = [:]
+                for field in signed.headers where field.name.lowercased() != "host" {
+                    headers[field.name] = field.value
+                }
+                return headers
+            }
+            // A hand-written field without directives admits the default mode (API keys) alone.
+            let hello = #"{"query":"{ hello }"}"#
+            let refused = try await HTTPEndpointTests.send(url, body: hello, headers: signed(hello))
+            #expect(
+                refused.body
+                    == #"{"data":{"hello":null},"errors":[{"path":["hello"],"data":null,"errorType":"Unauthorized","#
+                    + #""errorInfo":null,"locations":[{"line":1,"column":3,"sourceName":null}],"#
+                    + #""message":"Not Authorized to access hello on type Query"}]}"#
             )
-            var headers: [String: String] = [:]
-            for field in signed.headers where field.name.lowercased() != "host" { headers[field.name] = field.value }
-            let answer = try await HTTPEndpointTests.send(url, body: body, headers: headers)
+            let body = #"{"query":"{ weather(city: \"Oslo\") { summary } }"}"#
+            let answer = try await HTTPEndpointTests.send(url, body: body, headers: signed(body))
             let summary = try #require(try JSON(parsing: answer.body)["data"]?["weather"]?["summary"]?.stringValue)
             #expect(
                 try JSON(parsing: summary)
