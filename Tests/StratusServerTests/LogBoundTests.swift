@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import StratusCodegen
 import Testing
 
@@ -22,17 +21,12 @@ import Testing
     func aFailureQuotingAHugeValueLogsABoundedLine() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            let server = try await TestServer(postSchema, directory: directory)
-            _ = await server.run(
-                #"mutation { createPost(input: {id: "p1", title: "T", rating: 1, status: DRAFT}) { id } }"#
-            )
-            try server.server.close()
-        }
-        let database = try DatabaseQueue(path: directory.appending(path: "stratus.sqlite").path)
         let huge = String(repeating: "x", count: 100_000)
-        try await database.write { db in try db.execute(sql: #"UPDATE "Post" SET "rating" = ?"#, arguments: [huge]) }
-        try database.close()
+        try await StorageTests.storePost(
+            in: directory,
+            thenExecute: #"UPDATE "Post" SET "rating" = ?"#,
+            arguments: [huge]
+        )
 
         let server = try await TestServer(postSchema, directory: directory)
         #expect(

@@ -163,20 +163,28 @@ import Testing
         ),
     ]
 
+    /// Stores the post `p1` through a server on `directory`, closes it, then runs `sql` on its
+    /// SQLite file, as a damaged or foreign database would hold it.
+    static func storePost(
+        in directory: URL,
+        thenExecute sql: String,
+        arguments: StatementArguments = StatementArguments()
+    ) async throws {
+        let server = try await TestServer(postSchema, directory: directory)
+        _ = await server.run(
+            #"mutation { createPost(input: {id: "p1", title: "T", rating: 1, status: DRAFT}) { id } }"#
+        )
+        try server.server.close()
+        let database = try DatabaseQueue(path: directory.appending(path: "stratus.sqlite").path)
+        try await database.write { db in try db.execute(sql: sql, arguments: arguments) }
+        try database.close()
+    }
+
     @Test(.enabled(if: !TestStore.isPostgres, "writes into the SQLite file"), arguments: unreadable)
     func anUnreadableStoredValueIsAnErrorNamingTheItem(sql: String, query: String, detail: String) async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            let server = try await TestServer(postSchema, directory: directory)
-            _ = await server.run(
-                #"mutation { createPost(input: {id: "p1", title: "T", rating: 1, status: DRAFT}) { id } }"#
-            )
-            try server.server.close()
-        }
-        let database = try DatabaseQueue(path: directory.appending(path: "stratus.sqlite").path)
-        try await database.write { db in try db.execute(sql: sql) }
-        try database.close()
+        try await Self.storePost(in: directory, thenExecute: sql)
 
         let server = try await TestServer(postSchema, directory: directory)
         let field = String(query.dropFirst(2).prefix { $0.isLetter })
