@@ -179,6 +179,7 @@ import Testing
             ("Unauthorized", "Not Authorized to access getTodo on type Query", .unauthorized),
             ("ConflictUnhandled", "Conflict resolver rejects mutation.", .conflictUnhandled),
             ("DynamoDB:DynamoDbException", "m", .dynamoDB),
+            ("Lambda:Unhandled", "Task timed out after 3.00 seconds", .lambdaUnhandled),
         ] as [(String?, String, AppSyncErrorType)]
     )
     func eachAppSyncErrorTypeHasItsCase(errorType: String?, message: String, type: AppSyncErrorType) throws {
@@ -189,7 +190,7 @@ import Testing
     }
 
     @Test func anUnknownOrAbsentErrorTypeHasNoCase() throws {
-        #expect(try Self.read(["message": "m", "errorType": "Lambda:Unhandled"]).appSyncErrorType == nil)
+        #expect(try Self.read(["message": "m", "errorType": "Lambda:Throttled"]).appSyncErrorType == nil)
         #expect(try Self.read(["message": "m", "errorType": "DynamoDB:Nope"]).appSyncErrorType == nil)
         #expect(try Self.read(["message": "Not Authorized to access x on type Query"]).appSyncErrorType == nil)
         #expect(try Self.read(["message": "m", "errorType": "ConflictUnhandledX"]).isUnauthorized == false)
