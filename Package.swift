@@ -7,6 +7,7 @@ let package = Package(
     name: "Stratus",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
+        .library(name: "AWSWire", targets: ["AWSWire"]),
         .library(name: "Amplify", targets: ["Amplify"]),
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AWSAPIPlugin", targets: ["AWSAPIPlugin"]),
@@ -46,35 +47,45 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
+        // The wire vocabulary of AWS and AppSync shared by the clients and the server: SigV4 signing and
+        // verification, credentials, SRP's group, and the base64url, hex and JSON text codecs.
+        .target(
+            name: "AWSWire",
+            dependencies: [
+                .product(name: "BigInt", package: "BigInt"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // The model runtime shared by generated code, the API category and DataStore.
         .target(
             name: "Amplify",
-            dependencies: [.product(name: "OpenCombine", package: "OpenCombine")],
+            dependencies: ["AWSWire", .product(name: "OpenCombine", package: "OpenCombine")],
             swiftSettings: strict
         ),
-        // Credentials, the SigV4 signer and verifier, auth modes shared by the AWS plugins and the server.
+        // What the AWS plugins share above the wire: credentials providers, the HTTP transports, the
+        // real-time client and the model request builders.
         .target(
             name: "AWSPluginsCore",
             dependencies: [
                 "Amplify",
+                "AWSWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "BigInt", package: "BigInt"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         // The API category: GraphQL and REST over HTTP with every AWS auth mode.
-        .target(name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore"], swiftSettings: strict),
+        .target(name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore", "AWSWire"], swiftSettings: strict),
         // The AppSync client: its normalized cache, and the runtime the operations of API.swift build on.
         .target(
             name: "AWSAppSync",
             dependencies: [
-                "Amplify", "AWSPluginsCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "Amplify", "AWSPluginsCore", "AWSWire", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict
@@ -85,6 +96,7 @@ let package = Package(
             dependencies: [
                 "Amplify",
                 "AWSPluginsCore",
+                "AWSWire",
                 .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -94,7 +106,7 @@ let package = Package(
         // and the identity pool's credentials provider.
         .target(
             name: "AWSCore",
-            dependencies: ["Amplify", "AWSPluginsCore", "AWSCognitoAuthPlugin"],
+            dependencies: ["Amplify", "AWSPluginsCore", "AWSWire", "AWSCognitoAuthPlugin"],
             swiftSettings: strict
         ),
         // The AWS Mobile SDK's identity manager, over the Auth category.
@@ -102,13 +114,13 @@ let package = Package(
         // The AWS Mobile SDK's API Gateway client: signed REST calls for the clients `codegen rest-client` writes.
         .target(
             name: "AWSAPIGateway",
-            dependencies: ["Amplify", "AWSCore", "AWSPluginsCore"],
+            dependencies: ["Amplify", "AWSCore", "AWSPluginsCore", "AWSWire"],
             swiftSettings: strict
         ),
         // The AWS Mobile SDK's AWSMobileClient, over the Cognito Auth plugin.
         .target(
             name: "AWSMobileClient",
-            dependencies: ["Amplify", "AWSAuthCore", "AWSCore", "AWSCognitoAuthPlugin", "AWSPluginsCore"],
+            dependencies: ["Amplify", "AWSAuthCore", "AWSCore", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AWSWire"],
             swiftSettings: strict
         ),
         // Text bound and read with its length, NUL included, for DataStore and the server's store.
@@ -126,6 +138,7 @@ let package = Package(
             dependencies: [
                 "Amplify",
                 "AWSPluginsCore",
+                "AWSWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "SQLiteExactText",
                 .product(name: "OpenCombine", package: "OpenCombine"),
@@ -137,8 +150,7 @@ let package = Package(
             name: "StratusServer",
             dependencies: [
                 "StratusCodegen",
-                "Amplify",
-                "AWSPluginsCore",
+                "AWSWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -169,7 +181,7 @@ let package = Package(
             name: "StratusCognito",
             dependencies: [
                 "StratusServer",
-                "AWSPluginsCore",
+                "AWSWire",
                 .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -195,7 +207,7 @@ let package = Package(
             name: "StratusTesting",
             dependencies: [
                 "StratusBackend", "StratusServer", "StratusCognito", "StratusCodegen", "AWSAPIPlugin", "AWSPluginsCore",
-                "Amplify",
+                "AWSWire", "Amplify",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -253,6 +265,7 @@ let package = Package(
                 "AWSDataStorePlugin",
                 "AWSAPIPlugin",
                 "AWSPluginsCore",
+                "AWSWire",
                 "AWSAppSync",
                 "TodoAPI",
                 "StratusTesting",
@@ -287,13 +300,20 @@ let package = Package(
             path: "Tests/Fixtures/BlogModels",
             swiftSettings: strict
         ),
-        .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "BlogModels"], swiftSettings: strict),
+        .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AWSWire", "BlogModels"], swiftSettings: strict),
+        // SigV4 against botocore (the scripts of Reference/), with the signer's URLRequest form that
+        // AWSPluginsCore adds.
         .testTarget(
-            name: "AWSPluginsCoreTests",
+            name: "AWSWireTests",
             dependencies: [
-                "AWSPluginsCore", "BlogModels", "StratusTesting", .product(name: "Crypto", package: "swift-crypto"),
+                "AWSWire", "AWSPluginsCore", "StratusTesting", .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Reference"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AWSPluginsCoreTests",
+            dependencies: ["AWSPluginsCore", "AWSWire", "BlogModels", "StratusTesting"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -341,7 +361,7 @@ let package = Package(
                 "StratusCognito",
                 "StratusCodegen",
                 "StratusTesting",
-                "AWSPluginsCore",
+                "AWSWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,5 +1,6 @@
 import AWSCore
 import AWSPluginsCore
+import AWSWire
 import Amplify
 import Foundation
 import Synchronization

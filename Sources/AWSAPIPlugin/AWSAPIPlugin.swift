@@ -1,4 +1,5 @@
 import AWSPluginsCore
+import AWSWire
 import Amplify
 import Foundation
 import Synchronization
@@ -31,7 +32,7 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
     public let credentialsProvider: any AWSCredentialsProvider
     /// What sends the requests.
     public let transport: any HTTPTransport
-    /// When requests that failed with 5xx or 429 are sent again.
+    /// How often requests answered with a status `RetryRule` retries are sent again.
     public let retryPolicy: RetryPolicy
     /// The time signatures are dated with, and the waits between retries.
     public let clock: APIClock
@@ -64,7 +65,7 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
     ///     the environment's `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`.
     ///   - transport: What sends the requests; by default `defaultHTTPTransport()` (AsyncHTTPClient on
     ///     Linux, `URLSession` on Apple platforms).
-    ///   - retryPolicy: When requests that failed with 5xx or 429 are sent again.
+    ///   - retryPolicy: How often requests answered with a status `RetryRule` retries are sent again.
     ///   - clock: The date of signatures and the waits between retries.
     ///   - realTimeConfiguration: The backoff of subscriptions that reconnect after a drop.
     ///   - configuration: The APIs, for a plugin configured without a file. `Amplify.configure()`

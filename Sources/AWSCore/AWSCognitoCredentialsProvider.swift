@@ -1,5 +1,5 @@
 import AWSCognitoAuthPlugin
-import AWSPluginsCore
+import AWSWire
 import Amplify
 import Foundation
 

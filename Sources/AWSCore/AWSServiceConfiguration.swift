@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-@_exported import struct AWSPluginsCore.AWSCredentials
 @_exported import protocol AWSPluginsCore.AWSCredentialsProvider
+@_exported import struct AWSWire.AWSCredentials
 
 /// Where a service client sends its requests and how it signs them: the region and the
 /// credentials provider, as the AWS Mobile SDK configures its clients.

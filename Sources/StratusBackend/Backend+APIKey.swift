@@ -11,17 +11,20 @@ extension Backend {
     /// The data directory's own API key, from its `api-key` file; a new key is made and stored
     /// there when the file is missing or empty.
     ///
-    /// - Throws: ``BackendError/apiKeyFile(_:)`` when the file cannot be read or is not text, or
-    ///   cannot be written: a key clients hold is never replaced with another.
+    /// - Throws: ``BackendError/apiKeyFile(_:)`` when the file cannot be read, is a symbolic link
+    ///   or another user's, is not text, or cannot be written: a key clients hold is never replaced
+    ///   with another.
     static func storedAPIKey(in directory: URL) throws(BackendError) -> APIKey {
         let file = directory.appending(path: "api-key")
-        if FileManager.default.fileExists(atPath: file.path) {
-            let data: Data
-            do {
-                data = try Data(contentsOf: file)
-            } catch {
-                throw .apiKeyFile("The API key file '\(file.path)' cannot be read: \(error.localizedDescription)")
-            }
+        let stored: Data?
+        do {
+            // Never through a link, nor from a file of another user: that user would choose the key.
+            stored = try PrivateDataDirectory.readFile(atPath: file.path(percentEncoded: false))
+        } catch {
+            // The refusal names the file and the fix.
+            throw .apiKeyFile(error.description)
+        }
+        if let data = stored {
             guard let text = String(data: data, encoding: .utf8) else {
                 throw .apiKeyFile(
                     "The API key file '\(file.path)' is not UTF-8 text. Put the key in it, or delete it to have a "

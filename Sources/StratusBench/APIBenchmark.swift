@@ -3,6 +3,7 @@
 // Run with `swift run -c release StratusBench api`.
 import AWSAPIPlugin
 import AWSPluginsCore
+import AWSWire
 import Amplify
 import AsyncHTTPClient
 import Foundation

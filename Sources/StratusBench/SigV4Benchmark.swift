@@ -4,6 +4,7 @@
 // environment variable `STRATUS_BENCH_SIGNATURES` sets the number of signatures, which keeps
 // a run under valgrind short: `valgrind --tool=callgrind .build/release/StratusBench sigv4`.
 import AWSPluginsCore
+import AWSWire
 import Foundation
 
 #if canImport(FoundationNetworking)

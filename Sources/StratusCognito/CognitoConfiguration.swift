@@ -133,18 +133,40 @@ public struct CognitoConfiguration: Sendable, Hashable {
         }
     }
 
-    /// An app client: its id and, for a confidential client, its secret.
+    /// An app client: its id, for a confidential client its secret, and the attributes its users
+    /// read and write through it.
     public struct AppClient: Sendable, Hashable {
         /// The id requests name in `ClientId`, and tokens carry in `aud` and `client_id`.
         public var clientId: String
         /// The secret `SECRET_HASH` is computed with; `nil` for a public client.
         public var clientSecret: String?
+        /// The attributes ID tokens and `GetUser` carry through this client (Cognito's
+        /// `ReadAttributes`, such as `["email", "email_verified", "custom:role"]`); `nil` for all.
+        public var readAttributes: [String]?
+        /// The attributes users may write through this client, with `SignUp`,
+        /// `UpdateUserAttributes` and a new password's attributes (Cognito's `WriteAttributes`);
+        /// `nil` for all that a user may write. An attribute that `@auth` rules trust (a
+        /// `groupClaim` or `identityClaim` on `custom:role`) must not be among them.
+        public var writeAttributes: [String]?
 
         /// A client; with `clientSecret`, requests must carry `SECRET_HASH`.
-        public init(clientId: String, clientSecret: String? = nil) {
+        public init(
+            clientId: String,
+            clientSecret: String? = nil,
+            readAttributes: [String]? = nil,
+            writeAttributes: [String]? = nil
+        ) {
             self.clientId = clientId
             self.clientSecret = clientSecret
+            self.readAttributes = readAttributes
+            self.writeAttributes = writeAttributes
         }
+
+        /// Whether the client's users read `attribute`.
+        func reads(_ attribute: String) -> Bool { readAttributes?.contains(attribute) ?? true }
+
+        /// Whether the client's users may write `attribute`.
+        public func writes(_ attribute: String) -> Bool { writeAttributes?.contains(attribute) ?? true }
     }
 
     /// What a password must contain, as a pool's `PasswordPolicy` says it.

@@ -104,11 +104,16 @@ struct CognitoCode: CognitoRecord, Hashable {
 
     enum Purpose: String, Codable, Sendable {
         case signUp, forgotPassword
+        /// `VerifyUserAttribute` of a new `email` or `phone_number`.
+        case verifyEmail, verifyPhoneNumber
     }
 
     var username: String
     var purpose: Purpose
     var code: String
+    /// For a verification code, the value it was sent to: it verifies that value only (`nil` in
+    /// codes of other purposes).
+    var value: String?
     var expires: Date
     /// Wrong answers so far (`nil` in records written before they were counted).
     var wrongAnswers: Int?

@@ -107,9 +107,29 @@ extension CognitoUserPool {
             var user = try await self.user(username)
             try await signOutEverywhere(&user)
             return [:]
+        case "AdminUpdateUserAttributes":
+            return try await adminUpdateUserAttributes(username, input)
         default:
             throw CognitoError.unknownOperation("AWSCognitoIdentityProviderService.\(operation)")
         }
+    }
+
+    /// `AdminUpdateUserAttributes`: any attribute of the schema but `sub`, the verification flags
+    /// included. A new email or phone number is unverified, with a code sent to it, unless the
+    /// call sets its flag too.
+    private func adminUpdateUserAttributes(_ username: String, _ input: CognitoInput) async throws -> JSONObject {
+        var user = try await self.user(username)
+        guard input["UserAttributes"] != nil else { throw CognitoError.missing("UserAttributes") }
+        let attributes = try Self.attributes(input["UserAttributes"])
+        try Self.checkWritable(attributes, .administrator)
+        try Self.checkCustomCount(before: user.attributes, after: user.attributes.merging(attributes) { $1 })
+        try await checkSignInNamesFree(attributes, for: user.username)
+        for attribute in Self.apply(attributes, to: &user) {
+            _ = try await issueVerificationCode(for: user, attribute: attribute)
+        }
+        user.modified = clock()
+        try await store.write(user)
+        return [:]
     }
 
     /// A user as `ListUsers` and `AdminCreateUser` describe one.

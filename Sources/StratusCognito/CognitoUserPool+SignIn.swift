@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import BigInt
 import Crypto
 import Foundation
@@ -116,6 +116,7 @@ extension CognitoUserPool {
             )
             // Refused before the session is taken: the user answers again with other attributes.
             try Self.checkWritable(attributes, .newPasswordChallenge)
+            try Self.checkClientWrites(attributes, client: client)
             let password = try parameter("NEW_PASSWORD", responses)
             guard let challenge = take(session), challenge.username == username, challenge.clientId == client.clientId,
                 case .newPassword = challenge.kind
@@ -126,9 +127,14 @@ extension CognitoUserPool {
             let record = try await passwordRecord(password, username: user.username)
             return try await serially {
                 var user = try await self.user(username)
+                try Self.checkCustomCount(before: user.attributes, after: user.attributes.merging(attributes) { $1 })
+                try await self.checkSignInNamesFree(attributes, for: user.username)
                 user.password = record
                 user.modified = self.clock()
-                for (name, value) in attributes { user.attributes[name] = value }
+                // A new email or phone number is unverified, with a code sent to it.
+                for attribute in Self.apply(attributes, to: &user) {
+                    _ = try await self.issueVerificationCode(for: user, attribute: attribute)
+                }
                 user.status = .confirmed
                 try await self.store.write(user)
                 return try await self.signedIn(user, client: client)
@@ -294,7 +300,12 @@ extension CognitoUserPool {
         let expires = issuedAt + Int(configuration.tokenLifetime)
         let eventId = UUID().uuidString.lowercased()
         var id: JSONObject = [:]
-        for (name, value) in Self.schemaAttributes(of: user) { id[name] = Self.claim(name, value) }
+        // The attributes the client reads (its `ReadAttributes`); a client the pool no longer has
+        // gets no tokens (`client(_:username:secretHash:)` refuses it first).
+        let reader = configuration.clients.first { $0.clientId == clientId }
+        for (name, value) in Self.schemaAttributes(of: user) where reader?.reads(name) ?? true {
+            id[name] = Self.claim(name, value)
+        }
         id["sub"] = .string(user.sub)
         id["cognito:groups"] = user.groups.isEmpty ? nil : .array(user.groups.map { .string($0) })
         id["iss"] = .string(issuer)

@@ -5,9 +5,11 @@ extension CognitoUserPool {
     /// `SignUp`: a new user, unconfirmed (with a code logged) unless the pool auto-confirms.
     func signUp(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
-        _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
+        let client = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let password = try input.string("Password")
         let attributes = try Self.attributes(input["UserAttributes"])
+        try Self.checkWritable(attributes, .signUp)
+        try Self.checkClientWrites(attributes, client: client)
         let status: CognitoUser.Status = configuration.autoConfirmsSignUp ? .confirmed : .unconfirmed
         let user = try await createUser(
             username: username,
@@ -24,15 +26,15 @@ extension CognitoUserPool {
         return output
     }
 
-    /// `ConfirmSignUp`: the code logged at sign-up confirms the user. A name nobody has gets
-    /// the answer a wrong code gets.
+    /// `ConfirmSignUp`: the code logged at sign-up confirms the user. A name nobody has, and a
+    /// user who is not waiting for confirmation, get the answer a wrong code gets: Cognito tells
+    /// a confirmed user by its status, which lets anyone list who has an account.
     func confirmSignUp(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
         let code = try input.string("ConfirmationCode")
-        guard var user = try await existingUser(username) else { throw CognitoError.codeMismatch }
-        guard user.status == .unconfirmed else {
-            throw CognitoError.notAuthorized("User cannot be confirmed. Current status is \(user.status.rawValue)")
+        guard var user = try await existingUser(username), user.status == .unconfirmed else {
+            throw standInWrongAnswer(for: username, purpose: .signUp)
         }
         try await checkCode(code, for: user.username, purpose: .signUp, consuming: true)
         user.status = .confirmed
@@ -41,35 +43,80 @@ extension CognitoUserPool {
         return [:]
     }
 
-    /// `ResendConfirmationCode`: a new code for an unconfirmed user. A name nobody has gets the
-    /// answer a user's request gets.
+    /// `ResendConfirmationCode`: a new code for an unconfirmed user. A name nobody has, and a
+    /// confirmed user, get the answer an unconfirmed user's request gets, and the same limit.
     func resendConfirmationCode(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
-        guard let user = try await existingUser(username) else { return deliveryDetails(ofUnknown: username) }
+        guard let user = try await existingUser(username) else {
+            try countStandInCode(for: username, purpose: .signUp)
+            return try await deliveryDetails(ofUnknown: username)
+        }
+        // A confirmed user is answered as a name nobody has, with no code: Cognito with
+        // PreventUserExistenceErrors answers it without an error too.
         guard user.status == .unconfirmed else {
-            throw CognitoError.invalidParameter("User is already confirmed.")
+            try countStandInCode(for: username, purpose: .signUp)
+            return try await deliveryDetails(of: user)
         }
         return try await issueCode(for: user, purpose: .signUp)
     }
 
-    /// `GetUser`: the signed-in user's name and attributes.
+    /// `GetUser`: the signed-in user's name and the attributes its app client reads.
     func getUser(_ input: CognitoInput) async throws -> JSONObject {
-        let user = try await self.user(ofAccessToken: try input.string("AccessToken"))
-        return ["Username": .string(user.username), "UserAttributes": Self.attributeList(of: user)]
+        let token = try input.string("AccessToken")
+        let user = try await self.user(ofAccessToken: token)
+        return [
+            "Username": .string(user.username),
+            "UserAttributes": Self.attributeList(of: user, readBy: client(ofAccessToken: token)),
+        ]
     }
 
-    /// `UpdateUserAttributes`: the signed-in user's attributes of the schema, `sub` and the
-    /// verification flags excepted.
+    /// `UpdateUserAttributes`: the signed-in user's attributes of the schema that its app client
+    /// writes, `sub` and the verification flags excepted. A new email or phone number is
+    /// unverified, and a code is sent to it (``verifyUserAttribute(_:)``).
     func updateUserAttributes(_ input: CognitoInput) async throws -> JSONObject {
-        var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
+        let token = try input.string("AccessToken")
+        var user = try await self.user(ofAccessToken: token)
         guard input["UserAttributes"] != nil else { throw CognitoError.missing("UserAttributes") }
         let attributes = try Self.attributes(input["UserAttributes"])
         try Self.checkWritable(attributes, .update)
-        for (name, value) in attributes { user.attributes[name] = value }
+        try Self.checkClientWrites(attributes, client: client(ofAccessToken: token))
+        try Self.checkCustomCount(before: user.attributes, after: user.attributes.merging(attributes) { $1 })
+        try await checkSignInNamesFree(attributes, for: user.username)
+        let unverified = Self.apply(attributes, to: &user)
+        var deliveries: [JSON] = []
+        for attribute in unverified {
+            deliveries.append(try await issueVerificationCode(for: user, attribute: attribute))
+        }
         user.modified = clock()
         try await store.write(user)
-        return ["CodeDeliveryDetailsList": .array([])]
+        return ["CodeDeliveryDetailsList": .array(deliveries)]
+    }
+
+    /// `GetUserAttributeVerificationCode`: a new code verifying the signed-in user's `email` or
+    /// `phone_number`.
+    func getUserAttributeVerificationCode(_ input: CognitoInput) async throws -> JSONObject {
+        let user = try await self.user(ofAccessToken: try input.string("AccessToken"))
+        let attribute = try input.string("AttributeName")
+        return ["CodeDeliveryDetails": try await issueVerificationCode(for: user, attribute: attribute)]
+    }
+
+    /// `VerifyUserAttribute`: the code sent to the signed-in user's `email` or `phone_number`
+    /// verifies it (sets `email_verified` or `phone_number_verified`). A code verifies only the
+    /// value it was sent to.
+    func verifyUserAttribute(_ input: CognitoInput) async throws -> JSONObject {
+        var user = try await self.user(ofAccessToken: try input.string("AccessToken"))
+        let attribute = try input.string("AttributeName")
+        let code = try input.string("Code")
+        let purpose = try Self.verificationPurpose(of: attribute)
+        guard let waiting = try await store.read(CognitoCode.self, CognitoCode.key(user.username, purpose)),
+            let value = user.attributes[attribute], waiting.value == value
+        else { throw CognitoError.codeMismatch }
+        try await checkCode(code, for: user.username, purpose: purpose, consuming: true)
+        user.attributes[attribute + "_verified"] = "true"
+        user.modified = clock()
+        try await store.write(user)
+        return [:]
     }
 
     /// `ChangePassword`: the signed-in user's password, given the current one.
@@ -95,11 +142,14 @@ extension CognitoUserPool {
     }
 
     /// `ForgotPassword`: a reset code for the user, logged. A name nobody has gets the answer a
-    /// user's request gets.
+    /// user's request gets, and the same limit.
     func forgotPassword(_ input: CognitoInput) async throws -> JSONObject {
         let username = try input.string("Username")
         _ = try client(input, username: username, secretHash: try input.optionalString("SecretHash"))
-        guard let user = try await existingUser(username) else { return deliveryDetails(ofUnknown: username) }
+        guard let user = try await existingUser(username) else {
+            try countStandInCode(for: username, purpose: .forgotPassword)
+            return try await deliveryDetails(ofUnknown: username)
+        }
         return try await issueCode(for: user, purpose: .forgotPassword)
     }
 
@@ -117,7 +167,9 @@ extension CognitoUserPool {
             throw CognitoError("InvalidPasswordException", violation)
         }
         let user = try await serially {
-            guard let user = try await self.existingUser(username) else { throw CognitoError.codeMismatch }
+            guard let user = try await self.existingUser(username) else {
+                throw self.standInWrongAnswer(for: username, purpose: .forgotPassword)
+            }
             try await self.checkCode(code, for: user.username, purpose: .forgotPassword, consuming: false)
             return user
         }

@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import BigInt
 import Crypto
 import Foundation
@@ -42,6 +42,12 @@ public final class CognitoUserPool: Sendable {
     let pending = Mutex<[String: PendingChallenge]>([:])
     /// Failed sign-ins per user and client address (see ``CognitoConfiguration/maxFailedSignIns``).
     let failures = Mutex<[SignInAttempt: SignInFailures]>([:])
+    /// When codes were asked for names without codes of their own, by `<purpose>/<name>`
+    /// (``countStandInCode(for:purpose:)``).
+    let standInCodes = Mutex<[String: [Date]]>([:])
+    /// Wrong codes given for names without a code waiting, by `<purpose>/<name>`
+    /// (``standInWrongAnswer(for:purpose:)``).
+    let standInWrongAnswers = Mutex<[String: Int]>([:])
     private let origin = Mutex<String>("http://127.0.0.1:20002")
     /// Lets one operation at a time read and write the store.
     private let operations = AsyncGate(width: 1)
@@ -387,6 +393,9 @@ public final class CognitoUserPool: Sendable {
         case (Operation.userPoolService, "RespondToAuthChallenge"): return try await respondToAuthChallenge(input)
         case (Operation.userPoolService, "GetUser"): return try await getUser(input)
         case (Operation.userPoolService, "UpdateUserAttributes"): return try await updateUserAttributes(input)
+        case (Operation.userPoolService, "GetUserAttributeVerificationCode"):
+            return try await getUserAttributeVerificationCode(input)
+        case (Operation.userPoolService, "VerifyUserAttribute"): return try await verifyUserAttribute(input)
         case (Operation.userPoolService, "ChangePassword"): return try await changePassword(input)
         case (Operation.userPoolService, "ForgotPassword"): return try await forgotPassword(input)
         case (Operation.userPoolService, "ConfirmForgotPassword"): return try await confirmForgotPassword(input)
@@ -406,7 +415,7 @@ public final class CognitoUserPool: Sendable {
     static let adminOperations = Set<String>([
         "AdminCreateUser", "AdminSetUserPassword", "AdminConfirmSignUp", "AdminAddUserToGroup",
         "AdminRemoveUserFromGroup", "AdminDeleteUser", "AdminGetUser", "AdminListGroupsForUser", "ListUsers",
-        "AdminUserGlobalSignOut",
+        "AdminUserGlobalSignOut", "AdminUpdateUserAttributes",
     ]).union(groupOperations)
 
     // MARK: - Clients
@@ -458,12 +467,45 @@ public final class CognitoUserPool: Sendable {
     }
 
     /// The user whose email or phone number, as a ``CognitoConfiguration/usernameAttributes``
-    /// attribute, is `value`.
+    /// attribute, is `value`; `nil` when none has it, or when several do.
+    ///
+    /// Each value names one user (``checkSignInNamesFree(_:for:)``), but a store written before
+    /// that was checked may hold one twice: it then signs in neither, rather than whichever the
+    /// store lists first, and the log says which users share it.
     func user(signingInAs value: String) async throws -> CognitoUser? {
         let attributes = configuration.usernameAttributes.filter { $0.accepts(value) }
         guard !attributes.isEmpty else { return nil }
-        return try await store.all(CognitoUser.self).first { user in
+        let holders = try await store.all(CognitoUser.self).filter { user in
             attributes.contains { user.attributes[$0.rawValue] == value }
+        }
+        guard holders.count <= 1 else {
+            log(
+                "Cognito: the users \(holders.map { "'\($0.username)'" }.joined(separator: ", ")) share the sign-in name "
+                    + "'\(value)', which signs in none of them until all but one are given another "
+                    + "(AdminUpdateUserAttributes)."
+            )
+            return nil
+        }
+        return holders.first
+    }
+
+    /// Refuses `attributes` when they give the user `username` (`nil` for a new user) an email or
+    /// phone number that users sign in with (``CognitoConfiguration/usernameAttributes``) and
+    /// that another user has, as Cognito does.
+    ///
+    /// - Throws: ``CognitoError`` `AliasExistsException`.
+    func checkSignInNamesFree(_ attributes: [String: String], for username: String?) async throws {
+        for attribute in configuration.usernameAttributes {
+            guard let value = attributes[attribute.rawValue] else { continue }
+            let taken = try await store.all(CognitoUser.self).contains { user in
+                user.username != username && user.attributes[attribute.rawValue] == value
+            }
+            if taken {
+                throw CognitoError(
+                    "AliasExistsException",
+                    "An account with the given \(attribute == .email ? "email" : "phone_number") already exists."
+                )
+            }
         }
     }
 
@@ -483,6 +525,7 @@ public final class CognitoUserPool: Sendable {
     ) async throws -> CognitoUser {
         try CognitoUsername.check(username)
         try Self.checkWritable(attributes, write)
+        try Self.checkCustomCount(before: [:], after: attributes)
         var name = username
         var attributes = attributes
         var signInAttribute: CognitoConfiguration.UsernameAttribute?
@@ -499,7 +542,7 @@ public final class CognitoUserPool: Sendable {
             name = UUID().uuidString.lowercased()
             signInAttribute = attribute
         }
-        let checkFree: @Sendable () async throws -> Void = { [name, signInAttribute] in
+        let checkFree: @Sendable () async throws -> Void = { [name, signInAttribute, attributes] in
             if let signInAttribute, try await self.user(signingInAs: username) != nil {
                 throw CognitoError(
                     "UsernameExistsException",
@@ -507,6 +550,7 @@ public final class CognitoUserPool: Sendable {
                 )
             }
             guard try await self.store.read(CognitoUser.self, name) == nil else { throw CognitoError.usernameExists }
+            try await self.checkSignInNamesFree(attributes, for: nil)
         }
         // Checked before the hashing, so that a taken name costs none, and again after it.
         try await serially {
@@ -560,10 +604,11 @@ public final class CognitoUserPool: Sendable {
         hashSalt: PasswordHash.randomBytes(16).base64EncodedString()
     )
 
-    /// `[{"Name": "sub", "Value": …}, …]`: `sub` first, then the attributes by name.
-    static func attributeList(of user: CognitoUser) -> JSON {
+    /// `[{"Name": "sub", "Value": …}, …]`: `sub` first, then the attributes by name; those
+    /// `client` reads (its `ReadAttributes`) when one is given.
+    static func attributeList(of user: CognitoUser, readBy client: CognitoConfiguration.AppClient? = nil) -> JSON {
         var list: [JSON] = [.object(["Name": "sub", "Value": .string(user.sub)])]
-        for (name, value) in schemaAttributes(of: user) {
+        for (name, value) in schemaAttributes(of: user) where client?.reads(name) ?? true {
             list.append(.object(["Name": .string(name), "Value": .string(value)]))
         }
         return .array(list)
@@ -574,10 +619,11 @@ public final class CognitoUserPool: Sendable {
         guard let value else { return [:] }
         guard let list = value.arrayValue else { throw CognitoError.invalidParameter("UserAttributes must be a list.") }
         var attributes: [String: String] = [:]
-        for element in list {
+        for (offset, element) in list.enumerated() {
             guard let name = element["Name"]?.stringValue, let value = element["Value"]?.stringValue else {
                 throw CognitoError.invalidParameter("Each user attribute needs a Name and a Value.")
             }
+            try checkMember(name: name, value: value, at: "userAttributes.\(offset + 1).member")
             attributes[name] = value
         }
         return attributes

@@ -33,6 +33,21 @@ enum CognitoUsername {
                     + "so such a username could pass for another user's. Choose a username without '::'."
             )
         }
+        if hasTheFormOfAUserId(name) {
+            throw CognitoError.invalidParameter(
+                "Username '\(name)' has the form of a user id (a UUID, as the sub of every user is): the API takes "
+                    + "a user's sub for its owner, so such a username could pass for another user. Choose a "
+                    + "username that is not a UUID."
+            )
+        }
+    }
+
+    /// Whether `name` is written as a UUID (`8e530d35-38f8-492b-b04e-3b61542aeaf9`, in either
+    /// case), as every user's `sub` is. A pool that names its users by their `sub`
+    /// (``CognitoConfiguration/usernameAttributes``) makes such names itself; nobody chooses one.
+    static func hasTheFormOfAUserId(_ name: String) -> Bool {
+        let groups = name.split(separator: "-", omittingEmptySubsequences: false)
+        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
     }
 
     private static func violation(of name: String, member: String) -> String? {
@@ -48,7 +63,9 @@ enum CognitoUsername {
         return nil
     }
 
-    private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether `scalar` is a letter, a mark, a symbol, a number or punctuation: what Cognito's
+    /// names (of users and of attributes) are made of.
+    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
             .nonspacingMark, .spacingMark, .enclosingMark,

@@ -22,11 +22,12 @@ package final class SQLiteCognitoStore: CognitoStore {
     ) throws {
         for warning in try PrivateDataDirectory.prepare(directory) { log(warning) }
         let path = directory.appending(path: Self.fileName).path(percentEncoded: false)
-        try PrivateDataDirectory.createFile(atPath: path)
+        let identity = try PrivateDataDirectory.createFile(atPath: path)
         var configuration = Configuration()
         // `stratus users` writes while `serve` runs: each waits for the other's transaction.
         configuration.busyMode = .timeout(5)
         queue = try DatabaseQueue(path: path, configuration: configuration)
+        try PrivateDataDirectory.checkUnchanged(identity, atPath: path)
         try queue.write { db in
             try db.execute(
                 sql: """

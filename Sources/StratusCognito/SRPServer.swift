@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import BigInt
 import Crypto
 import Foundation

@@ -1,5 +1,6 @@
 import AWSAPIPlugin
 import AWSPluginsCore
+import AWSWire
 import Amplify
 import Foundation
 import StratusBackend

@@ -1,4 +1,5 @@
 import AWSPluginsCore
+import AWSWire
 import Foundation
 import StratusServer
 import Synchronization
@@ -13,7 +14,7 @@ import Synchronization
 ///
 /// ```swift
 /// let pool = try await MotoUserPool.shared()
-/// let backend = try await LocalBackend.start(schema: schema, defaultMode: .userPools, userPool: pool.authorization())
+/// let backend = try await LocalBackend.start(schema: schema, defaultMode: .amazonCognitoUserPools, userPool: pool.authorization())
 /// ```
 public struct MotoUserPool: Sendable, Decodable {
     public var jwksURL: String

@@ -1,4 +1,5 @@
 import Foundation
+import StratusCodegen
 import StratusCognito
 
 /// The `auth` block of `stratus.json`: the local Cognito user pool and identity pool.
@@ -6,7 +7,8 @@ import StratusCognito
 /// ```json
 /// "auth": {
 ///   "userPoolId": "us-east-1_Local",
-///   "clients": [{ "clientId": "localclient" }, { "clientId": "server", "clientSecret": "s3cret" }],
+///   "clients": [{ "clientId": "localclient", "writeAttributes": ["email", "name"] },
+///               { "clientId": "server", "clientSecret": "s3cret" }],
 ///   "passwordPolicy": { "minimumLength": 8, "requireSymbols": false },
 ///   "groups": ["Admins"],
 ///   "users": [{ "username": "alice", "password": "Secret-pass1!", "attributes": { "email": "a@example.com" },
@@ -53,10 +55,16 @@ enum AuthSettings {
             }
             configuration.publicOrigin = publicOrigin.hasSuffix("/") ? String(publicOrigin.dropLast()) : publicOrigin
         }
-        let clients = try (auth.objects("clients") ?? []).map {
-            CognitoConfiguration.AppClient(
-                clientId: try $0.decode(String.self, forKey: "clientId"),
-                clientSecret: try $0.value("clientSecret")
+        let clients = try (auth.objects("clients") ?? []).enumerated().map { index, client in
+            let readAttributes: [String]? = try client.value("readAttributes")
+            let writeAttributes: [String]? = try client.value("writeAttributes")
+            try checkAttributeNames(readAttributes ?? [], at: "auth.clients[\(index)].readAttributes")
+            try checkAttributeNames(writeAttributes ?? [], at: "auth.clients[\(index)].writeAttributes", writable: true)
+            return CognitoConfiguration.AppClient(
+                clientId: try client.decode(String.self, forKey: "clientId"),
+                clientSecret: try client.value("clientSecret"),
+                readAttributes: readAttributes,
+                writeAttributes: writeAttributes
             )
         }
         if !clients.isEmpty { configuration.clients = clients }
@@ -134,6 +142,69 @@ enum AuthSettings {
             return attribute
         }
         return configuration
+    }
+}
+
+extension AuthSettings {
+    /// Refuses a name of `names` (the list at `path`) that is not an attribute of a user pool, or,
+    /// when `writable`, one only the pool and the administrator set.
+    ///
+    /// - Throws: ``CommandFailure`` naming the list, the attribute and the fix.
+    static func checkAttributeNames(_ names: [String], at path: String, writable: Bool = false) throws {
+        for name in names {
+            if ["sub", "email_verified", "phone_number_verified"].contains(name) {
+                guard writable else { continue }
+                throw CommandFailure(
+                    "\(path) has '\(name)', which only the pool (with a code) and the administrator set. Remove it."
+                )
+            }
+            guard CognitoUserPool.isSchemaAttribute(name) else {
+                throw CommandFailure(
+                    "\(path) has '\(name)', which is not an attribute of a user pool: give Cognito's standard "
+                        + "attributes (email, name, …) or custom:<name> with 1 to 20 characters."
+                )
+            }
+        }
+    }
+
+    /// What `serve` warns of at start: each `@auth` rule of `schema` whose `groupClaim` or
+    /// `identityClaim` is an attribute (`custom:role`, `email`) that an app client of
+    /// `configuration` lets its users write, so that a user can grant the rule to themselves. (A
+    /// new email is unverified, but it is in the next tokens at once, and a rule on `email` does not
+    /// look at `email_verified`.)
+    static func selfGrantedClaimWarnings(schema: AnnotatedSchema, configuration: CognitoConfiguration) -> [String] {
+        var warnings: [String] = []
+        func check(_ rules: [AuthRuleDefinition], of place: String) {
+            for rule in rules where rule.provider == .userPools {
+                let claims: [(key: String, claim: String)] =
+                    [("groupClaim", rule.groupClaim), ("identityClaim", rule.identityClaim)].compactMap { key, claim in
+                        claim.map { (key, $0) }
+                    }
+                for (key, claim) in claims {
+                    for attribute in claim.components(separatedBy: "::")
+                    where CognitoUserPool.isSchemaAttribute(attribute) && !attribute.hasSuffix("_verified") {
+                        let writers = configuration.clients.filter { $0.writes(attribute) }.map(\.clientId)
+                        guard !writers.isEmpty else { continue }
+                        let who =
+                            writers.count == 1
+                            ? "the app client \(writers[0]) lets its users"
+                            : "the app clients \(writers.joined(separator: ", ")) let their users"
+                        warnings.append(
+                            "Warning: the rule {allow: \(rule.allow.rawValue), \(key): \"\(claim)\"} of \(place) trusts "
+                                + "the claim \(attribute), which \(who) write (UpdateUserAttributes, SignUp): a user can "
+                                + "set it to whatever the rule admits. Leave \(attribute) out of "
+                                + (writers.count == 1 ? "that client's" : "those clients'")
+                                + " writeAttributes in stratus.json (auth.clients[].writeAttributes)."
+                        )
+                    }
+                }
+            }
+        }
+        for model in schema.models {
+            check(model.authRules, of: model.name)
+            for field in model.fields { check(field.authRules, of: "\(model.name).\(field.name)") }
+        }
+        return warnings
     }
 }
 

@@ -125,6 +125,12 @@ struct Serve: AsyncParsableCommand {
             place: location.map { "the database \($0)" } ?? "'\(directory.path)'",
             isDatabase: location != nil
         )
+        if let cognito = backend.configuration.cognito {
+            // Rules that trust what users write into their own attributes.
+            for warning in AuthSettings.selfGrantedClaimWarnings(schema: annotated, configuration: cognito) {
+                print(warning)
+            }
+        }
         let (host, outputDirectory) = (host, URL(fileURLWithPath: configOutput, isDirectory: true))
         do {
             try await backend.run(host: host, port: port, stopsOnSignals: true) { port in

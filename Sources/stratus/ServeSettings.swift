@@ -169,7 +169,8 @@ struct ServeSettings {
     func additionalModes(withLocalPool hasLocalPool: Bool) -> [Identity.AuthorizationMode] {
         var modes = additionalModes
         guard hasLocalPool, !listsAdditionalModes else { return modes }
-        for mode in [Identity.AuthorizationMode.userPools, .awsIAM] where mode != defaultMode && !modes.contains(mode) {
+        for mode in [Identity.AuthorizationMode.amazonCognitoUserPools, .awsIAM]
+        where mode != defaultMode && !modes.contains(mode) {
             modes.append(mode)
         }
         return modes
@@ -290,7 +291,9 @@ extension ServeSettings: Decodable {
             + (try authorization?.value("additionalModes", as: [String].self) ?? [])
         return try names.map { name in
             guard let mode = Identity.AuthorizationMode(rawValue: name) else {
-                let known = Identity.AuthorizationMode.allCases.map(\.rawValue).joined(separator: ", ")
+                // NONE last, as the server has always listed them.
+                let known = (Identity.AuthorizationMode.allCases.filter { $0 != .none } + [.none])
+                    .map(\.rawValue).joined(separator: ", ")
                 throw CommandFailure(
                     "Unknown authorization mode '\(name)' in the configuration file. Use one of: \(known)."
                 )
@@ -485,7 +488,7 @@ extension ServeSettings: Decodable {
                 issuer: issuer,
                 jwks: try source(pool, key: "authorization.userPool")
             )
-        } else if modes.contains(.userPools) {
+        } else if modes.contains(.amazonCognitoUserPools) {
             throw CommandFailure(
                 "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile "
                     + "when the keys are not at the pool's issuer) in the configuration file."
@@ -542,7 +545,7 @@ extension ServeSettings: Decodable {
         }
         let mode =
             try (route.value("authorization", as: String.self)).map { name in
-                guard let mode = Identity.AuthorizationMode(rawValue: name), mode != .lambda else {
+                guard let mode = Identity.AuthorizationMode(rawValue: name), mode != .function else {
                     throw CommandFailure(
                         "Unknown REST authorization '\(name)' on \(path). "
                             + "Use NONE, API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS or OPENID_CONNECT."

@@ -10,13 +10,13 @@ import Testing
 /// conditions, custom documents and IAM signing, end to end.
 @Suite struct LocalBackendEndToEndTests {
     static let schema = """
-        type Album @model {
+        type Album @model @aws_api_key @aws_iam {
           id: ID!
           title: String!
           photos: [Photo] @connection(name: "AlbumPhotos")
         }
 
-        type Photo @model {
+        type Photo @model @aws_api_key @aws_iam {
           id: ID!
           caption: String
           album: Album @connection(name: "AlbumPhotos")

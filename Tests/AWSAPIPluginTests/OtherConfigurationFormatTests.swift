@@ -219,6 +219,22 @@ import Testing
         }
     }
 
+    @Test func aFileThatIsNotJSONIsRefusedWithWhereItStops() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "awsconfiguration-\(UUID().uuidString).json"
+        )
+        try Data(#"{"AppSync": }"#.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(
+            throws: ConfigurationError(
+                "The configuration file at '\(url.path)' is not JSON: Invalid JSON at offset 12: unexpected character. "
+                    + "Fix its syntax."
+            )
+        ) {
+            try AWSAPIPluginConfiguration(awsConfigurationFile: url)
+        }
+    }
+
     @Test func amplifyConfigureReadsAnAWSConfiguration() throws {
         let plugin = AWSAPIPlugin(transport: InMemoryTransport(body: "{}"))
         try plugin.configure(with: AmplifyConfiguration(json: Self.json))

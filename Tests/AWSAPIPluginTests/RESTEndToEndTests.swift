@@ -33,7 +33,8 @@ import Testing
 
     static func apis() -> [RESTAPI] {
         [
-            ("open", Identity.AuthorizationMode.none), ("keyed", .apiKey), ("signed", .awsIAM), ("pool", .userPools),
+            ("open", Identity.AuthorizationMode.none), ("keyed", .apiKey), ("signed", .awsIAM),
+            ("pool", .amazonCognitoUserPools),
         ].map { name, mode in
             RESTAPI(
                 name: name,

@@ -36,7 +36,7 @@ import Testing
         let pool = try await MotoUserPool.shared()
         let backend = try await LocalBackend.start(
             schema: Self.schema,
-            defaultMode: .userPools,
+            defaultMode: .amazonCognitoUserPools,
             additionalModes: [.apiKey],
             userPool: pool.authorization(clientRegex: pool.clientId)
         )
@@ -137,7 +137,7 @@ import Testing
         let backend = try await LocalBackend.start(
             schema: schema,
             defaultMode: .openIDConnect,
-            additionalModes: [.lambda],
+            additionalModes: [.function],
             lambdaAuthorizer: { token in
                 LambdaAuthorization(isAuthorized: token == "let-me-in", resolverContext: ["tenant": "t1"])
             },
@@ -187,7 +187,7 @@ import Testing
         let pool = try await MotoUserPool.shared()
         let backend = try await LocalBackend.start(
             schema: Self.schema,
-            defaultMode: .userPools,
+            defaultMode: .amazonCognitoUserPools,
             userPool: pool.authorization()
         )
         do {

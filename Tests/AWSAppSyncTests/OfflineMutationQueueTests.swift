@@ -344,12 +344,12 @@ import TodoAPI
         #expect(policy.delay(afterFailures: 13, random: 0) == .seconds(300))
         #expect(policy.delay(afterFailures: 500, random: 0.99) == .seconds(300) + .milliseconds(99))
         let now = Date(timeIntervalSince1970: 1_700_000_000)
-        #expect(AppSyncHTTPClient.retryAfter(["Retry-After": "7"], now: now) == .seconds(7))
-        #expect(AppSyncHTTPClient.retryAfter(["retry-after": " 0 "], now: now) == .zero)
+        #expect(RetryAfter(headers: ["Retry-After": "7"], now: now)?.delay == .seconds(7))
+        #expect(RetryAfter(headers: ["retry-after": " 0 "], now: now)?.delay == .zero)
         #expect(
-            AppSyncHTTPClient.retryAfter(["Retry-After": "Tue, 14 Nov 2023 22:13:30 GMT"], now: now) == .seconds(10)
+            RetryAfter(headers: ["Retry-After": "Tue, 14 Nov 2023 22:13:30 GMT"], now: now)?.delay == .seconds(10)
         )
-        #expect(AppSyncHTTPClient.retryAfter(["Retry-After": "soon"], now: now) == nil)
-        #expect(AppSyncHTTPClient.retryAfter([:], now: now) == nil)
+        #expect(RetryAfter(headers: ["Retry-After": "soon"], now: now)?.delay == nil)
+        #expect(RetryAfter(headers: [:], now: now)?.delay == nil)
     }
 }

@@ -162,7 +162,7 @@ import TodoAPI
     @Test(.timeLimit(.minutes(1))) func aLambdaTokenAuthorizesQueriesAndSubscriptions() async throws {
         let backend = try await LocalBackend.start(
             schema: TodoSeedTests.schema,
-            defaultMode: .lambda,
+            defaultMode: .function,
             additionalModes: [],
             lambdaAuthorizer: { token in LambdaAuthorization(isAuthorized: token == "let-me-in") }
         )
@@ -247,7 +247,7 @@ import TodoAPI
     @Test(.timeLimit(.minutes(1))) func anUnreachableProviderIsRetriedAndARefusalFailsAtOnce() async throws {
         let backend = try await LocalBackend.start(
             schema: TodoSeedTests.schema,
-            defaultMode: .lambda,
+            defaultMode: .function,
             additionalModes: [],
             lambdaAuthorizer: { token in LambdaAuthorization(isAuthorized: token == "let-me-in") }
         )

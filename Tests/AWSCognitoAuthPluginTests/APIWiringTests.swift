@@ -24,7 +24,7 @@ import Testing
         try await moto.createUser(username)
         let backend = try await LocalBackend.start(
             schema: Self.schema,
-            defaultMode: .userPools,
+            defaultMode: .amazonCognitoUserPools,
             userPool: moto.motoPool!.authorization()
         )
         do {
@@ -136,7 +136,7 @@ import Testing
                 type Post @model @auth(rules: [{ allow: owner }]) { id: ID! title: String! }
                 type Secret @model @auth(rules: [{ allow: private, provider: iam }]) { id: ID! text: String }
                 """,
-            defaultMode: .userPools,
+            defaultMode: .amazonCognitoUserPools,
             additionalModes: [.awsIAM],
             restAPIs: [
                 RESTAPI(

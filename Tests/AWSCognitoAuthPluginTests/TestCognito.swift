@@ -83,7 +83,7 @@ struct TestCognito {
             let new = Task {
                 try await LocalBackend.start(
                     schema: "type Todo @model { id: ID! name: String }",
-                    additionalModes: [.awsIAM, .userPools],
+                    additionalModes: [.awsIAM, .amazonCognitoUserPools],
                     cognito: CognitoConfiguration(
                         userPoolId: "us-east-1_StratusAuth",
                         clients: [

@@ -25,7 +25,7 @@ import Testing
     static func backend(signedUp: Bool = true) async throws -> LocalBackend {
         try await LocalBackend.start(
             schema: OwnedNote.graphQLSchema,
-            defaultMode: .userPools,
+            defaultMode: .amazonCognitoUserPools,
             additionalModes: [],
             cognito: CognitoConfiguration(
                 userPoolId: AuthDevice.poolId,

@@ -172,7 +172,7 @@ import TodoAPI
         let username = try await Self.newUser(moto)
         let backend = try await LocalBackend.start(
             schema: "type Todo @model { id: ID! name: String! description: String }",
-            defaultMode: .userPools,
+            defaultMode: .amazonCognitoUserPools,
             userPool: moto.authorization()
         )
         do {

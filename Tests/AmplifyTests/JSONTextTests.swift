@@ -1,3 +1,4 @@
+import AWSWire
 import Amplify
 import Foundation
 import Testing

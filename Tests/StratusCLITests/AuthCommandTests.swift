@@ -260,6 +260,79 @@ import Testing
         }
     }
 
+    @Test func clientAttributeListsNameAttributesOfTheSchema() async throws {
+        let directory = try TemporaryDirectory()
+        for (clients, message) in [
+            (
+                #"[{ "clientId": "web", "writeAttributes": ["name", "email_verified"] }]"#,
+                "auth.clients[0].writeAttributes has 'email_verified', which only the pool (with a code) and the "
+                    + "administrator set. Remove it."
+            ),
+            (
+                #"[{ "clientId": "web" }, { "clientId": "app", "readAttributes": ["custom:"] }]"#,
+                "auth.clients[1].readAttributes has 'custom:', which is not an attribute of a user pool: give "
+                    + "Cognito's standard attributes (email, name, …) or custom:<name> with 1 to 20 characters."
+            ),
+        ] {
+            _ = try directory.write(#"{ "auth": { "clients": \#(clients) } }"#, to: "stratus.json")
+            let list = try await Self.users(["list"], in: directory)
+            #expect(try await list.exitStatus() == 1)
+            #expect(list.standardError == "Error: \(message)\n")
+        }
+    }
+
+    /// A rule that trusts a `custom:` claim trusts whatever a client lets the user write into it:
+    /// `serve` says so at start, naming the rule, the attribute, the clients and the fix.
+    @Test func serveWarnsOfRulesOnCustomClaimsClientsMayWrite() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write(
+            """
+            { "auth": { "clients": [{ "clientId": "web" },
+                                    { "clientId": "admin", "writeAttributes": ["name"] }] } }
+            """,
+            to: "stratus.json"
+        )
+        let schema = try directory.write(
+            """
+            type Vault @model @auth(rules: [{ allow: groups, groupClaim: "custom:role", groups: ["Admins"] }]) {
+              id: ID!
+              data: String @auth(rules: [{ allow: groups, groupClaim: "custom:level", groups: ["Top"] }])
+            }
+            type Memo @model @auth(rules: [{ allow: owner, identityClaim: "custom:tenant" }]) {
+              id: ID!
+              text: String
+            }
+            type Mail @model @auth(rules: [{ allow: owner, identityClaim: "email" }]) {
+              id: ID!
+              text: String
+            }
+            """,
+            to: "schema.graphql"
+        )
+        let serving = try await ServeCommandTests.Serving(
+            [
+                "--schema", schema.path, "--config", directory.path("stratus.json"), "--data-dir",
+                directory.path("data"),
+            ],
+            in: directory
+        )
+        func warning(_ rule: String, of place: String, claim: String) -> String {
+            "Warning: the rule \(rule) of \(place) trusts the claim \(claim), which the app client web lets its "
+                + "users write (UpdateUserAttributes, SignUp): a user can set it to whatever the rule admits. Leave "
+                + "\(claim) out of that client's writeAttributes in stratus.json (auth.clients[].writeAttributes)."
+        }
+        #expect(
+            serving.process.outputLines.filter { $0.hasPrefix("Warning: the rule ") } == [
+                warning(#"{allow: groups, groupClaim: "custom:role"}"#, of: "Vault", claim: "custom:role"),
+                warning(#"{allow: groups, groupClaim: "custom:level"}"#, of: "Vault.data", claim: "custom:level"),
+                warning(#"{allow: owner, identityClaim: "custom:tenant"}"#, of: "Memo", claim: "custom:tenant"),
+                // A new email is unverified, but it is in the next token, and the rule does not look.
+                warning(#"{allow: owner, identityClaim: "email"}"#, of: "Mail", claim: "email"),
+            ]
+        )
+        await serving.process.stop()
+    }
+
     @Test func serversOnOneDatabaseShareTheUsersTheKeyAndTheTokens() async throws {
         let directory = try TemporaryDirectory()
         let database = try await PostgresTestCluster.shared.makeDatabase()

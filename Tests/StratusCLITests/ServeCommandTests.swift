@@ -321,6 +321,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
     }
 
+    /// The data directory's `api-key` as a link to a file another user wrote: the server took that
+    /// user's key as its own.
+    @Test func aLinkedAPIKeyFileIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        try FileManager.default.createDirectory(atPath: directory.path("data"), withIntermediateDirectories: true)
+        let planted = try directory.write("da2-chosenbysomeoneelse", to: "planted-key")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path("data/api-key"),
+            withDestinationPath: planted.path
+        )
+        let process = try await StratusProcess(
+            ["serve", "--port", "0", "--schema", schema.path, "--data-dir", directory.path("data")],
+            in: directory.url
+        )
+        #expect(try await process.exitStatus() == 1)
+        let link = directory.path("data/api-key")
+        #expect(
+            process.standardError
+                == "Error: The data file '\(link)' is a symbolic link (to '\(planted.path)'). The server does not "
+                + "follow links in its data directory: a link planted while the directory was open to other users "
+                + "would send the signing key and the users' data to a file they read. Remove the link "
+                + "(rm '\(link)'), or use another data directory.\n"
+        )
+        #expect(process.standardOutput == "")
+    }
+
     @Test func aPortInUseIsNamed() async throws {
         let directory = try TemporaryDirectory()
         let schema = try directory.write(Self.noteSchema, to: "schema.graphql")

@@ -41,7 +41,7 @@ import Testing
 
     static func user(_ name: String, groups: [String] = []) -> Identity {
         Identity(
-            authorizationMode: .userPools,
+            authorizationMode: .amazonCognitoUserPools,
             claims: [
                 "sub": .string("sub-\(name)"), "cognito:username": .string(name),
                 "cognito:groups": .array(groups.map { .string($0) }),
@@ -53,7 +53,7 @@ import Testing
     static let bob = user("bob")
     static let admin = user("root", groups: ["Admins"])
     static let iam = Identity(authorizationMode: .awsIAM, claims: ["accessKeyId": "AKIDTEST"])
-    static let lambda = Identity(authorizationMode: .lambda)
+    static let lambda = Identity(authorizationMode: .function)
 
     static func unauthorized(_ field: String, _ type: String, line: Int = 1, column: Int) -> String {
         #"{"path":["\#(field)"],"data":null,"errorType":"Unauthorized","errorInfo":null,"#

@@ -13,7 +13,7 @@ import Testing
             apiKey: "da2-xyz",
             apiName: "friendly_name"
         )
-        files.additionalModes = [.awsIAM, .userPools, .openIDConnect]
+        files.additionalModes = [.awsIAM, .amazonCognitoUserPools, .openIDConnect]
         let entry = { (mode: String) -> String in
             #""ApiUrl":"http://127.0.0.1:20002/graphql","Region":"us-east-1","AuthMode":"\#(mode)","#
         }

@@ -21,7 +21,7 @@ import Testing
                   title: String!
                 }
                 """,
-            defaultMode: .userPools,
+            defaultMode: .amazonCognitoUserPools,
             additionalModes: [],
             cognito: CognitoConfiguration(
                 userPoolId: "us-east-1_Groups",

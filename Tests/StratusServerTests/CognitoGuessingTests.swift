@@ -69,13 +69,12 @@ import Testing
     @Test func aNameNobodyHasIsAnsweredAsAUsersWouldBe() async throws {
         let fixture = try await Fixture()
         #expect(await fixture.passwordSignIn("nobody", "Alice-pass1!").body.text == Self.incorrect)
+        let delivery = await fixture.call("ForgotPassword", ["ClientId": "unitclient", "Username": "nobody"])
+        #expect(delivery.status == 200)
+        #expect(try Self.isStandInDelivery(delivery.body, for: "nobody"))
         #expect(
-            await fixture.call("ForgotPassword", ["ClientId": "unitclient", "Username": "nobody"]).body.text
-                == #"{"CodeDeliveryDetails":{"Destination":"local","DeliveryMedium":"EMAIL"}}"#
-        )
-        #expect(
-            await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "nobody"]).body.text
-                == #"{"CodeDeliveryDetails":{"Destination":"local","DeliveryMedium":"EMAIL"}}"#
+            await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "nobody"]).body
+                == delivery.body
         )
         #expect(
             await fixture.call(
@@ -120,6 +119,91 @@ import Testing
             ]
         )
         #expect(answer.body.text == Self.incorrect)
+    }
+
+    /// Whether `body` is the stand-in delivery for the name `name` in a pool whose users' emails
+    /// are all at example.com: a masked email shaped as theirs, the name's first letter, `***@`
+    /// and their domain.
+    static func isStandInDelivery(_ body: JSON, for name: String) throws -> Bool {
+        body.text
+            == #"{"CodeDeliveryDetails":{"Destination":"\#(name.prefix(1))***@example.com","DeliveryMedium":"EMAIL","#
+            + #""AttributeName":"email"}}"#
+    }
+
+    /// The attack told users from names nobody has: `ForgotPassword` answered a user's masked
+    /// email but `"Destination":"local"` for a name, the sixth code in an hour was refused only
+    /// for a user, and `ResendConfirmationCode` and `ConfirmSignUp` told a confirmed user by their
+    /// refusals.
+    @Test func codeRequestsForANameNobodyHasLookAndAreLimitedAsAUsersAre() async throws {
+        let fixture = try await Fixture()
+        try await fixture.pool.addUser(username: "kate", password: "Kate-pass1!")
+        func forgot(_ name: String) async -> (status: Int, body: JSON) {
+            await fixture.call("ForgotPassword", ["ClientId": "unitclient", "Username": .string(name)])
+        }
+        #expect(
+            await forgot("alice").body.text
+                == #"{"CodeDeliveryDetails":{"Destination":"a***@example.com","DeliveryMedium":"EMAIL","AttributeName":"email"}}"#
+        )
+        // A user without an email, and a name nobody has, get a stand-in at the domain of the
+        // users' emails, shaped as alice's.
+        let kate = await forgot("kate")
+        #expect(try Self.isStandInDelivery(kate.body, for: "kate"))
+        let nobody = await forgot("nobody-else")
+        #expect(try Self.isStandInDelivery(nobody.body, for: "nobody-else"))
+        #expect(await forgot("nobody-else").body == nobody.body)
+        // Five codes an hour for each, the sixth refused alike.
+        for _ in 0..<4 { #expect(await forgot("kate").status == 200) }
+        for _ in 0..<3 { #expect(await forgot("nobody-else").status == 200) }
+        #expect(await forgot("kate").body.text == Self.limit)
+        #expect(await forgot("nobody-else").body.text == Self.limit)
+        // Wrong codes for kate's waiting one and for the name alike: the fifth is refused with the
+        // limit, and so is every answer after it.
+        func confirmForgot(_ name: String) async -> String {
+            await fixture.call(
+                "ConfirmForgotPassword",
+                [
+                    "ClientId": "unitclient", "Username": .string(name), "ConfirmationCode": "000000",
+                    "Password": "New-pass1!",
+                ]
+            ).body.text
+        }
+        for name in ["kate", "nobody-else"] {
+            for _ in 0..<4 { #expect(await confirmForgot(name) == Self.mismatch) }
+            #expect(await confirmForgot(name) == Self.limit)
+            #expect(await confirmForgot(name) == Self.limit)
+        }
+
+        // A confirmed user asked for a confirmation code is answered as a name nobody has (and
+        // as Cognito answers it with PreventUserExistenceErrors): a delivery, and no code.
+        let resend = await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "alice"])
+        #expect(resend.body == (await forgot("alice")).body)
+        #expect(try await fixture.pool.pendingCode(for: "alice") == nil)
+        for _ in 0..<4 {
+            #expect(
+                await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "alice"]).status
+                    == 200
+            )
+        }
+        #expect(
+            await fixture.call("ResendConfirmationCode", ["ClientId": "unitclient", "Username": "alice"]).body.text
+                == Self.limit
+        )
+        // ConfirmSignUp told a confirmed user by its status; it is answered as a name nobody has,
+        // wrong answers counted alike.
+        for name in ["alice", "nobody-else"] {
+            func confirm() async -> (status: Int, body: JSON) {
+                await fixture.call(
+                    "ConfirmSignUp",
+                    ["ClientId": "unitclient", "Username": .string(name), "ConfirmationCode": "123456"]
+                )
+            }
+            for _ in 0..<4 {
+                let answer = await confirm()
+                #expect(answer.status == 400)
+                #expect(answer.body.text == Self.mismatch)
+            }
+            #expect(await confirm().body.text == Self.limit)
+        }
     }
 
     @Test func aNameNobodyHasTakesAsLongAsAWrongPassword() async throws {

@@ -34,7 +34,7 @@ import Testing
     @Test func clientsNobodyHereWroteAgainstTheLocalPool() async throws {
         let backend = try await LocalBackend.start(
             schema: Self.schema,
-            additionalModes: [.awsIAM, .userPools],
+            additionalModes: [.awsIAM, .amazonCognitoUserPools],
             cognito: Self.configuration
         )
         defer { Task { await backend.stop() } }

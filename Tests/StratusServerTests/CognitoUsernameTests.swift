@@ -71,6 +71,42 @@ import Testing
         }
     }
 
+    /// The attack: a user named with bob's `sub` (public in every owner value `<sub>::bob`) owned
+    /// what bob owns under the bare `sub`.
+    @Test func aNewUsernameCannotHaveTheFormOfAUserId() async throws {
+        let fixture = try await Fixture()
+        let sub = try #require(try await fixture.pool.store.read(CognitoUser.self, "alice")).sub
+        func refusal(_ name: String) -> (Int, String?, String?) {
+            (
+                400, "InvalidParameterException",
+                "Username '\(name)' has the form of a user id (a UUID, as the sub of every user is): the API "
+                    + "takes a user's sub for its owner, so such a username could pass for another user. Choose a "
+                    + "username that is not a UUID."
+            )
+        }
+        let answer = await fixture.call(
+            "SignUp",
+            ["ClientId": "unitclient", "Username": .string(sub), "Password": "Mallory-pass1!"]
+        )
+        #expect(
+            (answer.status, answer.body["__type"]?.stringValue, answer.body["message"]?.stringValue)
+                == refusal(sub)
+        )
+        let upper = UUID().uuidString
+        await #expect {
+            try await fixture.pool.addUser(username: upper, password: "Mallory-pass1!")
+        } throws: { error in
+            "\(error)" == "InvalidParameterException: " + (refusal(upper).2 ?? "")
+        }
+        // Names that only look like part of one are names.
+        #expect(
+            await fixture.call(
+                "SignUp",
+                ["ClientId": "unitclient", "Username": "8e530d35-38f8", "Password": "Mallory-pass1!"]
+            ).status == 200
+        )
+    }
+
     @Test func aNameWithANulSignsInAsNobody() async throws {
         let fixture = try await Fixture()
         // SQLite binds text up to its first NUL: `alice\0xyz` found alice's record.

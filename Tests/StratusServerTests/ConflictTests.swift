@@ -128,7 +128,7 @@ import Testing
             await server.run(
                 "mutation U($input: UpdatePostInput!) { updatePost(input: $input) { id title rating _version } }",
                 ["input": ["id": "p1", "title": "C", "_version": 1]],
-                identity: Identity(authorizationMode: .userPools, claims: ["sub": "u1"])
+                identity: Identity(authorizationMode: .amazonCognitoUserPools, claims: ["sub": "u1"])
             ) == #"{"data":{"updatePost":{"id":"p1","title":"merged C","rating":1,"_version":3}}}"#
         )
         let context = try #require(seen.withLock { $0 })

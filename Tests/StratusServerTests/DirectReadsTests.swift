@@ -88,10 +88,10 @@ import Testing
     static let identities: [Identity] = [
         .apiKey,
         Identity(
-            authorizationMode: .userPools,
+            authorizationMode: .amazonCognitoUserPools,
             claims: ["sub": "u1", "cognito:username": "u", "cognito:groups": ["Writers"]]
         ),
-        Identity(authorizationMode: .userPools, claims: ["sub": "u2", "cognito:username": "v"]),
+        Identity(authorizationMode: .amazonCognitoUserPools, claims: ["sub": "u2", "cognito:username": "v"]),
         Identity(authorizationMode: .awsIAM, claims: ["accessKeyId": "AKID"]),
     ]
 

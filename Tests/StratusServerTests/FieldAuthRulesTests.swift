@@ -39,7 +39,7 @@ import Testing
 
     static func user(_ name: String, groups: [String] = [], sub: String? = nil) -> Identity {
         Identity(
-            authorizationMode: .userPools,
+            authorizationMode: .amazonCognitoUserPools,
             claims: [
                 "sub": .string(sub ?? "sub-\(name)"), "cognito:username": .string(name),
                 "cognito:groups": .array(groups.map { .string($0) }),

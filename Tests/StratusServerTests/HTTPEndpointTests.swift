@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 import StratusCodegen
 import StratusServer
@@ -27,7 +27,7 @@ import Testing
             iamCredentials: [accessKey]
         ),
         limits: ServerLimits = ServerLimits(),
-        schema source: String = postSchema,
+        schema source: String = postSchemaForEveryMode,
         restAPIs: [RESTAPI] = [],
         allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
@@ -222,6 +222,46 @@ import Testing
             let unknown = try await Self.send(url, body: body, headers: otherHeaders)
             #expect(unknown.status == 403)
             #expect(unknown.body.contains("The security token included in the request is invalid."))
+        }
+    }
+
+    /// A model without `@auth` rules or `@aws_*` directives admits the API's default mode alone,
+    /// as AppSync does: a request signed in an additional mode (here IAM, beside API keys) is
+    /// refused on its fields, and a directive naming the mode admits it.
+    @Test func aModelWithoutRulesAdmitsOnlyTheDefaultMode() async throws {
+        let body = #"{"query":"{ listPosts { items { id } } }"}"#
+        func signedHeaders(_ url: URL) -> [String: String] {
+            let unsigned = SigV4Request(
+                method: "POST",
+                url: url,
+                headers: ["content-type": "application/json"],
+                body: Data(body.utf8)
+            )
+            let credentials = AWSCredentials(
+                accessKeyId: Self.accessKey.accessKeyId,
+                secretAccessKey: Self.accessKey.secretAccessKey,
+                sessionToken: Self.accessKey.sessionToken
+            )
+            let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(unsigned, credentials: credentials)
+            var headers: [String: String] = [:]
+            for field in signed.headers where field.name.lowercased() != "host" { headers[field.name] = field.value }
+            return headers
+        }
+        try await Self.withEndpoint(schema: postSchema) { url in
+            let refused = try await Self.send(url, body: body, headers: signedHeaders(url))
+            #expect(refused.status == 200)
+            #expect(
+                refused.body
+                    == #"{"data":{"listPosts":null},"errors":[{"path":["listPosts"],"data":null,"#
+                    + #""errorType":"Unauthorized","errorInfo":null,"locations":[{"line":1,"column":3,"sourceName":null}],"#
+                    + #""message":"Not Authorized to access listPosts on type Query"}]}"#
+            )
+            let apiKey = try await Self.send(url, body: body, headers: ["x-api-key": "da2-valid"])
+            #expect(apiKey.body == #"{"data":{"listPosts":{"items":[]}}}"#)
+        }
+        try await Self.withEndpoint(schema: postSchemaForEveryMode) { url in
+            let admitted = try await Self.send(url, body: body, headers: signedHeaders(url))
+            #expect(admitted.body == #"{"data":{"listPosts":{"items":[]}}}"#)
         }
     }
 

@@ -15,7 +15,7 @@ import Testing
 /// data directory, per caller, until they expire.
 @Suite struct IdempotencyKeyTests {
     static let schema = """
-        type Note @model {
+        type Note @model @aws_api_key @aws_iam {
           id: ID!
           text: String!
         }

@@ -69,7 +69,7 @@ import Testing
         let stranger = await SigningKey(kid: "local-1")
         let otherKid = await SigningKey(kid: "local-2")
         let authorization = ServerAuthorization(
-            defaultMode: .userPools,
+            defaultMode: .amazonCognitoUserPools,
             userPool: UserPoolAuthorization(
                 userPoolId: "us-east-1_Local",
                 region: "us-east-1",
@@ -196,7 +196,10 @@ import Testing
     // MARK: - Tokens issued by moto, a Cognito implementation nobody here wrote
 
     static func motoAuthorization(_ pool: MotoUserPool, clientRegex: String? = nil) -> ServerAuthorization {
-        ServerAuthorization(defaultMode: .userPools, userPool: pool.authorization(clientRegex: clientRegex))
+        ServerAuthorization(
+            defaultMode: .amazonCognitoUserPools,
+            userPool: pool.authorization(clientRegex: clientRegex)
+        )
     }
 
     @Test func motoTokensAreAcceptedThroughTheJWKSURL() async throws {

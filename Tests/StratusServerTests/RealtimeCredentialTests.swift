@@ -62,11 +62,14 @@ import Testing
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = try await CognitoUserPoolTests.Fixture(clock: clock)
-        let server = try await TestStore.server(schema: try SchemaParser().parse(postSchema), directory: directory)
+        let server = try await TestStore.server(
+            schema: try SchemaParser().parse(postSchemaForEveryMode),
+            directory: directory
+        )
         let http = StratusHTTPServer(
             server: server,
             authorization: ServerAuthorization(
-                defaultMode: .userPools,
+                defaultMode: .amazonCognitoUserPools,
                 additionalModes: [.apiKey, .awsIAM],
                 apiKeys: [APIKey(value: "da2-valid")]
             ),

@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 import HTTPTypes
 import StratusCodegen
@@ -48,7 +48,7 @@ import Testing
 
     static let authorization = ServerAuthorization(
         defaultMode: .apiKey,
-        additionalModes: [.awsIAM, .lambda],
+        additionalModes: [.awsIAM, .function],
         apiKeys: [APIKey(value: "da2-valid")],
         iamCredentials: [HTTPEndpointTests.accessKey],
         lambdaAuthorizer: { token in LambdaAuthorization(isAuthorized: token == "allow") }
@@ -62,7 +62,10 @@ import Testing
     ) async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await TestStore.server(schema: try SchemaParser().parse(postSchema), directory: directory)
+        // An API of mode NONE alone has no directive to name; the others admit their additional
+        // modes on the model.
+        let schema = authorization.modes == [.none] ? postSchema : postSchemaForEveryMode
+        let server = try await TestStore.server(schema: try SchemaParser().parse(schema), directory: directory)
         let http = StratusHTTPServer(
             server: server,
             authorization: authorization,

@@ -52,7 +52,7 @@ import Testing
 
     /// A user-pools caller every owner and group rule of the fixtures admits to reads.
     static let signedInUser = Identity(
-        authorizationMode: .userPools,
+        authorizationMode: .amazonCognitoUserPools,
         claims: ["sub": "user-1", "cognito:username": "user", "cognito:groups": ["Admin", "Editors"]]
     )
 

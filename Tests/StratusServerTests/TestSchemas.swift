@@ -15,6 +15,13 @@ let postSchema = """
     }
     """
 
+/// `postSchema` with its model open to every authorization mode, as an API that admits
+/// additional modes must say: a model without directives admits the default mode alone.
+let postSchemaForEveryMode = postSchema.replacingOccurrences(
+    of: "type Post @model {",
+    with: "type Post @model @aws_api_key @aws_iam @aws_cognito_user_pools @aws_oidc @aws_lambda {"
+)
+
 /// The project's fixture schemas.
 enum Fixtures {
     static let directory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

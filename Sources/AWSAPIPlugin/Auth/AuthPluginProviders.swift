@@ -1,4 +1,5 @@
 import AWSPluginsCore
+import AWSWire
 import Amplify
 
 /// The credentials of `AWS_IAM` from the Auth plugin added to Amplify: an identity pool's

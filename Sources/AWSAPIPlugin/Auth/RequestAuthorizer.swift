@@ -1,4 +1,5 @@
 import AWSPluginsCore
+import AWSWire
 import Amplify
 import Foundation
 
@@ -8,7 +9,7 @@ import Foundation
 
 /// Authorizes the requests to one API in one mode: the headers of the prelude, and the SigV4
 /// signature of `AWS_IAM`.
-struct RequestAuthorizer: Sendable {
+struct RequestAuthorizer: AppSyncRequestAuthorizer {
     let endpoint: AWSAPIPluginConfiguration.Endpoint
     let mode: AWSAuthorizationType
     /// Whether the request chose `mode`, rather than the API's default.
@@ -28,7 +29,7 @@ struct RequestAuthorizer: Sendable {
     /// `authorization`; none for `AWS_IAM` (signed last) and `NONE`.
     ///
     /// - Throws: `APIError` when the mode lacks its key or provider, or the provider fails.
-    func authorize(_ request: inout URLRequest) async throws {
+    func addAuthorizationHeaders(to request: inout URLRequest) async throws {
         switch mode {
         case .amazonCognitoUserPools, .openIDConnect, .function:
             request.setValue(try await token(), forHTTPHeaderField: "authorization")

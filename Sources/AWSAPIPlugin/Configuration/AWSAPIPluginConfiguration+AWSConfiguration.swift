@@ -95,8 +95,11 @@ extension AWSAPIPluginConfiguration {
                 "Cannot read the configuration file at '\(url.path)'. Pass the path of your awsconfiguration.json."
             )
         }
-        guard let json = try? JSONValue(parsing: data) else {
-            throw ConfigurationError("The configuration file at '\(url.path)' is not JSON. Fix its syntax.")
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: data)
+        } catch {
+            throw ConfigurationError("The configuration file at '\(url.path)' is not JSON: \(error) Fix its syntax.")
         }
         try self.init(awsConfiguration: json)
     }

@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import Foundation
 

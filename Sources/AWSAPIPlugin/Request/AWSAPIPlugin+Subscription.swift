@@ -74,7 +74,7 @@ struct PluginRealTimeAuthorizer: AppSyncRealTimeAuthorizer {
             now: authorizer.clock.now()
         ) { request in
             var request = request
-            try await authorizer.authorize(&request)
+            try await authorizer.addAuthorizationHeaders(to: &request)
             return try await authorizer.sign(request)
         }
     }

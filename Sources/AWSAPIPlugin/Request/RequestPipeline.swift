@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import Foundation
 
@@ -5,7 +6,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Prepares and sends the requests to one API: the stages of every attempt, and the retries.
+/// Sends the requests to one API: the plugin's adapter over ``AppSyncRequest``, which brings
+/// the plugin's authorizer, interceptors and `APIError`, and retries as its ``RetryPolicy`` says.
 struct RequestPipeline: Sendable {
     let endpoint: AWSAPIPluginConfiguration.Endpoint
     let authorizer: RequestAuthorizer
@@ -18,83 +20,67 @@ struct RequestPipeline: Sendable {
     ///
     /// - Returns: The 2xx response.
     /// - Throws: `APIError`: `httpStatusError` for another status, `networkError` when no
-    ///   response arrives or the call is cancelled, and the errors of the stages.
+    ///   response arrives or the call is cancelled, and the errors of the authorizer and the
+    ///   interceptors.
     func send(_ request: URLRequest, headers: [String: String]?) async throws -> APIResponse {
+        let request = AppSyncRequest(
+            request,
+            headers: headers ?? [:],
+            interceptors: interceptors.map { PluginInterceptor(apiName: endpoint.name, interceptor: $0) }
+        )
         var attempt = 0
         while true {
             attempt += 1
-            let prepared = try await prepare(request, headers: headers)
-            let response: APIResponse
+            let answer: AppSyncAnswer
             do {
-                response = try await transport.send(prepared)
-            } catch {
-                throw APIError.networkError(Self.describe(error, url: prepared.url), error)
+                answer = try await request.send(by: authorizer, over: transport, now: clock.now)
+            } catch let error as AppSyncTransportError {
+                throw APIError.networkError(error.description, error.underlying)
             }
-            if (200..<300).contains(response.statusCode) { return response }
+            let retryAfter: RetryAfter?
+            switch answer {
+            case .success(let response):
+                return response
+            case .refused(let response):
+                throw APIError.httpStatusError(response.statusCode, response)
+            case .retryable(_, let after):
+                retryAfter = after
+            }
             guard
                 let delay = retryPolicy.delay(
                     afterAttempt: attempt,
-                    response: response,
-                    now: clock.now(),
+                    retryAfter: retryAfter,
                     random: Double.random(in: 0..<1)
                 )
             else {
-                throw APIError.httpStatusError(response.statusCode, response)
+                throw APIError.httpStatusError(answer.response.statusCode, answer.response)
             }
             do {
                 try await clock.sleep(delay)
             } catch {
-                throw APIError.networkError(Self.describe(error, url: prepared.url), error)
+                let cut = AppSyncTransportError(url: request.urlRequest.url, underlying: error)
+                throw APIError.networkError(cut.description, error)
             }
         }
     }
+}
 
-    /// One attempt's request: prelude, headers, interceptors, signature.
-    func prepare(_ request: URLRequest, headers: [String: String]?) async throws -> URLRequest {
-        var request = request
-        if request.httpBody != nil {
-            request.setValue("application/json", forHTTPHeaderField: "content-type")
-        }
-        try await authorizer.authorize(&request)
-        for (name, value) in (headers ?? [:]).sorted(by: { $0.key < $1.key }) {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
-        for interceptor in interceptors {
-            do {
-                request = try await interceptor.intercept(request)
-            } catch let error as APIError {
-                throw error
-            } catch {
-                throw APIError.operationError(
-                    "The interceptor \(type(of: interceptor)) of the API '\(endpoint.name)' failed: \(sentence: error)",
-                    "Fix the interceptor, or remove it."
-                )
-            }
-        }
-        return try await authorizer.sign(request)
-    }
+/// A `URLRequestInterceptor` as a step of ``AppSyncRequest``: an `APIError` it throws fails
+/// the request as it is, any other error as an `operationError` naming the interceptor.
+private struct PluginInterceptor: AppSyncRequestInterceptor {
+    let apiName: String
+    let interceptor: any URLRequestInterceptor
 
-    /// A sentence saying why a request to `url` got no response.
-    static func describe(_ error: any Error, url: URL?) -> String {
-        let target = url.map { "The request to \($0.absoluteString)" } ?? "The request"
-        if error is CancellationError {
-            return "\(target) was cancelled."
+    func intercept(_ request: URLRequest) async throws -> URLRequest {
+        do {
+            return try await interceptor.intercept(request)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError.operationError(
+                "The interceptor \(type(of: interceptor)) of the API '\(apiName)' failed: \(sentence: error)",
+                "Fix the interceptor, or remove it."
+            )
         }
-        if let error = error as? URLError {
-            let reason: String
-            switch error.code {
-            case .cancelled: return "\(target) was cancelled."
-            case .cannotConnectToHost: reason = "could not connect to the server; check that it is running"
-            case .cannotFindHost, .dnsLookupFailed: reason = "could not resolve the host name"
-            case .timedOut: reason = "timed out"
-            case .notConnectedToInternet: reason = "found no network connection"
-            case .networkConnectionLost: reason = "lost its connection"
-            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
-                reason = "failed to establish a secure connection"
-            default: reason = "failed with URLError \(error.code.rawValue)"
-            }
-            return "\(target) \(reason)."
-        }
-        return "\(target) failed: \(sentence: error)"
     }
 }

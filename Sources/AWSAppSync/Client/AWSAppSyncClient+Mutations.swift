@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import Dispatch
 import Foundation
@@ -342,11 +343,15 @@ public final class AWSTaskCompletionSource<Result: Sendable>: Sendable {
 }
 
 extension GraphQLError {
-    /// Whether the server refused the mutation as a conflict: a condition that failed, or a
-    /// conflict its resolver did not resolve.
+    /// Whether the server refused the mutation as a conflict: a condition that failed
+    /// (`ConditionalCheckFailedException`, DynamoDB's `DynamoDB:ConditionalCheckFailedException`,
+    /// or its message `The conditional request failed…` without a type), or a conflict its
+    /// resolver did not resolve (`ConflictUnhandled`).
     var isConflict: Bool {
-        message.hasPrefix("The conditional request failed") || errorType == "ConflictUnhandled"
-            || errorType?.hasSuffix("ConditionalCheckFailedException") == true
+        switch appSyncErrorType {
+        case .conditionalCheckFailed?, .conflictUnhandled?: true
+        default: false
+        }
     }
 }
 

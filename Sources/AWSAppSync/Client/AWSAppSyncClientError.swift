@@ -46,7 +46,10 @@ public struct AWSAppSyncClientError: Error, Sendable, Hashable, CustomStringConv
     public let statusCode: Int?
     /// The body the server answered with, when it did.
     public let body: Data?
-    /// The delay the server's `Retry-After` header asked for.
+    /// Whether the server's status is one `RetryRule` retries: the same request may succeed
+    /// later.
+    var isRetryable = false
+    /// The delay the server's `Retry-After` header asked for, on a retryable answer.
     var retryAfter: Duration?
 
     /// Creates an error.

@@ -14,82 +14,98 @@ struct AppSyncHTTPClient: Sendable {
 
     var endpoint: URL { configuration.appSyncServiceConfig.endpoint }
 
-    /// Posts `body` and returns the GraphQL response body of a 2xx answer.
+    /// Posts `body` and returns the GraphQL response body of a 2xx answer: the client's adapter
+    /// over ``AppSyncRequest``, which brings its authorization and ``AWSAppSyncClientError``.
     ///
     /// - Throws: ``AWSAppSyncClientError``: ``AWSAppSyncClientError/Code/requestFailed`` with no
-    ///   status code when no answer arrived, with the status code (and `Retry-After`) for a
-    ///   non-2xx answer or a body that is not a GraphQL response;
-    ///   ``AWSAppSyncClientError/Code/authentication`` when no token or credentials could be had.
+    ///   status code when no answer arrived, with the status code for a non-2xx answer (marked
+    ///   retryable, with its `Retry-After`, when ``RetryRule`` retries it) or a body that is not
+    ///   a GraphQL response; ``AWSAppSyncClientError/Code/authentication`` when no token or
+    ///   credentials could be had.
     func post(body: String, operationName: String, idempotencyKey: String? = nil) async throws -> JSONValue {
-        var request = URLRequest(url: endpoint)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "content-type")
-        request.setValue("application/json", forHTTPHeaderField: "accept")
+        var headers = ["accept": "application/json"]
         if let idempotencyKey {
-            request.setValue(idempotencyKey, forHTTPHeaderField: Self.idempotencyKeyHeader)
+            headers[RetryRule.idempotencyKeyHeader] = idempotencyKey
         }
-        request.httpBody = Data(body.utf8)
-        request = try await configuration.authorization.authorize(request)
-        let response: APIResponse
+        let request = AppSyncRequest(URLRequest(url: endpoint), body: Data(body.utf8), headers: headers)
+        let answer: AppSyncAnswer
         do {
-            response = try await transport.send(request)
-        } catch {
+            answer = try await request.send(by: configuration.authorization, over: transport)
+        } catch let error as AppSyncTransportError {
             throw AWSAppSyncClientError(
                 .requestFailed,
-                "The request to \(endpoint.absoluteString) failed: \(sentence: error) "
+                "The request to \(endpoint.absoluteString) failed: \(sentence: error.underlying) "
                     + "Check the network and that the server is running."
             )
         }
+        switch answer {
+        case .success(let response):
+            return try graphQLBody(of: response, operationName: operationName)
+        case .retryable(let response, let retryAfter):
+            var error = refusal(response, operationName: operationName)
+            error.isRetryable = true
+            error.retryAfter = retryAfter?.delay
+            throw error
+        case .refused(let response):
+            throw refusal(response, operationName: operationName)
+        }
+    }
+
+    /// The GraphQL response body of a 2xx answer.
+    ///
+    /// - Throws: ``AWSAppSyncClientError/Code/requestFailed`` when the body is not a JSON object
+    ///   holding `data` or `errors`.
+    private func graphQLBody(of response: APIResponse, operationName: String) throws -> JSONValue {
         let data = response.body
-        let status = response.statusCode
-        let json: JSONValue?
+        let json: JSONValue
         do {
             json = try JSONValue(parsing: data)
         } catch {
-            json = nil
+            throw notGraphQL(response, operationName: operationName)
         }
-        let isGraphQLBody: Bool
-        if let json, case .object(let body) = json, body["errors"] != nil || body["data"] != nil {
-            isGraphQLBody = true
-        } else {
-            isGraphQLBody = false
-        }
-        guard (200..<300).contains(status) else {
-            // AppSync refuses a request as a whole (UnauthorizedException, a malformed request)
-            // with a 4xx status and a GraphQL errors body: the call failed, and says why.
-            var reason = data.isEmpty ? "no body" : "the body \(String(decoding: data.prefix(300), as: UTF8.self))"
-            if isGraphQLBody, let json, let errors = json.objectValue?["errors"]?.arrayValue {
-                reason = errors.compactMap { error -> String? in
-                    guard let object = error.objectValue else { return nil }
-                    let type = object["errorType"]?.stringValue.map { "\($0): " } ?? ""
-                    return type + (object["message"]?.stringValue ?? "")
-                }.joined(separator: "; ")
-            }
-            let fix =
-                status == 401 || status == 403
-                ? "Check the \(configuration.authorization.mode.rawValue) key, token or credentials the client sends."
-                : "Check ApiUrl in awsconfiguration.json and the server's logs."
-            var error = AWSAppSyncClientError(
-                .requestFailed,
-                "\(endpoint.absoluteString) refused \(operationName) with HTTP \(status): "
-                    + (reason.hasSuffix(".") ? reason : reason + ".") + " \(fix)",
-                statusCode: status,
-                body: data
-            )
-            error.retryAfter = Self.retryAfter(response.headers, now: Date())
-            throw error
-        }
-        guard isGraphQLBody, let json else {
-            throw AWSAppSyncClientError(
-                .requestFailed,
-                "\(endpoint.absoluteString) answered \(operationName) with HTTP \(status) and "
-                    + (data.isEmpty ? "no body" : "a body that is not a GraphQL response") + ". "
-                    + "Check ApiUrl in awsconfiguration.json.",
-                statusCode: status,
-                body: data
-            )
+        guard case .object(let body) = json, body["errors"] != nil || body["data"] != nil else {
+            throw notGraphQL(response, operationName: operationName)
         }
         return json
+    }
+
+    private func notGraphQL(_ response: APIResponse, operationName: String) -> AWSAppSyncClientError {
+        AWSAppSyncClientError(
+            .requestFailed,
+            "\(endpoint.absoluteString) answered \(operationName) with HTTP \(response.statusCode) and "
+                + (response.body.isEmpty ? "no body" : "a body that is not a GraphQL response") + ". "
+                + "Check ApiUrl in awsconfiguration.json.",
+            statusCode: response.statusCode,
+            body: response.body
+        )
+    }
+
+    /// The error of a non-2xx answer. AppSync refuses a request as a whole (UnauthorizedException,
+    /// a malformed request) with a 4xx status and a GraphQL errors body: the message quotes its
+    /// errors, or the body itself when it has none that can be read.
+    private func refusal(_ response: APIResponse, operationName: String) -> AWSAppSyncClientError {
+        let data = response.body
+        let status = response.statusCode
+        var reason = data.isEmpty ? "no body" : "the body \(String(decoding: data.prefix(300), as: UTF8.self))"
+        do {
+            if let errors = try GraphQLResponseBody(parsing: data).errors {
+                reason = errors.map { error in (error.errorType.map { "\($0): " } ?? "") + error.message }
+                    .joined(separator: "; ")
+            }
+        } catch {
+            // A body that is not a GraphQL response is quoted as it is.
+        }
+        let fix =
+            status == 401 || status == 403
+            ? "Check the \(configuration.authorization.mode.rawValue) key, token or credentials the client sends."
+            : "Check ApiUrl in awsconfiguration.json and the server's logs."
+        return AWSAppSyncClientError(
+            .requestFailed,
+            "\(endpoint.absoluteString) refused \(operationName) with HTTP \(status): "
+                + (reason.hasSuffix(".") ? reason : reason + ".") + " \(fix)",
+            statusCode: status,
+            body: data
+        )
     }
 
     /// Sends `operation` and reads its response.
@@ -128,21 +144,5 @@ struct AppSyncHTTPClient: Sendable {
         } catch {
             return false
         }
-    }
-
-    /// The header carrying a queued mutation's durable id, so that a replay is applied once.
-    static let idempotencyKeyHeader = "Idempotency-Key"
-
-    /// The delay a `Retry-After` header asks for: seconds, or an HTTP date.
-    static func retryAfter(_ headers: [String: String], now: Date) -> Duration? {
-        guard let value = headers.first(where: { $0.key.lowercased() == "retry-after" })?.value else { return nil }
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
     }
 }

@@ -1,4 +1,5 @@
 import AWSPluginsCore
+import AWSWire
 import Amplify
 import Foundation
 
@@ -6,38 +7,54 @@ import Foundation
     import FoundationNetworking
 #endif
 
-extension AppSyncAuthorization {
-    /// Adds the headers of the mode to `request`: `x-api-key`, a token in `authorization`, or
-    /// a SigV4 signature for the `appsync` service (added last, over the final headers).
+extension AppSyncAuthorization: AppSyncRequestAuthorizer {
+    /// Adds the headers of the prelude: `x-api-key`, or a token in `authorization`; nothing for
+    /// `AWS_IAM` (signed last, by ``sign(_:)``) and `NONE`.
     ///
     /// - Throws: ``AWSAppSyncClientError``: ``AWSAppSyncClientError/Code/authentication`` when
     ///   a provider fails or returns an empty token, ``AWSAppSyncClientError/Code/requestFailed``
     ///   when it failed because its service could not be reached.
-    func authorize(_ request: URLRequest) async throws -> URLRequest {
-        var request = request
+    func addAuthorizationHeaders(to request: inout URLRequest) async throws {
         switch source {
-        case .none:
-            return request
+        case .none, .iam:
+            return
         case .apiKey(let key):
             request.setValue(key, forHTTPHeaderField: "x-api-key")
         case .apiKeyProvider(let provider):
             request.setValue(provider.getAPIKey(), forHTTPHeaderField: "x-api-key")
         case .token, .lambdaToken:
             request.setValue(try await token(), forHTTPHeaderField: "authorization")
-        case .iam(let provider):
-            let credentials: AWSCredentials
-            do {
-                credentials = try await provider.fetchCredentials()
-            } catch {
-                throw AWSAppSyncClientError(
-                    Self.failureCode(of: error),
-                    "The credentialsProvider failed to return credentials to sign the request with AWS_IAM: "
-                        + "\(sentence: error) Check the provider's credentials."
-                )
-            }
-            return SigV4Signer(service: "appsync", region: region).sign(request, credentials: credentials)
         }
-        return request
+    }
+
+    /// Signs `request` with SigV4 for the `appsync` service in `AWS_IAM`, over its final
+    /// headers; other modes leave it as it is.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` as ``addAuthorizationHeaders(to:)`` does, when the credentials
+    ///   provider fails.
+    func sign(_ request: URLRequest) async throws -> URLRequest {
+        guard case .iam(let provider) = source else { return request }
+        let credentials: AWSCredentials
+        do {
+            credentials = try await provider.fetchCredentials()
+        } catch {
+            throw AWSAppSyncClientError(
+                Self.failureCode(of: error),
+                "The credentialsProvider failed to return credentials to sign the request with AWS_IAM: "
+                    + "\(sentence: error) Check the provider's credentials."
+            )
+        }
+        return SigV4Signer(service: "appsync", region: region).sign(request, credentials: credentials)
+    }
+
+    /// `request` with the headers and the signature of the mode, as a real-time authorization
+    /// object carries them.
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` as ``addAuthorizationHeaders(to:)`` and ``sign(_:)`` do.
+    func authorize(_ request: URLRequest) async throws -> URLRequest {
+        var request = request
+        try await addAuthorizationHeaders(to: &request)
+        return try await sign(request)
     }
 
     /// The token of a token mode, from its provider (the callback form when it has one).

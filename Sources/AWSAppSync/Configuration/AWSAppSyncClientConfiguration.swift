@@ -1,4 +1,5 @@
 import AWSPluginsCore
+import AWSWire
 import Amplify
 import Foundation
 
@@ -13,7 +14,8 @@ import Foundation
 ///
 /// Queued mutations are tried again when the server cannot be reached (after
 /// `2^n·100 ms + jitter`, capped at 5 minutes, or at once when the API answers again), when it
-/// answers HTTP 5xx or 429 (after its `Retry-After`), when no token or credentials can be had,
+/// answers a status `RetryRule` retries (408, 409 for their `Idempotency-Key`, 429, 5xx other
+/// than 501 and 505; after its `Retry-After`), when no token or credentials can be had,
 /// and once at once after an HTTP 401, with the token or credentials fetched again. Other
 /// refusals end the mutation with an error.
 ///

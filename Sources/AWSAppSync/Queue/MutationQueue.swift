@@ -30,7 +30,8 @@ protocol QueuedMutationHandler: Sendable {
 /// when it fails in a way retrying will not mend (a refusal such as HTTP 400 or 403, a second
 /// 401 after the credentials were fetched again), and when it is cancelled. It stays, and is
 /// tried again, when the server cannot be reached (after `2^n·100 ms + jitter`, capped at 5 min,
-/// or at once when the API answers again), when the server answers HTTP 5xx, 429 or 409 (after its
+/// or at once when the API answers again), when the server answers a status `RetryRule` retries
+/// for a request with an `Idempotency-Key` (408, 409, 429, 5xx other than 501 and 505; after its
 /// `Retry-After` when it gives one), and when a token or credentials could not be had because
 /// their service could not be reached. A provider that refuses (nobody is signed in) fails the
 /// mutation, as a refusal by the API would: its caller gets the error. Every attempt
@@ -379,21 +380,20 @@ final class MutationQueue: Sendable {
     }
 
     /// What to do after a failed attempt, the `failures`-th of the mutation.
+    ///
+    /// The statuses retried are `RetryRule`'s, for a request with an `Idempotency-Key` (every
+    /// queued mutation carries one): 408, 429, 5xx other than 501 and 505, and 409, which the
+    /// server answers while the first request with the key still runs (its answer lost to a
+    /// cut); the repeat gets the kept response once that one is done. On top of the rule, a
+    /// first 401 is sent again with the token or credentials fetched anew.
     private func verdict(_ error: AWSAppSyncClientError, failures: Int, refreshed: Bool) -> Verdict {
         guard let status = error.statusCode else {
             return error.code == .requestFailed
                 ? .retry(after: policy.delay(afterFailures: failures), probe: true) : .drop
         }
-        switch status {
-        case 401 where !refreshed:
-            return .refreshAndRetry
-        // 409: the server still runs the first request with this Idempotency-Key (its answer
-        // was lost to a cut); the repeat gets the kept response once it is done.
-        case 409, 429, 500...599:
-            return .retry(after: error.retryAfter ?? policy.delay(afterFailures: failures), probe: false)
-        default:
-            return .drop
-        }
+        if status == 401, !refreshed { return .refreshAndRetry }
+        guard error.isRetryable else { return .drop }
+        return .retry(after: error.retryAfter ?? policy.delay(afterFailures: failures), probe: false)
     }
 
     /// Deletes `id` from the queue once it is settled.
@@ -421,17 +421,13 @@ final class MutationQueue: Sendable {
         var failure = error
         if let body = response?.objectValue {
             data = body["data"]?.objectValue
-            if let entries = body["errors"]?.arrayValue {
-                do {
-                    errors = try entries.enumerated().map { index, entry in
-                        try GraphQLError(responseError: entry, path: ["errors", String(index)])
-                    }
-                } catch {
-                    failure = AWSAppSyncClientError(
-                        .parseError,
-                        "The response of \(mutation.operationName) has malformed errors: \(sentence: error)"
-                    )
-                }
+            do {
+                errors = try GraphQLError.appSyncErrors(body["errors"])
+            } catch {
+                failure = AWSAppSyncClientError(
+                    .parseError,
+                    "The response of \(mutation.operationName) has malformed errors: \(sentence: error)"
+                )
             }
         }
         do {

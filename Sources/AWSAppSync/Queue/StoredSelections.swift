@@ -1,3 +1,4 @@
+import AWSWire
 import Amplify
 
 /// The selections of a queued mutation's result, kept with it in `offlineMutations.db`, so

@@ -1,3 +1,5 @@
+import AWSPluginsCore
+
 /// The result of an operation: its data, its errors, and where it came from.
 ///
 /// ```swift
@@ -36,9 +38,10 @@ extension GraphQLResult {
     ///
     /// `data` is read against the operation's selections with its variables (see
     /// ``GraphQLSelectionSet/init(jsonObject:variables:)``); a null or absent `data` gives `nil`.
-    /// Each error keeps `message`, `locations`, `path` and `extensions`, and takes `errorType`,
-    /// `errorInfo` and `data` from the error itself, as AppSync sends them, or else from its
-    /// `extensions`.
+    /// The errors are read as every client reads AppSync's (`GraphQLError(appSyncError:at:)`):
+    /// each keeps `message`, `locations` and `path`, takes `errorType`, `errorInfo` and `data`
+    /// from the error itself, as AppSync sends them, or else from its `extensions`, and has them
+    /// in `extensions` too.
     ///
     /// - Throws: ``JSONDecodingError`` when the body is not an object holding `data` or
     ///   `errors`, when an error has no `message`, or when `data` does not fit the selections.
@@ -47,15 +50,17 @@ extension GraphQLResult {
         operation: Operation,
         source: Source = .server
     ) throws(JSONDecodingError) where Data == Operation.Data {
-        guard case .object(let body) = response else {
-            throw .malformedResponse("the body is not a JSON object. Check the endpoint's URL.")
+        let body: GraphQLResponseBody
+        do {
+            body = try GraphQLResponseBody(json: response)
+        } catch {
+            throw JSONDecodingError(error)
         }
-        guard body["data"] != nil || body["errors"] != nil else {
+        guard body.isGraphQLResponse else {
             throw .malformedResponse("the body holds neither 'data' nor 'errors'. Check the endpoint's URL.")
         }
-        let errors = try Self.readErrors(body["errors"])
         var data: Data?
-        switch body["data"] {
+        switch body.data {
         case .none, .null?:
             data = nil
         case .object(let object)?:
@@ -63,48 +68,17 @@ extension GraphQLResult {
         case let other?:
             throw .wrongType(other, expected: "an object", at: ["data"])
         }
-        self.init(data: data, errors: errors, source: source)
-    }
-
-    private static func readErrors(_ value: JSONValue?) throws(JSONDecodingError) -> [GraphQLError]? {
-        guard let value, !value.isNull else { return nil }
-        guard case .array(let entries) = value else {
-            throw .wrongType(value, expected: "a list", at: ["errors"])
-        }
-        var errors: [GraphQLError] = []
-        for (index, entry) in entries.enumerated() {
-            errors.append(try GraphQLError(responseError: entry, path: ["errors", String(index)]))
-        }
-        return errors
+        self.init(data: data, errors: body.errors, source: source)
     }
 }
 
-extension GraphQLError {
-    /// Reads one entry of a response's `errors`.
-    ///
-    /// - Throws: ``JSONDecodingError`` at `path` when the entry is not an object with a string
-    ///   `message`.
-    init(responseError entry: JSONValue, path: [String]) throws(JSONDecodingError) {
-        guard case .object(let object) = entry else {
-            throw .wrongType(entry, expected: "an object", at: path)
+extension JSONDecodingError {
+    /// The error of a body that is not a GraphQL response.
+    init(_ error: GraphQLResponseBodyError) {
+        if error.path.isEmpty {
+            self = .malformedResponse("the body is not a JSON object. Check the endpoint's URL.")
+        } else {
+            self = .wrongType(error.found ?? .null, expected: error.expected ?? "JSON", at: error.path)
         }
-        guard let message = object["message"], message.stringValue != nil else {
-            throw .wrongType(object["message"] ?? .null, expected: "String", at: path + ["message"])
-        }
-        do {
-            self = try entry.decode(as: GraphQLError.self)
-        } catch {
-            throw .malformedResponse(
-                "the error at '\(path.joined(separator: "."))' does not have the shape of a GraphQL error: \(error)"
-            )
-        }
-        let extensions = object["extensions"]?.objectValue
-        func fromExtensions(_ key: String) -> JSONValue? {
-            guard let value = extensions?[key], !value.isNull else { return nil }
-            return value
-        }
-        if errorType == nil { errorType = fromExtensions("errorType")?.stringValue }
-        if errorInfo == nil || errorInfo == .null { errorInfo = fromExtensions("errorInfo") }
-        if data == nil || data == .null { data = fromExtensions("data") }
     }
 }

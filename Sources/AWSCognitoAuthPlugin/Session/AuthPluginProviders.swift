@@ -1,4 +1,5 @@
 import AWSPluginsCore
+import AWSWire
 import Amplify
 
 /// AWS credentials from the Auth category's identity pool: the unauthenticated role's while

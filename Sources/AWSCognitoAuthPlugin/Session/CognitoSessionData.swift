@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 
 /// What the plugin keeps of a session, and stores between runs.

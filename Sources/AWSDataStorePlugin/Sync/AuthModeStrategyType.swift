@@ -1,3 +1,4 @@
+import AWSWire
 import Amplify
 
 /// Which authorization modes DataStore's sync uses.

@@ -17,40 +17,40 @@ extension SyncEngine {
                 if !isLast, case .failure(.error(let errors)) = response, Self.isUnauthorized(errors) { continue }
                 return response
             } catch {
-                if !isLast && !Self.isRetryable(error) && Self.isUnauthorized(error) { continue }
+                if !isLast && Self.isUnauthorized(error) { continue }
                 throw error
             }
         }
         throw DataStoreError(.configuration, "No authorization mode applies to \(request.decodePath ?? "the request").")
     }
 
-    /// Whether a thrown error or an answer's errors say the mode was not good enough, so that
-    /// the next mode may do better.
+    /// Whether a thrown error says the mode was not good enough, so that the next mode may do
+    /// better: the mode is not configured, or the backend refused the request as a whole (401,
+    /// 403).
     static func isUnauthorized(_ error: any Error) -> Bool {
         switch error as? APIError {
         case .invalidConfiguration: return true
         case .httpStatusError(let status, _): return status == 401 || status == 403
-        default: break
+        default: return false
         }
-        let text = "\(error)"
-        return text.contains("Unauthorized") || text.contains("Not Authorized")
-            || text.contains("UnauthorizedException")
     }
 
     /// Whether the answer's errors refuse the request as unauthorized.
     static func isUnauthorized(_ errors: [GraphQLError]) -> Bool {
-        errors.contains { error in
-            error.errorType == "Unauthorized" || error.errorType == "UnauthorizedException"
-                || error.message.contains("Not Authorized")
-        }
+        errors.contains(where: \.isUnauthorized)
     }
 
-    /// Whether `error` is worth sending again: the network failed, or the backend is busy.
-    static func isRetryable(_ error: any Error) -> Bool {
+    /// Whether `error` is worth sending again: the backend could not be reached (which the
+    /// outbox and the sync queries wait out, as the AppSync client's queue does), or it
+    /// answered a status `RetryRule` retries.
+    ///
+    /// - Parameter sentWithIdempotencyKey: Whether the request carried an `Idempotency-Key`
+    ///   (the outbox's mutations do), which makes a 409 retryable.
+    static func isRetryable(_ error: any Error, sentWithIdempotencyKey: Bool) -> Bool {
         switch error as? APIError {
         case .networkError: return true
-        // 409: the backend is still answering the same idempotency key.
-        case .httpStatusError(let status, _): return status >= 500 || status == 429 || status == 408 || status == 409
+        case .httpStatusError(let status, _):
+            return RetryRule.isRetryable(statusCode: status, sentWithIdempotencyKey: sentWithIdempotencyKey)
         default: return false
         }
     }

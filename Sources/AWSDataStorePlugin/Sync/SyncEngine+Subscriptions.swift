@@ -104,7 +104,7 @@ extension SyncEngine {
             } catch {
                 attempt += 1
                 setNetwork(active: false)
-                if !Self.isRetryable(error), await !awaitsUser() {
+                if !Self.isRetryable(error, sentWithIdempotencyKey: false), await !awaitsUser() {
                     report("DataStore's sync query failed", error)
                 }
                 await Self.pause(for: Self.backoff(attempt: attempt))

@@ -93,7 +93,7 @@ extension SyncEngine {
             response = try await send(request, modes: modes, mutation: false)
         } catch {
             // Retried as a whole: a network failure, or a user who signed out meanwhile.
-            if Self.isRetryable(error) { throw error }
+            if Self.isRetryable(error, sentWithIdempotencyKey: false) { throw error }
             if await awaitsUser() { throw error }
             response = .failure(.unknown("\(error)", "", error))
         }

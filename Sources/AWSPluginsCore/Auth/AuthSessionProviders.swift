@@ -1,3 +1,4 @@
+import AWSWire
 import Amplify
 
 /// The user pool tokens of a session, as the API plugin sends them.

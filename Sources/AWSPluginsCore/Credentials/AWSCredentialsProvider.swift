@@ -1,3 +1,5 @@
+import AWSWire
+
 /// A source of AWS credentials for signing requests.
 ///
 /// The signer asks for credentials before each request, so a provider decides how long to

@@ -1,3 +1,4 @@
+import AWSWire
 import Foundation
 
 /// A provider that reads credentials from the standard AWS environment variables.

@@ -1,3 +1,4 @@
+import AWSWire
 import Foundation
 
 /// A provider that caches credentials from an async source and refreshes them before they expire.

@@ -1,3 +1,5 @@
+import AWSWire
+
 /// A provider that always returns the same credentials.
 ///
 /// For tests, scripts and the local backend, where the keys are known up front.

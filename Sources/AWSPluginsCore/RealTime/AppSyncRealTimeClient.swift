@@ -112,6 +112,7 @@ public actor AppSyncRealTimeClient {
             failures = wasAcknowledged ? 1 : failures + 1
             let delay = configuration.delay(beforeAttempt: failures, random: Double.random(in: 0...1))
             logger.debug("reconnecting in \(delay)")
+            // `Task.sleep` throws only `CancellationError`, which the loop's condition sees.
             try? await Task.sleep(for: delay)
             for subscription in subscriptions.values {
                 subscription.continuation.yield(.connection(.connecting))
@@ -198,6 +199,7 @@ public actor AppSyncRealTimeClient {
                 if once.claim() { continuation.resume() }
             }
             Task {
+                // Cancelled or not, the wait is over: the check below decides.
                 try? await Task.sleep(for: acknowledgementTimeout + .milliseconds(500))
                 if self.abandonUnacknowledged(current), once.claim() { continuation.resume() }
             }
@@ -246,10 +248,15 @@ public actor AppSyncRealTimeClient {
     private func receive(_ text: String, generation current: Int) async {
         guard current == generation else { return }
         lastActivity = .now
-        guard let message = try? JSONValue(parsing: text),
-            case .string(let type)? = message["type"]
-        else {
-            logger.warning("unreadable real-time message: \(text.prefix(200))")
+        let message: JSONValue
+        do {
+            message = try JSONValue(parsing: text)
+        } catch {
+            logger.warning("unreadable real-time message (\(error)): \(text.prefix(200))")
+            return
+        }
+        guard case .string(let type)? = message["type"] else {
+            logger.warning("real-time message without a type: \(text.prefix(200))")
             return
         }
         let id = message["id"]?.stringValue
@@ -328,29 +335,42 @@ public actor AppSyncRealTimeClient {
         outbound?.yield(text)
     }
 
+    /// The text of a protocol message: compact JSON with sorted keys.
     private static func message(_ object: [String: JSONValue]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(JSONValue.object(object))) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        text(of: .object(object))
     }
 
+    /// The base64 of a JSON object of strings, as the connection URL's `header` carries it.
     private static func base64JSON(_ object: [String: String]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(object)) ?? Data("{}".utf8)
-        return data.base64EncodedString()
+        Data(text(of: .object(object.mapValues { .string($0) })).utf8).base64EncodedString()
     }
 
+    /// The canonical text of a message the client builds from strings and objects only, which
+    /// always has one: only an infinite or NaN number has none.
+    private static func text(of json: JSONValue) -> String {
+        guard let text = json.canonicalText else {
+            preconditionFailure("A real-time message holds a number JSON cannot write: \(json)")
+        }
+        return text
+    }
+
+    /// The `errors` of an `error` or `connection_error` message, each read as every client reads
+    /// AppSync's errors; an entry that is not a GraphQL error is kept as a message quoting it.
     private static func errors(in message: JSONValue) -> [GraphQLError] {
         guard case .array(let errors)? = message.value(at: "payload.errors") else {
             return [
                 GraphQLError(message: "The server sent \(message["type"]?.stringValue ?? "an error") without errors.")
             ]
         }
-        return errors.map { error in
-            (try? GraphQLResponseDecoder.errors(from: .array([error])).first)
-                ?? GraphQLError(message: error["message"]?.stringValue ?? "\(error)")
+        return errors.enumerated().map { index, entry in
+            do {
+                return try GraphQLError(appSyncError: entry, at: ["payload", "errors", String(index)])
+            } catch {
+                // Parsed JSON always has a canonical text; the description only stands in for
+                // the quote of a value built in code.
+                let sent = entry.canonicalText ?? "\(entry)"
+                return GraphQLError(message: "\(error) The server sent: \(sent)")
+            }
         }
     }
 }

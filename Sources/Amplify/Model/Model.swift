@@ -44,7 +44,18 @@ extension Model {
             negativeInfinity: "-Infinity",
             nan: "NaN"
         )
-        let json = (try? JSONValue(encoding: self, encoder: encoder)) ?? .null
+        let json: JSONValue
+        do {
+            json = try JSONValue(encoding: self, encoder: encoder)
+        } catch {
+            // `identifier` cannot throw (the seeds read it as a property), and a key read as
+            // null would file the model under an empty identifier: a model that cannot be
+            // encoded is a defect of its `encode(to:)`, which generated models do not have.
+            preconditionFailure(
+                "\(Self.schema.name) cannot be encoded to read its primary key: \(error). A model's encode(to:) "
+                    + "must not throw; regenerate the model with `stratus codegen models`."
+            )
+        }
         return Self.schema.primaryKey.fields.map { json[$0.name] ?? .null }
     }
 

@@ -2,7 +2,9 @@ import StratusCodegen
 
 /// What a caller may do, from the schema's `@auth` rules and `@aws_*` directives (backend.md §5).
 ///
-/// Types and fields with neither are open to every mode the endpoint accepted. A model's rules
+/// A model with neither admits only the API's default mode, as AppSync does (an additional
+/// mode needs a directive or a rule that names it); the fields and embedded types without them
+/// are what their model admits. A model's rules
 /// decide, for each operation, whether the caller may act on every item, on some items (owner
 /// and dynamic group rules: rows whose owner or groups field names the caller), or on none.
 enum Authorization {
@@ -68,9 +70,12 @@ enum Authorization {
     }
 
     /// The reach of `operation` on `model` for `identity`: the model's `@auth` rules when it has
-    /// some, else its `@aws_*` directives (none: every mode the endpoint accepted).
+    /// some, else its `@aws_*` directives (none: the API's default mode alone).
     static func access(_ operation: Operation, on model: ModelType, for identity: Identity) -> Access {
-        guard !model.authRules.isEmpty else { return allows(model.awsAuth, identity) ? .all : .denied }
+        guard !model.authRules.isEmpty else {
+            let admitted = model.awsAuth.isEmpty ? identity.isDefaultMode : allows(model.awsAuth, identity)
+            return admitted ? .all : .denied
+        }
         return access(operation, rules: model.authRules, model: model, identity: identity)
     }
 
@@ -107,7 +112,9 @@ enum Authorization {
                 }
             case .owner:
                 let field = rule.ownerField ?? "owner"
-                let claim = rule.identityClaim ?? (identity.authorizationMode == .userPools ? "sub::username" : "sub")
+                let claim =
+                    rule.identityClaim
+                    ?? (identity.authorizationMode == .amazonCognitoUserPools ? "sub::username" : "sub")
                 let identities = ownerIdentities(of: identity, claim: claim)
                 guard !identities.isEmpty else { continue }
                 let isList = model.field(named: field)?.type.isList ?? false
@@ -123,8 +130,8 @@ enum Authorization {
         case .apiKey: .apiKey
         case .iam, .identityPool: .awsIAM
         case .oidc: .openIDConnect
-        case .userPools: .userPools
-        case .function: .lambda
+        case .userPools: .amazonCognitoUserPools
+        case .function: .function
         }
     }
 
@@ -133,8 +140,8 @@ enum Authorization {
         case .apiKey: .apiKey
         case .iam: .awsIAM
         case .oidc: .openIDConnect
-        case .lambda: .lambda
-        case .userPools: .userPools
+        case .lambda: .function
+        case .userPools: .amazonCognitoUserPools
         }
     }
 
@@ -200,7 +207,7 @@ enum Authorization {
                     case .apiKey: .apiKey
                     case .awsIAM: .iam
                     case .openIDConnect: .oidc
-                    case .lambda: .lambda
+                    case .function: .lambda
                     default: .userPools
                     }
                 return AWSAuthDirective(mode: mode)
@@ -208,7 +215,7 @@ enum Authorization {
     }
 
     /// `true` when `identity` may reach a field guarded by `directives`; an empty list guards
-    /// nothing.
+    /// nothing (the model or root field holding it decides).
     static func allows(_ directives: [AWSAuthDirective], _ identity: Identity) -> Bool {
         guard !directives.isEmpty else { return true }
         return directives.contains { directive in

@@ -1,3 +1,5 @@
+import AWSWire
+
 /// Who sent a request, once the transport has authenticated it.
 ///
 /// The HTTP and WebSocket layers build it from the request's credentials; resolvers, auth rules
@@ -7,21 +9,8 @@
 /// let response = await server.execute(query: "{ listPosts { items { id } } }", identity: .apiKey)
 /// ```
 public struct Identity: Sendable, Hashable {
-    /// The authorization modes of AppSync.
-    public enum AuthorizationMode: String, Sendable, Hashable, CaseIterable {
-        /// An API key in `x-api-key`.
-        case apiKey = "API_KEY"
-        /// A SigV4 signature of the `appsync` service.
-        case awsIAM = "AWS_IAM"
-        /// A Cognito user pools JWT.
-        case userPools = "AMAZON_COGNITO_USER_POOLS"
-        /// An OpenID Connect JWT.
-        case openIDConnect = "OPENID_CONNECT"
-        /// A token a Lambda authorizer accepted.
-        case lambda = "AWS_LAMBDA"
-        /// No authorization.
-        case none = "NONE"
-    }
+    /// The authorization modes of AppSync, which the clients use too.
+    public typealias AuthorizationMode = AWSAuthorizationType
 
     /// The mode the request was authorized with.
     public var authorizationMode: AuthorizationMode
@@ -29,10 +18,17 @@ public struct Identity: Sendable, Hashable {
     /// authorizer, or the caller's IAM identity; empty for API keys.
     public var claims: JSONObject
 
+    /// Whether the request used the API's default authorization mode. Types and fields without
+    /// `@aws_*` directives, and models without `@auth` rules, admit only that mode, as AppSync's
+    /// do: a request in an additional mode is refused there. `true` for an identity made in
+    /// process, which has no endpoint to compare with.
+    public var isDefaultMode: Bool
+
     /// Creates an identity.
-    public init(authorizationMode: AuthorizationMode, claims: JSONObject = [:]) {
+    public init(authorizationMode: AuthorizationMode, claims: JSONObject = [:], isDefaultMode: Bool = true) {
         self.authorizationMode = authorizationMode
         self.claims = claims
+        self.isDefaultMode = isDefaultMode
     }
 
     /// A request authorized by an API key.

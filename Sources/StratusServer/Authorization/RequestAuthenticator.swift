@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 import Hummingbird
 
@@ -73,7 +73,14 @@ package struct RequestAuthenticator: Sendable {
         }
     }
 
+    /// The identity of a request, marked with whether it used the API's default mode.
     func identity(for parts: SignedParts) async throws(HTTPRejection) -> Identity {
+        var identity = try await authenticatedIdentity(for: parts)
+        identity.isDefaultMode = identity.authorizationMode == configuration.defaultMode
+        return identity
+    }
+
+    private func authenticatedIdentity(for parts: SignedParts) async throws(HTTPRejection) -> Identity {
         let modes = configuration.modes
         let authorization = parts.headers["authorization"]
         if let authorization, authorization.hasPrefix("AWS4-HMAC-SHA256") {
@@ -81,21 +88,21 @@ package struct RequestAuthenticator: Sendable {
             return try await verifySignature(parts)
         }
         if let token = authorization, !token.isEmpty {
-            let jwtModes = modes.filter { $0 == .userPools || $0 == .openIDConnect }
+            let jwtModes = modes.filter { $0 == .amazonCognitoUserPools || $0 == .openIDConnect }
             let claims = TokenVerifier.unverifiedClaims(of: token)
             let issuer = claims?["iss"]?.stringValue
             let isOurIssuer =
                 issuer != nil
                 && (issuer == configuration.userPool?.issuer || issuer == configuration.openIDConnect?.issuer
                     || issuer == configuration.localUserPool?.issuer)
-            if !jwtModes.isEmpty, isOurIssuer || configuration.lambdaAuthorizer == nil || !modes.contains(.lambda) {
+            if !jwtModes.isEmpty, isOurIssuer || configuration.lambdaAuthorizer == nil || !modes.contains(.function) {
                 do {
                     return try await tokens.identity(for: token, modes: jwtModes)
                 } catch {
                     throw error.httpRejection
                 }
             }
-            if modes.contains(.lambda), let authorizer = configuration.lambdaAuthorizer {
+            if modes.contains(.function), let authorizer = configuration.lambdaAuthorizer {
                 let decision: LambdaAuthorization
                 do {
                     decision = try await authorizer(token)
@@ -103,7 +110,7 @@ package struct RequestAuthenticator: Sendable {
                     throw .notAuthorized
                 }
                 guard decision.isAuthorized else { throw .notAuthorized }
-                return Identity(authorizationMode: .lambda, claims: decision.resolverContext)
+                return Identity(authorizationMode: .function, claims: decision.resolverContext)
             }
             throw .notAuthorized
         }

@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 
 /// How the HTTP endpoint authorizes requests: the default mode, the additional modes, and what
@@ -78,19 +78,9 @@ public struct APIKey: Sendable, Hashable {
     }
 }
 
-/// Credentials a SigV4 signature may be made with.
-public struct IAMCredential: Sendable, Hashable {
-    public var accessKeyId: String
-    public var secretAccessKey: String
-    /// The session token temporary credentials carry.
-    public var sessionToken: String?
-
-    public init(accessKeyId: String, secretAccessKey: String, sessionToken: String? = nil) {
-        self.accessKeyId = accessKeyId
-        self.secretAccessKey = secretAccessKey
-        self.sessionToken = sessionToken
-    }
-}
+/// Credentials a SigV4 signature may be made with: the clients' `AWSCredentials` of `AWSWire`,
+/// whose expiration the server does not read.
+public typealias IAMCredential = AWSCredentials
 
 /// What a Lambda authorizer decided.
 public struct LambdaAuthorization: Sendable, Hashable {

@@ -18,7 +18,7 @@ public enum JWKSSource: Sendable, Hashable {
 /// an ID token, `client_id` of an access token) matches ``appIdClientRegex`` when one is set.
 ///
 /// ```swift
-/// var authorization = ServerAuthorization(defaultMode: .userPools)
+/// var authorization = ServerAuthorization(defaultMode: .amazonCognitoUserPools)
 /// authorization.userPool = UserPoolAuthorization(userPoolId: "us-east-1_Abc", region: "us-east-1")
 /// ```
 public struct UserPoolAuthorization: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 import JWTKit
 
@@ -53,12 +53,12 @@ struct TokenVerifier: Sendable {
     func identity(for token: String, modes: [Identity.AuthorizationMode]) async throws(TokenRejection) -> Identity {
         guard let claims = Self.unverifiedClaims(of: token) else { throw .malformed }
         let issuer = claims["iss"]?.stringValue
-        if modes.contains(.userPools), let userPool, let userPoolKeys, issuer == userPool.issuer {
+        if modes.contains(.amazonCognitoUserPools), let userPool, let userPoolKeys, issuer == userPool.issuer {
             try await userPoolKeys.verifySignature(of: token)
             try checkUserPoolClaims(claims, userPool)
-            return Identity(authorizationMode: .userPools, claims: claims)
+            return Identity(authorizationMode: .amazonCognitoUserPools, claims: claims)
         }
-        if modes.contains(.userPools), let localPool, let localPoolKeys, issuer == localPool.issuer {
+        if modes.contains(.amazonCognitoUserPools), let localPool, let localPoolKeys, issuer == localPool.issuer {
             try await localPoolKeys.verifySignature(of: token)
             try checkUserPoolClaims(
                 claims,
@@ -75,7 +75,7 @@ struct TokenVerifier: Sendable {
                 localPool.appClientIds.contains(client),
                 await !localPool.isRevoked(token: token)
             else { throw .notAuthorized }
-            return Identity(authorizationMode: .userPools, claims: claims)
+            return Identity(authorizationMode: .amazonCognitoUserPools, claims: claims)
         }
         if modes.contains(.openIDConnect), let openIDConnect, let openIDConnectKeys,
             issuer == openIDConnect.issuer

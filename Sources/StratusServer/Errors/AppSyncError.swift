@@ -1,41 +1,5 @@
+import AWSWire
 import GraphQL
-
-/// The `errorType` of an AppSync error, one list for the HTTP endpoint, the real-time endpoint
-/// and the resolvers.
-enum AppSyncErrorType: String, Sendable, Hashable, CaseIterable {
-    // Requests refused before they run.
-    case malformedHttpRequest = "MalformedHttpRequestException"
-    case badRequest = "BadRequestException"
-    case unauthorizedException = "UnauthorizedException"
-    case requestEntityTooLarge = "RequestEntityTooLargeException"
-    case responsePayloadTooLarge = "ResponsePayloadTooLarge"
-    case executionTimeout = "ExecutionTimeout"
-    case internalFailure = "InternalFailure"
-    // SigV4 refusals, as AWS names them.
-    case missingAuthenticationToken = "MissingAuthenticationTokenException"
-    case incompleteSignature = "IncompleteSignatureException"
-    case unrecognizedClient = "UnrecognizedClientException"
-    case invalidSignature = "InvalidSignatureException"
-    // Fields and resolvers.
-    case unauthorized = "Unauthorized"
-    case conditionalCheckFailed = "ConditionalCheckFailedException"
-    case conflictUnhandled = "ConflictUnhandled"
-    case userIllegalArgument = "UserIllegalArgumentException"
-    case validationException = "ValidationException"
-    case dynamoDB = "DynamoDB:DynamoDbException"
-    // Real-time `start` messages and connections.
-    case unsupportedOperation = "UnsupportedOperation"
-    case invalidSyntax = "InvalidSyntaxError"
-    case validationError = "ValidationError"
-    case maxSubscriptionsReached = "MaxSubscriptionsReachedError"
-    case duplicatedOperation = "DuplicatedOperationError"
-    case limitExceeded = "LimitExceededError"
-    case slowConsumer = "SlowConsumerError"
-    // `Idempotency-Key`s of mutations (the local backend's own; AppSync ignores the header).
-    case idempotencyKeyInUse = "IdempotencyKeyInUseException"
-    case idempotencyKeyReused = "IdempotencyKeyReusedException"
-    case idempotentResponseLost = "IdempotentResponseLostException"
-}
 
 /// One object of the `errors` of an AppSync answer, and the one place such answers are written.
 ///

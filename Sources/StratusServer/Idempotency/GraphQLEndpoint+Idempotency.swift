@@ -1,3 +1,4 @@
+import AWSWire
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Crypto
 import Foundation
 import Synchronization
@@ -111,12 +111,12 @@ extension Identity {
     var idempotencyScope: String {
         var parts = [authorizationMode.rawValue]
         switch authorizationMode {
-        case .userPools, .openIDConnect:
+        case .amazonCognitoUserPools, .openIDConnect:
             parts.append(claims["iss"]?.stringValue ?? "")
             parts.append(claims["sub"]?.stringValue ?? claims["username"]?.stringValue ?? "")
         case .awsIAM:
             parts.append(claims["accessKeyId"]?.stringValue ?? "")
-        case .lambda:
+        case .function:
             let sorted = claims.sorted { $0.key < $1.key }
             parts.append(JSON.object(JSONObject(sorted.map { ($0.key, $0.value) })).text)
         case .apiKey, .none:

@@ -1,3 +1,4 @@
+import AWSWire
 import Foundation
 
 /// A REST API in the style of API Gateway with Lambda proxy integrations, served at

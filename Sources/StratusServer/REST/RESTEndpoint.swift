@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -141,7 +141,7 @@ struct RESTEndpoint: Sendable {
             } catch {
                 return .failure(RESTResponse(status: 403, message: Self.apiGatewayMessage(error)))
             }
-        case .userPools, .openIDConnect:
+        case .amazonCognitoUserPools, .openIDConnect:
             guard let token = headers["authorization"], !token.isEmpty else { return .failure(Self.unauthorized) }
             do {
                 let identity = try await authorizer.tokens.identity(for: token, modes: [route.authorization])
@@ -149,7 +149,7 @@ struct RESTEndpoint: Sendable {
             } catch {
                 return .failure(Self.unauthorized)
             }
-        case .lambda:
+        case .function:
             return .failure(Self.unauthorized)
         }
     }

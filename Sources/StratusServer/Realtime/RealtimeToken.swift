@@ -24,7 +24,7 @@ struct RealtimeToken: Sendable, Hashable {
     /// can stop holding: a user pool's or an OIDC provider's token, or identity-pool credentials.
     init?(headers: JSONObject, identity: Identity) {
         switch identity.authorizationMode {
-        case .userPools, .openIDConnect:
+        case .amazonCognitoUserPools, .openIDConnect:
             guard let token = headers.first(where: { $0.key.lowercased() == "authorization" })?.value.stringValue
             else { return nil }
             kind = .jwt(token)

@@ -1,3 +1,4 @@
+import AWSWire
 import GraphQL
 import StratusCodegen
 

@@ -1,4 +1,4 @@
-import Amplify
+import AWSWire
 import Foundation
 import StratusCodegen
 

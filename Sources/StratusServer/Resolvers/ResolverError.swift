@@ -1,3 +1,5 @@
+import AWSWire
+
 /// A resolver's failure, written into the response as AppSync writes it: `errorType`,
 /// `errorInfo` and `data` at the top level of the error object, next to `path`, `locations` and
 /// `message`.

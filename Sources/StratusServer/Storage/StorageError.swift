@@ -11,6 +11,19 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         case inUse(directory: String, processID: Int32?)
         case invalidDatabaseURL(String, String)
         case unprotected(path: String, kind: String, mode: mode_t, wanted: mode_t, problem: String)
+        case unsafeDataFile(path: String, problem: UnsafeDataFile)
+    }
+
+    /// Why a data file cannot be trusted: someone else may read or choose what it holds.
+    enum UnsafeDataFile: Sendable {
+        /// A symbolic link, to the path it names.
+        case link(target: String)
+        /// A file of another user (`owner`) than the one the server runs as (`server`).
+        case foreign(owner: uid_t, server: uid_t)
+        /// Not a regular file: a directory, a device, a socket.
+        case notRegular
+        /// Another file than the one checked before the database opened it.
+        case replaced
     }
 
     let reason: Reason
@@ -49,6 +62,20 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
             return "The data \(kind) '\(path)' has mode \(PrivateDataDirectory.octal(mode)), which lets other users "
                 + "read it, and its mode cannot be changed (\(problem)). Run chmod \(fix) '\(path)' as its owner, "
                 + "or use another data directory."
+        case .unsafeDataFile(let path, .link(let target)):
+            return "The data file '\(path)' is a symbolic link (to '\(target)'). The server does not follow links in "
+                + "its data directory: a link planted while the directory was open to other users would send the "
+                + "signing key and the users' data to a file they read. Remove the link (rm '\(path)'), or use "
+                + "another data directory."
+        case .unsafeDataFile(let path, .foreign(let owner, let server)):
+            return "The data file '\(path)' belongs to user \(owner), not to user \(server) that the server runs as: "
+                + "another user may have planted it, and reads what is written to it. Remove it (rm '\(path)'), "
+                + "or use another data directory."
+        case .unsafeDataFile(let path, .notRegular):
+            return "The data file '\(path)' is not a regular file. Remove it, or use another data directory."
+        case .unsafeDataFile(let path, .replaced):
+            return "The data file '\(path)' was replaced while the server opened it: another process writes the "
+                + "data directory. Stop it, or use another data directory."
         }
     }
 
@@ -69,6 +96,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     static func unprotected(_ path: String, kind: String, mode: mode_t, wanted: mode_t, problem: String) -> StorageError
     {
         StorageError(reason: .unprotected(path: path, kind: kind, mode: mode, wanted: wanted, problem: problem))
+    }
+    static func unsafeDataFile(_ path: String, _ problem: UnsafeDataFile) -> StorageError {
+        StorageError(reason: .unsafeDataFile(path: path, problem: problem))
     }
     static func database(_ error: any Error) -> StorageError {
         if let error = error as? StorageError { return error }

@@ -131,7 +131,9 @@ extension SyncEngine {
             } catch {
                 // Without a signed-in user the request never reached the backend: the change
                 // waits for the next sign-in, as a network failure waits for the network.
-                if !Self.isRetryable(error), await !awaitsUser() { return .refused("\(error)") }
+                if !Self.isRetryable(error, sentWithIdempotencyKey: true), await !awaitsUser() {
+                    return .refused("\(error)")
+                }
                 attempt += 1
                 await outboxSignal.wait(after: generation, timeout: Self.backoff(attempt: attempt))
             }
@@ -149,20 +151,16 @@ extension SyncEngine {
         case .failure(.partial(let item, _)) where !item.isNull:
             return .accepted(item)
         case .failure(.error(let errors)), .failure(.partial(_, let errors)):
-            if let conflict = errors.first(where: { $0.errorType == "ConflictUnhandled" }),
-                let data = conflict.data, !data.isNull
+            let types = Set(errors.compactMap(\.appSyncErrorType))
+            if let conflict = errors.first(where: { $0.appSyncErrorType == .conflictUnhandled }),
+                let remote = conflict.data, !remote.isNull
             {
-                return .conflict(data)
+                return .conflict(remote)
             }
             // The backend applied the change but lost its answer: read its record.
-            if errors.contains(where: { $0.errorType == "IdempotentResponseLostException" }) {
-                return .answerLost
-            }
+            if types.contains(.idempotentResponseLost) { return .answerLost }
             let message = errors.map(\.description).joined(separator: "; ")
-            if errors.contains(where: { $0.errorType?.contains("ConditionalCheckFailed") == true }) {
-                return .conditionFailed(message)
-            }
-            return .refused(message)
+            return types.contains(.conditionalCheckFailed) ? .conditionFailed(message) : .refused(message)
         case .failure(let error):
             return .refused("\(error)")
         }

@@ -99,16 +99,6 @@ public struct GraphQLRequest<R: Decodable>: Sendable {
     }
 }
 
-/// The AppSync authorization modes.
-public enum AWSAuthorizationType: String, Sendable, Hashable, Codable, CaseIterable {
-    case none = "NONE"
-    case apiKey = "API_KEY"
-    case awsIAM = "AWS_IAM"
-    case amazonCognitoUserPools = "AMAZON_COGNITO_USER_POOLS"
-    case openIDConnect = "OPENID_CONNECT"
-    case function = "AWS_LAMBDA"
-}
-
 extension JSONValue {
     /// Converts a value as `JSONSerialization` produces it; `nil` when it is not JSON.
     public init?(jsonObject value: Any) {

@@ -23,6 +23,11 @@ public struct GraphQLError: Error, Sendable, Hashable, Codable, CustomStringConv
     public struct Location: Sendable, Hashable, Codable {
         public var line: Int
         public var column: Int
+
+        public init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
     }
 
     public var message: String

@@ -1,3 +1,4 @@
+import AWSWire
 import Foundation
 
 /// One change to a model: what observers receive and what the outbox stores.

@@ -26,7 +26,9 @@ final class DataDirectoryLock: Sendable {
     ///   server holds the lock, or when the lock file cannot be opened.
     init(directory: URL) throws(StorageError) {
         let path = directory.appendingPathComponent(Self.fileName).path
-        let file = open(path, O_RDWR | O_CREAT | O_CLOEXEC, PrivateDataDirectory.fileMode)
+        // Never through a link: `PrivateDataDirectory.prepare` refused one, and the directory is
+        // private since.
+        let file = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, PrivateDataDirectory.fileMode)
         guard file >= 0 else {
             throw StorageError(
                 reason: .database("Cannot open the lock file '\(path)': \(String(cString: strerror(errno)))")

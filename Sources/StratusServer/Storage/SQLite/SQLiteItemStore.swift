@@ -52,13 +52,23 @@ final class SQLiteItemStore: ServerStore {
         narrowedModes = try PrivateDataDirectory.prepare(directory)
         lock = try DataDirectoryLock(directory: directory)
         let path = directory.appendingPathComponent(Self.databaseFileName).path
-        try PrivateDataDirectory.createFile(atPath: path)
+        let identity = try PrivateDataDirectory.createFile(atPath: path)
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in try WALCheckpointer.prepare(db) }
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
             let checkpointer = try WALCheckpointer(path: path)
+            // Both connections are open on the file that was checked (the pool's readers open
+            // later, in a directory nobody else may change by then).
+            do {
+                try PrivateDataDirectory.checkUnchanged(identity, atPath: path)
+            } catch {
+                try? checkpointer.close()
+                try? pool.close()
+                throw error
+            }
+            self.pool = pool
             self.checkpointer = checkpointer
             writer = GroupCommitWriter(pool: pool) { checkpointer.noteCommits() }
         } catch {

@@ -1,4 +1,4 @@
-import AWSPluginsCore
+import AWSWire
 import Foundation
 import Testing
 

@@ -76,7 +76,8 @@ public struct SigV4Signer: Sendable, Hashable {
     /// Signs a request given by its parts: the one code path of every request type.
     ///
     /// `headers` are the request's own, before signing; the result says which headers to add.
-    func signature(
+    /// `AWSPluginsCore` signs a `URLRequest` with it.
+    package func signature(
         method: String,
         url: URL,
         headers: some RandomAccessCollection<SigV4Request.Headers.Field>,
@@ -225,19 +226,19 @@ public struct SigV4Signer: Sendable, Hashable {
 }
 
 /// What signing a request gives: the headers to add and every step, for debugging.
-struct SigV4Signature {
+package struct SigV4Signature {
     /// `X-Amz-Date` with the signing time, or `Date` when the request has a `Date` header.
-    var dateHeader: (name: String, value: String)
+    package var dateHeader: (name: String, value: String)
     /// The session token of temporary credentials, sent as `X-Amz-Security-Token`.
-    var securityToken: String?
+    package var securityToken: String?
     /// The `Authorization` value.
-    var authorization: String
+    package var authorization: String
     /// The canonical request, string to sign and signature.
     var canonical: SigV4CanonicalRequest
 
     /// Whether the header named `name` is one the signature replaces: `Authorization`,
     /// `X-Amz-Date`, `Date` when the signature uses it, and the session token when it has one.
-    func replaces(_ name: String) -> Bool {
+    package func replaces(_ name: String) -> Bool {
         SigV4Request.Headers.namesMatch(name, "Authorization")
             || SigV4Request.Headers.namesMatch(name, "X-Amz-Date")
             || (dateHeader.name == "Date" && SigV4Request.Headers.namesMatch(name, "Date"))

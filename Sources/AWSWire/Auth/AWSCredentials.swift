@@ -4,8 +4,9 @@ import Foundation
 ///
 /// Long-term IAM user keys have no session token and no expiration. Temporary credentials,
 /// from STS or a Cognito identity pool, carry both: the token travels with each signed request
-/// in `X-Amz-Security-Token`, and the expiration tells a ``RefreshingCredentialsProvider`` when
-/// to fetch new ones.
+/// in `X-Amz-Security-Token`, and the expiration tells a `RefreshingCredentialsProvider` (of
+/// `AWSPluginsCore`) when to fetch new ones. The local server checks signatures against the same
+/// type, and does not read the expiration.
 ///
 /// ```swift
 /// let credentials = AWSCredentials(

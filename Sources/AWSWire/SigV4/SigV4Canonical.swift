@@ -5,7 +5,7 @@ import Foundation
 /// Every rule follows botocore's `SigV4Auth`, the reference signer the tests compare with.
 /// Everything here works on UTF-8 bytes with lookup tables: nothing goes through Foundation's
 /// formatting, so that a signature costs little more than its SHA-256 and HMAC.
-enum SigV4Canonical {
+package enum SigV4Canonical {
     static let algorithm = "AWS4-HMAC-SHA256"
     static let terminator = "aws4_request"
 
@@ -364,7 +364,7 @@ enum SigV4Canonical {
 
     /// Calls `body` with the UTF-8 bytes of `text`, without copying a native string.
     @inline(__always)
-    static func withUTF8<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package static func withUTF8<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
         var copy = text
         return copy.withUTF8(body)

@@ -1,4 +1,5 @@
 import AWSPluginsCore
+import AWSWire
 import Foundation
 import Testing
 

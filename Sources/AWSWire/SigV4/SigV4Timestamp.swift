@@ -135,11 +135,11 @@ struct SigV4Timestamp: Hashable, Comparable {
     }
 
     private init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day),
+        guard (1...12).contains(month), (1...CivilDate.numberOfDays(inMonth: month, year: year)).contains(day),
             (0...23).contains(hour),
             (0...59).contains(minute), (0...59).contains(second)
         else { return nil }
-        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        let days = Int64(CivilDate(year: year, month: month, day: day).daysSince1970)
         self.epochSeconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
@@ -151,41 +151,8 @@ struct SigV4Timestamp: Hashable, Comparable {
     private var components: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
         let days = floorDivide(epochSeconds, 86_400)
         let seconds = Int(epochSeconds - days * 86_400)
-        let (year, month, day) = Self.civilFromDays(days)
-        return (year, month, day, seconds / 3600, seconds / 60 % 60, seconds % 60)
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = floorDivide(y, 400)
-        let yearOfEra = y - era * 400
-        let monthIndex = Int64(month > 2 ? month - 3 : month + 9)
-        let dayOfYear = (153 * monthIndex + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-    private static func civilFromDays(_ days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
+        let date = CivilDate(daysSince1970: Int(days))
+        return (date.year, date.month, date.day, seconds / 3600, seconds / 60 % 60, seconds % 60)
     }
 }
 

@@ -9,7 +9,7 @@ extension UUID {
     ///
     /// `UUID()` on Linux opens, reads and closes `/dev/urandom` for each UUID: three system
     /// calls, about four times the cost of this one `getrandom`. The outbox and the sync engine
-    /// make one per saved and per received record.
+    /// make one per saved and per received record, and the server one per created item.
     package static func systemRandom() -> UUID {
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { raw in

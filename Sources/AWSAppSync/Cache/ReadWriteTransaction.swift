@@ -1,0 +1,175 @@
+import AWSWire
+import Amplify
+import Foundation
+import GRDB
+
+/// A read and write of the cache inside ``ApolloStore/withinReadWriteTransaction(_:)``; valid
+/// only during the transaction's body.
+public final class ReadWriteTransaction: ReadTransaction {
+    /// The `record.field` keys whose values this transaction changed.
+    private(set) var changedKeys: Set<String> = []
+    /// The optimistic layer this transaction writes to (a queued mutation's id), or `nil` to
+    /// write the records themselves.
+    let layer: String?
+    /// Whether this transaction added or removed optimistic layers.
+    private(set) var layersChanged = false
+    /// How many bytes the records written add to the table (negative when they shrank).
+    private(set) var addedBytes = 0
+
+    override var writes: Bool { true }
+
+    init(db: Database, cacheKeyForObject: CacheKeyForObject?, layered: Bool, layer: String?) {
+        self.layer = layer
+        super.init(db: db, cacheKeyForObject: cacheKeyForObject, layered: layered || layer != nil)
+    }
+
+    /// Reads `query`'s data, lets `body` change it, and writes it back.
+    ///
+    /// ```swift
+    /// try transaction.update(query: ListTodosQuery()) { (data: inout ListTodosQuery.Data) in
+    ///     data.listTodos?.items?.removeAll { $0?.id == id }
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cacheMiss``) when the
+    ///   cache does not hold the query's data; what `body` throws; the database's errors.
+    public func update<Query: GraphQLQuery>(query: Query, _ body: (inout Query.Data) throws -> Void) throws {
+        var data = try read(query: query)
+        try body(&data)
+        try write(data: data, forQuery: query)
+    }
+
+    /// Writes `data` as the response of `query`.
+    ///
+    /// - Throws: ``JSONDecodingError`` when `data` lacks a selected field or has one of another
+    ///   type; the database's errors.
+    public func write<Query: GraphQLQuery>(data: Query.Data, forQuery query: Query) throws {
+        let object = try data.jsonObject(variables: query.variables)
+        try write(snapshot: object, for: query)
+    }
+
+    /// Writes a response object of `operation` and returns the `record.field` keys it holds.
+    @discardableResult
+    func write<Operation: GraphQLOperation>(snapshot: Snapshot, for operation: Operation) throws -> Set<String> {
+        try write(
+            snapshot: snapshot,
+            selections: Operation.Data.selections,
+            variables: operation.variables,
+            root: CacheRoot.key(for: Operation.self)
+        )
+    }
+
+    /// Writes a response object read with `selections` under `root` and returns the
+    /// `record.field` keys it holds.
+    @discardableResult
+    func write(
+        snapshot: Snapshot,
+        selections: [any GraphQLSelection],
+        variables: GraphQLMap?,
+        root: CacheKey
+    ) throws -> Set<String> {
+        var normalizer = CacheNormalizer(variables: variables, cacheKeyForObject: cacheKeyForObject)
+        normalizer.normalize(snapshot, selections: selections, key: root)
+        let kept = normalizer.records.filter { key, _ in
+            root == CacheRoot.query || (key != root && !key.hasPrefix(root + "."))
+        }
+        try prefetch(Array(kept.keys))
+        var keys: Set<String> = []
+        for (key, fields) in kept {
+            try merge(fields, into: key)
+            for field in fields.keys { keys.insert("\(key).\(field)") }
+        }
+        return keys
+    }
+
+    /// Sets `fields` on the record `key`, keeping its other fields; writes only what changed.
+    ///
+    /// In an optimistic transaction the fields go to its layer; otherwise to the record, under
+    /// the layers of queued mutations, which keep showing their values until they are removed.
+    private func merge(_ fields: [String: JSONValue], into key: CacheKey) throws {
+        let view = try self.record(key) ?? [:]
+        if let layer {
+            let changedFields = fields.filter { view[$0.key] != $0.value }
+            guard !changedFields.isEmpty else { return }
+            var layerRecord = try OptimisticLayers.record(db, layer: layer, key: key) ?? [:]
+            layerRecord.merge(changedFields) { $1 }
+            try OptimisticLayers.write(db, layer: layer, key: key, record: try Self.text(of: layerRecord, key: key))
+            if overlay[key] == nil { base[key] = .some(try self.storedRecord(key)) }
+            overlay[key, default: [:]].merge(changedFields) { $1 }
+            loaded[key] = view.merging(changedFields) { $1 }
+            for field in changedFields.keys { changedKeys.insert("\(key).\(field)") }
+            layersChanged = true
+            return
+        }
+        let shadow = overlay[key]
+        var record = shadow == nil ? view : (base[key] ?? nil) ?? [:]
+        var changed = false
+        for (field, value) in fields where record[field] != value {
+            record[field] = value
+            if shadow?[field] == nil { changedKeys.insert("\(key).\(field)") }
+            changed = true
+        }
+        guard changed else { return }
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO records (key, record, accessed) VALUES (?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET record = excluded.record, accessed = excluded.accessed
+                """
+        )
+        let stored = try Self.stored(record, key: key)
+        try statement.execute(arguments: [key, stored, CacheBounds.now()])
+        let size = key.utf8.count + stored.count
+        addedBytes += size - (storedSizes[key] ?? 0)
+        storedSizes[key] = size
+        if let shadow {
+            base[key] = record
+            loaded[key] = record.merging(shadow) { $1 }
+        } else {
+            loaded[key] = record
+        }
+    }
+
+    /// The record `key` as stored, without optimistic layers.
+    private func storedRecord(_ key: CacheKey) throws -> [String: JSONValue]? {
+        if let known = base[key] { return known }
+        let statement = try db.cachedStatement(sql: "SELECT record FROM records WHERE key = ?")
+        let rows = try Row.fetchCursor(statement, arguments: [key])
+        guard try rows.next() != nil else { return nil }
+        return try Self.decodedRecord(in: statement, column: 0, key: key).fields
+    }
+
+    /// The stored bytes of a record.
+    static func stored(_ record: [String: JSONValue], key: CacheKey) throws -> Data {
+        guard let bytes = CacheRecordFormat.encode(record) else { throw nonFiniteNumber(key) }
+        return Data(bytes)
+    }
+
+    private static func nonFiniteNumber(_ key: CacheKey) -> AWSAppSyncClientError {
+        AWSAppSyncClientError(
+            .cache,
+            "The record '\(key)' holds an infinite or NaN number, which JSON cannot hold. Fix the value written."
+        )
+    }
+
+    /// The stored text of an optimistic layer's fields.
+    static func text(of record: [String: JSONValue], key: CacheKey) throws -> String {
+        var writer = JSONTextWriter(sortsKeys: true, doubleStyle: .keepsFraction)
+        JSONValue.object(record).write(to: &writer)
+        guard !writer.wroteNonFiniteNumber else { throw nonFiniteNumber(key) }
+        return writer.text
+    }
+
+    /// Removes the optimistic layer of the queued mutation `layer`: the fields it set show the
+    /// records' own values again.
+    func removeLayer(_ layer: String) throws {
+        let removed = try OptimisticLayers.remove(db, layer: layer)
+        guard !removed.isEmpty else { return }
+        layersChanged = true
+        for (key, fields) in removed {
+            for field in fields.keys { changedKeys.insert("\(key).\(field)") }
+            loaded[key] = nil
+            base[key] = nil
+            overlay[key] = nil
+        }
+    }
+}
