@@ -221,7 +221,7 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
 
     /// The session as an ``AWSAuthCognitoSession``.
     ///
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` when the plugin is not configured.
+    /// - Throws: `AuthError.configuration(_:_:_:)` when the plugin is not configured.
     public func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession {
         try await configured().fetchSession(force: options?.forceRefresh ?? false)
     }

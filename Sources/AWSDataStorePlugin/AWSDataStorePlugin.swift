@@ -77,11 +77,11 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// Opens the store. Sync starts with the first DataStore call, or ``start()``.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/configuration`` when the registration's
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.configuration` when the registration's
     ///   models cannot be stored (two names that differ only in case, a relation to a model it
-    ///   does not register); ``DataStoreError/Code/invalidDatabase`` when the file at
+    ///   does not register); `DataStoreError.Code.invalidDatabase` when the file at
     ///   ``DataStoreConfiguration/databaseURL`` is not DataStore's, is corrupted or was written by
-    ///   a newer DataStore (the file is left untouched); ``DataStoreError/Code/storage`` when the
+    ///   a newer DataStore (the file is left untouched); `DataStoreError.Code.storage` when the
     ///   file cannot be created or SQLite fails.
     public func configure(using configuration: JSONValue?) throws {
         _ = try openStore()
@@ -159,9 +159,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// The pending outbox events, oldest first: the changes waiting to be sent to the backend.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/invalidDatabase`` naming the event when
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.invalidDatabase` naming the event when
     ///   a stored event cannot be read (a `createdAt` that is not an `AWSDateTime`, a mutation type
-    ///   that is not create, update or delete); ``DataStoreError/Code/storage`` when SQLite fails;
+    ///   that is not create, update or delete); `DataStoreError.Code.storage` when SQLite fails;
     ///   or those of ``configure(using:)`` when the store opens now.
     public func pendingMutations() async throws -> [MutationEvent] {
         try await openEngine().outboxEvents()
@@ -173,16 +173,16 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     /// `condition`, replaces it only when the stored record matches. The record, its sync
     /// metadata and its outbox event are written in one transaction.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
-    ///   registration does not contain `M`; ``DataStoreError/Code/invalidModel`` when the model
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.unregisteredModel` when the
+    ///   registration does not contain `M`; `DataStoreError.Code.invalidModel` when the model
     ///   does not fit its schema (a required field without a value, a value of another type, a
     ///   number JSON cannot hold) or belongs to a parent that is not saved;
-    ///   ``DataStoreError/Code/invalidCondition`` when `condition` does not fit the model (an
+    ///   `DataStoreError.Code.invalidCondition` when `condition` does not fit the model (an
     ///   unknown field, an operator its type does not support, a value of another type), is given
     ///   for a record not saved yet, or compares with a number a GraphQL filter cannot hold;
-    ///   ``DataStoreError/Code/conditionalSaveFailed`` when the stored record does not match
-    ///   `condition`; ``DataStoreError/Code/invalidDatabase`` when the record's pending outbox
-    ///   event cannot be read; ``DataStoreError/Code/storage`` when SQLite fails; or those of
+    ///   `DataStoreError.Code.conditionalSaveFailed` when the stored record does not match
+    ///   `condition`; `DataStoreError.Code.invalidDatabase` when the record's pending outbox
+    ///   event cannot be read; `DataStoreError.Code.storage` when SQLite fails; or those of
     ///   ``configure(using:)`` when the store opens now. Nothing is written when it throws.
     @discardableResult
     public func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws -> M {
@@ -191,10 +191,10 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// The stored model of type `modelType` whose identifier is `id`, or `nil`.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
-    ///   registration does not contain `M`; ``DataStoreError/Code/invalidDatabase`` naming the
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.unregisteredModel` when the
+    ///   registration does not contain `M`; `DataStoreError.Code.invalidDatabase` naming the
     ///   record when its stored embedded value or list is not JSON;
-    ///   ``DataStoreError/Code/storage`` when the record does not decode as `M` or SQLite fails;
+    ///   `DataStoreError.Code.storage` when the record does not decode as `M` or SQLite fails;
     ///   or those of ``configure(using:)`` when the store opens now.
     public func query<M: Model>(_ modelType: M.Type, byId id: String) async throws -> M? {
         try await openEngine().query(modelType, byId: id)
@@ -202,12 +202,12 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// The stored models of type `modelType` that match `predicate`, sorted and paginated.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
-    ///   registration does not contain `M`; ``DataStoreError/Code/invalidCondition`` when the
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.unregisteredModel` when the
+    ///   registration does not contain `M`; `DataStoreError.Code.invalidCondition` when the
     ///   predicate or the sort does not fit the model (an unknown field, an operator its type
     ///   does not support, a value of another type, a hasMany relation to sort by);
-    ///   ``DataStoreError/Code/invalidDatabase`` naming the record when its stored embedded value
-    ///   or list is not JSON; ``DataStoreError/Code/storage`` when a record does not decode as
+    ///   `DataStoreError.Code.invalidDatabase` naming the record when its stored embedded value
+    ///   or list is not JSON; `DataStoreError.Code.storage` when a record does not decode as
     ///   `M` or SQLite fails; or those of ``configure(using:)`` when the store opens now.
     public func query<M: Model>(
         _ modelType: M.Type,
@@ -222,14 +222,14 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     /// matches `predicate`; each deletion is an outbox event. A record that is not stored is
     /// no error: nothing is deleted.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
-    ///   registration does not contain `M`; ``DataStoreError/Code/invalidModel`` when `model`
-    ///   cannot be encoded or has no value for a key field; ``DataStoreError/Code/invalidCondition``
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.unregisteredModel` when the
+    ///   registration does not contain `M`; `DataStoreError.Code.invalidModel` when `model`
+    ///   cannot be encoded or has no value for a key field; `DataStoreError.Code.invalidCondition`
     ///   when `predicate` does not fit the model (an unknown field, an operator its type does not
     ///   support, a value of another type) or compares with a number a GraphQL filter cannot hold;
-    ///   ``DataStoreError/Code/conditionalSaveFailed`` when the stored record does not match it;
-    ///   ``DataStoreError/Code/invalidDatabase`` when a pending outbox event of a deleted record
-    ///   cannot be read; ``DataStoreError/Code/storage`` when SQLite fails; or those of
+    ///   `DataStoreError.Code.conditionalSaveFailed` when the stored record does not match it;
+    ///   `DataStoreError.Code.invalidDatabase` when a pending outbox event of a deleted record
+    ///   cannot be read; `DataStoreError.Code.storage` when SQLite fails; or those of
     ///   ``configure(using:)`` when the store opens now. Nothing is deleted when it throws.
     public func delete<M: Model>(_ model: M, where predicate: (any QueryPredicate)?) async throws {
         let engine = try openEngine()
@@ -239,12 +239,12 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     }
 
     /// Deletes the stored model of type `modelType` whose identifier is `id`, with its hasMany
-    /// and hasOne children, when it matches `predicate`; as ``delete(_:where:)``.
+    /// and hasOne children, when it matches `predicate`; as `delete(_:where:)` deletes a model.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel``,
-    ///   ``DataStoreError/Code/invalidCondition``, ``DataStoreError/Code/conditionalSaveFailed``,
-    ///   ``DataStoreError/Code/invalidDatabase`` or ``DataStoreError/Code/storage``, as
-    ///   ``delete(_:where:)`` throws them, or those of ``configure(using:)`` when the store opens
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.unregisteredModel`,
+    ///   `DataStoreError.Code.invalidCondition`, `DataStoreError.Code.conditionalSaveFailed`,
+    ///   `DataStoreError.Code.invalidDatabase` or `DataStoreError.Code.storage`, as
+    ///   `delete(_:where:)` throws them, or those of ``configure(using:)`` when the store opens
     ///   now. Nothing is deleted when it throws.
     public func delete<M: Model>(
         _ modelType: M.Type,
@@ -258,10 +258,10 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
     /// Deletes every stored model of type `modelType` that matches `predicate`, with their
     /// hasMany and hasOne children, in one transaction.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/unregisteredModel`` when the
-    ///   registration does not contain `M`; ``DataStoreError/Code/invalidCondition`` when
-    ///   `predicate` does not fit the model; ``DataStoreError/Code/invalidDatabase`` when a
-    ///   pending outbox event of a deleted record cannot be read; ``DataStoreError/Code/storage``
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.unregisteredModel` when the
+    ///   registration does not contain `M`; `DataStoreError.Code.invalidCondition` when
+    ///   `predicate` does not fit the model; `DataStoreError.Code.invalidDatabase` when a
+    ///   pending outbox event of a deleted record cannot be read; `DataStoreError.Code.storage`
     ///   when SQLite fails; or those of ``configure(using:)`` when the store opens now. Nothing
     ///   is deleted when it throws.
     public func delete<M: Model>(_ modelType: M.Type, where predicate: any QueryPredicate) async throws {
@@ -293,7 +293,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// Stops syncing, removes every record and the outbox; the next call starts again.
     ///
-    /// - Throws: ``DataStoreError``: ``DataStoreError/Code/storage`` when SQLite fails (nothing
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.storage` when SQLite fails (nothing
     ///   is removed then), or those of ``configure(using:)`` when the store opens now.
     public func clear() async throws {
         await stopSync()
@@ -302,7 +302,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
 
     /// Opens the store and starts syncing, when there is a backend.
     ///
-    /// - Throws: ``DataStoreError``: those of ``configure(using:)`` when the store opens now.
+    /// - Throws: `DataStoreError`: those of ``configure(using:)`` when the store opens now.
     ///   Sync's own failures come later, to ``DataStoreConfiguration/errorHandler``.
     public func start() async throws {
         _ = try openEngine()

@@ -4,7 +4,7 @@ import OpenCombine
 
 extension DataStoreCategory {
     /// The changes to models of type `modelType`, as an OpenCombine publisher: the `Combine`
-    /// form of ``DataStoreCategory/observe(_:)`` that Amplify offers on Apple platforms, here on
+    /// form of `DataStoreCategory.observe(_:)` that Amplify offers on Apple platforms, here on
     /// every platform.
     ///
     /// ```swift

@@ -72,7 +72,7 @@ public final class LocalBackend: Sendable {
     /// a local user pool and identity pool answer on the same port (``cognito``), and the API
     /// trusts their tokens and credentials.
     ///
-    /// - Throws: ``SchemaError`` for a bad schema, or what the backend throws when it cannot start.
+    /// - Throws: `SchemaError` for a bad schema, or what the backend throws when it cannot start.
     public static func start(
         schema source: String,
         configuration: ServerConfiguration = ServerConfiguration(),

@@ -1,7 +1,7 @@
 /// Variables of an operation, or the fields of an input object: JSON values by name.
 ///
 /// A `nil` optional is left out rather than sent as null, so an update touches only the fields
-/// it names; set a key to ``JSONValue/null`` to send null explicitly.
+/// it names; set a key to `JSONValue.null` to send null explicitly.
 public typealias GraphQLMap = [String: JSONValue]
 
 /// A GraphQL operation generated into `API.swift`: its document, its variables and the shape of

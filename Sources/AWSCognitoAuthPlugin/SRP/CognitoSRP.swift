@@ -61,7 +61,7 @@ public struct CognitoSRP: Sendable {
     /// user `userIdForSRP`, from the server's `SRP_B` and `SALT` (hexadecimal, as the
     /// `PASSWORD_VERIFIER` challenge gives them).
     ///
-    /// - Throws: ``AuthError/service(_:_:_:)`` when `SRP_B` or `SALT` is not hexadecimal, or the
+    /// - Throws: `AuthError.service(_:_:_:)` when `SRP_B` or `SALT` is not hexadecimal, or the
     ///   server's value is unsafe (`B mod N = 0`, or `u = 0`).
     public func passwordAuthenticationKey(
         userIdForSRP: String,
@@ -89,7 +89,7 @@ public struct CognitoSRP: Sendable {
     /// `PASSWORD_CLAIM_SIGNATURE`: the base64 HMAC-SHA256, under `key`, of the pool name, the
     /// user id, the decoded `SECRET_BLOCK` and the timestamp.
     ///
-    /// - Throws: ``AuthError/service(_:_:_:)`` when `secretBlock` is not base64.
+    /// - Throws: `AuthError.service(_:_:_:)` when `secretBlock` is not base64.
     public func signature(
         key: SymmetricKey,
         userIdForSRP: String,

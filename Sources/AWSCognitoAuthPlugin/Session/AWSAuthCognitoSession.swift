@@ -13,7 +13,7 @@ import Foundation
 /// ```
 ///
 /// A user whose tokens could not be refreshed is still signed in (`isSignedIn` is `true`), and
-/// the tokens' result is ``Amplify/AuthError/sessionExpired(_:_:_:)``: sign in again.
+/// the tokens' result is `AuthError.sessionExpired(_:_:_:)`: sign in again.
 public struct AWSAuthCognitoSession: AuthSession {
     /// Whether a user is signed in.
     public let isSignedIn: Bool

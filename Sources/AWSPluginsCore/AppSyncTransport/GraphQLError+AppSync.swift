@@ -14,10 +14,10 @@ extension GraphQLError {
     /// "data":…}`), while other GraphQL servers, and AppSync's JavaScript resolvers through
     /// `util.error`'s `extensions`, put them under `extensions`. Either way the error reads the
     /// same:
-    /// - ``GraphQLError/message``, ``GraphQLError/locations`` and ``GraphQLError/path`` as sent;
-    /// - ``GraphQLError/errorType``, ``GraphQLError/errorInfo`` and ``GraphQLError/data`` from
+    /// - `message`, `locations` and `path` as sent;
+    /// - `errorType`, `errorInfo` and `data` from
     ///   the error itself, or, when absent or null there, from its `extensions`;
-    /// - ``GraphQLError/extensions`` as sent, plus every member beside `message` that the
+    /// - `extensions` as sent, plus every member beside `message` that the
     ///   GraphQL specification does not name, and `errorType`, `errorInfo` and `data` with the
     ///   values of the properties (when not null): Amplify's shape, for code that reads
     ///   `extensions?["errorType"]`. So `errorType` and `extensions?["errorType"]` never differ.

@@ -15,11 +15,11 @@ extension GraphQLError {
     /// - An `errorType` AppSync or the local backend writes (`ConflictUnhandled`, `Unauthorized`,
     ///   `UnauthorizedException`, `IdempotentResponseLostException`, …) is its case.
     /// - A DynamoDB resolver's `DynamoDB:<exception>` is the exception's case:
-    ///   `DynamoDB:ConditionalCheckFailedException` is ``AppSyncErrorType/conditionalCheckFailed``,
+    ///   `DynamoDB:ConditionalCheckFailedException` is `AppSyncErrorType.conditionalCheckFailed`,
     ///   as the local backend's `ConditionalCheckFailedException` is.
     /// - An error whose type is absent or unknown, with DynamoDB's message for a failed condition
     ///   (`The conditional request failed…`, which the AppSync SDK matches), is
-    ///   ``AppSyncErrorType/conditionalCheckFailed``.
+    ///   `AppSyncErrorType.conditionalCheckFailed`.
     /// - Anything else is `nil`: the error is reported as it is, by its `errorType` and message.
     ///
     /// ```swift

@@ -4,7 +4,7 @@ import Foundation
 /// A GraphQL response body, `{"data": …, "errors": […]}`, read once for every client: the
 /// decode step of ``AppSyncRequest``.
 ///
-/// `errors` are read by ``GraphQLError/init(appSyncError:at:)``, so each has AppSync's
+/// `errors` are read by ``Amplify/GraphQLError/init(appSyncError:at:)``, so each has AppSync's
 /// `errorType`, `errorInfo` and `data` wherever the server put them. What `data` must hold is
 /// each client's business: the API plugin decodes it at a request's `decodePath`, the AppSync
 /// client reads it against an operation's selections.
@@ -14,7 +14,7 @@ import Foundation
 /// if let conflict = body.errors?.first(where: { $0.appSyncErrorType == .conflictUnhandled }) { … }
 /// ```
 public struct GraphQLResponseBody: Sendable, Hashable {
-    /// The body's `data`: `nil` when absent, ``JSONValue/null`` when null.
+    /// The body's `data`: `nil` when absent, `JSONValue.null` when null.
     public var data: JSONValue?
     /// The body's `errors`: `nil` when absent or null.
     public var errors: [GraphQLError]?

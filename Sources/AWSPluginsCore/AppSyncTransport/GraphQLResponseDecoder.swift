@@ -1,14 +1,14 @@
 import Amplify
 import Foundation
 
-/// Turns a GraphQL response body into a ``GraphQLResponse``: the API plugin's decode step over
+/// Turns a GraphQL response body into a `GraphQLResponse`: the API plugin's decode step over
 /// ``GraphQLResponseBody``.
 ///
 /// `data` only is a success; `errors` only is an error; both are partial, except when the value
 /// asked for (at `decodePath`, or every top-level value without one) is null, which is an error.
 /// The value decoded is `data` at the request's `decodePath`; `String` receives that JSON as
-/// text and ``JSONValue`` the JSON itself. The errors are read by
-/// ``GraphQLError/init(appSyncError:at:)``; a body that is not JSON, not an object, or whose
+/// text and `JSONValue` the JSON itself. The errors are read by
+/// ``Amplify/GraphQLError/init(appSyncError:at:)``; a body that is not JSON, not an object, or whose
 /// `errors` are not GraphQL errors is a `transformationError` carrying the body's text.
 public struct GraphQLResponseDecoder: Sendable {
     public init() {}

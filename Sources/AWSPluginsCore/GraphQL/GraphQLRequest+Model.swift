@@ -11,7 +11,7 @@ public enum GraphQLSubscriptionType: String, Sendable, CaseIterable {
 extension GraphQLRequest {
     /// Creates `model`: `createPost(input:)`.
     ///
-    /// - Throws: ``APIError/operationError(_:_:)`` naming the model and its identifier when the
+    /// - Throws: `APIError.operationError(_:_:)` naming the model and its identifier when the
     ///   model cannot be encoded (a `Double` that is infinite or NaN, say).
     public static func create<M: Model>(
         _ model: M,
@@ -31,7 +31,7 @@ extension GraphQLRequest {
     /// detection, pass the `_version` the change is based on: without it, AUTOMERGE keeps the
     /// server's values.
     ///
-    /// - Throws: ``APIError/operationError(_:_:)`` naming the model and its identifier when the
+    /// - Throws: `APIError.operationError(_:_:)` naming the model and its identifier when the
     ///   model cannot be encoded.
     public static func update<M: Model>(
         _ model: M,
@@ -52,7 +52,7 @@ extension GraphQLRequest {
     /// Deletes `model`; with a predicate, only when the stored record matches it. On an API with
     /// conflict detection, pass the `_version` the deletion is based on.
     ///
-    /// - Throws: ``APIError/operationError(_:_:)`` naming the model and its identifier when the
+    /// - Throws: `APIError.operationError(_:_:)` naming the model and its identifier when the
     ///   model cannot be encoded.
     public static func delete<M: Model>(
         _ model: M,
@@ -70,7 +70,7 @@ extension GraphQLRequest {
     }
 
     /// Reads the model of type `modelType` whose identifier is `id`: `getPost(id:)`. For a composite
-    /// key, `id` is the model's ``Model/identifier``: the key values joined with `#`.
+    /// key, `id` is the model's `Model.identifier`: the key values joined with `#`.
     public static func get<M: Model>(
         _ modelType: M.Type,
         byId id: String,

@@ -50,14 +50,14 @@ public struct SigV4Signer: Sendable, Hashable {
         return signed
     }
 
-    /// The canonical request that ``sign(_:credentials:date:)`` signs, for debugging a mismatch.
+    /// The canonical request that ``sign(_:credentials:date:)->SigV4Request`` signs, for debugging a mismatch.
     ///
     /// It is computed from `request` with the date and token headers the signer adds.
     public func canonicalRequest(for request: SigV4Request, credentials: AWSCredentials, date: Date) -> String {
         signature(of: request, credentials: credentials, date: date).canonical.canonicalRequest
     }
 
-    /// The string to sign that ``sign(_:credentials:date:)`` computes, for debugging a mismatch.
+    /// The string to sign that ``sign(_:credentials:date:)->SigV4Request`` computes, for debugging a mismatch.
     public func stringToSign(for request: SigV4Request, credentials: AWSCredentials, date: Date) -> String {
         signature(of: request, credentials: credentials, date: date).canonical.stringToSign
     }

@@ -52,6 +52,8 @@ public struct SigV4Verifier: Sendable {
     /// Creates a verifier for a service in a region.
     ///
     /// - Parameters:
+    ///   - service: The signing name requests must be scoped to, such as `appsync`.
+    ///   - region: The region requests must be scoped to, such as `us-east-1`.
     ///   - clockSkew: How far the request time may be from now, either way.
     ///   - credentials: Looks up the secret and the session token of an access key id.
     public init(

@@ -1,6 +1,6 @@
 import AWSWire
 
-/// JSON text that could not be read: `AWSWire`'s ``AWSWire/JSONParseError``, which the package's
+/// JSON text that could not be read: `AWSWire.JSONParseError`, which the package's
 /// one JSON text reader throws.
 ///
 /// The reader lives in `AWSWire`, below the clients and the server; this name keeps the error

@@ -4,7 +4,7 @@ import Foundation
 /// them.
 ///
 /// A store (DataStore's SQLite engine, say) puts its loader in the decoder's `userInfo` under
-/// ``Foundation/CodingUserInfoKey/modelRelationLoader`` when it decodes records; every `List`
+/// `CodingUserInfoKey.modelRelationLoader` when it decodes records; every `List`
 /// and ``ModelReference`` decoded that way loads on first access.
 public protocol ModelRelationLoader: Sendable {
     /// The models of `type` whose fields equal `values` (field name to value), blocking the

@@ -10,7 +10,7 @@
 /// QueryPredicateOperation(field: "rating", operator: .between(start: 1, end: 5))
 /// ```
 ///
-/// ``evaluate(target:schema:)`` on ``QueryPredicate`` documents what each operator means.
+/// ``QueryPredicate/evaluate(target:schema:)`` documents what each operator means.
 public enum QueryOperator: Sendable, Hashable {
     /// The field is not equal to the value; ``JSONValue/null`` asks for a field that is present.
     case notEqual(JSONValue)
@@ -26,7 +26,7 @@ public enum QueryOperator: Sendable, Hashable {
     case greaterThan(JSONValue)
     /// A string field holds the value as a substring, or a list field holds it as an element.
     case contains(JSONValue)
-    /// The negation of ``contains(_:)``; true for a missing field.
+    /// The negation of ``contains(_:)-enum.case``; true for a missing field.
     case notContains(JSONValue)
     /// The field lies between `start` and `end`, both included.
     case between(start: JSONValue, end: JSONValue)

@@ -17,11 +17,15 @@
 public struct CustomOperation: Sendable, Hashable {
     /// The root type the operation belongs to.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A field of the query type.
         case query
+        /// A field of the mutation type.
         case mutation
+        /// A field of the subscription type.
         case subscription
     }
 
+    /// The root type the operation belongs to.
     public var kind: Kind
     /// The field name: `echo`, `onCreateMessage`.
     public var name: String
@@ -45,11 +49,18 @@ public struct CustomOperation: Sendable, Hashable {
 }
 
 /// The names of the root operation types.
+///
+/// A `schema { query: RootQuery }` block renames them; the generated operations join the
+/// hand-written ones in whichever types these name.
 public struct RootTypeNames: Sendable, Hashable {
+    /// The query type's name: `Query` unless the schema block names another.
     public var query = "Query"
+    /// The mutation type's name: `Mutation` unless the schema block names another.
     public var mutation = "Mutation"
+    /// The subscription type's name: `Subscription` unless the schema block names another.
     public var subscription = "Subscription"
 
+    /// GraphQL's default names: `Query`, `Mutation` and `Subscription`.
     public init() {}
 
     /// The name of the root type of `kind`.
@@ -93,6 +104,8 @@ public struct FunctionInvocation: Sendable, Hashable {
     public var region: String?
     /// The account of a function in another account, if given.
     public var accountId: String?
+    /// How the function is called: ``InvocationType/requestResponse`` unless the schema says
+    /// otherwise.
     public var invocationType: InvocationType
 }
 
@@ -100,32 +113,43 @@ public struct FunctionInvocation: Sendable, Hashable {
 public struct HTTPRequest: Sendable, Hashable {
     /// The methods `@http` takes.
     public enum Method: String, Sendable, Hashable, CaseIterable {
+        /// `GET`, the default.
         case get = "GET"
+        /// `POST`.
         case post = "POST"
+        /// `PUT`.
         case put = "PUT"
+        /// `DELETE`.
         case delete = "DELETE"
+        /// `PATCH`.
         case patch = "PATCH"
     }
 
     /// A header sent with the request.
     public struct Header: Sendable, Hashable {
+        /// The header's name, as written.
         public var key: String
+        /// The header's value, as written.
         public var value: String
     }
 
     /// The URL as written: `${env}`, `${aws_region}` and `:argument` path parameters are kept for
     /// the backend to fill in.
     public var url: String
+    /// The method: `GET` unless the schema says otherwise.
     public var method: Method
+    /// The headers sent with every request, in declaration order.
     public var headers: [Header]
 }
 
 /// An argument of a field, or a field of an input type.
 public struct InputValue: Sendable, Hashable {
+    /// The argument's or input field's name.
     public var name: String
     /// A scalar, an enum, an input type or a custom scalar.
     public var type: FieldType
     /// The default value as GraphQL writes it (`"hello"`, `10`, `[A, B]`), if any.
     public var defaultValue: String?
+    /// Where the argument or input field is declared.
     public var position: SourcePosition
 }

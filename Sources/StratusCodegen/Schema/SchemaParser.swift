@@ -13,6 +13,7 @@ import GraphQL
 /// let schema = try SchemaParser().parse(source, fileName: "schema.graphql")
 /// ```
 public struct SchemaParser: Sendable {
+    /// A parser; it keeps no state between schemas.
     public init() {}
 
     /// Parses, validates and resolves `source`.

@@ -10,6 +10,7 @@
 /// let files = try SwiftModelGenerator().generate(try SchemaParser().parse(source))
 /// ```
 public struct SwiftModelGenerator: Sendable {
+    /// A generator; it keeps no state between schemas.
     public init() {}
 
     static let header = """

@@ -3,7 +3,7 @@ import Foundation
 /// Where the keys that sign a pool's or a provider's tokens come from.
 public enum JWKSSource: Sendable, Hashable {
     /// A JWKS document fetched over HTTP(S), cached, and fetched again when a token names a key
-    /// the cached document lacks (at most once per ``TokenKeys/refreshInterval``).
+    /// the cached document lacks (at most once every 30 seconds).
     case url(URL)
     /// A JWKS document in a file, read once.
     case file(URL)

@@ -88,7 +88,7 @@ public enum JSON: Sendable, Hashable {
 /// Two objects are equal when they hold the same members, whatever their order.
 ///
 /// The members are kept in one array: the objects of items and responses have a few members, and
-/// a scan of them costs less than hashing their names. An object past ``indexedCount`` members
+/// a scan of them costs less than hashing their names. An object past 16 members
 /// (a response of many aliases, a large input) also keeps an index of names to positions.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// From this many members on, names are found through an index rather than by a scan.

@@ -1,6 +1,6 @@
 import AWSWire
 
-/// The authorization modes of AppSync: `AWSWire`'s ``AWSWire/AWSAuthorizationType``, which the
+/// The authorization modes of AppSync: `AWSWire.AWSAuthorizationType`, which the
 /// server names too.
 ///
 /// The enum lives in `AWSWire`, below the clients and the server; this name keeps it where apps

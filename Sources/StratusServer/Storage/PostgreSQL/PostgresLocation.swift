@@ -28,7 +28,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a connection URL.
     ///
-    /// - Throws: ``StorageError/invalidDatabaseURL(_:_:)`` naming what is missing or wrong.
+    /// - Throws: `StorageError.invalidDatabaseURL(_:_:)` naming what is missing or wrong.
     public init(_ url: String) throws(StorageError) {
         guard let components = URLComponents(string: url),
             let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme)
