@@ -2,6 +2,7 @@ import AWSAPIPlugin
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -23,6 +24,44 @@ import Testing
         )
         try plugin.configure(AWSAPIPluginConfiguration(endpoints: endpoints))
         return plugin
+    }
+
+    /// Cancelling the task that sends cancels the request: a send held by a black hole ends
+    /// with `URLError(.cancelled)`. Sends cancelled while their answers arrive all end too:
+    /// `URLSession.data(for:)` on Linux could stop for good there (its cancellation held the
+    /// task's lock while waiting for the session's queue, which waited for that lock), and the
+    /// AppSync client's suite hung on it.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheSenderCancelsTheRequestAndNeverHangs() async throws {
+        let server = try LoopbackHTTPServer { _, _ in
+            .init(status: 200, headers: ["Content-Type": "application/json"], body: "{}")
+        }
+        defer { server.stop() }
+        let proxy = try await FaultProxy.start(targetPort: server.port)
+        let transport = URLSessionTransport()
+        var request = URLRequest(url: proxy.url(proxying: URL(string: "http://127.0.0.1:\(server.port)/")!))
+        request.httpMethod = "POST"
+        request.httpBody = Data("{}".utf8)
+        proxy.blackHole()
+        let held = Task { try await transport.send(request) }
+        try await Task.sleep(for: .milliseconds(200))
+        held.cancel()
+        let outcome = await held.result
+        guard case .failure(let error) = outcome else {
+            Issue.record("a cancelled send was answered: \(outcome)")
+            await proxy.stop()
+            return
+        }
+        #expect((error as? URLError)?.code == .cancelled, "\(error)")
+        proxy.resume()
+        #expect(try await transport.send(request).statusCode == 200)
+        for attempt in 0..<200 {
+            let send = Task { try await transport.send(request) }
+            if attempt % 2 == 0 { await Task.yield() }
+            send.cancel()
+            _ = await send.result
+        }
+        await proxy.stop()
     }
 
     /// A GraphQL request signed with AWS_IAM verifies on the server side as it arrived.
