@@ -34,34 +34,47 @@ extension SDLWriter {
     }
 
     /// The shared searchable types once, then each searchable model's.
+    ///
+    /// A type the schema declares itself (a hand-written `input SearchableStringFilterInput`) is
+    /// used as declared, as the transformer skips the types the schema already has.
     mutating func writeSearchableTypes() {
         let models = searchableModels
         guard !models.isEmpty else { return }
-        block("type SearchableAggregateResult", ["name: String!", "result: SearchableAggregateGenericResult"])
-        block("type SearchableAggregateScalarResult", ["value: Float!"])
-        block("type SearchableAggregateBucketResult", ["buckets: [SearchableAggregateBucketResultItem]"])
-        block("type SearchableAggregateBucketResultItem", ["key: String!", "doc_count: Int!"])
-        appendBlock(
-            "union SearchableAggregateGenericResult = SearchableAggregateScalarResult | SearchableAggregateBucketResult"
+        let declared = Set(
+            schema.inputs.map(\.name) + schema.enums.map(\.name) + schema.nonModels.map(\.name)
+                + schema.unions.map(\.name) + schema.interfaces.map(\.name)
         )
-        for scalar in [Scalar.string, .int, .float, .boolean, .id] {
-            block("input Searchable\(scalar.rawValue)FilterInput", Self.searchableOperators(of: scalar))
+        var writer = SearchableTypesWriter(declared: declared)
+        writer.block("type SearchableAggregateResult", ["name: String!", "result: SearchableAggregateGenericResult"])
+        writer.block("type SearchableAggregateScalarResult", ["value: Float!"])
+        writer.block("type SearchableAggregateBucketResult", ["buckets: [SearchableAggregateBucketResultItem]"])
+        writer.block("type SearchableAggregateBucketResultItem", ["key: String!", "doc_count: Int!"])
+        if !declared.contains("SearchableAggregateGenericResult") {
+            writer.blocks.append(
+                "union SearchableAggregateGenericResult = SearchableAggregateScalarResult | SearchableAggregateBucketResult"
+            )
         }
-        block("enum SearchableSortDirection", ["asc", "desc"])
-        block("enum SearchableAggregateType", ["terms", "avg", "min", "max", "sum", "cardinality"])
+        for scalar in [Scalar.string, .int, .float, .boolean, .id] {
+            writer.block("input Searchable\(scalar.rawValue)FilterInput", Self.searchableOperators(of: scalar))
+        }
+        writer.block("enum SearchableSortDirection", ["asc", "desc"])
+        writer.block("enum SearchableAggregateType", ["terms", "avg", "min", "max", "sum", "cardinality"])
         for model in models {
-            writeSearchableTypes(of: model)
+            writeSearchableTypes(of: model, to: &writer)
+        }
+        for text in writer.blocks {
+            appendBlock(text)
         }
     }
 
-    private mutating func writeSearchableTypes(of model: ModelType) {
+    private func writeSearchableTypes(of model: ModelType, to writer: inout SearchableTypesWriter) {
         let name = model.name
         let fields = SearchableFields(model: model, conflictDetection: conflictDetection)
-        block(
+        writer.block(
             "type Searchable\(name)Connection",
             ["items: [\(name)]!", "nextToken: String", "total: Int", "aggregateItems: [SearchableAggregateResult]!"]
         )
-        block(
+        writer.block(
             "input Searchable\(name)FilterInput",
             fields.filterable.map { "\($0.name): Searchable\($0.filterScalar.rawValue)FilterInput" }
                 + [
@@ -69,16 +82,28 @@ extension SDLWriter {
                     "not: Searchable\(name)FilterInput",
                 ]
         )
-        block("enum Searchable\(name)SortableFields", fields.sortable.map(\.name))
-        block(
+        writer.block("enum Searchable\(name)SortableFields", fields.sortable.map(\.name))
+        writer.block(
             "input Searchable\(name)SortInput",
             ["field: Searchable\(name)SortableFields", "direction: SearchableSortDirection"]
         )
-        block("enum Searchable\(name)AggregateField", fields.aggregatable.map(\.name))
-        block(
+        writer.block("enum Searchable\(name)AggregateField", fields.aggregatable.map(\.name))
+        writer.block(
             "input Searchable\(name)AggregationInput",
             ["name: String!", "type: SearchableAggregateType!", "field: Searchable\(name)AggregateField!"]
         )
+    }
+}
+
+/// Collects the searchable types' definitions, leaving out those the schema declares.
+struct SearchableTypesWriter {
+    let declared: Set<String>
+    var blocks: [String] = []
+
+    /// Appends `header { lines }` unless the schema declares the type `header` names.
+    mutating func block(_ header: String, _ lines: [String]) {
+        guard let name = header.split(separator: " ").last, !declared.contains(String(name)) else { return }
+        blocks.append(([header + " {"] + lines.map { "  " + $0 } + ["}"]).joined(separator: "\n"))
     }
 }
 
