@@ -431,6 +431,77 @@ import Testing
         )
     }
 
+    @Test func pagingErrorsSayWhatToDo() async throws {
+        let server = try await Self.server()
+        let cases: [(JSONObject, String)] = [
+            (["nextToken": "abc"], "Invalid pagination token given."),
+            (
+                ["from": 9950, "limit": 100],
+                "Result window is too large, from + size must be less than or equal to: [10000] but was [10050]. "
+                    + "Page with nextToken instead of from."
+            ),
+            (["limit": -1], "'limit' must be 0 or more; it is -1."),
+        ]
+        for (variables, message) in cases {
+            let body = await server.json(Self.search, variables)
+            #expect(body["errors"]?[0]?["message"]?.stringValue == message, "\(JSON.object(variables).text)")
+        }
+        let first = await server.json(Self.search.replacingOccurrences(of: "total", with: "nextToken"), ["limit": 1])
+        let token = try #require(first["data"]?["searchTodos"]?["nextToken"])
+        let both = await server.json(Self.search, ["limit": 1, "from": 1, "nextToken": token])
+        #expect(
+            both["errors"]?[0]?["message"]?.stringValue
+                == "'from' must be 0 when 'nextToken' is given, as OpenSearch requires."
+        )
+    }
+
+    @Test func aggregationsOfAGuardedFieldCountOnlyWhatTheCallerMayRead() async throws {
+        let server = try await TestServer(
+            """
+            type Review @model @searchable
+              @auth(rules: [{ allow: owner }, { allow: private, operations: [read] }, { allow: public, operations: [read] }]) {
+              id: ID!
+              score: Int
+              secret: String @auth(rules: [{ allow: owner }])
+            }
+            """
+        )
+        for (user, id, secret) in [
+            (AuthRulesTests.alice, "r1", "x"), (AuthRulesTests.bob, "r2", "y"), (AuthRulesTests.bob, "r3", "x"),
+        ] {
+            let body = await server.run(
+                #"mutation { createReview(input: {id: "\#(id)", score: 4, secret: "\#(secret)"}) { id } }"#,
+                identity: user
+            )
+            #expect(body == #"{"data":{"createReview":{"id":"\#(id)"}}}"#)
+        }
+        let query = """
+            query {
+              searchReviews(aggregates: [{name: "s", type: terms, field: secret}, {name: "n", type: sum, field: score}]) {
+                total
+                aggregateItems {
+                  name
+                  result {
+                    ... on SearchableAggregateScalarResult { value }
+                    ... on SearchableAggregateBucketResult { buckets { key doc_count } }
+                  }
+                }
+              }
+            }
+            """
+        #expect(
+            await server.run(query, identity: AuthRulesTests.alice)
+                == #"{"data":{"searchReviews":{"total":3,"aggregateItems":[{"name":"s","result":{"buckets":"#
+                + #"[{"key":"x","doc_count":1}]}},{"name":"n","result":{"value":12.0}}]}}}"#
+        )
+        #expect(
+            await server.run(query)
+                == #"{"data":{"searchReviews":null},"errors":[{"path":["searchReviews"],"data":null,"#
+                + #""errorType":"Unauthorized","errorInfo":null,"locations":[{"line":2,"column":3,"#
+                + #""sourceName":null}],"message":"Unauthorized to run aggregation on field: secret"}]}"#
+        )
+    }
+
     @Test func aTombstoneIsNotFound() async throws {
         let server = try await Self.server(conflictDetection: true)
         let deleted = await server.json(
