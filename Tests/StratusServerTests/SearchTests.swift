@@ -371,10 +371,18 @@ import Testing
         )
     }
 
-    @Test func textOperatorsAreSubstringsAndPrefixes() async throws {
+    @Test func textOperatorsMatchWordsAndWildcardsPrefixesAndSubstrings() async throws {
         let server = try await Self.server()
         let cases: [(JSON, [String])] = [
             (["description": ["match": "search"]], ["t4"]),
+            (["name": ["match": "MILK report"]], ["t2", "t1"]),
+            (["name": ["match": "rep"]], []),
+            (["name": ["multiMatch": "plants"]], ["t5"]),
+            (["name": ["matchPhrase": "buy milk"]], ["t1"]),
+            (["name": ["matchPhrase": "milk buy"]], []),
+            (["name": ["matchPhrasePrefix": "buy st"]], ["t3"]),
+            (["not": ["name": ["match": "buy"]]], ["t5", "t4", "t2"]),
+            (["or": [["name": ["match": "water"]], ["points": ["gt": 6]]]], ["t5", "t2"]),
             (["name": ["wildcard": "Buy*"]], ["t3", "t1"]),
             (["name": ["wildcard": "*port*"]], ["t2"]),
             (["description": ["exists": false]], ["t5", "t3"]),

@@ -54,7 +54,8 @@ struct SearchAggregate: Sendable, Hashable {
 /// `from + limit` may not pass 10,000; `nextToken` is the sort values of a page's last item, and
 /// comes with every page that has items (the page after the last is empty, without one);
 /// `total` stops at 10,000, as OpenSearch counts by default; `terms` returns the 10 most frequent
-/// values. Filters are read by ``SearchFilterParser``, whose text operators are approximations.
+/// values. Filters are read by ``SearchFilterParser``: its full-text operators are
+/// approximations, evaluated by the server on the items the store returns for the rest.
 extension ModelResolver {
     /// The most items a search may match.
     static let maximumMatches = 100_000
@@ -79,8 +80,9 @@ extension ModelResolver {
             parser: PredicateParser(model: model, schema: schema, identity: identity, operation: .search)
         )
         let order = try sortOrder(arguments["sort"], model: model)
+        let searchFilter = try filterParser.parse(arguments["filter"])
         var filter = Self.restricted(
-            try filterParser.parse(arguments["filter"]),
+            searchFilter?.storePredicate,
             Self.restricted(
                 try Self.keyReadability(
                     model,
@@ -117,7 +119,10 @@ extension ModelResolver {
             )
         }
 
-        let matches = try await allItems(of: model, filter: filter)
+        var matches = try await allItems(of: model, filter: filter)
+        if let searchFilter, !searchFilter.isStoreOnly {
+            matches = matches.filter(searchFilter.evaluate)
+        }
         let sorted = matches.map { item in (item: item, key: order.map { Self.sortValue(of: $0.field, in: item) }) }
             .sorted { Self.compare($0.key, $1.key, order) < 0 }
         var start = from

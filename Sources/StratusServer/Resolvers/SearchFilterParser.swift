@@ -1,17 +1,19 @@
 import StratusCodegen
 
-/// Reads the `filter` of a `search<Plural>` query (`Searchable<Model>FilterInput`) into an
-/// ``ItemPredicate`` the store evaluates, without a search engine.
+/// Reads the `filter` of a `search<Plural>` query (`Searchable<Model>FilterInput`) into a
+/// ``SearchPredicate``, evaluated without a search engine.
 ///
 /// Each operator becomes the `Model<Scalar>Input` operator that means the same, and goes through
 /// ``PredicateParser`` so that a search filters within what the caller may read, as `list` does:
 /// `eq`, `ne`, `gt`, `lt` as themselves, `gte` as `ge`, `lte` as `le`, `range: [low, high]` as
 /// `between`, `exists` as `attributeExists`.
 ///
-/// The full-text operators are approximations, as no text analysis takes place:
-/// - `match`, `matchPhrase`, `matchPhrasePrefix` and `multiMatch` hold when the field contains
-///   the text as written (a case-sensitive substring), where OpenSearch matches analysed words
-///   (any of the words for `match`, case-insensitively).
+/// The full-text operators are approximations of OpenSearch's:
+/// - `match` and `multiMatch` hold when the field has any of the query's words, `matchPhrase`
+///   when it has them in order and adjacent, `matchPhrasePrefix` as `matchPhrase` with the last
+///   word as the beginning of a word (``TextQuery``). Words are runs of letters and digits,
+///   lowercased: the standard analyzer's, without its finer Unicode rules, and with no fuzziness,
+///   stemming or relevance order.
 /// - `wildcard` takes the patterns a prefix or substring expresses: `abc*` (begins with),
 ///   `*abc*` (contains), `*` (exists) and a pattern without `*` (equals); others, and `?`, are
 ///   refused with an error that says so.
@@ -22,23 +24,23 @@ struct SearchFilterParser {
     /// Reads each field condition, with the caller's field-level rules.
     let parser: PredicateParser
 
-    func parse(_ value: JSON?) throws(ResolverError) -> ItemPredicate? {
+    func parse(_ value: JSON?) throws(ResolverError) -> SearchPredicate? {
         guard let value, case .object(let object) = value else { return nil }
         return try parse(object, depth: 0)
     }
 
-    private func parse(_ object: JSONObject, depth: Int) throws(ResolverError) -> ItemPredicate {
+    private func parse(_ object: JSONObject, depth: Int) throws(ResolverError) -> SearchPredicate {
         guard depth <= PredicateParser.maximumNesting else {
             throw ResolverError.invalidInput(
                 "The filter nests 'and', 'or' and 'not' more than \(PredicateParser.maximumNesting) levels deep, "
                     + "the most a filter may. Combine the conditions in fewer levels."
             )
         }
-        var predicates: [ItemPredicate] = []
+        var predicates: [SearchPredicate] = []
         for (key, value) in object where !value.isNull {
             switch key {
             case "and", "or":
-                var group: [ItemPredicate] = []
+                var group: [SearchPredicate] = []
                 for element in value.arrayValue ?? [value] {
                     guard case .object(let member) = element else { continue }
                     group.append(try parse(member, depth: depth + 1))
@@ -64,7 +66,7 @@ struct SearchFilterParser {
         _ name: String,
         _ operand: JSON,
         member: SearchableFields.Member
-    ) throws(ResolverError) -> ItemPredicate {
+    ) throws(ResolverError) -> SearchPredicate {
         let (modelOperator, modelOperand): (String, JSON)
         switch name {
         case "eq", "ne", "gt", "lt": (modelOperator, modelOperand) = (name, operand)
@@ -78,8 +80,9 @@ struct SearchFilterParser {
             }
             (modelOperator, modelOperand) = ("between", operand)
         case "exists": (modelOperator, modelOperand) = ("attributeExists", operand)
-        case "match", "matchPhrase", "matchPhrasePrefix", "multiMatch":
-            (modelOperator, modelOperand) = ("contains", operand)
+        case "match", "multiMatch": return try text(.anyWord, operand, member: member)
+        case "matchPhrase": return try text(.phrase, operand, member: member)
+        case "matchPhrasePrefix": return try text(.phrasePrefix, operand, member: member)
         case "wildcard": (modelOperator, modelOperand) = try wildcard(operand, field: member.name)
         case "regexp":
             throw ResolverError.invalidInput(
@@ -91,21 +94,37 @@ struct SearchFilterParser {
             throw ResolverError.invalidInput("The filter of '\(member.name)' has no operator '\(name)'.")
         }
         guard member.isMetadata else {
-            return try parser.parse(.object([member.name: .object([modelOperator: modelOperand])])) ?? .always
+            return .store(
+                try parser.parse(.object([member.name: .object([modelOperator: modelOperand])])) ?? .always
+            )
         }
         // The sync metadata has no field rules; its values are stored as given.
         switch modelOperator {
         case "between":
             let bounds = modelOperand.arrayValue ?? []
-            return .field(member.name, .between(bounds[0], bounds[1]))
+            return .store(.field(member.name, .between(bounds[0], bounds[1])))
         case "attributeExists":
-            return .field(member.name, .exists(modelOperand.boolValue ?? true))
+            return .store(.field(member.name, .exists(modelOperand.boolValue ?? true)))
         default:
             guard let comparison = FieldCondition.Comparison(rawValue: modelOperator) else {
                 throw ResolverError.invalidInput("The filter of '\(member.name)' has no operator '\(name)'.")
             }
-            return .field(member.name, .compare(comparison, modelOperand))
+            return .store(.field(member.name, .compare(comparison, modelOperand)))
         }
+    }
+
+    /// A full-text condition, which holds only where the field is present and readable.
+    private func text(
+        _ kind: TextQuery.Kind,
+        _ operand: JSON,
+        member: SearchableFields.Member
+    ) throws(ResolverError) -> SearchPredicate {
+        let present = try parser.parse(.object([member.name: .object(["attributeExists": .bool(true)])])) ?? .always
+        return .text(
+            field: member.name,
+            query: TextQuery(kind: kind, text: operand.stringValue ?? operand.text),
+            guard: present
+        )
     }
 
     /// The model operator that a `wildcard` pattern stands for.
