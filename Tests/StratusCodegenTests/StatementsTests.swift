@@ -595,6 +595,51 @@ struct StatementsTests {
         )
     }
 
+    @Test func searchableModelsGetTheSearchQueryFirst() throws {
+        let statements = try GeneratedStatements(
+            "type Todo @model @searchable { id: ID! name: String! points: Int }",
+            conflictDetection: false
+        )
+        #expect(statements.operationNames(in: "queries.graphql") == ["SearchTodos", "GetTodo", "ListTodos"])
+        #expect(
+            statements.operations(in: "queries.graphql").first
+                == """
+                query SearchTodos($filter: SearchableTodoFilterInput, $sort: [SearchableTodoSortInput], \
+                $limit: Int, $nextToken: String, $from: Int, $aggregates: [SearchableTodoAggregationInput]) {
+                  searchTodos(filter: $filter, sort: $sort, limit: $limit, nextToken: $nextToken, from: $from, \
+                aggregates: $aggregates) {
+                    items {
+                      id
+                      createdAt
+                      name
+                      points
+                      updatedAt
+                      __typename
+                    }
+                    nextToken
+                    total
+                    aggregateItems {
+                      name
+                      result {
+                        ... on SearchableAggregateScalarResult {
+                          __typename
+                          value
+                        }
+                        ... on SearchableAggregateBucketResult {
+                          __typename
+                          buckets {
+                            doc_count
+                            key
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+                """
+        )
+    }
+
     @Test func maxDepthBelowOneTraps() async {
         await #expect(processExitsWith: .failure) {
             _ = StatementsGenerator(maxDepth: 0)

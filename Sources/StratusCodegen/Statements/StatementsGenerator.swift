@@ -3,7 +3,8 @@
 ///
 /// The documents follow the Amplify CLI's generated statements: one operation per enabled model
 /// operation, named after its field in PascalCase, declaring a variable for every argument the
-/// AppSync transformer gives that field. `@index(queryField:)` adds a query of its own.
+/// AppSync transformer gives that field. `@index(queryField:)` adds a query of its own, and
+/// `@searchable` the `search<Plural>` query with its `total` and aggregations.
 ///
 /// Selection sets list the primary key fields, the other scalar and enum fields alphabetically
 /// (foreign keys and timestamps among them), embedded non-model fields, then associations up to
@@ -141,6 +142,10 @@ public struct StatementsGenerator: Sendable {
         let operations = model.operations
         var result: [Statement] = []
 
+        // The search query comes first, as the transformer adds it before the model's queries.
+        if let field = operations.search {
+            result.append(searchStatement(of: model, field: field, items: selectionSet))
+        }
         if let field = operations.get {
             result.append(
                 Statement(kind: .query, field: field, arguments: getArguments(of: model), selectionSet: selectionSet)
@@ -188,6 +193,32 @@ public struct StatementsGenerator: Sendable {
             )
         }
         return result
+    }
+
+    /// The `search<Plural>` query of a `@searchable` model, with every argument the searchable
+    /// transformer gives it, `total` and the aggregations' results.
+    private func searchStatement(of model: ModelType, field: String, items: [Selection]) -> Statement {
+        let name = model.name
+        let arguments = [
+            Statement.Argument(name: "filter", type: "Searchable\(name)FilterInput"),
+            Statement.Argument(name: "sort", type: "[Searchable\(name)SortInput]"),
+            Statement.Argument(name: "limit", type: "Int"),
+            Statement.Argument(name: "nextToken", type: "String"),
+            Statement.Argument(name: "from", type: "Int"),
+            Statement.Argument(name: "aggregates", type: "[Searchable\(name)AggregationInput]"),
+        ]
+        let result: [Selection] = [
+            .inlineFragment("SearchableAggregateScalarResult", [.field("__typename"), .field("value")]),
+            .inlineFragment(
+                "SearchableAggregateBucketResult",
+                [.field("__typename"), .object("buckets", [.field("doc_count"), .field("key")])]
+            ),
+        ]
+        let selectionSet: [Selection] = [
+            .object("items", items), .field("nextToken"), .field("total"),
+            .object("aggregateItems", [.field("name"), .object("result", result)]),
+        ]
+        return Statement(kind: .query, field: field, arguments: arguments, selectionSet: selectionSet)
     }
 
     /// `items { … } nextToken`, and `startedAt` with conflict detection: the selection of a

@@ -49,7 +49,7 @@ enum Authorization {
 
     /// The operations of the rules an API operation needs.
     enum Operation: Sendable {
-        case create, update, delete, get, list, sync, listen
+        case create, update, delete, get, list, sync, listen, search
 
         var ruleOperations: [AuthRuleDefinition.Operation] {
             switch self {
@@ -60,6 +60,7 @@ enum Authorization {
             case .list: [.read, .list]
             case .sync: [.read, .sync]
             case .listen: [.read, .listen]
+            case .search: [.read, .search]
             }
         }
     }

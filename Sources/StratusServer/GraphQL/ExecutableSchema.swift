@@ -135,7 +135,16 @@ private struct Wiring {
                 type: "Model\(model.name)Connection",
                 resolvers: connectionResolvers(paying: paid)
             )
+            if let field = model.operations.search {
+                queries[field] = SearchWiring.queryResolver(of: model, field: field, resolver: resolver, log: log)
+                try attach(
+                    to: schema,
+                    type: "Searchable\(model.name)Connection",
+                    resolvers: SearchWiring.connectionResolvers(page: connectionResolvers(paying: paid))
+                )
+            }
         }
+        try SearchWiring.attachAggregateTypes(to: schema)
         for nonModel in api.schema.nonModels {
             var resolvers: [String: GraphQLFieldResolve] = [:]
             for field in nonModel.fields {

@@ -7,7 +7,7 @@ import StratusCodegen
 /// In order: the `schema` block when the root types have other names, directives, scalars (the
 /// schema's own after AWS's), enums, interfaces, unions, non-model types and their inputs, the
 /// schema's inputs, model types, the shared filter inputs, each enum's and each model's inputs,
-/// then `Query`, `Mutation`, `Subscription`, each with the generated operations before the
+/// the types of `@searchable` models' search queries, then `Query`, `Mutation`, `Subscription`, each with the generated operations before the
 /// hand-written ones.
 struct SDLWriter {
     let schema: AnnotatedSchema
@@ -75,6 +75,7 @@ struct SDLWriter {
         for model in schema.models {
             writeModelInputs(model)
         }
+        writeSearchableTypes()
         writeRootTypes()
         return blocks.joined(separator: "\n\n") + "\n"
     }
@@ -93,6 +94,11 @@ struct SDLWriter {
     /// An argument or input field: `name: Type = default`.
     private func render(_ value: InputValue) -> String {
         "\(value.name): \(value.type)" + (value.defaultValue.map { " = \($0)" } ?? "")
+    }
+
+    /// Appends a definition as written.
+    mutating func appendBlock(_ text: String) {
+        blocks.append(text)
     }
 
     /// Appends `header { lines }`, each line indented by two spaces.
@@ -131,6 +137,8 @@ struct SDLWriter {
         var subscriptions: [String] = []
         for model in schema.models {
             let operations = model.operations
+            // The transformer adds the search query before the model's own queries.
+            if let search = searchQuery(of: model) { queries.append(search) }
             if let get = operations.get {
                 queries.append("\(get)(\(render(model.getArguments))): \(model.name)")
             }
