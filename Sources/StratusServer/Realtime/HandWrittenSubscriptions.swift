@@ -1,3 +1,4 @@
+import Foundation
 import GraphQL
 import StratusCodegen
 import Synchronization
@@ -7,9 +8,10 @@ import Synchronization
 /// mutation's arguments reach every subscriber whose arguments match.
 ///
 /// Each subscription argument given a value must equal the result's field of that name, as
-/// AppSync filters them. Events reach the subscribers of this server only (not other instances
-/// sharing a PostgreSQL database). The generated mutations a subscription lists reach it
-/// through the ``MutationBroadcaster`` instead (``HandWrittenSubscription/models``).
+/// AppSync filters them. On a store several servers share, a result is recorded in the store
+/// (``announce(mutation:result:)``) and every server publishes it from there, so subscribers of
+/// every instance hear it. The generated mutations a subscription lists reach it through the
+/// ``MutationBroadcaster`` instead (``HandWrittenSubscription/models``).
 final class HandWrittenEvents: Sendable {
     struct Subscriber: Sendable {
         /// The mutation fields it hears: `publish`.
@@ -24,6 +26,28 @@ final class HandWrittenEvents: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The store whose servers all hear each result, when it announces writes.
+    private let store: (any ServerStore)?
+    private let clock: @Sendable () -> Date
+
+    init(store: (any ServerStore)? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store?.announcesWrites == true ? store : nil
+        self.clock = clock
+    }
+
+    /// Hands the mutation `mutation`'s `result` to the subscribers that hear it: through the
+    /// store when several servers share it (every server's subscribers then hear it, this one's
+    /// included), directly otherwise.
+    ///
+    /// - Throws: The store's error when it cannot record the result: the mutation fails rather
+    ///   than reach only some subscribers.
+    func announce(mutation: String, result: JSONObject) async throws {
+        guard let store else { return publish(mutation: mutation, result: result) }
+        try await store.announce(
+            PublishedResult(mutation: mutation, result: result),
+            now: Timestamp.milliseconds(clock())
+        )
+    }
 
     func subscribe(_ subscriber: Subscriber) -> UInt64 {
         state.withLock { state in
