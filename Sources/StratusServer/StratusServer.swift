@@ -33,7 +33,7 @@ public final class StratusServer: Sendable {
     /// The functions of `@function` fields and Lambda resolvers.
     let functions: LocalFunctions
     /// The results of hand-written mutations, as hand-written subscriptions hear them.
-    let handWrittenEvents = HandWrittenEvents()
+    let handWrittenEvents: HandWrittenEvents
     /// What people should know about hand-written fields at start-up: those that answer `null`
     /// for want of a resolver, and how to attach one.
     public let resolverNotices: [String]
@@ -182,6 +182,8 @@ public final class StratusServer: Sendable {
         self.store = store
         let events = MutationBroadcaster()
         self.events = events
+        let handWrittenEvents = HandWrittenEvents(store: store, clock: clock)
+        self.handWrittenEvents = handWrittenEvents
         let resolver = ModelResolver(
             api: api,
             store: store,
@@ -213,15 +215,19 @@ public final class StratusServer: Sendable {
         directReads = DirectReads(api: api, resolver: resolver)
         directMutations = DirectMutations(api: api, schema: executable.schema, resolver: resolver, log: log)
         let models = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, $0) })
-        store.startAnnouncements { model, announcement in
-            guard let model = models[model] else { return }
-            events.publish(
-                model: model,
-                kind: announcement.kind,
-                item: announcement.item,
-                selectedFields: announcement.selectedFields
-            )
-        }
+        store.startAnnouncements(
+            { model, announcement in
+                guard let model = models[model] else { return }
+                events.publish(
+                    model: model,
+                    kind: announcement.kind,
+                    item: announcement.item,
+                    selectedFields: announcement.selectedFields
+                )
+            },
+            published: { published in handWrittenEvents.publish(mutation: published.mutation, result: published.result)
+            }
+        )
     }
 
     /// Checks that `configuration`'s `resolvers` name hand-written queries and mutations of

@@ -169,4 +169,59 @@ struct SharedDatabaseTests {
         try await Self.eventually { heard.all.count >= 31 }
         #expect(heard.all == (1...31).map { "p1@\($0)" })
     }
+
+    /// A hand-written mutation's result reaches the hand-written subscriptions of every server,
+    /// as the writes of generated mutations do, in commit order with them.
+    @Test func handWrittenSubscriptionsOfEveryServerHearEveryServersMutations() async throws {
+        let directory = temporaryDirectory()
+        let configuration = HandWrittenSubscriptionTests.configuration
+        let writer = try await TestServer(
+            HandWrittenSubscriptionTests.todoSchema,
+            configuration: configuration,
+            directory: directory
+        )
+        let listener = try await TestServer(
+            HandWrittenSubscriptionTests.todoSchema,
+            configuration: configuration,
+            directory: directory
+        )
+        let http = StratusHTTPServer(
+            server: listener.server,
+            authorization: RealtimeTests.authorization,
+            log: { _ in }
+        )
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task { try await http.run(port: 0) { continuation.yield($0) } }
+        defer { task.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let endpoint = RealtimeTests.Endpoint(server: listener.server, port: try #require(await iterator.next()))
+        let socket = try await endpoint.connect()
+        socket.send(RealtimeTests.start("1", #"subscription { onPublish(channel: "news") { channel text } }"#).text)
+        #expect(try await socket.next() == #"{"id":"1","type":"start_ack"}"#)
+        socket.send(RealtimeTests.start("2", "subscription { onAnyTodo { id name } }").text)
+        #expect(try await socket.next() == #"{"id":"2","type":"start_ack"}"#)
+        #expect(
+            await writer.run(#"mutation { publish(channel: "news", text: "hi") { channel text } }"#)
+                == #"{"data":{"publish":{"channel":"news","text":"hi"}}}"#
+        )
+        #expect(
+            await writer.run(#"mutation { createTodo(input: {id: "t1", name: "milk"}) { id name } }"#)
+                == #"{"data":{"createTodo":{"id":"t1","name":"milk"}}}"#
+        )
+        _ = await writer.run(#"mutation { publish(channel: "sports", text: "no") { channel } }"#)
+        #expect(
+            await listener.run(#"mutation { publish(channel: "news", text: "here") { channel } }"#)
+                == #"{"data":{"publish":{"channel":"news"}}}"#
+        )
+        for expected in [
+            #"{"id":"1","type":"data","payload":{"data":{"onPublish":{"channel":"news","text":"hi"}}}}"#,
+            #"{"id":"2","type":"data","payload":{"data":{"onAnyTodo":{"id":"t1","name":"milk"}}}}"#,
+            #"{"id":"1","type":"data","payload":{"data":{"onPublish":{"channel":"news","text":null}}}}"#,
+        ] {
+            #expect(try await socket.next() == expected)
+        }
+        await socket.close()
+        task.cancel()
+        _ = await task.result
+    }
 }

@@ -57,7 +57,7 @@ struct CustomFieldResolvers {
                 }
                 if publishes, case .object(let result) = value {
                     let selections = info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] }
-                    events.publish(mutation: name, result: Self.selected(result, selections, info.fragments))
+                    try await events.announce(mutation: name, result: Self.selected(result, selections, info.fragments))
                 }
                 return Self.output(value, type: type, schema: schema)
             }

@@ -1,3 +1,4 @@
+import Foundation
 import GraphQL
 import StratusCodegen
 import Synchronization
@@ -7,8 +8,10 @@ import Synchronization
 /// mutation's arguments reach every subscriber whose arguments match.
 ///
 /// Each subscription argument given a value must equal the result's field of that name, as
-/// AppSync filters them. Events reach the subscribers of this server only (not other instances
-/// sharing a PostgreSQL database).
+/// AppSync filters them. On a store several servers share, a result is recorded in the store
+/// (``announce(mutation:result:)``) and every server publishes it from there, so subscribers of
+/// every instance hear it. The generated mutations a subscription lists reach it through the
+/// ``MutationBroadcaster`` instead (``HandWrittenSubscription/models``).
 final class HandWrittenEvents: Sendable {
     struct Subscriber: Sendable {
         /// The mutation fields it hears: `publish`.
@@ -23,6 +26,28 @@ final class HandWrittenEvents: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The store whose servers all hear each result, when it announces writes.
+    private let store: (any ServerStore)?
+    private let clock: @Sendable () -> Date
+
+    init(store: (any ServerStore)? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store?.announcesWrites == true ? store : nil
+        self.clock = clock
+    }
+
+    /// Hands the mutation `mutation`'s `result` to the subscribers that hear it: through the
+    /// store when several servers share it (every server's subscribers then hear it, this one's
+    /// included), directly otherwise.
+    ///
+    /// - Throws: The store's error when it cannot record the result: the mutation fails rather
+    ///   than reach only some subscribers.
+    func announce(mutation: String, result: JSONObject) async throws {
+        guard let store else { return publish(mutation: mutation, result: result) }
+        try await store.announce(
+            PublishedResult(mutation: mutation, result: result),
+            now: Timestamp.milliseconds(clock())
+        )
+    }
 
     func subscribe(_ subscriber: Subscriber) -> UInt64 {
         state.withLock { state in
@@ -59,6 +84,32 @@ struct HandWrittenSubscription: Sendable {
     let selections: [any Selection]
     let fragments: [String: FragmentDefinition]
     let schema: AnnotatedSchema
+    /// The generated model mutations it lists, as the model subscriptions that hear their
+    /// writes: its arguments as equality filters, its selection set read as the model's `@auth`
+    /// rules let its caller read it, and the rows the caller may read.
+    var models: [ModelSubscription] = []
+
+    /// The writes of one model a hand-written subscription hears, by the mutations it lists.
+    struct ModelSubscription: Sendable {
+        let request: SubscriptionRequest
+        let access: Authorization.Access
+    }
+
+    /// The topics of ``models``.
+    var topics: [MutationBroadcaster.Topic] { models.map(\.request.topic) }
+
+    /// The `payload` of the `data` message for a write by a generated mutation it lists; `nil`
+    /// when it does not hear `event`: another model or kind, arguments the result's fields do
+    /// not equal, or a row its caller may not read.
+    func payload(for event: WriteEvent) -> JSON? {
+        for model in models
+        where model.request.matches(event)
+            && SubscriptionAuthorization.mayRead(item: event.item.item, access: model.access)
+        {
+            return model.request.payload(for: event)
+        }
+        return nil
+    }
 
     /// The `payload` of the `data` message for a mutation's result.
     func payload(for result: JSONObject) -> JSON {
@@ -155,7 +206,7 @@ extension StratusServer {
         for case let fragment as FragmentDefinition in document.definitions {
             fragments[fragment.name.value] = fragment
         }
-        return HandWrittenSubscription(
+        var subscription = HandWrittenSubscription(
             operation: operation,
             responseKey: field.alias?.value ?? field.name.value,
             arguments: arguments,
@@ -163,28 +214,116 @@ extension StratusServer {
             fragments: fragments,
             schema: api.schema
         )
+        subscription.models = try modelSubscriptions(of: subscription, identity: identity)
+        return subscription
+    }
+
+    /// The model subscriptions of the generated mutations `subscription` lists: the writes of
+    /// `createTodo` and `updateTodo` for `onAnyTodo: Todo @aws_subscribe(mutations:
+    /// ["createTodo", "updateTodo"])`.
+    ///
+    /// - Throws: ``RealtimeError`` when the field does not return the mutation's model, or the
+    ///   model's `@auth` rules do not let the caller read it (as for its `onCreate` field).
+    private func modelSubscriptions(
+        of subscription: HandWrittenSubscription,
+        identity: Identity
+    ) throws(RealtimeError) -> [HandWrittenSubscription.ModelSubscription] {
+        let operation = subscription.operation
+        var kinds: [(model: ModelType, kind: WriteEvent.Kind)] = []
+        for mutation in operation.subscribedMutations ?? [] {
+            for model in api.schema.models {
+                if let kind = WriteEvent.Kind(field: mutation, of: model) { kinds.append((model, kind)) }
+            }
+        }
+        var subscriptions: [HandWrittenSubscription.ModelSubscription] = []
+        for (model, kind) in kinds {
+            guard operation.type.name == model.name, !operation.type.isList else {
+                let returned = operation.type.isList ? "[\(operation.type.name)]" : operation.type.name
+                throw RealtimeError(
+                    errorType: .validationError,
+                    message: "\(operation.name) returns \(returned), but @aws_subscribe(mutations:) lists "
+                        + "\(kind.mutationField(of: model) ?? ""), which returns \(model.name). "
+                        + "Make \(operation.name) return \(model.name), or list mutations that return its type."
+                )
+            }
+            // Each argument given must equal the result's field of its name; one the model does
+            // not have never does, so the model's writes never reach the subscription.
+            var predicates: [ItemPredicate] = []
+            var equalityArguments = JSONObject()
+            var unmatchable = false
+            for (name, value) in subscription.arguments where !value.isNull {
+                guard let field = model.field(named: name) else {
+                    unmatchable = true
+                    break
+                }
+                do throws(ResolverError) {
+                    predicates.append(
+                        .field(field.name, .compare(.eq, try storedValue(value, type: field.type, in: api.schema)))
+                    )
+                } catch {
+                    throw RealtimeError(errorType: error.errorType ?? .validationError, message: error.message)
+                }
+                equalityArguments[field.name] = value
+            }
+            let selection = SelectionTrimmer(schema: api.schema, fragments: subscription.fragments).plan(
+                for: model,
+                selections: subscription.selections
+            )
+            .readable(by: identity, in: model, schema: api.schema, operation: .listen)
+            let request = SubscriptionRequest(
+                model: model,
+                kind: kind,
+                responseKey: subscription.responseKey,
+                predicate: predicates.count == 1 ? predicates[0] : .all(predicates),
+                selection: selection,
+                equalityArguments: equalityArguments,
+                fieldName: operation.name,
+                selectionKey: selectionKeys.intern(
+                    JSON.string(subscription.responseKey).text + ":" + selection.signature
+                )
+            )
+            let access = try SubscriptionAuthorization.authorize(request, identity: identity)
+            if !unmatchable { subscriptions.append(.init(request: request, access: access)) }
+        }
+        return subscriptions
     }
 }
 
 /// The hand-written subscriptions of one connection, by their `start` ids.
+///
+/// They count toward the connection's subscription limit with its model subscriptions
+/// (``RealtimeConnection/startHandWritten(id:)``).
 final class HandWrittenStarts: Sendable {
+    /// What one running subscription is registered with.
+    private struct Registration {
+        /// Its token in ``HandWrittenEvents``.
+        var token: UInt64
+        /// Its listener in the ``MutationBroadcaster``, when it lists generated mutations.
+        var listener: UInt64?
+    }
+
     private struct State {
-        var tokens: [String: UInt64] = [:]
+        var registrations: [String: Registration] = [:]
         var events: HandWrittenEvents?
+        var broadcaster: MutationBroadcaster?
     }
 
     private let state = Mutex(State())
 
-    /// Starts `subscription` as `id`: `start_ack`, then a `data` message for each result.
+    /// Starts `subscription` as `id`: `start_ack`, then a `data` message for each result of a
+    /// hand-written mutation it lists (from `events`) and each write of a generated one (from
+    /// `broadcaster`).
+    ///
+    /// - Throws: ``RealtimeError`` when `id` is running or the connection holds the most
+    ///   subscriptions it may.
     func start(
         id: String,
         _ subscription: HandWrittenSubscription,
         on connection: RealtimeConnection,
-        events: HandWrittenEvents
+        events: HandWrittenEvents,
+        broadcaster: MutationBroadcaster
     ) throws(RealtimeError) {
-        let taken = state.withLock { $0.tokens[id] != nil }
-        if taken || connection.hasSubscription(id: id) { throw .duplicateID(id) }
-        connection.send(["id": .string(id), "type": "start_ack"])
+        try connection.startHandWritten(id: id)
         let token = events.subscribe(
             HandWrittenEvents.Subscriber(
                 mutations: subscription.operation.subscribedMutations ?? [],
@@ -193,27 +332,46 @@ final class HandWrittenStarts: Sendable {
                 connection.send(["id": .string(id), "type": "data", "payload": subscription.payload(for: result)])
             }
         )
+        var listener: UInt64?
+        if !subscription.models.isEmpty {
+            // Called under the broadcaster's lock, in publication order: the payload is made for
+            // this subscriber alone and enqueued, which never waits for the client.
+            let added = broadcaster.addListener { event in
+                guard let payload = subscription.payload(for: event) else { return }
+                connection.send(["id": .string(id), "type": "data", "payload": payload])
+            }
+            for topic in subscription.topics { broadcaster.subscribe(added, to: topic) }
+            listener = added
+        }
         state.withLock { state in
-            state.tokens[id] = token
+            state.registrations[id] = Registration(token: token, listener: listener)
             state.events = events
+            state.broadcaster = broadcaster
         }
     }
 
     /// Stops the subscription `id` with `complete`; `false` when it is not a hand-written one.
     func stop(id: String, on connection: RealtimeConnection) -> Bool {
-        let (token, events) = state.withLock { ($0.tokens.removeValue(forKey: id), $0.events) }
-        guard let token else { return false }
-        events?.unsubscribe(token)
-        connection.send(["id": .string(id), "type": "complete"])
+        let (registration, events, broadcaster) = state.withLock {
+            ($0.registrations.removeValue(forKey: id), $0.events, $0.broadcaster)
+        }
+        guard let registration else { return false }
+        events?.unsubscribe(registration.token)
+        // Once removed, the listener is called no more: no `data` follows `complete`.
+        if let listener = registration.listener { broadcaster?.removeListener(listener) }
+        connection.stopHandWritten(id: id)
         return true
     }
 
     /// Stops every subscription: the connection ended.
     func stopAll() {
-        let (tokens, events) = state.withLock { state in
-            defer { state.tokens = [:] }
-            return (Array(state.tokens.values), state.events)
+        let (registrations, events, broadcaster) = state.withLock { state in
+            defer { state.registrations = [:] }
+            return (Array(state.registrations.values), state.events, state.broadcaster)
         }
-        for token in tokens { events?.unsubscribe(token) }
+        for registration in registrations {
+            events?.unsubscribe(registration.token)
+            if let listener = registration.listener { broadcaster?.removeListener(listener) }
+        }
     }
 }

@@ -141,6 +141,9 @@ final class RealtimeConnection: Sendable {
         /// The subscriptions by id, in the order they started, which is the order of the `data`
         /// messages of one event: matching walks their array of values, with no sort.
         var subscriptions: OrderedDictionary<String, ActiveSubscription> = [:]
+        /// The ids of the running subscriptions to hand-written subscription fields, which
+        /// ``HandWrittenStarts`` serves: they count toward the limit too.
+        var handWritten: Set<String> = []
         var acknowledged = false
         /// When the queue overflowed, if it did.
         var overflowedAt: ContinuousClock.Instant?
@@ -260,10 +263,7 @@ final class RealtimeConnection: Sendable {
         token: RealtimeToken? = nil
     ) throws(RealtimeError) {
         try enqueuing { state throws(RealtimeError) in
-            guard state.subscriptions[id] == nil else { throw .duplicateID(id) }
-            guard state.subscriptions.count < limits.maxSubscriptionsPerConnection else {
-                throw .maxSubscriptionsReached(limits.maxSubscriptionsPerConnection)
-            }
+            try admit(id: id, in: state)
             let quotedID = JSON.string(id).text
             let subscription = ActiveSubscription(
                 id: id,
@@ -278,9 +278,40 @@ final class RealtimeConnection: Sendable {
         }
     }
 
-    /// Whether a model subscription `id` is running.
-    func hasSubscription(id: String) -> Bool {
-        state.withLock { $0.subscriptions[id] != nil }
+    /// Refuses a subscription `id` when one with that id is running or the connection holds
+    /// the most subscriptions it may, model and hand-written ones together.
+    private func admit(id: String, in state: State) throws(RealtimeError) {
+        guard state.subscriptions[id] == nil, !state.handWritten.contains(id) else { throw .duplicateID(id) }
+        guard state.subscriptions.count + state.handWritten.count < limits.maxSubscriptionsPerConnection else {
+            throw .maxSubscriptionsReached(limits.maxSubscriptionsPerConnection)
+        }
+    }
+
+    /// Counts a subscription `id` to a hand-written subscription field as running and enqueues
+    /// its `start_ack`; its `data` messages are sent by its owner.
+    ///
+    /// - Throws: ``RealtimeError`` when the connection holds the most subscriptions it may or
+    ///   `id` is already running.
+    func startHandWritten(id: String) throws(RealtimeError) {
+        try enqueuing { state throws(RealtimeError) in
+            try admit(id: id, in: state)
+            state.handWritten.insert(id)
+            enqueue(
+                .message(ByteBuffer(string: #"{"id":"# + JSON.string(id).text + #","type":"start_ack"}"#)),
+                in: &state
+            )
+        }
+    }
+
+    /// Stops counting the hand-written subscription `id` and enqueues its `complete`.
+    func stopHandWritten(id: String) {
+        enqueuing { state in
+            state.handWritten.remove(id)
+            enqueue(
+                .message(ByteBuffer(string: #"{"id":"# + JSON.string(id).text + #","type":"complete"}"#)),
+                in: &state
+            )
+        }
     }
 
     /// Stops a subscription and enqueues `complete`; returns the subscription stopped, if `id`

@@ -238,7 +238,8 @@ struct RealtimeEndpoint: Sendable {
                 id: id,
                 handWritten,
                 on: subscriber.connection,
-                events: server.handWrittenEvents
+                events: server.handWrittenEvents,
+                broadcaster: server.events
             )
             return
         }

@@ -111,6 +111,15 @@ struct WriteAnnouncement: Sendable, Hashable {
     var selectedFields: Set<String>?
 }
 
+/// The result of a hand-written mutation that a hand-written subscription lists, as its
+/// subscribers hear it.
+struct PublishedResult: Sendable, Hashable {
+    /// The mutation field: `publish`.
+    var mutation: String
+    /// The result's fields the mutation selected.
+    var result: JSONObject
+}
+
 /// What came of an ``ItemWrite``.
 enum WriteOutcome: Sendable, Hashable {
     case written
@@ -160,9 +169,16 @@ protocol ServerStore: ItemStore {
     /// Records the response to the first request with the key of `claim`; a response recorded
     /// already stays as it was.
     func recordResponse(_ response: IdempotencyRecord.Response, for claim: IdempotencyClaim, now: Int) async throws
-    /// Calls `deliver` with every write announced from now on, by any server sharing the store,
-    /// once each and in commit order. Stores that do not announce writes never call it.
-    func startAnnouncements(_ deliver: @escaping @Sendable (_ model: String, WriteAnnouncement) -> Void)
+    /// Calls `deliver` with every write announced from now on, and `published` with every
+    /// hand-written mutation's result (``announce(_:now:)``), by any server sharing the store,
+    /// once each and in commit order. Stores that do not announce writes never call them.
+    func startAnnouncements(
+        _ deliver: @escaping @Sendable (_ model: String, WriteAnnouncement) -> Void,
+        published: @escaping @Sendable (PublishedResult) -> Void
+    )
+    /// Records `published` for every server sharing the store, which hands it to `published` of
+    /// ``startAnnouncements(_:published:)``. Only a store that ``announcesWrites`` is asked.
+    func announce(_ published: PublishedResult, now: Int) async throws
     /// The value stored under `name`, storing `proposed` first when there is none: servers
     /// sharing the store agree on the first value stored.
     func sharedSetting(_ name: String, proposing proposed: String) async throws -> String

@@ -11,7 +11,8 @@ import Synchronization
 /// The tables are those of ``SQLiteItemStore``: one per model (see ``TableLayout``; strings as
 /// their UTF-8 bytes, so that they compare byte by byte as in DynamoDB), `_stratus_delta`,
 /// `_stratus_meta` and `_stratus_idempotency`. Besides them, `_stratus_events` is the journal of
-/// committed writes that every instance reads to feed its subscriptions.
+/// committed writes, and of the hand-written mutations' results that hand-written subscriptions
+/// list, that every instance reads to feed its subscriptions.
 ///
 /// Across instances:
 /// - A write runs in one transaction under a transaction-level advisory lock on its item, so
@@ -27,6 +28,9 @@ final class PostgresItemStore: ServerStore {
     /// The channel of `NOTIFY` announcements.
     static let channel = "stratus_events"
     static let eventsTable = "_stratus_events"
+    /// The `kind` of the events that are hand-written mutations' results rather than writes:
+    /// their `model` is the mutation and their `item` the result.
+    static let publishedKind = "published"
     /// How long announced events are kept for an instance that lost its connection to catch up.
     static let eventRetention = 3_600_000
     /// The advisory lock keys of migrations and of event appends.
@@ -605,13 +609,17 @@ final class PostgresItemStore: ServerStore {
 
     // MARK: - Announcements
 
-    func startAnnouncements(_ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void) {
+    func startAnnouncements(
+        _ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void,
+        published: @escaping @Sendable (PublishedResult) -> Void
+    ) {
         let reader = EventReader(
             client: client,
             logger: logger,
             layouts: layouts,
             after: firstSequence,
-            deliver: deliver
+            deliver: deliver,
+            published: published
         )
         let task = Task { [location, logger] in
             await withTaskGroup(of: Void.self) { group in
@@ -629,6 +637,23 @@ final class PostgresItemStore: ServerStore {
             }
         }
         feed.withLock { $0 = task }
+    }
+
+    /// Appends `published` to the events under the event lock, as a write's announcement is, and
+    /// announces it: every server's reader delivers it in commit order with the writes.
+    func announce(_ published: PublishedResult, now: Int) async throws {
+        var statement = PostgresStatement()
+        let marks = [
+            statement.bind(published.mutation), statement.bind(Self.publishedKind),
+            statement.bind(JSON.object(published.result).text), "NULL::text", statement.bind(now),
+        ]
+        let sql =
+            "WITH \"_lock\" AS (SELECT pg_advisory_xact_lock(\(Self.eventLock)) AS \"held\"), "
+            + "\"_event\" AS (INSERT INTO \(Self.eventsTable.quotedSQLIdentifier) "
+            + "(\"model\", \"kind\", \"item\", \"selected\", \"createdAt\") "
+            + "SELECT \(marks.joined(separator: ", ")) FROM \"_lock\" RETURNING \"sequence\") "
+            + "SELECT pg_notify(\(statement.bind(Self.channel)), \"sequence\"::text) FROM \"_event\""
+        _ = try await rows(sql, statement)
     }
 
     /// How often the events are read without a notification.
@@ -683,6 +708,7 @@ private actor EventReader {
     private let logger: Logger
     private let layouts: [String: TableLayout]
     private let deliver: @Sendable (String, WriteAnnouncement) -> Void
+    private let published: @Sendable (PublishedResult) -> Void
     private var last: Int
     /// A catch-up is under way: a call meanwhile asks it to read once more instead of reading
     /// the same events beside it (an actor's calls interleave at each `await`).
@@ -694,13 +720,15 @@ private actor EventReader {
         logger: Logger,
         layouts: [String: TableLayout],
         after: Int,
-        deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void
+        deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void,
+        published: @escaping @Sendable (PublishedResult) -> Void
     ) {
         self.client = client
         self.logger = logger
         self.layouts = layouts
         self.last = after
         self.deliver = deliver
+        self.published = published
     }
 
     /// Whether the event `sequence` was delivered already.
@@ -735,6 +763,13 @@ private actor EventReader {
                     (Int64, String, String, String, String?).self
                 )
                 last = Int(sequence)
+                if kind == PostgresItemStore.publishedKind {
+                    guard case .object(let result) = try JSON(parsing: text) else {
+                        throw StorageError.corrupt("the event \(sequence) has a result that is not an object")
+                    }
+                    published(PublishedResult(mutation: model, result: result))
+                    continue
+                }
                 guard let layout = layouts[model], let kind = WriteEvent.Kind(rawValue: kind) else { continue }
                 let item = try DeltaJournal.item(text, layout: layout, position: Int(sequence))
                 let fields = try selected.map { text -> Set<String> in

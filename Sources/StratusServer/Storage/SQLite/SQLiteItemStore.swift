@@ -121,7 +121,13 @@ final class SQLiteItemStore: ServerStore {
     /// One process writes the database: the server announces its own writes.
     var announcesWrites: Bool { false }
 
-    func startAnnouncements(_ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void) {}
+    func startAnnouncements(
+        _ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void,
+        published: @escaping @Sendable (PublishedResult) -> Void
+    ) {}
+
+    /// The server publishes hand-written mutations' results itself: nothing to record.
+    func announce(_ published: PublishedResult, now: Int) async throws {}
 
     func sharedSetting(_ name: String, proposing proposed: String) async throws -> String {
         let table = Self.metaTable.quotedSQLIdentifier
