@@ -73,6 +73,13 @@ public enum Amplify {
         }
     }
 
+    /// Adds a plugin: ``add(plugin:)`` under the name Amplify iOS v1's guides use.
+    ///
+    /// - Throws: as ``add(plugin:)``.
+    public static func addPlugin(_ plugin: some Plugin) throws {
+        try add(plugin: plugin)
+    }
+
     /// Configures every added plugin.
     ///
     /// With no argument, reads `amplifyconfiguration.json` (or `amplify_outputs.json`) from the
