@@ -15,7 +15,7 @@ import Synchronization
 /// The store opens when Amplify is configured (or on first use when the plugin is used on its
 /// own), in the file ``DataStoreConfiguration/databaseURL`` names. ``stop()`` closes it; the
 /// next call opens it again.
-public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
+public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     /// The plugin's key in `amplifyconfiguration.json`.
     public let key = "awsDataStorePlugin"
 
@@ -107,6 +107,20 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         let applied = try codeConfiguration.applying(section: configuration)
         effectiveConfiguration.withLock { $0 = applied }
         _ = try openStore()
+    }
+
+    /// Logs, at configuration, that the plugin stays local although the configuration describes
+    /// the GraphQL API `configuredAPI`, and how to make it sync.
+    package func adviseSync(configuredAPI: String) {
+        guard api == nil else { return }
+        configuration.log(
+            DataStoreConfiguration.LogEntry(
+                level: .warning,
+                message: "The configuration describes the GraphQL API '\(configuredAPI)', but no API plugin was "
+                    + "added, so DataStore stays local and does not sync. To sync, add the API plugin before "
+                    + "Amplify.configure(): try Amplify.add(plugin: AWSAPIPlugin(modelRegistration: AmplifyModels()))."
+            )
+        )
     }
 
     /// Stops syncing, closes the store, ends every observation and stops following the Auth
