@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "AWSAuthCore", targets: ["AWSAuthCore"]),
         .library(name: "AWSAPIGateway", targets: ["AWSAPIGateway"]),
         .library(name: "AWSMobileClient", targets: ["AWSMobileClient"]),
+        .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "StratusCodegen", targets: ["StratusCodegen"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
@@ -143,6 +144,12 @@ let package = Package(
                 "SQLiteExactText",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
+            swiftSettings: strict
+        ),
+        // The API, DataStore and Auth plugins under one import, `import AmplifyPlugins`.
+        .target(
+            name: "AmplifyPlugins",
+            dependencies: ["AWSAPIPlugin", "AWSDataStorePlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore"],
             swiftSettings: strict
         ),
         // The local AppSync-compatible backend, as a library.
@@ -349,7 +356,8 @@ let package = Package(
         .testTarget(
             name: "AWSDataStorePluginTests",
             dependencies: [
-                "AWSDataStorePlugin", "AWSCognitoAuthPlugin", "BlogModels", "StratusTesting", "StratusCognito",
+                "AWSDataStorePlugin", "AWSCognitoAuthPlugin", "AmplifyPlugins", "BlogModels", "StratusTesting",
+                "StratusCognito",
             ],
             exclude: ["Interop"],
             swiftSettings: strict

@@ -15,15 +15,20 @@ import Synchronization
 /// The store opens when Amplify is configured (or on first use when the plugin is used on its
 /// own), in the file ``DataStoreConfiguration/databaseURL`` names. ``stop()`` closes it; the
 /// next call opens it again.
-public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
+public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     /// The plugin's key in `amplifyconfiguration.json`.
     public let key = "awsDataStorePlugin"
 
     /// The models the plugin stores.
     public let modelRegistration: any AmplifyModelRegistration
 
-    /// Where and how it stores them.
-    public let configuration: DataStoreConfiguration
+    /// Where and how it stores them: the configuration given in code, with the settings of the
+    /// configuration file's section applied once configured (see ``configure(using:)``).
+    public var configuration: DataStoreConfiguration { effectiveConfiguration.withLock { $0 } }
+
+    /// The configuration given in code.
+    private let codeConfiguration: DataStoreConfiguration
+    private let effectiveConfiguration: Mutex<DataStoreConfiguration>
 
     /// The hub the plugin sends its sync events to.
     public let hub: HubCategory
@@ -68,23 +73,54 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin {
         hub: HubCategory = Amplify.Hub
     ) {
         self.modelRegistration = modelRegistration
-        self.configuration = configuration
+        self.codeConfiguration = configuration
+        self.effectiveConfiguration = Mutex(configuration)
         self.api = api
         self.hub = hub
         let types = ModelRegistry.modelTypes(registeredBy: modelRegistration)
         self.catalog = Result { () throws(DataStoreError) in try ModelCatalog(modelTypes: types) }
     }
 
-    /// Opens the store. Sync starts with the first DataStore call, or ``start()``.
+    /// Applies the plugin's section of the configuration file, then opens the store. Sync
+    /// starts with the first DataStore call, or ``start()``.
     ///
-    /// - Throws: `DataStoreError`: `DataStoreError.Code.configuration` when the registration's
-    ///   models cannot be stored (two names that differ only in case, a relation to a model it
-    ///   does not register); `DataStoreError.Code.invalidDatabase` when the file at
+    /// The section (`dataStore.plugins.awsDataStorePlugin` in `amplifyconfiguration.json`) may
+    /// set the sync settings under the names Amplify's configuration files use:
+    ///
+    /// ```json
+    /// "awsDataStorePlugin": { "syncIntervalInMinutes": 60, "syncMaxRecords": 50000, "syncPageSize": 500 }
+    /// ```
+    ///
+    /// A setting applies where the code's ``DataStoreConfiguration`` keeps its default; a value
+    /// set in code wins, and the log says which one applies when both set it. The other settings
+    /// are made in code only.
+    ///
+    /// - Throws: `DataStoreError`: `DataStoreError.Code.configuration` when the section is not
+    ///   an object, names a setting it does not know, or gives one a value that is not a positive
+    ///   integer, or when the registration's models cannot be stored (two names that differ only
+    ///   in case, a relation to a model it does not register);
+    ///   `DataStoreError.Code.invalidDatabase` when the file at
     ///   ``DataStoreConfiguration/databaseURL`` is not DataStore's, is corrupted or was written by
     ///   a newer DataStore (the file is left untouched); `DataStoreError.Code.storage` when the
     ///   file cannot be created or SQLite fails.
     public func configure(using configuration: JSONValue?) throws {
+        let applied = try codeConfiguration.applying(section: configuration)
+        effectiveConfiguration.withLock { $0 = applied }
         _ = try openStore()
+    }
+
+    /// Logs, at configuration, that the plugin stays local although the configuration describes
+    /// the GraphQL API `configuredAPI`, and how to make it sync.
+    package func adviseSync(configuredAPI: String) {
+        guard api == nil else { return }
+        configuration.log(
+            DataStoreConfiguration.LogEntry(
+                level: .warning,
+                message: "The configuration describes the GraphQL API '\(configuredAPI)', but no API plugin was "
+                    + "added, so DataStore stays local and does not sync. To sync, add the API plugin before "
+                    + "Amplify.configure(): try Amplify.add(plugin: AWSAPIPlugin(modelRegistration: AmplifyModels()))."
+            )
+        )
     }
 
     /// Stops syncing, closes the store, ends every observation and stops following the Auth

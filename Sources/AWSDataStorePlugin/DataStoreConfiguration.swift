@@ -63,13 +63,18 @@ public struct DataStoreConfiguration: Sendable {
 
     /// How long a sync stays fresh: within this time of the last sync, a model syncs only
     /// what changed since (a delta sync); after it, everything again (a base sync). 24 hours by
-    /// default.
+    /// default; `syncIntervalInMinutes` in the configuration file's DataStore section sets it
+    /// when the code keeps the default.
     public var syncInterval: TimeInterval = 86_400
 
-    /// The most records a base sync reads per model; 10,000 by default.
+    /// The most records a base sync reads per model; 10,000 by default, Amplify's default.
+    /// `syncMaxRecords` in the configuration file's DataStore section sets it when the code
+    /// keeps the default (see ``AWSDataStorePlugin/configure(using:)``).
     public var syncMaxRecords: Int = 10_000
 
-    /// The records a sync query asks for per page; 1,000 by default.
+    /// The records a sync query asks for per page (its `limit`); 1,000 by default, Amplify's
+    /// default. `syncPageSize` in the configuration file's DataStore section sets it when the
+    /// code keeps the default (see ``AWSDataStorePlugin/configure(using:)``).
     public var syncPageSize: Int = 1_000
 
     /// Which records of each model to sync (selective sync); every record of models without one.
@@ -172,3 +177,70 @@ public struct DataStoreConfiguration: Sendable {
 
 /// Receives an error of sync that no caller can be told of.
 public typealias DataStoreErrorHandler = @Sendable (DataStoreError) -> Void
+
+extension DataStoreConfiguration {
+    /// The settings the configuration file's DataStore section may give.
+    static let fileSettings = ["syncIntervalInMinutes", "syncMaxRecords", "syncPageSize"]
+
+    /// This configuration with the settings of the configuration file's section applied where
+    /// it keeps the default; see ``AWSDataStorePlugin/configure(using:)``.
+    func applying(section: JSONValue?) throws(DataStoreError) -> DataStoreConfiguration {
+        guard let section, section != .null else { return self }
+        guard case .object(let settings) = section else {
+            throw DataStoreError(
+                .configuration,
+                "The DataStore section of the configuration (awsDataStorePlugin) is \(section.canonicalText ?? "\(section)"), not an object. "
+                    + "Give it an object such as {\"syncPageSize\": 500}, or {}."
+            )
+        }
+        let defaults = DataStoreConfiguration()
+        var result = self
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
+            guard Self.fileSettings.contains(name) else {
+                throw DataStoreError(
+                    .configuration,
+                    "The DataStore section of the configuration (awsDataStorePlugin) sets '\(name)', which it "
+                        + "does not know. It may set \(Self.fileSettings.joined(separator: ", ")); set the others "
+                        + "in the DataStoreConfiguration given to AWSDataStorePlugin."
+                )
+            }
+            guard let number = value.intValue, number > 0 else {
+                throw DataStoreError(
+                    .configuration,
+                    "The DataStore section of the configuration (awsDataStorePlugin) sets '\(name)' to "
+                        + "\(value.canonicalText ?? "\(value)"). Give it a positive integer."
+                )
+            }
+            switch name {
+            case "syncIntervalInMinutes":
+                result.apply(name, TimeInterval(number) * 60, to: \.syncInterval, defaults)
+            case "syncMaxRecords":
+                result.apply(name, number, to: \.syncMaxRecords, defaults)
+            default:
+                result.apply(name, number, to: \.syncPageSize, defaults)
+            }
+        }
+        return result
+    }
+
+    /// Sets `keyPath` to the file's `value` when the code keeps the default; logs which value
+    /// applies when the code set another.
+    private mutating func apply<Value: Equatable & Sendable>(
+        _ name: String,
+        _ value: Value,
+        to keyPath: WritableKeyPath<DataStoreConfiguration, Value>,
+        _ defaults: DataStoreConfiguration
+    ) {
+        if self[keyPath: keyPath] == defaults[keyPath: keyPath] {
+            self[keyPath: keyPath] = value
+        } else if self[keyPath: keyPath] != value {
+            log(
+                LogEntry(
+                    level: .warning,
+                    message: "The configuration file sets \(name) to \(value), and the code's DataStoreConfiguration "
+                        + "to \(self[keyPath: keyPath]); the code's value applies."
+                )
+            )
+        }
+    }
+}

@@ -15,9 +15,8 @@ import Testing
 // Changes to the snippets' text:
 // - Callbacks become async/await, as in Amplify v2; there is no UIKit in them.
 // - `import FoundationNetworking` for `URLRequest` on Linux.
-// - `let apiPlugin = try AWSAPIPlugin()` and `try Amplify.addPlugin(apiPlugin)` (Amplify iOS v1
-//   spellings) become `AWSAPIPlugin(transport:)`, to use the in-memory transport, and
-//   `Amplify.add(plugin:)`; `Amplify.configure()` is given the configuration in memory.
+// - `let apiPlugin = try AWSAPIPlugin()` becomes `AWSAPIPlugin(transport:)`, to use the in-memory
+//   transport; `Amplify.configure()` is given the configuration in memory.
 // - The body of `getLatestAuthToken()`, elided (`....`) in the seed, returns a token.
 // - The ID-token OIDC provider, which needs `Amplify.Auth`, is not ported: there is no Auth
 //   category here.
@@ -204,7 +203,7 @@ enum AdvancedWorkflows {
 
     static func addInterceptor(transport: InMemoryTransport, configuration: AmplifyConfiguration) async throws {
         let apiPlugin = AWSAPIPlugin(transport: transport)
-        try Amplify.add(plugin: apiPlugin)
+        try Amplify.addPlugin(apiPlugin)
         try Amplify.configure(configuration)
         try apiPlugin.add(interceptor: CustomInterceptor(), for: "yourApiName")
     }
@@ -246,7 +245,7 @@ enum RESTAuthorization {
 
     static func addInterceptor(transport: InMemoryTransport, configuration: AmplifyConfiguration) throws {
         let apiPlugin = AWSAPIPlugin(transport: transport)
-        try Amplify.add(plugin: apiPlugin)
+        try Amplify.addPlugin(apiPlugin)
         try Amplify.configure(configuration)
         try apiPlugin.add(interceptor: CustomInterceptor(), for: "yourApiName")
     }

@@ -1,10 +1,11 @@
-import AWSDataStorePlugin
 import Amplify
+import AmplifyPlugins
 import Foundation
 import OpenCombine
 import Testing
 
-/// The DataStore guide's snippets, from Setup to Observing relations, through `Amplify.DataStore`.
+/// The DataStore guide's snippets, from Setup to Observing relations, through `Amplify.DataStore`,
+/// with the guide's imports (`import Amplify`, `import AmplifyPlugins`).
 ///
 /// They configure the process-wide facade, so they run in a child process (see
 /// ``ChildTest``) with `XDG_DATA_HOME` in a temporary directory, where the default database

@@ -84,6 +84,18 @@ import Testing
         #expect(try await store.plugin.query(Author.self).count == 2)
     }
 
+    @Test func customPrimaryKeysReadAndDeleteByIdentifier() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Author(country: "FR", handle: "ada", displayName: "Ada"))
+        try await store.plugin.save(Author(country: "UK", handle: "ada", displayName: "Other"))
+        let author = try #require(try await store.plugin.query(Author.self, byIdentifier: "FR#ada"))
+        #expect(author.displayName == "Ada")
+        #expect(try await store.plugin.query(Author.self, byIdentifier: author.identifier) == author)
+        #expect(try await store.plugin.query(Author.self, byIdentifier: "FR#nobody") == nil)
+        try await store.plugin.delete(Author.self, withIdentifier: "UK#ada")
+        #expect(try await store.plugin.query(Author.self).map(\.displayName) == ["Ada"])
+    }
+
     @Test func conditionalSaveChecksTheStoredRecord() async throws {
         let store = try TestStore()
         try await store.plugin.save(Fixtures.blog())

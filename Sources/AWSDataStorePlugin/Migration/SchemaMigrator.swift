@@ -14,7 +14,9 @@ import SQLiteExactText
 /// - any other change (a field removed, retyped, made required; a key or relation changed)
 ///   rebuilds the table, converting each record: text to numbers and back when the text is a
 ///   number, any value to text;
-/// - the outbox and the sync metadata are never touched.
+/// - the outbox and the sync metadata are never touched, but each model whose table changed is
+///   marked for a base sync (see ``SystemTables/baseSyncKey(of:)``): its records synced before
+///   were written without the new fields, and a delta sync would never bring them.
 ///
 /// Only what cannot fit the new shape is discarded, and each discarded thing is logged first: a
 /// record without a value for a new required field or whose value cannot convert, the values of
@@ -31,7 +33,11 @@ struct SchemaMigrator {
         for name in catalog.modelNames {
             let table = catalog.tables[name]!
             if try db.tableExists(name) {
-                try migrate(table, db)
+                let change = try migrate(table, db)
+                if change.changed, storedVersion != nil {
+                    try SystemTables.setMetadataValue(db, SystemTables.baseSyncKey(of: name), registryVersion)
+                    try markUnknownFields(change.added, ofPendingUpdatesOf: name, db)
+                }
             } else {
                 try table.create(db)
                 if storedVersion != nil { info("Created the table of the new model \(name).") }
@@ -49,7 +55,9 @@ struct SchemaMigrator {
         }
     }
 
-    private func migrate(_ table: ModelTable, _ db: Database) throws {
+    /// Migrates one table; returns whether its columns, key or relations changed, and the
+    /// columns it gained.
+    private func migrate(_ table: ModelTable, _ db: Database) throws -> (changed: Bool, added: [String]) {
         let existing = try db.columns(in: table.name)
         let existingByName = Dictionary(existing.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let added = table.columns.filter { existingByName[$0.name] == nil }
@@ -94,10 +102,38 @@ struct SchemaMigrator {
                 )
                 info("Added the field \(table.name).\(column.name).")
             }
-        } else {
-            try rebuild(table, from: existing, db)
+            try migrateIndexes(table, db)
+            return (!added.isEmpty, added.map(\.name))
         }
+        try rebuild(table, from: existing, db)
         try migrateIndexes(table, db)
+        return (true, added.map(\.name))
+    }
+
+    /// Records, for each pending update of `modelName`, the fields the model gained since it was
+    /// made (see ``SystemTables/unknownFieldsKey(of:)``): the update does not send them unless it
+    /// sets them, so that it does not clear on the backend values it never knew.
+    private func markUnknownFields(_ added: [String], ofPendingUpdatesOf modelName: String, _ db: Database) throws {
+        guard !added.isEmpty else { return }
+        let ids = try String.fetchAll(
+            db,
+            sql:
+                "SELECT \"id\" FROM \"\(SystemTables.outbox)\" WHERE \"modelName\" = ? AND \"mutationType\" = 'update'",
+            arguments: [modelName]
+        )
+        for id in ids {
+            let key = SystemTables.unknownFieldsKey(of: id)
+            let known = try SystemTables.metadataValue(db, key).map { $0.split(separator: ",").map(String.init) } ?? []
+            let fields = Set(known).union(added).sorted().joined(separator: ",")
+            try SystemTables.setMetadataValue(db, key, fields)
+        }
+        // The marks of events no longer pending.
+        try db.execute(
+            sql: """
+                DELETE FROM "\(SystemTables.metadata)" WHERE "key" LIKE 'outboxUnknownFields:%'
+                  AND substr("key", 21) NOT IN (SELECT "id" FROM "\(SystemTables.outbox)")
+                """
+        )
     }
 
     /// Copies the records of `table` into a table of the new shape, converting what converts.

@@ -97,6 +97,19 @@ enum SystemTables {
         try String.fetchOne(db, sql: "SELECT \"value\" FROM \"\(metadata)\" WHERE \"key\" = ?", arguments: [key])
     }
 
+    /// The metadata key that marks `modelName` for a base sync after a schema change: the next
+    /// sync of the model is a base sync that applies the backend's records even at the version
+    /// stored, so records synced before the change receive the values of its new fields.
+    static func baseSyncKey(of modelName: String) -> String {
+        "baseSyncAfterMigration:\(modelName)"
+    }
+
+    /// The metadata key that lists (comma-separated) the fields a model gained after the pending
+    /// update `eventID` was made: sending it leaves them out unless the event's record sets them.
+    static func unknownFieldsKey(of eventID: String) -> String {
+        "outboxUnknownFields:\(eventID)"
+    }
+
     /// Stores `value` under `key` in the metadata table.
     static func setMetadataValue(_ db: Database, _ key: String, _ value: String) throws {
         try db.execute(

@@ -11,14 +11,21 @@ extension StorageEngine {
     /// A record that does not fit its model is skipped and reported in
     /// ``ReconcileResult/refused``. A record that belongs to a parent that is not stored waits
     /// for it (in `_stratus_orphans`) and is applied when the parent arrives.
-    func reconcile(_ items: [JSONValue], modelName: String) async throws(DataStoreError) -> ReconcileResult {
+    ///
+    /// With `sameVersionToo` (the base sync after a schema change), a record at the stored
+    /// `_version` is written too: the stored one lacks the fields the change added.
+    func reconcile(
+        _ items: [JSONValue],
+        modelName: String,
+        sameVersionToo: Bool = false
+    ) async throws(DataStoreError) -> ReconcileResult {
         guard let table = catalog.tables[modelName] else {
             throw DataStoreError(.sync, "The backend sent a \(modelName), which this DataStore does not store.")
         }
         return try await write { db in
             var result = ReconcileResult()
             for item in items {
-                try self.reconcile(item, table: table, db, &result)
+                try self.reconcile(item, table: table, sameVersionToo: sameVersionToo, db, &result)
             }
             self.publishOnCommit(result.applied, db)
             return result
@@ -26,7 +33,13 @@ extension StorageEngine {
     }
 
     /// Applies one record of the backend; see ``reconcile(_:modelName:)``.
-    func reconcile(_ item: JSONValue, table: ModelTable, _ db: Database, _ result: inout ReconcileResult) throws {
+    func reconcile(
+        _ item: JSONValue,
+        table: ModelTable,
+        sameVersionToo: Bool = false,
+        _ db: Database,
+        _ result: inout ReconcileResult
+    ) throws {
         let identifier: String
         do {
             identifier = try table.identifier(of: item)
@@ -42,7 +55,11 @@ extension StorageEngine {
             try Self.defer(item, table: table, key: key, version: version, db)
             return
         }
-        if let version, let stored = try Self.storedVersion(key, db), version <= stored { return }
+        if let version, let stored = try Self.storedVersion(key, db),
+            version < stored || (version == stored && !sameVersionToo)
+        {
+            return
+        }
         if item["_deleted"]?.booleanValue ?? false {
             try applyDeletion(item, of: key, table: table, version: version, db, &result)
         } else {

@@ -70,4 +70,19 @@ extension StorageEngine {
             .executeExactly([modelName.databaseValue, lastSync.databaseValue, expression.databaseValue])
         }
     }
+
+    /// Whether a schema change marked the model for a base sync that is not done yet.
+    func needsBaseSyncAfterMigration(_ modelName: String) async throws(DataStoreError) -> Bool {
+        try await read { db in try SystemTables.metadataValue(db, SystemTables.baseSyncKey(of: modelName)) != nil }
+    }
+
+    /// Records that the base sync a schema change asked for is done.
+    func finishBaseSyncAfterMigration(_ modelName: String) async throws(DataStoreError) {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM \"\(SystemTables.metadata)\" WHERE \"key\" = ?",
+                arguments: [SystemTables.baseSyncKey(of: modelName)]
+            )
+        }
+    }
 }

@@ -23,7 +23,7 @@ extension SyncEngine {
     }
 
     /// Syncs one model: a delta sync when the last sync is recent and used the same
-    /// expression, a base sync otherwise.
+    /// expression and no schema change since asked for a base sync, a base sync otherwise.
     func syncModel(_ name: String) async throws -> ModelSyncedEvent {
         guard let table = storage.catalog.tables[name] else {
             return ModelSyncedEvent(
@@ -39,9 +39,11 @@ extension SyncEngine {
             .flatMap { $0.modelPredicate().graphQLFilter(for: table.schema) }
         let expression = try filter.map { try CanonicalJSON.text(of: $0) }
         let stored = try await storage.lastSync(of: name)
+        let afterMigration = try await storage.needsBaseSyncAfterMigration(name)
         let now = Int(Date().timeIntervalSince1970 * 1000)
         let isDelta =
-            stored.lastSync.map { now - $0 < Int(configuration.syncInterval * 1000) } == true
+            !afterMigration
+            && stored.lastSync.map { now - $0 < Int(configuration.syncInterval * 1000) } == true
             && stored.expression == expression
         let lastSync = isDelta ? stored.lastSync : nil
         let readModes = table.schema.authModes(for: .read, strategy: configuration.authModeStrategy)
@@ -63,11 +65,12 @@ extension SyncEngine {
             nextToken = page["nextToken"]?.stringValue
             startedAt = startedAt ?? page["startedAt"]?.intValue
             fetched += items.count
-            let result = try await storage.reconcile(items, modelName: name)
+            let result = try await storage.reconcile(items, modelName: name, sameVersionToo: afterMigration)
             for refused in result.refused { report(refused) }
             counts.add(result.applied, of: name)
         } while nextToken != nil && fetched < configuration.syncMaxRecords && !Task.isCancelled
         try await storage.setLastSync(of: name, startedAt ?? stored.lastSync, expression: expression)
+        if afterMigration && !Task.isCancelled { try await storage.finishBaseSyncAfterMigration(name) }
         return ModelSyncedEvent(
             modelName: name,
             isFullSync: !isDelta,

@@ -73,6 +73,13 @@ public enum Amplify {
         }
     }
 
+    /// Adds a plugin: ``add(plugin:)`` under the name Amplify iOS v1's guides use.
+    ///
+    /// - Throws: as ``add(plugin:)``.
+    public static func addPlugin(_ plugin: some Plugin) throws {
+        try add(plugin: plugin)
+    }
+
     /// Configures every added plugin.
     ///
     /// With no argument, reads `amplifyconfiguration.json` (or `amplify_outputs.json`) from the
@@ -112,6 +119,11 @@ public enum Amplify {
             let category = plugin is any DataStoreCategoryPlugin ? "dataStore" : "api"
             try plugin.configure(using: resolved?.pluginConfiguration(category: category, key: plugin.key))
         }
+        // A GraphQL API in the configuration and no API plugin to reach it: DataStore stays
+        // local, and says so once, with what to add.
+        if !plugins.contains(where: { $0 is any APICategoryPlugin }), let api = resolved?.graphQLAPIName {
+            for case let plugin as any SyncAdvising in plugins { plugin.adviseSync(configuredAPI: api) }
+        }
     }
 
     /// Configures from a configuration file.
@@ -130,6 +142,13 @@ public enum Amplify {
         }
         for plugin in plugins { await plugin.reset() }
     }
+}
+
+/// A plugin that syncs through an API plugin, told at configuration that the configuration
+/// describes a GraphQL API but no API plugin was added.
+package protocol SyncAdvising {
+    /// Says how to make the plugin sync with the API `configuredAPI`.
+    func adviseSync(configuredAPI: String)
 }
 
 /// The DataStore category before a DataStore plugin is added.

@@ -54,6 +54,17 @@ public struct AmplifyConfiguration: Sendable, Hashable {
         return nil
     }
 
+    /// The name of the first GraphQL API the configuration describes: an `awsAPIPlugin` endpoint
+    /// of type `GraphQL`, or `data` for an `amplify_outputs.json` with a `data` URL.
+    package var graphQLAPIName: String? {
+        if case .object(let apis) = json.value(at: "api.plugins.awsAPIPlugin") {
+            let graphQL = apis.filter { $0.value.value(at: "endpointType") == .string("GraphQL") }
+            if let name = graphQL.keys.sorted().first { return name }
+        }
+        if json.value(at: "data.url") != nil { return "data" }
+        return nil
+    }
+
     /// The section of the plugin `key` in the category `category`: `<category>.plugins.<key>`.
     public func pluginConfiguration(category: String, key: String) -> JSONValue? {
         json.value(at: "\(category).plugins.\(key)")

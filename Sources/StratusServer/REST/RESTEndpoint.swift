@@ -42,7 +42,11 @@ struct RESTEndpoint: Sendable {
         let resourcePath = parts.count > 2 ? "/" + parts[2] : "/"
         let method = request.method.rawValue
         if method == "OPTIONS", api.cors {
-            return preflight(api, resourcePath: resourcePath)
+            return preflight(
+                api,
+                resourcePath: resourcePath,
+                requestedHeaders: request.headers[.accessControlRequestHeaders]
+            )
         }
         guard
             let (route, parameters) = api.routes.lazy.compactMap({ route in
@@ -96,7 +100,10 @@ struct RESTEndpoint: Sendable {
         return response.response(cors: api.cors)
     }
 
-    private func preflight(_ api: RESTAPI, resourcePath: String) -> Response {
+    /// The answer to a CORS preflight. The allowed headers are those the browser asks for
+    /// (`Access-Control-Request-Headers`), as API Gateway's CORS with `*` allowed headers answers,
+    /// so that custom headers reach the API; without the question, the headers Amplify's clients send.
+    private func preflight(_ api: RESTAPI, resourcePath: String, requestedHeaders: String?) -> Response {
         let methods = api.routes.filter { $0.match(resourcePath) != nil }.flatMap(\.methods)
         let allowed =
             methods.isEmpty || methods.contains(.any)
@@ -105,8 +112,12 @@ struct RESTEndpoint: Sendable {
         var fields = HTTPFields()
         fields[.accessControlAllowOrigin] = "*"
         fields[.accessControlAllowMethods] = allowed
-        fields[.accessControlAllowHeaders] =
-            "Content-Type,X-Amz-Date,Authorization,X-Api-Key,X-Amz-Security-Token,X-Amz-User-Agent"
+        if let requestedHeaders, !requestedHeaders.trimmingCharacters(in: .whitespaces).isEmpty {
+            fields[.accessControlAllowHeaders] = requestedHeaders
+        } else {
+            fields[.accessControlAllowHeaders] =
+                "Content-Type,X-Amz-Date,Authorization,X-Api-Key,X-Amz-Security-Token,X-Amz-User-Agent"
+        }
         fields[.contentType] = "application/json"
         return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: "{}")))
     }

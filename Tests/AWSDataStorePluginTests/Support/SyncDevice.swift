@@ -37,6 +37,7 @@ final class SyncDevice: Sendable {
 
     init(
         backend: LocalBackend,
+        registration: any AmplifyModelRegistration = BlogRegistration(),
         directory: TemporaryDirectory? = nil,
         through proxy: FaultProxy? = nil,
         interceptor: (any URLRequestInterceptor)? = nil,
@@ -52,7 +53,7 @@ final class SyncDevice: Sendable {
         let api = try backend.makeAPIPlugin(through: proxy)
         if let interceptor { try api.add(interceptor: interceptor, for: "stratus") }
         plugin = AWSDataStorePlugin(
-            modelRegistration: BlogRegistration(),
+            modelRegistration: registration,
             configuration: configuration,
             api: api,
             hub: hub

@@ -12,6 +12,8 @@ struct AcceptedEvent: Sendable {
 struct TakenEvent: Sendable {
     let event: MutationEvent
     let version: Int?
+    /// The fields the model gained after the event was made (a schema change).
+    var unknownFields: Set<String> = []
 }
 
 /// What one round of the outbox did: see ``StorageEngine/outboxRound(settling:take:excluding:)``.
@@ -71,7 +73,14 @@ extension StorageEngine {
                 for event in try Outbox.sendable(limit: limit, excluding: inFlight.union(unsettled), db) {
                     try Outbox.markInProcess(event.id, db)
                     let version = try Self.storedVersion(event.recordKey, db)
-                    round.taken.append(TakenEvent(event: event, version: version))
+                    let unknown = try SystemTables.metadataValue(db, SystemTables.unknownFieldsKey(of: event.id))
+                    round.taken.append(
+                        TakenEvent(
+                            event: event,
+                            version: version,
+                            unknownFields: Set(unknown?.split(separator: ",").map(String.init) ?? [])
+                        )
+                    )
                 }
             }
             round.snapshot = try self.outboxSnapshot(db)

@@ -11,6 +11,9 @@ struct OutgoingMutation {
     var version: Int?
     /// The `Idempotency-Key`: the event's id, then one per retry after a conflict.
     var key: String
+    /// The fields the model gained after the event was made: an update leaves out those its
+    /// record does not set, instead of clearing them.
+    let unknownFields: Set<String>
 
     /// The mutation of `taken`, as first sent.
     ///
@@ -25,5 +28,6 @@ struct OutgoingMutation {
         condition = try event.graphQLFilterJSON.map { try JSONValue(parsing: $0) }
         version = [taken.version, event.version].compactMap { $0 }.max()
         key = event.id
+        unknownFields = taken.unknownFields
     }
 }

@@ -87,6 +87,28 @@ extension DataStoreCategory {
         try await delete(modelType, withId: id, where: nil)
     }
 
+    /// The model of type `modelType` whose primary key is `identifier`, or `nil`: ``query(_:byId:)``
+    /// under the name Amplify gives it for models with a custom primary key. The values of a
+    /// composite key are joined with ``ModelSchema/identifierSeparator`` in the key's order, as
+    /// ``Model/identifier`` gives them.
+    ///
+    /// - Throws: ``DataStoreError`` when the model is not registered or storage fails.
+    public func query<M: Model>(_ modelType: M.Type, byIdentifier identifier: String) async throws -> M? {
+        try await query(modelType, byId: identifier)
+    }
+
+    /// Deletes the model of type `modelType` whose primary key is `identifier`, and its hasMany
+    /// children: ``delete(_:withId:)`` under the name Amplify gives it for custom primary keys.
+    ///
+    /// - Throws: ``DataStoreError`` when the condition fails or storage fails.
+    public func delete<M: Model>(
+        _ modelType: M.Type,
+        withIdentifier identifier: String,
+        where predicate: (any QueryPredicate)? = nil
+    ) async throws {
+        try await delete(modelType, withId: identifier, where: predicate)
+    }
+
     /// Deletes every model of type `modelType` matching the predicate `predicate` builds.
     ///
     /// - Throws: ``DataStoreError`` when the predicate names an unknown field or storage fails.
