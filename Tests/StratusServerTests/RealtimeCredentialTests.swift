@@ -63,7 +63,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = try await CognitoUserPoolTests.Fixture(clock: clock)
         let server = try await TestStore.server(
-            schema: try SchemaParser().parse(postSchemaForEveryMode),
+            schema: try SchemaParser().parse(
+                postSchemaForEveryMode + """
+
+                    type Subscription {
+                      onAnyPost: Post @aws_subscribe(mutations: ["createPost"]) @aws_api_key @aws_cognito_user_pools
+                    }
+                    """
+            ),
             directory: directory
         )
         let http = StratusHTTPServer(
@@ -134,8 +141,10 @@ import Testing
     }
 
     /// A subscription started with a token of its own on an API key connection stops when that
-    /// token is revoked; the connection and its other subscriptions go on.
-    @Test func aSubscriptionStartedWithARevokedTokenStops() async throws {
+    /// token is revoked; the connection and its other subscriptions go on. The same for a
+    /// hand-written subscription (`@aws_subscribe`) and a model one.
+    @Test(arguments: ["onCreatePost", "onAnyPost"])
+    func aSubscriptionStartedWithARevokedTokenStops(field: String) async throws {
         try await Self.withEndpoint(checkInterval: .milliseconds(50)) { endpoint in
             let header: JSON = ["host": .string(endpoint.host), "x-api-key": "da2-valid"]
             let socket = RealtimeSocket(
@@ -145,7 +154,7 @@ import Testing
             socket.send(#"{"type":"connection_init"}"#)
             #expect(try await socket.next()?.hasPrefix(#"{"type":"connection_ack""#) == true)
             let tokens = try await endpoint.fixture.signIn()
-            let data: JSON = ["query": "subscription { onCreatePost { id } }", "variables": [:]]
+            let data: JSON = ["query": .string("subscription { \(field) { id } }"), "variables": [:]]
             let start: JSON = [
                 "id": "user", "type": "start",
                 "payload": [

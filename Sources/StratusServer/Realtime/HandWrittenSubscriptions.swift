@@ -300,6 +300,8 @@ final class HandWrittenStarts: Sendable {
         var token: UInt64
         /// Its listener in the ``MutationBroadcaster``, when it lists generated mutations.
         var listener: UInt64?
+        /// The token its `start` carried, when it expires or can be revoked.
+        var credentials: RealtimeToken?
     }
 
     private struct State {
@@ -321,7 +323,8 @@ final class HandWrittenStarts: Sendable {
         _ subscription: HandWrittenSubscription,
         on connection: RealtimeConnection,
         events: HandWrittenEvents,
-        broadcaster: MutationBroadcaster
+        broadcaster: MutationBroadcaster,
+        credentials: RealtimeToken? = nil
     ) throws(RealtimeError) {
         try connection.startHandWritten(id: id)
         let token = events.subscribe(
@@ -344,10 +347,12 @@ final class HandWrittenStarts: Sendable {
             listener = added
         }
         state.withLock { state in
-            state.registrations[id] = Registration(token: token, listener: listener)
+            state.registrations[id] = Registration(token: token, listener: listener, credentials: credentials)
             state.events = events
             state.broadcaster = broadcaster
         }
+        // Acknowledged once it listens: a client that publishes on hearing `start_ack` is heard.
+        connection.acknowledgeHandWritten(id: id)
     }
 
     /// Stops the subscription `id` with `complete`; `false` when it is not a hand-written one.
@@ -360,6 +365,26 @@ final class HandWrittenStarts: Sendable {
         // Once removed, the listener is called no more: no `data` follows `complete`.
         if let listener = registration.listener { broadcaster?.removeListener(listener) }
         connection.stopHandWritten(id: id)
+        return true
+    }
+
+    /// The tokens of the running subscriptions that carried their own, by subscription id.
+    var credentials: [(id: String, token: RealtimeToken)] {
+        state.withLock { state in
+            state.registrations.compactMap { id, registration in registration.credentials.map { (id, $0) } }
+        }
+    }
+
+    /// Ends the subscription `id`, whose credentials no longer hold, with an `error` carrying
+    /// `payload` instead of `complete`; `false` when it is not running.
+    func end(id: String, payload: JSON, on connection: RealtimeConnection) -> Bool {
+        let (registration, events, broadcaster) = state.withLock {
+            ($0.registrations.removeValue(forKey: id), $0.events, $0.broadcaster)
+        }
+        guard let registration else { return false }
+        events?.unsubscribe(registration.token)
+        if let listener = registration.listener { broadcaster?.removeListener(listener) }
+        connection.endHandWritten(id: id, payload: payload)
         return true
     }
 

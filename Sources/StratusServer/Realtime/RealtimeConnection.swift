@@ -287,8 +287,10 @@ final class RealtimeConnection: Sendable {
         }
     }
 
-    /// Counts a subscription `id` to a hand-written subscription field as running and enqueues
-    /// its `start_ack`; its `data` messages are sent by its owner.
+    /// Counts a subscription `id` to a hand-written subscription field as running; its owner
+    /// then listens for its events and calls ``acknowledgeHandWritten(id:)``, so that no event
+    /// published after the client hears `start_ack` can miss it. Its `data` messages are sent by
+    /// its owner.
     ///
     /// - Throws: ``RealtimeError`` when the connection holds the most subscriptions it may or
     ///   `id` is already running.
@@ -296,6 +298,13 @@ final class RealtimeConnection: Sendable {
         try enqueuing { state throws(RealtimeError) in
             try admit(id: id, in: state)
             state.handWritten.insert(id)
+        }
+    }
+
+    /// Enqueues the `start_ack` of the hand-written subscription `id`, once it listens.
+    func acknowledgeHandWritten(id: String) {
+        enqueuing { state in
+            guard state.handWritten.contains(id) else { return }
             enqueue(
                 .message(ByteBuffer(string: #"{"id":"# + JSON.string(id).text + #","type":"start_ack"}"#)),
                 in: &state
@@ -311,6 +320,16 @@ final class RealtimeConnection: Sendable {
                 .message(ByteBuffer(string: #"{"id":"# + JSON.string(id).text + #","type":"complete"}"#)),
                 in: &state
             )
+        }
+    }
+
+    /// Stops counting the hand-written subscription `id`, whose credentials no longer hold, and
+    /// enqueues its `error` with `payload` instead of `complete`.
+    func endHandWritten(id: String, payload: JSON) {
+        enqueuing { state in
+            guard state.handWritten.remove(id) != nil else { return }
+            let error: JSON = ["id": .string(id), "type": "error", "payload": payload]
+            enqueue(.message(ByteBuffer(string: error.text)), in: &state)
         }
     }
 

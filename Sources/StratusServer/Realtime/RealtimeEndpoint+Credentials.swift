@@ -46,16 +46,17 @@ extension RealtimeEndpoint {
         connection.close(code: 1000, reason: "Unauthorized")
     }
 
-    /// Checks the tokens of `connection` (its own, `connectionToken`, and those its subscriptions
-    /// started with) at their expiry and every ``RealtimeLimits/credentialCheckInterval``, until
+    /// Checks the tokens of `connection` (its own, `connectionToken`, and those its subscriptions,
+    /// hand-written ones in `handWritten` too, started with) at their expiry and every ``RealtimeLimits/credentialCheckInterval``, until
     /// the task is cancelled or the connection's own token fails.
     func watchCredentials(
         of connection: RealtimeConnection,
         connectionToken: RealtimeToken?,
-        fanout: RealtimeFanout
+        fanout: RealtimeFanout,
+        handWritten: HandWrittenStarts
     ) async {
         while !Task.isCancelled {
-            let subscriptions = connection.subscriptionTokens
+            let subscriptions = connection.subscriptionTokens + handWritten.credentials
             let tokens = [connectionToken].compactMap { $0 } + subscriptions.map(\.token)
             var wait = limits.credentialCheckInterval
             let now = authorizer.clock()
@@ -78,6 +79,14 @@ extension RealtimeEndpoint {
                 if let ended = connection.end(subscription: id, payload: payload) {
                     fanout.unsubscribe(connection, from: ended.topic)
                 }
+            }
+            for (id, token) in handWritten.credentials {
+                guard let rejection = await check(token) else { continue }
+                _ = handWritten.end(
+                    id: id,
+                    payload: RealtimeError(connectionRefusal: rejection).payload,
+                    on: connection
+                )
             }
         }
     }

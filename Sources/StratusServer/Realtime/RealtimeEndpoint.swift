@@ -92,8 +92,14 @@ struct RealtimeEndpoint: Sendable {
         )
         defer { subscriber.handWritten.stopAll() }
         // The tokens in use expire and can be revoked: checked at their expiry and now and then.
+        let handWritten = subscriber.handWritten
         let credentials = Task { [self] in
-            await watchCredentials(of: connection, connectionToken: connectionToken, fanout: fanout)
+            await watchCredentials(
+                of: connection,
+                connectionToken: connectionToken,
+                fanout: fanout,
+                handWritten: handWritten
+            )
         }
         defer { credentials.cancel() }
         let limits = limits
@@ -239,7 +245,8 @@ struct RealtimeEndpoint: Sendable {
                 handWritten,
                 on: subscriber.connection,
                 events: server.handWrittenEvents,
-                broadcaster: server.events
+                broadcaster: server.events,
+                credentials: token
             )
             return
         }

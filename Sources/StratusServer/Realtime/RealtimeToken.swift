@@ -5,7 +5,7 @@ import Foundation
 /// credentials that expire or whose user is deleted or disabled, end what they authorized.
 ///
 /// Checked when they are used again (a `start` on the connection's credentials) and by the
-/// connection's credential watch (``RealtimeEndpoint/watchCredentials(of:connectionToken:fanout:)``):
+/// connection's credential watch (``RealtimeEndpoint/watchCredentials(of:connectionToken:fanout:handWritten:)``):
 /// at a token's `exp`, and every ``RealtimeLimits/credentialCheckInterval``, never per event.
 struct RealtimeToken: Sendable, Hashable {
     /// What the credentials are.
