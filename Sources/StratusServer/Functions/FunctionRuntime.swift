@@ -133,6 +133,11 @@ final class FunctionRuntime: Sendable {
                 }
             }
         }
+        // The process is gone, but connections it opened just before may still wait in the
+        // listener's backlog; SwiftNIO traps ("Deinited NIOAsyncWriter without calling
+        // finish()") when it accepts one while the server shuts down. The server is left a
+        // moment to accept and close them first, whether or not this task was cancelled.
+        await Task.detached { try? await Task.sleep(for: .milliseconds(250)) }.value
     }
 
     /// Runs the process of `slot` until it ends; returns how it ended, in Lambda's words.
