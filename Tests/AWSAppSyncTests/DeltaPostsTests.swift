@@ -61,7 +61,11 @@ import Testing
         await backend.stop()
     }
 
-    static func makeClient(_ backend: LocalBackend, cache directory: URL) throws -> AWSAppSyncClient {
+    /// A client whose query cache and sync metadata are in `directory`; each `run` has its own
+    /// offline mutation queue, as a live client keeps its queue to itself.
+    static func makeClient(_ backend: LocalBackend, cache directory: URL, run: Int = 1) throws -> AWSAppSyncClient {
+        let cache = directory.appending(path: "cache")
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
         let appSyncConfig = try AWSAppSyncClientConfiguration(
             appSyncServiceConfig: AWSAppSyncServiceConfig(
                 endpoint: backend.endpoint,
@@ -69,7 +73,11 @@ import Testing
                 authType: .apiKey,
                 apiKey: backend.apiKey
             ),
-            cacheConfiguration: AWSAppSyncCacheConfiguration(withRootDirectory: directory.appending(path: "cache"))
+            cacheConfiguration: AWSAppSyncCacheConfiguration(
+                offlineMutations: cache.appending(path: "offlineMutations-\(run).db"),
+                queries: cache.appending(path: "queries.db"),
+                subscriptionMetadataCache: cache.appending(path: "subscriptionMetadataCache.db")
+            )
         )
         let appSyncClient = try AWSAppSyncClient(appSyncConfig: appSyncConfig)
         // Set id as the cache key for objects, as the guide's app delegate does.
@@ -112,7 +120,7 @@ import Testing
             try await Self.remove("p2", by: other)
 
             // Second run: the base query's cached result first, then the delta query's changes.
-            let second = PostsApp(appSyncClient: try Self.makeClient(backend, cache: directory))
+            let second = PostsApp(appSyncClient: try Self.makeClient(backend, cache: directory, run: 2))
             second.loadPostsWithSyncFeature()
             #expect(try await second.waitForPosts(["p3", "p4"]))
             #expect(second.history.first == ["p2", "p3"], "the cached list came first")
@@ -181,8 +189,6 @@ final class PostsApp: @unchecked Sendable {
     init(appSyncClient: AWSAppSyncClient) {
         self.appSyncClient = appSyncClient
     }
-
-    func print(_ text: String) {}
 
     /// Waits until `postList` holds the posts `ids`, up to 30 seconds.
     func waitForPosts(_ ids: [String]) async throws -> Bool {

@@ -137,9 +137,16 @@ import Testing
         #expect(swift.contains("public var version: Int {\n                get { snapshot[field: \"version\"] }"))
         #expect(swift.contains("public var _version: Int? {\n                get { snapshot[field: \"_version\"] }"))
         #expect(swift.contains("public var __typename: String {"))
+        // The memberwise init, one parameter a line as it is long.
         #expect(
             swift.contains(
-                "public init(id: GraphQLID, version: Int, _version: Int? = nil, deleted: Bool? = nil, awsDs: DeltaAction? = nil) {"
+                """
+                    id: GraphQLID,
+                                version: Int,
+                                _version: Int? = nil,
+                                deleted: Bool? = nil,
+                                awsDs: DeltaAction? = nil
+                """
             )
         )
         #expect(swift.contains("\"aws_ds\": awsDs.jsonValue"))
