@@ -2,6 +2,7 @@ import AWSAuthCore
 import AWSCognitoAuthPlugin
 import AWSCore
 import AWSPluginsCore
+import AWSWire
 import Amplify
 import Foundation
 import Synchronization
@@ -319,6 +320,26 @@ public final class AWSMobileClient: Sendable {
                 callback.call((nil, error))
             }
         }
+    }
+}
+
+extension AWSMobileClient: AWSCredentialsProvider {
+    /// The identity pool's credentials, as ``getCredentialsProvider()`` gives them: the guest's
+    /// while signed out, the signed-in user's after, refreshed before they expire. The client is
+    /// itself the provider an `AWS_IAM` AppSync client signs with, as in the AppSync guide:
+    ///
+    /// ```swift
+    /// let appSyncConfig = try AWSAppSyncClientConfiguration(
+    ///     appSyncServiceConfig: AWSAppSyncServiceConfig(),
+    ///     credentialsProvider: AWSMobileClient.default(),
+    ///     cacheConfiguration: AWSAppSyncCacheConfiguration()
+    /// )
+    /// ```
+    ///
+    /// - Throws: `AuthError`: `configuration` before ``initialize(_:)`` or without an identity
+    ///   pool, or the identity pool's error.
+    public func fetchCredentials() async throws -> AWSCredentials {
+        try await getCredentialsProvider().fetchCredentials()
     }
 }
 

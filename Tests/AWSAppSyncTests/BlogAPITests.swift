@@ -20,8 +20,8 @@ import Testing
             #expect(created.errors == nil)
             let album = try #require(created.data?.createAlbum)
             #expect(album.title == "Summer")
-            #expect(album._version == 1)
-            #expect(album._deleted == nil)
+            #expect(album.version == 1)
+            #expect(album.deleted == nil)
 
             let listed = try await backend.perform(ListAlbumsQuery(limit: 10))
             let items = try #require(listed.data?.listAlbums?.items)

@@ -150,6 +150,10 @@ struct SyncTodosQuery: GraphQLQuery {
                 deltaQueryResultHandler: events.delta,
                 callbackQueue: events.calls.queue
             )
+            // The base query's cached result first, before any request.
+            let (cachedFirst, cacheError) = try await events.calls.next(&iterator)
+            #expect(cacheError == nil)
+            #expect(cachedFirst == "base Milk")
             let (second, error) = try await events.calls.next(&iterator)
             deltaWatcher.cancel()
             #expect(error == nil)
@@ -170,8 +174,11 @@ struct SyncTodosQuery: GraphQLQuery {
                 callbackQueue: events.calls.queue,
                 syncConfiguration: SyncConfiguration(baseRefreshIntervalInSeconds: 0)
             )
+            let (cachedThird, _) = try await events.calls.next(&iterator)
             let (third, _) = try await events.calls.next(&iterator)
             base.cancel()
+            // The cached list is the first run's: the delta query's changes are not merged into it.
+            #expect(cachedThird == "base Milk")
             #expect(third == "base Eggs,Milk")
         }
     }

@@ -1,6 +1,8 @@
+import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
 import Foundation
+import StratusCognito
 import StratusTesting
 import Testing
 
@@ -87,11 +89,6 @@ struct GetPostQuery: GraphQLQuery {
 
 /// The guide's client factory: one client per auth mode, each with its own cache files.
 @Suite struct MultiAuthTests {
-    enum AppSyncClientMode {
-        case `public`
-        case `private`
-    }
-
     @Test(.timeLimit(.minutes(1))) func anIAMFieldIsNullForTheAPIKeyClient() async throws {
         let backend = try await LocalBackend.start(schema: multiAuthSchema)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appsync-multi-\(UUID())")
@@ -189,5 +186,159 @@ struct GetPostQuery: GraphQLQuery {
             throw error
         }
         await backend.stop()
+    }
+
+    /// The guide's `ClientFactory` as written: its `AWS_IAM` client is given no credentials
+    /// provider, and signs with the guest credentials of the identity pool in the file's
+    /// `CredentialsProvider` section, which the server accepts for the IAM fields.
+    @Test(.timeLimit(.minutes(1))) func theFactorysIAMClientSignsWithTheFilesIdentityPool() async throws {
+        let identityPoolId = "us-east-1:\(UUID().uuidString.lowercased())"
+        let backend = try await LocalBackend.start(
+            schema: multiAuthSchema,
+            cognito: CognitoConfiguration(identityPoolId: identityPoolId)
+        )
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appsync-factory-\(UUID())")
+        defer {
+            ClientFactory.clients = [:]
+            try? FileManager.default.removeItem(at: directory)
+            // The identity id the provider kept, as an app keeps it between runs.
+            try? FileManager.default.removeItem(at: FileAuthSessionStore(name: identityPoolId).url)
+        }
+        do {
+            let entry: (String, String) -> JSONValue = { mode, prefix in
+                [
+                    "ApiUrl": .string(backend.endpoint.absoluteString), "Region": "us-east-1",
+                    "AuthMode": .string(mode), "ApiKey": .string(backend.apiKey),
+                    "ClientDatabasePrefix": .string(prefix),
+                ]
+            }
+            ClientFactory.awsConfiguration = [
+                "CredentialsProvider": [
+                    "CognitoIdentity": [
+                        "Default": [
+                            "PoolId": .string(identityPoolId), "Region": "us-east-1",
+                            "Endpoint": .string(backend.origin.absoluteString),
+                        ]
+                    ]
+                ],
+                "AppSync": [
+                    "Default": entry("API_KEY", "friendly_name_API_KEY"),
+                    "friendly_name_AWS_IAM": entry("AWS_IAM", "friendly_name_AWS_IAM"),
+                ],
+            ]
+            ClientFactory.rootDirectory = directory
+            try ClientFactory.initClients()
+
+            let input: GraphQLMap = [
+                "id": "p1", "author": "Nadia", "title": "ABC", "content": "DEF", "url": "https://example.com",
+                "ups": 3, "downs": 1, "version": 1,
+            ]
+            let created = try await ClientFactory.getAppSyncClient(mode: AppSyncClientMode.private)!
+                .perform(mutation: CreatePostMutation(input: input))
+            #expect(created.errors == nil)
+            let result = try await ClientFactory.getAppSyncClient(mode: AppSyncClientMode.private)!
+                .fetch(query: GetPostQuery(id: "p1"))
+            #expect(result.errors == nil)
+            #expect(result.data?.getPost?.url == "https://example.com")
+            #expect(result.data?.getPost?.ups == 3)
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+
+    /// Without a provider or a `CredentialsProvider` section, the IAM client cannot be made, and
+    /// the error names the section to add.
+    @Test func anIAMClientWithoutProviderOrIdentityPoolNamesTheMissingSection() throws {
+        let serviceConfig = try AWSAppSyncServiceConfig(
+            awsConfiguration: [
+                "AppSync": [
+                    "friendly_name_AWS_IAM": [
+                        "ApiUrl": "https://xyz.appsync-api.us-west-2.amazonaws.com/graphql", "Region": "us-west-2",
+                        "AuthMode": "AWS_IAM",
+                    ]
+                ]
+            ],
+            forKey: "friendly_name_AWS_IAM"
+        )
+        #expect(serviceConfig.cognitoIdentity == nil)
+        let error = #expect(throws: AWSAppSyncClientError.self) {
+            try AWSAppSyncClientConfiguration(appSyncServiceConfig: serviceConfig)
+        }
+        #expect(
+            error?.message
+                == "AppSync.friendly_name_AWS_IAM.AuthMode is AWS_IAM, but no credentialsProvider was given and "
+                + "awsconfiguration.json has no CredentialsProvider section to take the identity pool from. Add "
+                + #"{"CredentialsProvider": {"CognitoIdentity": {"Default": {"PoolId": "us-east-1:<id>", "#
+                + #""Region": "us-east-1"}}}}, or pass AWSAppSyncClientConfiguration(appSyncServiceConfig:, "#
+                + "credentialsProvider: AWSMobileClient.default(), …)."
+        )
+
+        let badPool = #expect(throws: AWSAppSyncClientError.self) {
+            try AWSAppSyncServiceConfig(
+                awsConfiguration: [
+                    "CredentialsProvider": ["CognitoIdentity": ["Default": ["PoolId": "us-east-1:x"]]],
+                    "AppSync": [
+                        "Default": [
+                            "ApiUrl": "https://x.example/graphql", "Region": "us-east-1", "AuthMode": "AWS_IAM",
+                        ]
+                    ],
+                ]
+            )
+        }
+        #expect(
+            badPool?.message
+                == "CredentialsProvider.CognitoIdentity.Default.Region is missing. Set it to the identity pool's "
+                + #"region, such as "us-east-1"."#
+        )
+    }
+}
+
+/// The AppSync guide's multi-auth client modes.
+public enum AppSyncClientMode {
+    case `public`
+    case `private`
+}
+
+/// The AppSync guide's `ClientFactory`, with two changes: the API is read from
+/// ``awsConfiguration`` rather than `awsconfiguration.json` in the working directory, and the
+/// caches are in ``rootDirectory``, as tests running at once need.
+public class ClientFactory {
+    nonisolated(unsafe) static var clients: [AppSyncClientMode: AWSAppSyncClient] = [:]
+    nonisolated(unsafe) static var awsConfiguration: JSONValue = [:]
+    nonisolated(unsafe) static var rootDirectory: URL?
+
+    class func getAppSyncClient(mode: AppSyncClientMode) -> AWSAppSyncClient? {
+        return clients[mode]
+    }
+
+    class func initClients() throws {
+        let serviceConfigAPIKey = try AWSAppSyncServiceConfig(awsConfiguration: awsConfiguration)
+        let cacheConfigAPIKey = try AWSAppSyncCacheConfiguration(
+            useClientDatabasePrefix: true,
+            appSyncServiceConfig: serviceConfigAPIKey,
+            rootDirectory: rootDirectory
+        )
+        let clientConfigAPIKey = try AWSAppSyncClientConfiguration(
+            appSyncServiceConfig: serviceConfigAPIKey,
+            cacheConfiguration: cacheConfigAPIKey
+        )
+        clients[AppSyncClientMode.public] = try AWSAppSyncClient(appSyncConfig: clientConfigAPIKey)
+
+        let serviceConfigIAM = try AWSAppSyncServiceConfig(
+            awsConfiguration: awsConfiguration,
+            forKey: "friendly_name_AWS_IAM"
+        )
+        let cacheConfigIAM = try AWSAppSyncCacheConfiguration(
+            useClientDatabasePrefix: true,
+            appSyncServiceConfig: serviceConfigIAM,
+            rootDirectory: rootDirectory
+        )
+        let clientConfigIAM = try AWSAppSyncClientConfiguration(
+            appSyncServiceConfig: serviceConfigIAM,
+            cacheConfiguration: cacheConfigIAM
+        )
+        clients[AppSyncClientMode.private] = try AWSAppSyncClient(appSyncConfig: clientConfigIAM)
     }
 }

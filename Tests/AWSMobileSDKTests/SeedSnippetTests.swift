@@ -222,6 +222,84 @@ import TodoAPI
         }
         await backend.stop()
     }
+
+    /// The AppSync guide's IAM snippet: `credentialsProvider: AWSMobileClient.default()` signs
+    /// with the identity pool's credentials, the guest's and then the signed-in user's; the
+    /// server sees the role of each.
+    @Test func iamSnippetSignsWithTheMobileClientsIdentityPoolCredentials() async throws {
+        let backend = try await LocalBackend.start(
+            schema: "type Todo @model { id: ID! name: String! description: String }",
+            defaultMode: .awsIAM,
+            additionalModes: [],
+            cognito: CognitoConfiguration(
+                userPoolId: "us-east-1_SeedIAM",
+                clients: [.init(clientId: "seedclient")],
+                users: [.init(username: "seed-user", password: Self.password)]
+            )
+        )
+        let directory = FileManager.default.temporaryDirectory.appending(path: "seed-iam-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let pool = try #require(backend.cognito)
+            let client = AWSMobileClient.default()
+            let state = try await client.initialize(
+                configuration: AWSCognitoAuthConfiguration(
+                    userPool: .init(
+                        poolId: "us-east-1_SeedIAM",
+                        appClientId: "seedclient",
+                        region: "us-east-1",
+                        endpoint: backend.origin
+                    ),
+                    identityPool: .init(
+                        poolId: try #require(pool.configuration.identityPoolId),
+                        region: "us-east-1",
+                        endpoint: backend.origin
+                    ),
+                    authenticationFlowType: .userPassword
+                ),
+                sessionStore: InMemoryAuthSessionStore()
+            )
+            #expect(state == .guest)
+            let app = SeedAppSyncApp(
+                awsConfiguration: [
+                    "AppSync": [
+                        "Default": [
+                            "ApiUrl": .string(backend.endpoint.absoluteString), "Region": "us-east-1",
+                            "AuthMode": "AWS_IAM",
+                        ]
+                    ]
+                ],
+                cacheDirectory: directory
+            )
+            app.initializeAppSyncWithIAM()
+            let appSyncClient = try #require(app.appSyncClient, "the IAM snippet printed \(app.printed)")
+
+            let guest = try await appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(name: "As a guest"))
+            )
+            #expect(guest.errors == nil)
+            #expect(guest.data?.createTodo?.name == "As a guest")
+
+            _ = try await client.signIn(username: "seed-user", password: Self.password)
+            let signedIn = try await appSyncClient.perform(
+                mutation: CreateTodoMutation(input: CreateTodoInput(name: "Signed in"))
+            )
+            #expect(signedIn.errors == nil)
+            #expect(signedIn.data?.createTodo?.name == "Signed in")
+            try await client.signOut()
+
+            // A client that was never initialized says so.
+            await #expect {
+                _ = try await AWSMobileClient().fetchCredentials()
+            } throws: { error in
+                (error as? AuthError)?.errorDescription == "AWSMobileClient is not initialized."
+            }
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
 }
 
 /// The AppSync guide's app with its user pool `initializeAppSync()`, with two changes: the
@@ -231,9 +309,29 @@ final class SeedAppSyncApp: @unchecked Sendable {
     var appSyncClient: AWSAppSyncClient?
     var printed: [String] = []
     let awsConfiguration: JSONValue
+    let cacheDirectory: URL?
 
-    init(awsConfiguration: JSONValue) {
+    init(awsConfiguration: JSONValue, cacheDirectory: URL? = nil) {
         self.awsConfiguration = awsConfiguration
+        self.cacheDirectory = cacheDirectory
+    }
+
+    /// The guide's IAM snippet, with the API read from `awsConfiguration` and the caches in
+    /// `cacheDirectory` rather than the user's cache directory.
+    func initializeAppSyncWithIAM() {
+        do {
+            // Initialize the AWS AppSync configuration
+            let appSyncConfig = try AWSAppSyncClientConfiguration(
+                appSyncServiceConfig: AWSAppSyncServiceConfig(awsConfiguration: awsConfiguration),
+                credentialsProvider: AWSMobileClient.default(),
+                cacheConfiguration: AWSAppSyncCacheConfiguration(withRootDirectory: cacheDirectory)
+            )
+
+            // Initialize the AWS AppSync client
+            appSyncClient = try AWSAppSyncClient(appSyncConfig: appSyncConfig)
+        } catch {
+            print("Error initializing appsync client. \(error)")
+        }
     }
 
     func print(_ text: String) {

@@ -46,6 +46,18 @@ import Testing
         try compare(generated, withCommitted: "TodoAPI/API.swift")
     }
 
+    @Test func committedDeltaPostsAPIMatchesTheDeltaSyncSchemaAndStatements() async throws {
+        let directory = try TemporaryDirectory()
+        let generated = try await generate(
+            [
+                "--schema", Self.fixtures.appending(path: "delta-posts.graphql").path,
+                "--statements", Self.fixtures.appending(path: "delta-posts-statements").path,
+            ],
+            in: directory
+        )
+        try compare(generated, withCommitted: "DeltaPostsAPI/API.swift")
+    }
+
     @Test func committedBlogAPIMatchesTheAnnotatedSchemaAndItsStatements() async throws {
         let directory = try TemporaryDirectory()
         let generated = try await generate(

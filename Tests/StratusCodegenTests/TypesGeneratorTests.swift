@@ -118,6 +118,40 @@ import Testing
         #expect(swift.contains("public init() {}"))
     }
 
+    /// The delta sync guide reads `deltaPost?.awsDs == DeltaAction.delete`: field names with
+    /// underscores are camel-cased as the AppSync SDK's code generation wrote them, while the
+    /// snapshot keeps the wire name; a camel case that another field spells keeps the field's own.
+    @Test func camelCasesUnderscoredFieldNamesUnlessTheyClash() throws {
+        let sdl = """
+            type Query { listPostsDelta(lastSync: AWSTimestamp): [Post] }
+            type Post { id: ID! version: Int! _version: Int _deleted: Boolean aws_ds: DeltaAction }
+            enum DeltaAction { DELETE }
+            scalar AWSTimestamp
+            """
+        let swift = try generate(
+            "query ListPostsDelta {\n  listPostsDelta {\n    __typename\n    id\n    version\n    _version\n    _deleted\n    aws_ds\n  }\n}\n",
+            sdl: sdl
+        )
+        #expect(swift.contains("public var awsDs: DeltaAction? {\n                get { snapshot[field: \"aws_ds\"] }"))
+        #expect(swift.contains("public var deleted: Bool? {\n                get { snapshot[field: \"_deleted\"] }"))
+        #expect(swift.contains("public var version: Int {\n                get { snapshot[field: \"version\"] }"))
+        #expect(swift.contains("public var _version: Int? {\n                get { snapshot[field: \"_version\"] }"))
+        #expect(swift.contains("public var __typename: String {"))
+        // The memberwise init, one parameter a line as it is long.
+        #expect(
+            swift.contains(
+                """
+                    id: GraphQLID,
+                                version: Int,
+                                _version: Int? = nil,
+                                deleted: Bool? = nil,
+                                awsDs: DeltaAction? = nil
+                """
+            )
+        )
+        #expect(swift.contains("\"aws_ds\": awsDs.jsonValue"))
+    }
+
     @Test(arguments: [
         ("listTodos", "listTodo"), ("items", "item"), ("categories", "category"), ("addresses", "address"),
         ("status", "status"), ("statuses", "status"), ("people", "person"), ("boxes", "box"), ("data", "data"),

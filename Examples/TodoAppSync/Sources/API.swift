@@ -954,9 +954,9 @@ public struct GetTodoQuery: GraphQLQuery {
                 description: String? = nil,
                 name: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -965,9 +965,9 @@ public struct GetTodoQuery: GraphQLQuery {
                     "name": name.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Todo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -1001,17 +1001,17 @@ public struct GetTodoQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -1159,9 +1159,9 @@ public struct ListTodosQuery: GraphQLQuery {
                     description: String? = nil,
                     name: String,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -1170,9 +1170,9 @@ public struct ListTodosQuery: GraphQLQuery {
                         "name": name.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Todo",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -1206,17 +1206,17 @@ public struct ListTodosQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -1373,9 +1373,9 @@ public struct SyncTodosQuery: GraphQLQuery {
                     description: String? = nil,
                     name: String,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -1384,9 +1384,9 @@ public struct SyncTodosQuery: GraphQLQuery {
                         "name": name.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Todo",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -1420,17 +1420,17 @@ public struct SyncTodosQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -1523,9 +1523,9 @@ public struct CreateTodoMutation: GraphQLMutation {
                 description: String? = nil,
                 name: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -1534,9 +1534,9 @@ public struct CreateTodoMutation: GraphQLMutation {
                     "name": name.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Todo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -1570,17 +1570,17 @@ public struct CreateTodoMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -1672,9 +1672,9 @@ public struct UpdateTodoMutation: GraphQLMutation {
                 description: String? = nil,
                 name: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -1683,9 +1683,9 @@ public struct UpdateTodoMutation: GraphQLMutation {
                     "name": name.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Todo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -1719,17 +1719,17 @@ public struct UpdateTodoMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -1821,9 +1821,9 @@ public struct DeleteTodoMutation: GraphQLMutation {
                 description: String? = nil,
                 name: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -1832,9 +1832,9 @@ public struct DeleteTodoMutation: GraphQLMutation {
                     "name": name.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Todo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -1868,17 +1868,17 @@ public struct DeleteTodoMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -1968,9 +1968,9 @@ public struct OnCreateTodoSubscription: GraphQLSubscription {
                 description: String? = nil,
                 name: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -1979,9 +1979,9 @@ public struct OnCreateTodoSubscription: GraphQLSubscription {
                     "name": name.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Todo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -2015,17 +2015,17 @@ public struct OnCreateTodoSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -2115,9 +2115,9 @@ public struct OnUpdateTodoSubscription: GraphQLSubscription {
                 description: String? = nil,
                 name: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -2126,9 +2126,9 @@ public struct OnUpdateTodoSubscription: GraphQLSubscription {
                     "name": name.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Todo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -2162,17 +2162,17 @@ public struct OnUpdateTodoSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -2262,9 +2262,9 @@ public struct OnDeleteTodoSubscription: GraphQLSubscription {
                 description: String? = nil,
                 name: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -2273,9 +2273,9 @@ public struct OnDeleteTodoSubscription: GraphQLSubscription {
                     "name": name.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Todo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -2309,17 +2309,17 @@ public struct OnDeleteTodoSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }

@@ -135,8 +135,8 @@ for await line in inputLines() {
             createdAt: timestamp,
             name: words[1],
             updatedAt: timestamp,
-            _version: 1,
-            _lastChangedAt: Int(now.timeIntervalSince1970 * 1000)
+            version: 1,
+            lastChangedAt: Int(now.timeIntervalSince1970 * 1000)
         )
         appSyncClient.perform(
             mutation: CreateTodoMutation(input: CreateTodoInput(id: item.id, name: item.name)),

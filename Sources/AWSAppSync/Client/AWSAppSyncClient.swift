@@ -51,6 +51,8 @@ public final class AWSAppSyncClient: Sendable {
     /// ```
     public let offlineMutationResults: AsyncStream<OfflineMutationResult>
     private let realTime: Mutex<AppSyncRealTimeClient?> = Mutex(nil)
+    /// How to make each live sync operation catch up, by operation; see ``syncNow()``.
+    let liveSyncs = Mutex<[ObjectIdentifier: @Sendable () -> Void]>([:])
     private let registration: CacheFileRegistry.Registration
 
     /// A client for the API, authorization and cache of `appSyncConfig`.

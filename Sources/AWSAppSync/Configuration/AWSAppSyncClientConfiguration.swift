@@ -1,3 +1,4 @@
+import AWSCore
 import AWSPluginsCore
 import AWSWire
 import Amplify
@@ -7,7 +8,8 @@ import Foundation
 /// to keep its cache.
 ///
 /// The authorization mode comes from the service configuration; give the provider that mode
-/// needs (`credentialsProvider:` for `AWS_IAM`, `userPoolsAuthProvider:` for
+/// needs (`credentialsProvider:` for `AWS_IAM`, or else the identity pool of the file's
+/// `CredentialsProvider` section; `userPoolsAuthProvider:` for
 /// `AMAZON_COGNITO_USER_POOLS`, `oidcAuthProvider:` for `OPENID_CONNECT`,
 /// `awsLambdaAuthProvider:` for `AWS_LAMBDA`; `API_KEY` uses `ApiKey` unless an
 /// `apiKeyAuthProvider:` is given).
@@ -173,10 +175,28 @@ struct AppSyncAuthorization: @unchecked Sendable {
                 )
             }
         case .awsIAM:
-            guard let credentialsProvider else {
-                throw missing("credentialsProvider", example: "EnvironmentCredentialsProvider()")
+            if let credentialsProvider {
+                source = .iam(credentialsProvider)
+            } else if let pool = config.cognitoIdentity {
+                // As the AppSync SDK does: the identity pool of the file's CredentialsProvider.
+                source = .iam(
+                    AWSCognitoCredentialsProvider(
+                        regionType: pool.region.aws_regionTypeValue(),
+                        identityPoolId: pool.poolId,
+                        endpoint: pool.endpoint
+                    )
+                )
+            } else {
+                throw AWSAppSyncClientError(
+                    .configuration,
+                    "AppSync.\(config.key).AuthMode is AWS_IAM, but no credentialsProvider was given and "
+                        + "awsconfiguration.json has no CredentialsProvider section to take the identity pool from. "
+                        + "Add {\"CredentialsProvider\": {\"CognitoIdentity\": {\"Default\": "
+                        + "{\"PoolId\": \"us-east-1:<id>\", \"Region\": \"us-east-1\"}}}}, or pass "
+                        + "AWSAppSyncClientConfiguration(appSyncServiceConfig:, credentialsProvider: "
+                        + "AWSMobileClient.default(), …)."
+                )
             }
-            source = .iam(credentialsProvider)
         case .amazonCognitoUserPools:
             guard let userPoolsAuthProvider else {
                 throw missing("userPoolsAuthProvider", example: "an AWSCognitoUserPoolsAuthProvider")

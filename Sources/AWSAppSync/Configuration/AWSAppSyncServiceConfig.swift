@@ -43,6 +43,26 @@ public struct AWSAppSyncServiceConfig: Sendable, Hashable {
     public let apiKey: String?
     /// The prefix of the cache's database files (`ClientDatabasePrefix`), `^[_a-zA-Z0-9]+$`.
     public let clientDatabasePrefix: String?
+    /// The identity pool of the file's `CredentialsProvider.CognitoIdentity.Default`, whose
+    /// credentials an `AWS_IAM` client signs with when it is given no `credentialsProvider`.
+    public var cognitoIdentity: CognitoIdentity?
+
+    /// A Cognito identity pool, as `CredentialsProvider.CognitoIdentity.Default` describes it.
+    public struct CognitoIdentity: Sendable, Hashable {
+        /// The pool's id (`PoolId`), such as `us-east-1:…`.
+        public let poolId: String
+        /// The pool's region (`Region`).
+        public let region: String
+        /// Where the pool's service answers (`Endpoint`, written by `stratus serve`); AWS when `nil`.
+        public let endpoint: URL?
+
+        /// An identity pool given field by field.
+        public init(poolId: String, region: String, endpoint: URL? = nil) {
+            self.poolId = poolId
+            self.region = region
+            self.endpoint = endpoint
+        }
+    }
 
     /// A configuration given field by field.
     public init(
@@ -51,7 +71,8 @@ public struct AWSAppSyncServiceConfig: Sendable, Hashable {
         authType: AWSAuthorizationType,
         apiKey: String? = nil,
         clientDatabasePrefix: String? = nil,
-        key: String = AWSAppSyncServiceConfig.defaultKey
+        key: String = AWSAppSyncServiceConfig.defaultKey,
+        cognitoIdentity: CognitoIdentity? = nil
     ) {
         self.key = key
         self.endpoint = endpoint
@@ -59,6 +80,7 @@ public struct AWSAppSyncServiceConfig: Sendable, Hashable {
         self.authType = authType
         self.apiKey = apiKey
         self.clientDatabasePrefix = clientDatabasePrefix
+        self.cognitoIdentity = cognitoIdentity
     }
 
     /// Reads `AppSync.<key>` from `awsconfiguration.json` in the working directory.
@@ -99,7 +121,8 @@ public struct AWSAppSyncServiceConfig: Sendable, Hashable {
         try self.init(awsConfiguration: json, forKey: key)
     }
 
-    /// Reads `AppSync.<key>` from the contents of an `awsconfiguration.json`.
+    /// Reads `AppSync.<key>` from the contents of an `awsconfiguration.json`, with the identity
+    /// pool of its `CredentialsProvider` section when it has one.
     ///
     /// - Throws: ``AWSAppSyncClientError`` naming the key at fault and the fix.
     public init(awsConfiguration json: JSONValue, forKey key: String? = nil) throws {
@@ -151,11 +174,42 @@ public struct AWSAppSyncServiceConfig: Sendable, Hashable {
                 authType: try client.authorizationType("AuthMode"),
                 apiKey: try client.optionalString("ApiKey", fix: "Set it to the API key, such as \"da2-…\"."),
                 clientDatabasePrefix: prefix,
-                key: key
+                key: key,
+                cognitoIdentity: try Self.cognitoIdentity(in: root)
             )
         } catch let error as ConfigurationError {
             throw AWSAppSyncClientError(.configuration, error.message)
         }
+    }
+}
+
+extension AWSAppSyncServiceConfig {
+    /// The identity pool at `CredentialsProvider.CognitoIdentity.Default`; `nil` without one.
+    fileprivate static func cognitoIdentity(in root: ConfigurationObject) throws -> CognitoIdentity? {
+        guard let section = root.members["CredentialsProvider"], !section.isNull else { return nil }
+        let example = #"{"PoolId": "us-east-1:<id>", "Region": "us-east-1"}"#
+        let provider = try ConfigurationObject(
+            section,
+            path: "CredentialsProvider",
+            expected: "Write it as {\"CognitoIdentity\": {\"Default\": \(example)}}."
+        )
+        guard let identity = provider.members["CognitoIdentity"], !identity.isNull else { return nil }
+        let pools = try ConfigurationObject(
+            identity,
+            path: provider.name("CognitoIdentity"),
+            expected: "Write it as {\"Default\": \(example)}."
+        )
+        guard let entry = pools.members["Default"], !entry.isNull else { return nil }
+        let pool = try ConfigurationObject(entry, path: pools.name("Default"), expected: "Write it as \(example).")
+        var endpoint: URL?
+        if let value = pool.members["Endpoint"], !value.isNull {
+            endpoint = try pool.url("Endpoint", fix: "Set it to the identity pool's URL, or remove it for AWS.")
+        }
+        return CognitoIdentity(
+            poolId: try pool.string("PoolId", fix: "Set it to the identity pool's id, such as \"us-east-1:<id>\"."),
+            region: try pool.string("Region", fix: "Set it to the identity pool's region, such as \"us-east-1\"."),
+            endpoint: endpoint
+        )
     }
 }
 

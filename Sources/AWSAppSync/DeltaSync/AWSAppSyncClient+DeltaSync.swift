@@ -25,14 +25,15 @@ extension AWSAppSyncClient {
     /// Keeps the cache in step with the server: a base query, a delta query of what changed
     /// since the last sync, and a subscription for changes as they happen.
     ///
-    /// The sync subscribes first, keeping the messages that arrive; once the server
+    /// The sync first hands the base query's result from the cache, when the cache has it, to
+    /// `baseQueryResultHandler`. It then subscribes, keeping the messages that arrive; once the server
     /// acknowledged the subscription it runs the base query (on the first run, or when
     /// `syncConfiguration.baseRefreshIntervalInSeconds` passed since the last sync) or else the
     /// delta query with `$lastSync` filled in (epoch seconds; milliseconds for the `sync*`
     /// queries of an API with conflict detection, which take DataStore's timestamps), writes
     /// its result to the cache, and then applies the kept messages in order. It runs again
     /// whenever the subscription reconnects, when the interval passes, and after a failure
-    /// (backing off). When each sync operation last synced is kept in
+    /// (backing off), and on ``syncNow()``. When each sync operation last synced is kept in
     /// `subscriptionMetadataCache.db`. Results are written to the cache before the handlers
     /// run on `callbackQueue`.
     ///
@@ -111,6 +112,49 @@ extension AWSAppSyncClient {
             callbackQueue: callbackQueue,
             syncConfiguration: syncConfiguration
         ).start()
+    }
+
+    /// Keeps the cache in step with a base query and a delta query, without a subscription: the
+    /// same as ``sync(baseQuery:baseQueryResultHandler:deltaQuery:deltaQueryResultHandler:callbackQueue:syncConfiguration:)``,
+    /// with the label the AppSync guide's short form uses.
+    ///
+    /// ```swift
+    /// appSyncClient?.sync(baseQuery: baseQuery, baseQueryResultHandler: baseQueryResultHandler,
+    ///                     deltaQuery: deltaQuery, deltaResultHandler: deltaQueryResultHandler)
+    /// ```
+    ///
+    /// - Returns: The sync operation; `cancel()` stops it.
+    @discardableResult
+    public func sync<BaseQuery: GraphQLQuery, DeltaQuery: GraphQLQuery>(
+        baseQuery: BaseQuery,
+        baseQueryResultHandler: @escaping @Sendable (GraphQLResult<BaseQuery.Data>?, (any Error)?) -> Void,
+        deltaQuery: DeltaQuery,
+        deltaResultHandler: @escaping DeltaQueryResultHandler<DeltaQuery>,
+        callbackQueue: DispatchQueue = .main,
+        syncConfiguration: SyncConfiguration = SyncConfiguration()
+    ) -> any Cancellable {
+        sync(
+            baseQuery: baseQuery,
+            baseQueryResultHandler: baseQueryResultHandler,
+            deltaQuery: deltaQuery,
+            deltaQueryResultHandler: deltaResultHandler,
+            callbackQueue: callbackQueue,
+            syncConfiguration: syncConfiguration
+        )
+    }
+
+    /// Makes every live sync operation of this client catch up now: the delta query, or the
+    /// base query when `baseRefreshIntervalInSeconds` passed since its last sync, as the
+    /// AppSync SDK did when the app came back to the foreground. Call it from the app's
+    /// foreground notification or scene phase change.
+    ///
+    /// ```swift
+    /// .onChange(of: scenePhase) { phase in
+    ///     if phase == .active { appSyncClient?.syncNow() }
+    /// }
+    /// ```
+    public func syncNow() {
+        for catchUp in liveSyncs.withLock({ Array($0.values) }) { catchUp() }
     }
 
     /// Keeps the cache in step with a base query and a subscription, without a delta query.

@@ -4,8 +4,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One sync operation: subscribe, catch up with the base or delta query, then apply the
-/// subscription's messages, in that order; see
+/// One sync operation: hand over the base query's cached result, subscribe, catch up with the
+/// base or delta query, then apply the subscription's messages, in that order; see
 /// ``AWSAppSyncClient/sync(baseQuery:baseQueryResultHandler:subscription:subscriptionResultHandler:deltaQuery:deltaQueryResultHandler:callbackQueue:syncConfiguration:)``.
 ///
 /// Every step goes through one stream consumed by one task: messages that arrive while a query
@@ -62,6 +62,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
     }
 
     func start() -> Self {
+        client.liveSyncs.withLock { [continuation] in $0[ObjectIdentifier(self)] = { continuation.yield(.run) } }
         var started: [Task<Void, Never>] = [Task { await self.consume() }]
         if let (subscription, _) = subscription {
             let realTime = client.realTimeClient
@@ -109,9 +110,11 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
         }
         for task in running { task.cancel() }
         continuation.finish()
+        client.liveSyncs.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
     }
 
     private func consume() async {
+        deliverBaseQueryFromCache()
         var failures = 0
         for await event in events {
             guard !Task.isCancelled else { return }
@@ -139,6 +142,19 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
                     callbackQueue.async { handler(nil, nil, error) }
                 }
             }
+        }
+    }
+
+    /// Hands the base query's cached result, when the cache has it, to its handler: the first
+    /// thing a sync does, before it reaches the network.
+    private func deliverBaseQueryFromCache() {
+        let handler = baseQueryResultHandler
+        do {
+            guard let cached = try client.cache.load(query: baseQuery, tracking: false) else { return }
+            let result = GraphQLResult(data: cached.data, errors: nil, source: .cache)
+            callbackQueue.async { handler(result, nil) }
+        } catch {
+            callbackQueue.async { handler(nil, error) }
         }
     }
 

@@ -14,6 +14,26 @@ enum SwiftNames {
         keywords.contains(name) ? "`\(name)`" : name
     }
 
+    /// The Swift property names of a selection set's response keys, in order, camel-cased as the
+    /// AppSync SDK's code generation wrote them: `aws_ds` → `awsDs`, `_version` → `version`.
+    /// `__typename` keeps its name, and a key whose camel case another key of the same selection
+    /// set already spells (`version` beside `_version`) keeps its own, so that both stay reachable.
+    static func propertyNames(of responseKeys: [String]) -> [String] {
+        let camel = responseKeys.map(camelCase)
+        return zip(responseKeys, camel).map { key, name in
+            let clashes = name != key && (responseKeys.contains(name) || camel.filter { $0 == name }.count > 1)
+            return identifier(clashes ? key : name)
+        }
+    }
+
+    /// `key` without underscores, each word after the first capitalized; `__typename` as it is.
+    private static func camelCase(_ key: String) -> String {
+        guard key.contains("_"), !key.hasPrefix("__") else { return key }
+        let words = key.split(separator: "_").map(String.init)
+        guard let first = words.first else { return key }
+        return ([first] + words.dropFirst().map(Naming.upperFirst)).joined()
+    }
+
     /// The Swift case name of a GraphQL enum value: `IN_REVIEW` → `inReview`, `ACTIVE` → `active`.
     static func enumCase(_ value: String) -> String {
         let parts = value.split(separator: "_").map(String.init)

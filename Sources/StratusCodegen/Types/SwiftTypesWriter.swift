@@ -226,9 +226,10 @@ struct SwiftTypesWriter {
         line("self.snapshot = snapshot")
         close()
         writeMemberwiseInit(model)
-        for property in model.properties {
+        let names = SwiftNames.propertyNames(of: model.properties.map(\.responseKey))
+        for (property, name) in zip(model.properties, names) {
             line("")
-            open("public var \(SwiftNames.identifier(property.responseKey)): \(property.type.spelling)")
+            open("public var \(name): \(property.type.spelling)")
             line("get { snapshot[field: \(SwiftNames.literal(property.responseKey))] }")
             line("set { snapshot[field: \(SwiftNames.literal(property.responseKey))] = newValue }")
             close()
@@ -312,13 +313,13 @@ struct SwiftTypesWriter {
     private mutating func writeMemberwiseInit(_ model: SelectionSetModel) {
         var parameters: [String] = []
         var values: [String] = []
-        for property in model.properties {
+        let names = SwiftNames.propertyNames(of: model.properties.map(\.responseKey))
+        for (property, name) in zip(model.properties, names) {
             let key = SwiftNames.literal(property.responseKey)
             if property.responseKey == "__typename", model.isConcrete {
                 values.append("\(key): \(SwiftNames.literal(model.typeName))")
                 continue
             }
-            let name = SwiftNames.identifier(property.responseKey)
             parameters.append("\(name): \(property.type.spelling)" + (property.type.isOptional ? " = nil" : ""))
             values.append("\(key): \(name).jsonValue")
         }

@@ -5221,9 +5221,9 @@ public struct GetBlogQuery: GraphQLQuery {
                 updatedAt: String,
                 visibility: Visibility? = nil,
                 address: Address? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -5235,9 +5235,9 @@ public struct GetBlogQuery: GraphQLQuery {
                     "visibility": visibility.jsonValue,
                     "address": address.jsonValue,
                     "__typename": "Blog",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -5286,17 +5286,17 @@ public struct GetBlogQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -5555,9 +5555,9 @@ public struct ListBlogsQuery: GraphQLQuery {
                     updatedAt: String,
                     visibility: Visibility? = nil,
                     address: Address? = nil,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -5569,9 +5569,9 @@ public struct ListBlogsQuery: GraphQLQuery {
                         "visibility": visibility.jsonValue,
                         "address": address.jsonValue,
                         "__typename": "Blog",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -5620,17 +5620,17 @@ public struct ListBlogsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -5898,9 +5898,9 @@ public struct SyncBlogsQuery: GraphQLQuery {
                     updatedAt: String,
                     visibility: Visibility? = nil,
                     address: Address? = nil,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -5912,9 +5912,9 @@ public struct SyncBlogsQuery: GraphQLQuery {
                         "visibility": visibility.jsonValue,
                         "address": address.jsonValue,
                         "__typename": "Blog",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -5963,17 +5963,17 @@ public struct SyncBlogsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -6159,9 +6159,9 @@ public struct GetBlogSettingsQuery: GraphQLQuery {
                 editor: String? = nil,
                 theme: String? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -6171,9 +6171,9 @@ public struct GetBlogSettingsQuery: GraphQLQuery {
                     "theme": theme.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "BlogSettings",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -6212,17 +6212,17 @@ public struct GetBlogSettingsQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -6373,9 +6373,9 @@ public struct ListBlogSettingsQuery: GraphQLQuery {
                     editor: String? = nil,
                     theme: String? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -6385,9 +6385,9 @@ public struct ListBlogSettingsQuery: GraphQLQuery {
                         "theme": theme.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "BlogSettings",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -6426,17 +6426,17 @@ public struct ListBlogSettingsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -6596,9 +6596,9 @@ public struct SyncBlogSettingsQuery: GraphQLQuery {
                     editor: String? = nil,
                     theme: String? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -6608,9 +6608,9 @@ public struct SyncBlogSettingsQuery: GraphQLQuery {
                         "theme": theme.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "BlogSettings",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -6649,17 +6649,17 @@ public struct SyncBlogSettingsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -6810,9 +6810,9 @@ public struct GetPostQuery: GraphQLQuery {
                 updatedAt: String,
                 website: String? = nil,
                 locations: [Location]? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -6841,9 +6841,9 @@ public struct GetPostQuery: GraphQLQuery {
                     "website": website.jsonValue,
                     "locations": locations.jsonValue,
                     "__typename": "Post",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -6977,17 +6977,17 @@ public struct GetPostQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -7238,9 +7238,9 @@ public struct ListPostsQuery: GraphQLQuery {
                     updatedAt: String,
                     website: String? = nil,
                     locations: [Location]? = nil,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -7269,9 +7269,9 @@ public struct ListPostsQuery: GraphQLQuery {
                         "website": website.jsonValue,
                         "locations": locations.jsonValue,
                         "__typename": "Post",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -7405,17 +7405,17 @@ public struct ListPostsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -7675,9 +7675,9 @@ public struct SyncPostsQuery: GraphQLQuery {
                     updatedAt: String,
                     website: String? = nil,
                     locations: [Location]? = nil,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -7706,9 +7706,9 @@ public struct SyncPostsQuery: GraphQLQuery {
                         "website": website.jsonValue,
                         "locations": locations.jsonValue,
                         "__typename": "Post",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -7842,17 +7842,17 @@ public struct SyncPostsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -8120,9 +8120,9 @@ public struct PostsByBlogQuery: GraphQLQuery {
                     updatedAt: String,
                     website: String? = nil,
                     locations: [Location]? = nil,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -8151,9 +8151,9 @@ public struct PostsByBlogQuery: GraphQLQuery {
                         "website": website.jsonValue,
                         "locations": locations.jsonValue,
                         "__typename": "Post",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -8287,17 +8287,17 @@ public struct PostsByBlogQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -8423,9 +8423,9 @@ public struct GetCommentQuery: GraphQLQuery {
                 createdAt: String,
                 postCommentsId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -8434,9 +8434,9 @@ public struct GetCommentQuery: GraphQLQuery {
                     "postCommentsId": postCommentsId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Comment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -8470,17 +8470,17 @@ public struct GetCommentQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -8628,9 +8628,9 @@ public struct ListCommentsQuery: GraphQLQuery {
                     createdAt: String,
                     postCommentsId: GraphQLID? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -8639,9 +8639,9 @@ public struct ListCommentsQuery: GraphQLQuery {
                         "postCommentsId": postCommentsId.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Comment",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -8675,17 +8675,17 @@ public struct ListCommentsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -8842,9 +8842,9 @@ public struct SyncCommentsQuery: GraphQLQuery {
                     createdAt: String,
                     postCommentsId: GraphQLID? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -8853,9 +8853,9 @@ public struct SyncCommentsQuery: GraphQLQuery {
                         "postCommentsId": postCommentsId.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Comment",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -8889,17 +8889,17 @@ public struct SyncCommentsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -8983,9 +8983,9 @@ public struct TagQuery: GraphQLQuery {
                 createdAt: String,
                 label: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -8993,9 +8993,9 @@ public struct TagQuery: GraphQLQuery {
                     "label": label.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Tag",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -9024,17 +9024,17 @@ public struct TagQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -9179,9 +9179,9 @@ public struct AllTagsQuery: GraphQLQuery {
                     createdAt: String,
                     label: String,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -9189,9 +9189,9 @@ public struct AllTagsQuery: GraphQLQuery {
                         "label": label.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Tag",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -9220,17 +9220,17 @@ public struct AllTagsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -9379,9 +9379,9 @@ public struct SyncTagsQuery: GraphQLQuery {
                     createdAt: String,
                     label: String,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -9389,9 +9389,9 @@ public struct SyncTagsQuery: GraphQLQuery {
                         "label": label.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Tag",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -9420,17 +9420,17 @@ public struct SyncTagsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -9533,9 +9533,9 @@ public struct GetAuthorQuery: GraphQLQuery {
                 displayName: String? = nil,
                 joinedOn: String,
                 home: Home? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "country": country.jsonValue,
@@ -9544,9 +9544,9 @@ public struct GetAuthorQuery: GraphQLQuery {
                     "joinedOn": joinedOn.jsonValue,
                     "home": home.jsonValue,
                     "__typename": "Author",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -9580,17 +9580,17 @@ public struct GetAuthorQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -9856,9 +9856,9 @@ public struct ListAuthorsQuery: GraphQLQuery {
                     displayName: String? = nil,
                     joinedOn: String,
                     home: Home? = nil,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "country": country.jsonValue,
@@ -9867,9 +9867,9 @@ public struct ListAuthorsQuery: GraphQLQuery {
                         "joinedOn": joinedOn.jsonValue,
                         "home": home.jsonValue,
                         "__typename": "Author",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -9903,17 +9903,17 @@ public struct ListAuthorsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -10172,9 +10172,9 @@ public struct SyncAuthorsQuery: GraphQLQuery {
                     displayName: String? = nil,
                     joinedOn: String,
                     home: Home? = nil,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "country": country.jsonValue,
@@ -10183,9 +10183,9 @@ public struct SyncAuthorsQuery: GraphQLQuery {
                         "joinedOn": joinedOn.jsonValue,
                         "home": home.jsonValue,
                         "__typename": "Author",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -10219,17 +10219,17 @@ public struct SyncAuthorsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -10417,9 +10417,9 @@ public struct GetAttachmentQuery: GraphQLQuery {
                 mimeType: String,
                 sizeInBytes: Int? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "ownerKey": ownerKey.jsonValue,
@@ -10429,9 +10429,9 @@ public struct GetAttachmentQuery: GraphQLQuery {
                     "sizeInBytes": sizeInBytes.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Attachment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -10470,17 +10470,17 @@ public struct GetAttachmentQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -10647,9 +10647,9 @@ public struct ListAttachmentsQuery: GraphQLQuery {
                     mimeType: String,
                     sizeInBytes: Int? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "ownerKey": ownerKey.jsonValue,
@@ -10659,9 +10659,9 @@ public struct ListAttachmentsQuery: GraphQLQuery {
                         "sizeInBytes": sizeInBytes.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Attachment",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -10700,17 +10700,17 @@ public struct ListAttachmentsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -10870,9 +10870,9 @@ public struct SyncAttachmentsQuery: GraphQLQuery {
                     mimeType: String,
                     sizeInBytes: Int? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "ownerKey": ownerKey.jsonValue,
@@ -10882,9 +10882,9 @@ public struct SyncAttachmentsQuery: GraphQLQuery {
                         "sizeInBytes": sizeInBytes.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Attachment",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -10923,17 +10923,17 @@ public struct SyncAttachmentsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -11097,9 +11097,9 @@ public struct AttachmentsByMimeQuery: GraphQLQuery {
                     mimeType: String,
                     sizeInBytes: Int? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "ownerKey": ownerKey.jsonValue,
@@ -11109,9 +11109,9 @@ public struct AttachmentsByMimeQuery: GraphQLQuery {
                         "sizeInBytes": sizeInBytes.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Attachment",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -11150,17 +11150,17 @@ public struct AttachmentsByMimeQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -11244,9 +11244,9 @@ public struct GetAlbumQuery: GraphQLQuery {
                 createdAt: String,
                 title: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -11254,9 +11254,9 @@ public struct GetAlbumQuery: GraphQLQuery {
                     "title": title.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Album",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -11285,17 +11285,17 @@ public struct GetAlbumQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -11440,9 +11440,9 @@ public struct ListAlbumsQuery: GraphQLQuery {
                     createdAt: String,
                     title: String,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -11450,9 +11450,9 @@ public struct ListAlbumsQuery: GraphQLQuery {
                         "title": title.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Album",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -11481,17 +11481,17 @@ public struct ListAlbumsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -11645,9 +11645,9 @@ public struct SyncAlbumsQuery: GraphQLQuery {
                     createdAt: String,
                     title: String,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -11655,9 +11655,9 @@ public struct SyncAlbumsQuery: GraphQLQuery {
                         "title": title.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Album",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -11686,17 +11686,17 @@ public struct SyncAlbumsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -11783,9 +11783,9 @@ public struct GetPhotoQuery: GraphQLQuery {
                 createdAt: String,
                 photoAlbumId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -11794,9 +11794,9 @@ public struct GetPhotoQuery: GraphQLQuery {
                     "photoAlbumId": photoAlbumId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Photo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -11830,17 +11830,17 @@ public struct GetPhotoQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -11988,9 +11988,9 @@ public struct ListPhotosQuery: GraphQLQuery {
                     createdAt: String,
                     photoAlbumId: GraphQLID? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -11999,9 +11999,9 @@ public struct ListPhotosQuery: GraphQLQuery {
                         "photoAlbumId": photoAlbumId.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Photo",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -12035,17 +12035,17 @@ public struct ListPhotosQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -12202,9 +12202,9 @@ public struct SyncPhotosQuery: GraphQLQuery {
                     createdAt: String,
                     photoAlbumId: GraphQLID? = nil,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -12213,9 +12213,9 @@ public struct SyncPhotosQuery: GraphQLQuery {
                         "photoAlbumId": photoAlbumId.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "Photo",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -12249,17 +12249,17 @@ public struct SyncPhotosQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -12352,9 +12352,9 @@ public struct GetPostTagsQuery: GraphQLQuery {
                 readers: [String]? = nil,
                 tagId: GraphQLID,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -12365,9 +12365,9 @@ public struct GetPostTagsQuery: GraphQLQuery {
                     "tagId": tagId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "PostTags",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -12411,17 +12411,17 @@ public struct GetPostTagsQuery: GraphQLQuery {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -12575,9 +12575,9 @@ public struct ListPostTagsQuery: GraphQLQuery {
                     readers: [String]? = nil,
                     tagId: GraphQLID,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -12588,9 +12588,9 @@ public struct ListPostTagsQuery: GraphQLQuery {
                         "tagId": tagId.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "PostTags",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -12634,17 +12634,17 @@ public struct ListPostTagsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -12807,9 +12807,9 @@ public struct SyncPostTagsQuery: GraphQLQuery {
                     readers: [String]? = nil,
                     tagId: GraphQLID,
                     updatedAt: String,
-                    _version: Int,
-                    _deleted: Bool? = nil,
-                    _lastChangedAt: Int
+                    version: Int,
+                    deleted: Bool? = nil,
+                    lastChangedAt: Int
                 ) {
                     self.init(snapshot: [
                         "id": id.jsonValue,
@@ -12820,9 +12820,9 @@ public struct SyncPostTagsQuery: GraphQLQuery {
                         "tagId": tagId.jsonValue,
                         "updatedAt": updatedAt.jsonValue,
                         "__typename": "PostTags",
-                        "_version": _version.jsonValue,
-                        "_deleted": _deleted.jsonValue,
-                        "_lastChangedAt": _lastChangedAt.jsonValue,
+                        "_version": version.jsonValue,
+                        "_deleted": deleted.jsonValue,
+                        "_lastChangedAt": lastChangedAt.jsonValue,
                     ])
                 }
 
@@ -12866,17 +12866,17 @@ public struct SyncPostTagsQuery: GraphQLQuery {
                     set { snapshot[field: "__typename"] = newValue }
                 }
 
-                public var _version: Int {
+                public var version: Int {
                     get { snapshot[field: "_version"] }
                     set { snapshot[field: "_version"] = newValue }
                 }
 
-                public var _deleted: Bool? {
+                public var deleted: Bool? {
                     get { snapshot[field: "_deleted"] }
                     set { snapshot[field: "_deleted"] = newValue }
                 }
 
-                public var _lastChangedAt: Int {
+                public var lastChangedAt: Int {
                     get { snapshot[field: "_lastChangedAt"] }
                     set { snapshot[field: "_lastChangedAt"] = newValue }
                 }
@@ -12988,9 +12988,9 @@ public struct CreateBlogMutation: GraphQLMutation {
                 updatedAt: String,
                 visibility: Visibility? = nil,
                 address: Address? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -13002,9 +13002,9 @@ public struct CreateBlogMutation: GraphQLMutation {
                     "visibility": visibility.jsonValue,
                     "address": address.jsonValue,
                     "__typename": "Blog",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -13053,17 +13053,17 @@ public struct CreateBlogMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -13266,9 +13266,9 @@ public struct UpdateBlogMutation: GraphQLMutation {
                 updatedAt: String,
                 visibility: Visibility? = nil,
                 address: Address? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -13280,9 +13280,9 @@ public struct UpdateBlogMutation: GraphQLMutation {
                     "visibility": visibility.jsonValue,
                     "address": address.jsonValue,
                     "__typename": "Blog",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -13331,17 +13331,17 @@ public struct UpdateBlogMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -13544,9 +13544,9 @@ public struct DeleteBlogMutation: GraphQLMutation {
                 updatedAt: String,
                 visibility: Visibility? = nil,
                 address: Address? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -13558,9 +13558,9 @@ public struct DeleteBlogMutation: GraphQLMutation {
                     "visibility": visibility.jsonValue,
                     "address": address.jsonValue,
                     "__typename": "Blog",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -13609,17 +13609,17 @@ public struct DeleteBlogMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -13806,9 +13806,9 @@ public struct CreateBlogSettingsMutation: GraphQLMutation {
                 editor: String? = nil,
                 theme: String? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -13818,9 +13818,9 @@ public struct CreateBlogSettingsMutation: GraphQLMutation {
                     "theme": theme.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "BlogSettings",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -13859,17 +13859,17 @@ public struct CreateBlogSettingsMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -13964,9 +13964,9 @@ public struct UpdateBlogSettingsMutation: GraphQLMutation {
                 editor: String? = nil,
                 theme: String? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -13976,9 +13976,9 @@ public struct UpdateBlogSettingsMutation: GraphQLMutation {
                     "theme": theme.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "BlogSettings",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -14017,17 +14017,17 @@ public struct UpdateBlogSettingsMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -14122,9 +14122,9 @@ public struct DeleteBlogSettingsMutation: GraphQLMutation {
                 editor: String? = nil,
                 theme: String? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -14134,9 +14134,9 @@ public struct DeleteBlogSettingsMutation: GraphQLMutation {
                     "theme": theme.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "BlogSettings",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -14175,17 +14175,17 @@ public struct DeleteBlogSettingsMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -14341,9 +14341,9 @@ public struct CreatePostMutation: GraphQLMutation {
                 updatedAt: String,
                 website: String? = nil,
                 locations: [Location]? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -14372,9 +14372,9 @@ public struct CreatePostMutation: GraphQLMutation {
                     "website": website.jsonValue,
                     "locations": locations.jsonValue,
                     "__typename": "Post",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -14508,17 +14508,17 @@ public struct CreatePostMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -14713,9 +14713,9 @@ public struct UpdatePostMutation: GraphQLMutation {
                 updatedAt: String,
                 website: String? = nil,
                 locations: [Location]? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -14744,9 +14744,9 @@ public struct UpdatePostMutation: GraphQLMutation {
                     "website": website.jsonValue,
                     "locations": locations.jsonValue,
                     "__typename": "Post",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -14880,17 +14880,17 @@ public struct UpdatePostMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -15085,9 +15085,9 @@ public struct DeletePostMutation: GraphQLMutation {
                 updatedAt: String,
                 website: String? = nil,
                 locations: [Location]? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -15116,9 +15116,9 @@ public struct DeletePostMutation: GraphQLMutation {
                     "website": website.jsonValue,
                     "locations": locations.jsonValue,
                     "__typename": "Post",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -15252,17 +15252,17 @@ public struct DeletePostMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -15393,9 +15393,9 @@ public struct CreateCommentMutation: GraphQLMutation {
                 createdAt: String,
                 postCommentsId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -15404,9 +15404,9 @@ public struct CreateCommentMutation: GraphQLMutation {
                     "postCommentsId": postCommentsId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Comment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -15440,17 +15440,17 @@ public struct CreateCommentMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -15542,9 +15542,9 @@ public struct UpdateCommentMutation: GraphQLMutation {
                 createdAt: String,
                 postCommentsId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -15553,9 +15553,9 @@ public struct UpdateCommentMutation: GraphQLMutation {
                     "postCommentsId": postCommentsId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Comment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -15589,17 +15589,17 @@ public struct UpdateCommentMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -15691,9 +15691,9 @@ public struct DeleteCommentMutation: GraphQLMutation {
                 createdAt: String,
                 postCommentsId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -15702,9 +15702,9 @@ public struct DeleteCommentMutation: GraphQLMutation {
                     "postCommentsId": postCommentsId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Comment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -15738,17 +15738,17 @@ public struct DeleteCommentMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -15837,9 +15837,9 @@ public struct CreateTagMutation: GraphQLMutation {
                 createdAt: String,
                 label: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -15847,9 +15847,9 @@ public struct CreateTagMutation: GraphQLMutation {
                     "label": label.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Tag",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -15878,17 +15878,17 @@ public struct CreateTagMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -15977,9 +15977,9 @@ public struct UpdateTagMutation: GraphQLMutation {
                 createdAt: String,
                 label: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -15987,9 +15987,9 @@ public struct UpdateTagMutation: GraphQLMutation {
                     "label": label.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Tag",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -16018,17 +16018,17 @@ public struct UpdateTagMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -16117,9 +16117,9 @@ public struct DeleteTagMutation: GraphQLMutation {
                 createdAt: String,
                 label: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -16127,9 +16127,9 @@ public struct DeleteTagMutation: GraphQLMutation {
                     "label": label.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Tag",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -16158,17 +16158,17 @@ public struct DeleteTagMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -16270,9 +16270,9 @@ public struct CreateAuthorMutation: GraphQLMutation {
                 displayName: String? = nil,
                 joinedOn: String,
                 home: Home? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "country": country.jsonValue,
@@ -16281,9 +16281,9 @@ public struct CreateAuthorMutation: GraphQLMutation {
                     "joinedOn": joinedOn.jsonValue,
                     "home": home.jsonValue,
                     "__typename": "Author",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -16317,17 +16317,17 @@ public struct CreateAuthorMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -16521,9 +16521,9 @@ public struct UpdateAuthorMutation: GraphQLMutation {
                 displayName: String? = nil,
                 joinedOn: String,
                 home: Home? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "country": country.jsonValue,
@@ -16532,9 +16532,9 @@ public struct UpdateAuthorMutation: GraphQLMutation {
                     "joinedOn": joinedOn.jsonValue,
                     "home": home.jsonValue,
                     "__typename": "Author",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -16568,17 +16568,17 @@ public struct UpdateAuthorMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -16772,9 +16772,9 @@ public struct DeleteAuthorMutation: GraphQLMutation {
                 displayName: String? = nil,
                 joinedOn: String,
                 home: Home? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "country": country.jsonValue,
@@ -16783,9 +16783,9 @@ public struct DeleteAuthorMutation: GraphQLMutation {
                     "joinedOn": joinedOn.jsonValue,
                     "home": home.jsonValue,
                     "__typename": "Author",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -16819,17 +16819,17 @@ public struct DeleteAuthorMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -17016,9 +17016,9 @@ public struct CreateAttachmentMutation: GraphQLMutation {
                 mimeType: String,
                 sizeInBytes: Int? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "ownerKey": ownerKey.jsonValue,
@@ -17028,9 +17028,9 @@ public struct CreateAttachmentMutation: GraphQLMutation {
                     "sizeInBytes": sizeInBytes.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Attachment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -17069,17 +17069,17 @@ public struct CreateAttachmentMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -17174,9 +17174,9 @@ public struct UpdateAttachmentMutation: GraphQLMutation {
                 mimeType: String,
                 sizeInBytes: Int? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "ownerKey": ownerKey.jsonValue,
@@ -17186,9 +17186,9 @@ public struct UpdateAttachmentMutation: GraphQLMutation {
                     "sizeInBytes": sizeInBytes.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Attachment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -17227,17 +17227,17 @@ public struct UpdateAttachmentMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -17332,9 +17332,9 @@ public struct DeleteAttachmentMutation: GraphQLMutation {
                 mimeType: String,
                 sizeInBytes: Int? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "ownerKey": ownerKey.jsonValue,
@@ -17344,9 +17344,9 @@ public struct DeleteAttachmentMutation: GraphQLMutation {
                     "sizeInBytes": sizeInBytes.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Attachment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -17385,17 +17385,17 @@ public struct DeleteAttachmentMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -17484,9 +17484,9 @@ public struct CreateAlbumMutation: GraphQLMutation {
                 createdAt: String,
                 title: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -17494,9 +17494,9 @@ public struct CreateAlbumMutation: GraphQLMutation {
                     "title": title.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Album",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -17525,17 +17525,17 @@ public struct CreateAlbumMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -17624,9 +17624,9 @@ public struct UpdateAlbumMutation: GraphQLMutation {
                 createdAt: String,
                 title: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -17634,9 +17634,9 @@ public struct UpdateAlbumMutation: GraphQLMutation {
                     "title": title.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Album",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -17665,17 +17665,17 @@ public struct UpdateAlbumMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -17764,9 +17764,9 @@ public struct DeleteAlbumMutation: GraphQLMutation {
                 createdAt: String,
                 title: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -17774,9 +17774,9 @@ public struct DeleteAlbumMutation: GraphQLMutation {
                     "title": title.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Album",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -17805,17 +17805,17 @@ public struct DeleteAlbumMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -17907,9 +17907,9 @@ public struct CreatePhotoMutation: GraphQLMutation {
                 createdAt: String,
                 photoAlbumId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -17918,9 +17918,9 @@ public struct CreatePhotoMutation: GraphQLMutation {
                     "photoAlbumId": photoAlbumId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Photo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -17954,17 +17954,17 @@ public struct CreatePhotoMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -18056,9 +18056,9 @@ public struct UpdatePhotoMutation: GraphQLMutation {
                 createdAt: String,
                 photoAlbumId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -18067,9 +18067,9 @@ public struct UpdatePhotoMutation: GraphQLMutation {
                     "photoAlbumId": photoAlbumId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Photo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -18103,17 +18103,17 @@ public struct UpdatePhotoMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -18205,9 +18205,9 @@ public struct DeletePhotoMutation: GraphQLMutation {
                 createdAt: String,
                 photoAlbumId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -18216,9 +18216,9 @@ public struct DeletePhotoMutation: GraphQLMutation {
                     "photoAlbumId": photoAlbumId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Photo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -18252,17 +18252,17 @@ public struct DeletePhotoMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -18360,9 +18360,9 @@ public struct CreatePostTagsMutation: GraphQLMutation {
                 readers: [String]? = nil,
                 tagId: GraphQLID,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -18373,9 +18373,9 @@ public struct CreatePostTagsMutation: GraphQLMutation {
                     "tagId": tagId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "PostTags",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -18419,17 +18419,17 @@ public struct CreatePostTagsMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -18527,9 +18527,9 @@ public struct UpdatePostTagsMutation: GraphQLMutation {
                 readers: [String]? = nil,
                 tagId: GraphQLID,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -18540,9 +18540,9 @@ public struct UpdatePostTagsMutation: GraphQLMutation {
                     "tagId": tagId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "PostTags",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -18586,17 +18586,17 @@ public struct UpdatePostTagsMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -18694,9 +18694,9 @@ public struct DeletePostTagsMutation: GraphQLMutation {
                 readers: [String]? = nil,
                 tagId: GraphQLID,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -18707,9 +18707,9 @@ public struct DeletePostTagsMutation: GraphQLMutation {
                     "tagId": tagId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "PostTags",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -18753,17 +18753,17 @@ public struct DeletePostTagsMutation: GraphQLMutation {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -18872,9 +18872,9 @@ public struct OnCreateBlogSubscription: GraphQLSubscription {
                 updatedAt: String,
                 visibility: Visibility? = nil,
                 address: Address? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -18886,9 +18886,9 @@ public struct OnCreateBlogSubscription: GraphQLSubscription {
                     "visibility": visibility.jsonValue,
                     "address": address.jsonValue,
                     "__typename": "Blog",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -18937,17 +18937,17 @@ public struct OnCreateBlogSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -19148,9 +19148,9 @@ public struct OnUpdateBlogSubscription: GraphQLSubscription {
                 updatedAt: String,
                 visibility: Visibility? = nil,
                 address: Address? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -19162,9 +19162,9 @@ public struct OnUpdateBlogSubscription: GraphQLSubscription {
                     "visibility": visibility.jsonValue,
                     "address": address.jsonValue,
                     "__typename": "Blog",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -19213,17 +19213,17 @@ public struct OnUpdateBlogSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -19424,9 +19424,9 @@ public struct OnDeleteBlogSubscription: GraphQLSubscription {
                 updatedAt: String,
                 visibility: Visibility? = nil,
                 address: Address? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -19438,9 +19438,9 @@ public struct OnDeleteBlogSubscription: GraphQLSubscription {
                     "visibility": visibility.jsonValue,
                     "address": address.jsonValue,
                     "__typename": "Blog",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -19489,17 +19489,17 @@ public struct OnDeleteBlogSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -19684,9 +19684,9 @@ public struct OnCreateBlogSettingsSubscription: GraphQLSubscription {
                 editor: String? = nil,
                 theme: String? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -19696,9 +19696,9 @@ public struct OnCreateBlogSettingsSubscription: GraphQLSubscription {
                     "theme": theme.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "BlogSettings",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -19737,17 +19737,17 @@ public struct OnCreateBlogSettingsSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -19840,9 +19840,9 @@ public struct OnUpdateBlogSettingsSubscription: GraphQLSubscription {
                 editor: String? = nil,
                 theme: String? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -19852,9 +19852,9 @@ public struct OnUpdateBlogSettingsSubscription: GraphQLSubscription {
                     "theme": theme.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "BlogSettings",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -19893,17 +19893,17 @@ public struct OnUpdateBlogSettingsSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -19996,9 +19996,9 @@ public struct OnDeleteBlogSettingsSubscription: GraphQLSubscription {
                 editor: String? = nil,
                 theme: String? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -20008,9 +20008,9 @@ public struct OnDeleteBlogSettingsSubscription: GraphQLSubscription {
                     "theme": theme.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "BlogSettings",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -20049,17 +20049,17 @@ public struct OnDeleteBlogSettingsSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -20213,9 +20213,9 @@ public struct OnCreatePostSubscription: GraphQLSubscription {
                 updatedAt: String,
                 website: String? = nil,
                 locations: [Location]? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -20244,9 +20244,9 @@ public struct OnCreatePostSubscription: GraphQLSubscription {
                     "website": website.jsonValue,
                     "locations": locations.jsonValue,
                     "__typename": "Post",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -20380,17 +20380,17 @@ public struct OnCreatePostSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -20583,9 +20583,9 @@ public struct OnUpdatePostSubscription: GraphQLSubscription {
                 updatedAt: String,
                 website: String? = nil,
                 locations: [Location]? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -20614,9 +20614,9 @@ public struct OnUpdatePostSubscription: GraphQLSubscription {
                     "website": website.jsonValue,
                     "locations": locations.jsonValue,
                     "__typename": "Post",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -20750,17 +20750,17 @@ public struct OnUpdatePostSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -20953,9 +20953,9 @@ public struct OnDeletePostSubscription: GraphQLSubscription {
                 updatedAt: String,
                 website: String? = nil,
                 locations: [Location]? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -20984,9 +20984,9 @@ public struct OnDeletePostSubscription: GraphQLSubscription {
                     "website": website.jsonValue,
                     "locations": locations.jsonValue,
                     "__typename": "Post",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -21120,17 +21120,17 @@ public struct OnDeletePostSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -21256,9 +21256,9 @@ public struct OnCreateTagSubscription: GraphQLSubscription {
                 createdAt: String,
                 label: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -21266,9 +21266,9 @@ public struct OnCreateTagSubscription: GraphQLSubscription {
                     "label": label.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Tag",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -21297,17 +21297,17 @@ public struct OnCreateTagSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -21394,9 +21394,9 @@ public struct OnUpdateTagSubscription: GraphQLSubscription {
                 createdAt: String,
                 label: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -21404,9 +21404,9 @@ public struct OnUpdateTagSubscription: GraphQLSubscription {
                     "label": label.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Tag",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -21435,17 +21435,17 @@ public struct OnUpdateTagSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -21532,9 +21532,9 @@ public struct OnDeleteTagSubscription: GraphQLSubscription {
                 createdAt: String,
                 label: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -21542,9 +21542,9 @@ public struct OnDeleteTagSubscription: GraphQLSubscription {
                     "label": label.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Tag",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -21573,17 +21573,17 @@ public struct OnDeleteTagSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -21683,9 +21683,9 @@ public struct OnCreateAuthorSubscription: GraphQLSubscription {
                 displayName: String? = nil,
                 joinedOn: String,
                 home: Home? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "country": country.jsonValue,
@@ -21694,9 +21694,9 @@ public struct OnCreateAuthorSubscription: GraphQLSubscription {
                     "joinedOn": joinedOn.jsonValue,
                     "home": home.jsonValue,
                     "__typename": "Author",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -21730,17 +21730,17 @@ public struct OnCreateAuthorSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -21932,9 +21932,9 @@ public struct OnUpdateAuthorSubscription: GraphQLSubscription {
                 displayName: String? = nil,
                 joinedOn: String,
                 home: Home? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "country": country.jsonValue,
@@ -21943,9 +21943,9 @@ public struct OnUpdateAuthorSubscription: GraphQLSubscription {
                     "joinedOn": joinedOn.jsonValue,
                     "home": home.jsonValue,
                     "__typename": "Author",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -21979,17 +21979,17 @@ public struct OnUpdateAuthorSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -22181,9 +22181,9 @@ public struct OnDeleteAuthorSubscription: GraphQLSubscription {
                 displayName: String? = nil,
                 joinedOn: String,
                 home: Home? = nil,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "country": country.jsonValue,
@@ -22192,9 +22192,9 @@ public struct OnDeleteAuthorSubscription: GraphQLSubscription {
                     "joinedOn": joinedOn.jsonValue,
                     "home": home.jsonValue,
                     "__typename": "Author",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -22228,17 +22228,17 @@ public struct OnDeleteAuthorSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -22423,9 +22423,9 @@ public struct OnCreateAttachmentSubscription: GraphQLSubscription {
                 mimeType: String,
                 sizeInBytes: Int? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "ownerKey": ownerKey.jsonValue,
@@ -22435,9 +22435,9 @@ public struct OnCreateAttachmentSubscription: GraphQLSubscription {
                     "sizeInBytes": sizeInBytes.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Attachment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -22476,17 +22476,17 @@ public struct OnCreateAttachmentSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -22579,9 +22579,9 @@ public struct OnUpdateAttachmentSubscription: GraphQLSubscription {
                 mimeType: String,
                 sizeInBytes: Int? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "ownerKey": ownerKey.jsonValue,
@@ -22591,9 +22591,9 @@ public struct OnUpdateAttachmentSubscription: GraphQLSubscription {
                     "sizeInBytes": sizeInBytes.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Attachment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -22632,17 +22632,17 @@ public struct OnUpdateAttachmentSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -22735,9 +22735,9 @@ public struct OnDeleteAttachmentSubscription: GraphQLSubscription {
                 mimeType: String,
                 sizeInBytes: Int? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "ownerKey": ownerKey.jsonValue,
@@ -22747,9 +22747,9 @@ public struct OnDeleteAttachmentSubscription: GraphQLSubscription {
                     "sizeInBytes": sizeInBytes.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Attachment",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -22788,17 +22788,17 @@ public struct OnDeleteAttachmentSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -22885,9 +22885,9 @@ public struct OnCreateAlbumSubscription: GraphQLSubscription {
                 createdAt: String,
                 title: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -22895,9 +22895,9 @@ public struct OnCreateAlbumSubscription: GraphQLSubscription {
                     "title": title.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Album",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -22926,17 +22926,17 @@ public struct OnCreateAlbumSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -23023,9 +23023,9 @@ public struct OnUpdateAlbumSubscription: GraphQLSubscription {
                 createdAt: String,
                 title: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -23033,9 +23033,9 @@ public struct OnUpdateAlbumSubscription: GraphQLSubscription {
                     "title": title.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Album",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -23064,17 +23064,17 @@ public struct OnUpdateAlbumSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -23161,9 +23161,9 @@ public struct OnDeleteAlbumSubscription: GraphQLSubscription {
                 createdAt: String,
                 title: String,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -23171,9 +23171,9 @@ public struct OnDeleteAlbumSubscription: GraphQLSubscription {
                     "title": title.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Album",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -23202,17 +23202,17 @@ public struct OnDeleteAlbumSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -23302,9 +23302,9 @@ public struct OnCreatePhotoSubscription: GraphQLSubscription {
                 createdAt: String,
                 photoAlbumId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -23313,9 +23313,9 @@ public struct OnCreatePhotoSubscription: GraphQLSubscription {
                     "photoAlbumId": photoAlbumId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Photo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -23349,17 +23349,17 @@ public struct OnCreatePhotoSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -23449,9 +23449,9 @@ public struct OnUpdatePhotoSubscription: GraphQLSubscription {
                 createdAt: String,
                 photoAlbumId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -23460,9 +23460,9 @@ public struct OnUpdatePhotoSubscription: GraphQLSubscription {
                     "photoAlbumId": photoAlbumId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Photo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -23496,17 +23496,17 @@ public struct OnUpdatePhotoSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -23596,9 +23596,9 @@ public struct OnDeletePhotoSubscription: GraphQLSubscription {
                 createdAt: String,
                 photoAlbumId: GraphQLID? = nil,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -23607,9 +23607,9 @@ public struct OnDeletePhotoSubscription: GraphQLSubscription {
                     "photoAlbumId": photoAlbumId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "Photo",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -23643,17 +23643,17 @@ public struct OnDeletePhotoSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -23749,9 +23749,9 @@ public struct OnCreatePostTagsSubscription: GraphQLSubscription {
                 readers: [String]? = nil,
                 tagId: GraphQLID,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -23762,9 +23762,9 @@ public struct OnCreatePostTagsSubscription: GraphQLSubscription {
                     "tagId": tagId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "PostTags",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -23808,17 +23808,17 @@ public struct OnCreatePostTagsSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -23914,9 +23914,9 @@ public struct OnUpdatePostTagsSubscription: GraphQLSubscription {
                 readers: [String]? = nil,
                 tagId: GraphQLID,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -23927,9 +23927,9 @@ public struct OnUpdatePostTagsSubscription: GraphQLSubscription {
                     "tagId": tagId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "PostTags",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -23973,17 +23973,17 @@ public struct OnUpdatePostTagsSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
@@ -24079,9 +24079,9 @@ public struct OnDeletePostTagsSubscription: GraphQLSubscription {
                 readers: [String]? = nil,
                 tagId: GraphQLID,
                 updatedAt: String,
-                _version: Int,
-                _deleted: Bool? = nil,
-                _lastChangedAt: Int
+                version: Int,
+                deleted: Bool? = nil,
+                lastChangedAt: Int
             ) {
                 self.init(snapshot: [
                     "id": id.jsonValue,
@@ -24092,9 +24092,9 @@ public struct OnDeletePostTagsSubscription: GraphQLSubscription {
                     "tagId": tagId.jsonValue,
                     "updatedAt": updatedAt.jsonValue,
                     "__typename": "PostTags",
-                    "_version": _version.jsonValue,
-                    "_deleted": _deleted.jsonValue,
-                    "_lastChangedAt": _lastChangedAt.jsonValue,
+                    "_version": version.jsonValue,
+                    "_deleted": deleted.jsonValue,
+                    "_lastChangedAt": lastChangedAt.jsonValue,
                 ])
             }
 
@@ -24138,17 +24138,17 @@ public struct OnDeletePostTagsSubscription: GraphQLSubscription {
                 set { snapshot[field: "__typename"] = newValue }
             }
 
-            public var _version: Int {
+            public var version: Int {
                 get { snapshot[field: "_version"] }
                 set { snapshot[field: "_version"] = newValue }
             }
 
-            public var _deleted: Bool? {
+            public var deleted: Bool? {
                 get { snapshot[field: "_deleted"] }
                 set { snapshot[field: "_deleted"] = newValue }
             }
 
-            public var _lastChangedAt: Int {
+            public var lastChangedAt: Int {
                 get { snapshot[field: "_lastChangedAt"] }
                 set { snapshot[field: "_lastChangedAt"] = newValue }
             }
