@@ -3,6 +3,13 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
+/// OpenCombine, linked only where Combine is missing: on Apple platforms the publishers are Combine's.
+let openCombine: Target.Dependency = .product(
+    name: "OpenCombine",
+    package: "OpenCombine",
+    condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])
+)
+
 let package = Package(
     name: "Stratus",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -61,7 +68,7 @@ let package = Package(
         // The model runtime shared by generated code, the API category and DataStore.
         .target(
             name: "Amplify",
-            dependencies: ["AWSWire", .product(name: "OpenCombine", package: "OpenCombine")],
+            dependencies: ["AWSWire", openCombine],
             swiftSettings: strict
         ),
         // What the AWS plugins share above the wire: credentials providers, the HTTP transports, the
@@ -142,7 +149,7 @@ let package = Package(
                 "AWSWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "SQLiteExactText",
-                .product(name: "OpenCombine", package: "OpenCombine"),
+                openCombine,
             ],
             swiftSettings: strict
         ),

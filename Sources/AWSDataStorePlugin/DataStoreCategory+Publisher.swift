@@ -1,11 +1,18 @@
 import Amplify
 import Foundation
-import OpenCombine
+#if canImport(Combine)
+    import Combine
+#else
+    import OpenCombine
+#endif
 
 extension DataStoreCategory {
-    /// The changes to models of type `modelType`, as an OpenCombine publisher: the `Combine`
-    /// form of `DataStoreCategory.observe(_:)` that Amplify offers on Apple platforms, here on
-    /// every platform.
+    /// The changes to models of type `modelType`, as a publisher: the `Combine` form of
+    /// `DataStoreCategory.observe(_:)`.
+    ///
+    /// Where Combine exists (Apple platforms) this is Combine's `AnyPublisher`, so it works with
+    /// SwiftUI and every Combine operator; elsewhere it is OpenCombine's, which has the same API.
+    /// Import the one your platform has: `import Combine`, or `import OpenCombine` on Linux.
     ///
     /// ```swift
     /// let postSubscription = Amplify.DataStore.publisher(for: Post.self)

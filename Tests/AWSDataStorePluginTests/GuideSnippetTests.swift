@@ -1,8 +1,13 @@
 import Amplify
 import AmplifyPlugins
 import Foundation
-import OpenCombine
 import Testing
+
+#if canImport(Combine)
+    import Combine
+#else
+    import OpenCombine
+#endif
 
 /// The DataStore guide's snippets, from Setup to Observing relations, through `Amplify.DataStore`,
 /// with the guide's imports (`import Amplify`, `import AmplifyPlugins`).

@@ -1,9 +1,14 @@
 import Amplify
 import Foundation
-import OpenCombine
 import Testing
 
 @testable import AWSDataStorePlugin
+
+#if canImport(Combine)
+    import Combine
+#else
+    import OpenCombine
+#endif
 
 /// `observe`, `observeQuery` and `publisher(for:)` report committed changes.
 @Suite struct ObservationTests {

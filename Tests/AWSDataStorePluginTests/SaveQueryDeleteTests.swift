@@ -96,6 +96,27 @@ import Testing
         #expect(try await store.plugin.query(Author.self).map(\.displayName) == ["Ada"])
     }
 
+    /// The generated `.identifier(country:handle:)` names each key field, so that a handle with
+    /// the separator in it is read and deleted as it is.
+    @Test func customPrimaryKeysReadAndDeleteByTheGeneratedIdentifier() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Author(country: "FR", handle: "ada", displayName: "Ada"))
+        try await store.plugin.save(Author(country: "FR", handle: "a#b", displayName: "Hash"))
+        let author = try #require(
+            try await store.plugin.query(Author.self, byIdentifier: .identifier(country: "FR", handle: "ada"))
+        )
+        #expect(author.displayName == "Ada")
+        #expect(
+            try await store.plugin.query(Author.self, byIdentifier: .identifier(country: "UK", handle: "ada")) == nil
+        )
+        #expect(
+            try await store.plugin.query(Author.self, byIdentifier: .identifier(country: "FR", handle: "a#b"))?
+                .displayName == "Hash"
+        )
+        try await store.plugin.delete(Author.self, withIdentifier: .identifier(country: "FR", handle: "a#b"))
+        #expect(try await store.plugin.query(Author.self).map(\.displayName) == ["Ada"])
+    }
+
     @Test func conditionalSaveChecksTheStoredRecord() async throws {
         let store = try TestStore()
         try await store.plugin.save(Fixtures.blog())

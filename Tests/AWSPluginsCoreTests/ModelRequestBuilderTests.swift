@@ -157,6 +157,19 @@ extension ModelRequestBuilderTests {
         )
         #expect(request.variables == ["country": "FR", "handle": "ada"])
     }
+
+    /// The generated identifier gives each key field as it is: a `#` in a value is not a
+    /// separator.
+    @Test func getByTheGeneratedIdentifier() {
+        let request = GraphQLRequest<Author?>.get(Author.self, byIdentifier: .identifier(country: "FR", handle: "a#b"))
+        #expect(
+            request.document.hasPrefix(
+                "query GetAuthor($country: String!, $handle: String!) {\n  getAuthor(country: $country, handle: $handle) {\n"
+            )
+        )
+        #expect(request.variables == ["country": "FR", "handle": "a#b"])
+        #expect(request.decodePath == "getAuthor")
+    }
 }
 
 extension ModelRequestBuilderTests {

@@ -1,4 +1,5 @@
 import Foundation
+import StratusCodegen
 import StratusServer
 import Testing
 
@@ -213,5 +214,49 @@ import Testing
             #expect(json["unsigned"]?["status"] as? Int == 403)
             #expect(json["unsigned"]?["body"] as? String == #"{"message":"Missing Authentication Token"}"#)
         }
+    }
+
+    /// API Gateway's Lambda authorizers are not served: a route that asks for one keeps the
+    /// server from starting, rather than answering 401 to every request.
+    @Test func lambdaAuthorizedRoutesAreRefusedBeforeListening() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-rest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await TestStore.server(
+            schema: try SchemaParser().parse(postSchemaForEveryMode),
+            directory: directory
+        )
+        defer { try? server.close() }
+        let api = RESTAPI(
+            name: "items",
+            routes: [
+                RESTRoute(path: "/items", handler: .echo),
+                RESTRoute(path: "/items/{proxy+}", methods: [.get], authorization: .function, handler: .echo),
+            ]
+        )
+        let http = StratusHTTPServer(
+            server: server,
+            authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: "da2-valid")]),
+            restAPIs: [api],
+            log: { _ in }
+        )
+        let (outcomes, continuation) = AsyncStream.makeStream(of: String.self)
+        let task = Task {
+            do {
+                try await http.run(port: 0) { port in continuation.yield("listening on \(port)") }
+                continuation.yield("returned")
+            } catch {
+                continuation.yield("\(error)")
+            }
+        }
+        var iterator = outcomes.makeAsyncIterator()
+        let outcome = await iterator.next()
+        task.cancel()
+        _ = await task.result
+        #expect(
+            outcome
+                == "The REST route /items/{proxy+} of 'items' uses AWS_LAMBDA authorization, which REST APIs do not "
+                + "serve (API Gateway's Lambda authorizers are not supported). "
+                + "Use NONE, API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS or OPENID_CONNECT."
+        )
     }
 }

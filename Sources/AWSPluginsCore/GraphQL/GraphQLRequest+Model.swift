@@ -79,13 +79,41 @@ extension GraphQLRequest {
         let schema = M.schema
         let keys = schema.primaryKey.fields
         let values = keys.count > 1 ? id.components(separatedBy: ModelSchema.identifierSeparator) : [id]
-        let (document, field) = ModelDocument.get(schema, syncFields: includesSyncFields)
         var variables: [String: JSONValue] = [:]
         for (key, value) in zip(keys, values) {
             variables[key.name] =
                 key.type == .int || key.type == .timestamp
                 ? (Int(value).map(JSONValue.integer) ?? .string(value)) : .string(value)
         }
+        return get(modelType, variables: variables, includesSyncFields: includesSyncFields)
+    }
+
+    /// Reads the model of type `modelType` whose custom primary key is `identifier`:
+    /// `getAuthor(country:handle:)`, each key field a variable of its own type.
+    ///
+    /// ```swift
+    /// let author = try await Amplify.API.query(
+    ///     request: .get(Author.self, byIdentifier: .identifier(country: "NZ", handle: "kiwi"))
+    /// ).get()
+    /// ```
+    public static func get<M: Model>(
+        _ modelType: M.Type,
+        byIdentifier identifier: ModelIdentifier<M, ModelIdentifierFormat.Custom>,
+        includesSyncFields: Bool = false
+    ) -> GraphQLRequest<M?> {
+        let variables = Dictionary(
+            identifier.fields.map { ($0.name, $0.value) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        return get(modelType, variables: variables, includesSyncFields: includesSyncFields)
+    }
+
+    private static func get<M: Model>(
+        _ modelType: M.Type,
+        variables: [String: JSONValue],
+        includesSyncFields: Bool
+    ) -> GraphQLRequest<M?> {
+        let (document, field) = ModelDocument.get(M.schema, syncFields: includesSyncFields)
         return GraphQLRequest<M?>(document: document, variables: variables, responseType: M?.self, decodePath: field)
     }
 

@@ -203,7 +203,33 @@ struct ModelFileGenerator {
         lines.append("        )")
         lines.append("    }")
         lines.append("}")
+        lines.append(contentsOf: identifierExtensions())
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// For a custom primary key, the identifier's type and its factory, which
+    /// `DataStore.query(_:byIdentifier:)` and `GraphQLRequest.get(_:byIdentifier:)` take:
+    /// `.identifier(country: "NZ", handle: "kiwi")`.
+    private func identifierExtensions() -> [String] {
+        guard model.primaryKey != ["id"], !model.primaryKey.isEmpty else { return [] }
+        let parameters = model.primaryKey.map { name in
+            let type = model.fields.first { $0.name == name }.map { Self.swiftType(of: $0.type) } ?? "String"
+            return "\(SwiftNames.identifier(name)): \(type.hasSuffix("?") ? String(type.dropLast()) : type)"
+        }
+        let fields = model.primaryKey.map { "(name: \(SwiftNames.literal($0)), value: \(SwiftNames.identifier($0)))" }
+        return [
+            "",
+            "extension \(model.name): ModelIdentifiable {",
+            "    public typealias IdentifierFormat = ModelIdentifierFormat.Custom",
+            "    public typealias IdentifierProtocol = ModelIdentifier<Self, ModelIdentifierFormat.Custom>",
+            "}",
+            "",
+            "extension \(model.name).IdentifierProtocol {",
+            "    public static func identifier(\(parameters.joined(separator: ", "))) -> Self {",
+            "        .make(fields: [\(fields.joined(separator: ", "))])",
+            "    }",
+            "}",
+        ]
     }
 
     private func fieldDefinition(_ field: Field) -> String {

@@ -6,6 +6,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case storage(StorageError)
         case cognito(String)
         case invalidResolvers(String)
+        case invalidRESTAPI(String)
     }
 
     let reason: Reason
@@ -31,6 +32,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             return detail
         case .invalidResolvers(let detail):
             return detail
+        case .invalidRESTAPI(let detail):
+            return detail
         }
     }
 
@@ -38,5 +41,6 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     static func invalidDefault(_ detail: String) -> ServerError { ServerError(reason: .invalidDefault(detail)) }
     static func storage(_ error: StorageError) -> ServerError { ServerError(reason: .storage(error)) }
     static func invalidResolvers(_ detail: String) -> ServerError { ServerError(reason: .invalidResolvers(detail)) }
+    static func invalidRESTAPI(_ detail: String) -> ServerError { ServerError(reason: .invalidRESTAPI(detail)) }
     package static func cognito(_ detail: String) -> ServerError { ServerError(reason: .cognito(detail)) }
 }

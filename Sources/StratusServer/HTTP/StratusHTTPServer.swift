@@ -65,7 +65,8 @@ public struct StratusHTTPServer: Sendable {
     /// can close its database cleanly. Whatever still runs after ``ServerLimits/shutdownTimeout``
     /// is cancelled.
     ///
-    /// - Throws: when the address cannot be bound, for example a port already in use.
+    /// - Throws: ``ServerError`` when a REST route cannot be served (`AWS_LAMBDA` authorization),
+    ///   or when the address cannot be bound, for example a port already in use.
     public func run(
         host: String = "127.0.0.1",
         port: Int = 20002,
@@ -84,6 +85,7 @@ public struct StratusHTTPServer: Sendable {
         shutdownRequests: AsyncStream<Void>?,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
+        for api in restAPIs { try api.validate() }
         let hosts = AllowedHosts(listeningOn: host, configured: allowedHosts)
         let authorizer = RequestAuthenticator(
             configuration: authorization,

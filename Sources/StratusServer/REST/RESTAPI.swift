@@ -29,6 +29,26 @@ public struct RESTAPI: Sendable {
     /// The mode clients configure for the API: its routes' (the first route's, when they differ).
     public var authorizationMode: Identity.AuthorizationMode { routes.first?.authorization ?? .none }
 
+    /// The authorization modes a route may use: API Gateway's Lambda authorizers (`AWS_LAMBDA`)
+    /// are not served.
+    static let servedModes: Set<Identity.AuthorizationMode> = [
+        .none, .apiKey, .awsIAM, .amazonCognitoUserPools, .openIDConnect,
+    ]
+
+    /// Checks that every route can be served, before the server listens.
+    ///
+    /// - Throws: ``ServerError`` naming the route whose authorization is `AWS_LAMBDA`, which a
+    ///   REST route would otherwise answer with 401 to every request.
+    func validate() throws(ServerError) {
+        for route in routes where !Self.servedModes.contains(route.authorization) {
+            throw .invalidRESTAPI(
+                "The REST route \(route.path) of '\(name)' uses \(route.authorization.rawValue) authorization, "
+                    + "which REST APIs do not serve (API Gateway's Lambda authorizers are not supported). "
+                    + "Use NONE, API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS or OPENID_CONNECT."
+            )
+        }
+    }
+
     /// Where a backend whose GraphQL endpoint is `graphQLEndpoint` serves the API:
     /// `http://127.0.0.1:20002/rest/<name>` for `http://127.0.0.1:20002/graphql`.
     public func endpoint(besides graphQLEndpoint: URL) -> URL {

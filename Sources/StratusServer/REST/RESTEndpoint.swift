@@ -161,6 +161,7 @@ struct RESTEndpoint: Sendable {
                 return .failure(Self.unauthorized)
             }
         case .function:
+            // `StratusHTTPServer.run` refuses such routes before listening (`RESTAPI.validate`).
             return .failure(Self.unauthorized)
         }
     }

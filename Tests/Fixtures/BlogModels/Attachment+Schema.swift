@@ -37,3 +37,14 @@ extension Attachment {
         )
     }
 }
+
+extension Attachment: ModelIdentifiable {
+    public typealias IdentifierFormat = ModelIdentifierFormat.Custom
+    public typealias IdentifierProtocol = ModelIdentifier<Self, ModelIdentifierFormat.Custom>
+}
+
+extension Attachment.IdentifierProtocol {
+    public static func identifier(ownerKey: String, fileName: String) -> Self {
+        .make(fields: [(name: "ownerKey", value: ownerKey), (name: "fileName", value: fileName)])
+    }
+}

@@ -34,3 +34,14 @@ extension Author {
         )
     }
 }
+
+extension Author: ModelIdentifiable {
+    public typealias IdentifierFormat = ModelIdentifierFormat.Custom
+    public typealias IdentifierProtocol = ModelIdentifier<Self, ModelIdentifierFormat.Custom>
+}
+
+extension Author.IdentifierProtocol {
+    public static func identifier(country: String, handle: String) -> Self {
+        .make(fields: [(name: "country", value: country), (name: "handle", value: handle)])
+    }
+}

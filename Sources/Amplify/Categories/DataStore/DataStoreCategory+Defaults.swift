@@ -97,6 +97,35 @@ extension DataStoreCategory {
         try await query(modelType, byId: identifier)
     }
 
+    /// The model of type `modelType` whose custom primary key is `identifier`, or `nil`.
+    ///
+    /// ```swift
+    /// let author = try await Amplify.DataStore.query(
+    ///     Author.self,
+    ///     byIdentifier: .identifier(country: "NZ", handle: "kiwi")
+    /// )
+    /// ```
+    ///
+    /// - Throws: ``DataStoreError`` when the model is not registered or storage fails.
+    public func query<M: Model>(
+        _ modelType: M.Type,
+        byIdentifier identifier: ModelIdentifier<M, ModelIdentifierFormat.Custom>
+    ) async throws -> M? {
+        try await query(modelType, byId: identifier.stringValue)
+    }
+
+    /// Deletes the model of type `modelType` whose custom primary key is `identifier`, and its
+    /// hasMany children.
+    ///
+    /// - Throws: ``DataStoreError`` when the condition fails or storage fails.
+    public func delete<M: Model>(
+        _ modelType: M.Type,
+        withIdentifier identifier: ModelIdentifier<M, ModelIdentifierFormat.Custom>,
+        where predicate: (any QueryPredicate)? = nil
+    ) async throws {
+        try await delete(modelType, withId: identifier.stringValue, where: predicate)
+    }
+
     /// Deletes the model of type `modelType` whose primary key is `identifier`, and its hasMany
     /// children: ``delete(_:withId:)`` under the name Amplify gives it for custom primary keys.
     ///

@@ -1,8 +1,15 @@
-import OpenCombine
+#if canImport(Combine)
+    import Combine
+#else
+    import OpenCombine
+#endif
 
 extension HubCategory {
     /// The payloads dispatched to `channel` from now on, as a publisher that never fails; the
     /// listener is removed when the subscription is cancelled.
+    ///
+    /// Where Combine exists (Apple platforms) this is Combine's `AnyPublisher`; elsewhere it is
+    /// OpenCombine's, which has the same API.
     ///
     /// ```swift
     /// let cancellable = Amplify.Hub.publisher(for: .dataStore)
@@ -18,8 +25,8 @@ extension HubCategory {
     }
 }
 
-/// A subject that listeners on any thread send to: OpenCombine's `PassthroughSubject` takes a
-/// lock around every send and subscription.
+/// A subject that listeners on any thread send to: `PassthroughSubject` (Combine's and
+/// OpenCombine's alike) takes a lock around every send and subscription.
 private final class HubSubject: @unchecked Sendable {
     let subject = PassthroughSubject<HubPayload, Never>()
 
