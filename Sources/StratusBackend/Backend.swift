@@ -314,6 +314,7 @@ public final class Backend: Sendable {
         }
         files.additionalModes = authorization.additionalModes
         files.additionalAPIKey = authorization.additionalModes.contains(.apiKey) ? apiKey : nil
+        files.schema = configuration.schema
         if let cognito, let origin = URL(string: cognito.servedOrigin) {
             files.cognito = ClientConfigurationFiles.CognitoEntry(cognito, endpoint: origin)
         }

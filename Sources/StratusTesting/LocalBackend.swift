@@ -46,6 +46,11 @@ public final class LocalBackend: Sendable {
     /// The server behind the endpoint.
     public var server: StratusServer { running.withLock { $0.backend.server } }
 
+    /// The configuration files `stratus serve` writes for clients of this backend.
+    public var clientConfiguration: ClientConfigurationFiles {
+        running.withLock { $0.backend.clientConfiguration(endpoint: endpoint) }
+    }
+
     private init(
         endpoint: URL,
         apiKey: String,

@@ -143,7 +143,7 @@ import TodoAPI
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func theServersAnswerReplacesTheOptimisticLayer() async throws {
+    @Test(.timeLimit(.minutes(1))) func theServersAnswerIsWrittenOverTheAcceptedLayer() async throws {
         try await Self.withPrimedClient { clients, appSyncClient, _, _ in
             let watchers = Watchers(appSyncClient)
             var todo = watchers.todo.stream.makeAsyncIterator()
@@ -155,11 +155,114 @@ import TodoAPI
             #expect(result.data?.updateTodo?.name == "Oat milk")
             #expect(try await watchers.todo.next(&todo).0?.data?.getTodo?.name == "Milk (saving)")
             #expect(try await watchers.todo.next(&todo).0?.data?.getTodo?.name == "Oat milk")
-            // The layer is gone: the pending item with it, Milk with the server's name.
+            // The layer is part of the records now: the pending item stays, Milk has the
+            // server's name.
             let cached = try await appSyncClient.fetch(query: ListTodosQuery(), cachePolicy: .returnCacheDataDontFetch)
-            #expect(AppSyncClientTests.names(cached) == ["Oat milk"])
+            #expect(AppSyncClientTests.names(cached) == ["Oat milk", "Pending"])
             #expect(try appSyncClient.store?.withinReadTransaction { try OptimisticLayers.exist($0.db) }.get() == false)
         }
+    }
+
+    /// Appends Eggs (`t2`) to the list through `transaction`, marked as being saved, as the
+    /// example app adds a todo.
+    static func appendEggs(_ transaction: ReadWriteTransaction?) {
+        do {
+            try transaction?.update(query: ListTodosQuery()) { (data: inout ListTodosQuery.Data) in
+                data.listTodos?.items?.append(
+                    ListTodosQuery.Data.ListTodo.Item(id: "t2", name: "Eggs", description: "saving")
+                )
+            }
+        } catch {
+            Issue.record("The optimistic update failed: \(error)")
+        }
+    }
+
+    static let createEggs = CreateTodoMutation(input: CreateTodoInput(id: "t2", name: "Eggs"))
+
+    /// The list's items in the cache, as name and description.
+    static func cachedItems(_ appSyncClient: AWSAppSyncClient) async throws -> [String] {
+        let cached = try await appSyncClient.fetch(query: ListTodosQuery(), cachePolicy: .returnCacheDataDontFetch)
+        return (cached.data?.listTodos?.items ?? []).compactMap { $0.map { "\($0.name) \($0.description ?? "-")" } }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anItemAddedOfflineStaysInTheListOnceTheServerAcceptsIt() async throws {
+        try await Self.withPrimedClient { clients, appSyncClient, _, _ in
+            let watchers = Watchers(appSyncClient)
+            var list = watchers.list.stream.makeAsyncIterator()
+            #expect(AppSyncClientTests.names(try await watchers.list.next(&list).0) == ["Milk"])
+            await clients.backend.kill()
+            let sending = Task {
+                try await appSyncClient.perform(mutation: Self.createEggs, optimisticUpdate: Self.appendEggs)
+            }
+            #expect(AppSyncClientTests.names(try await watchers.list.next(&list).0) == ["Milk", "Eggs"])
+            try await clients.backend.restart()
+            let result = try await sending.value
+            #expect(result.errors == nil)
+            // No subscription brings Eggs: the accepted layer keeps it in the list, with the
+            // fields of the server's answer.
+            #expect(try await Self.cachedItems(appSyncClient) == ["Milk -", "Eggs -"])
+            #expect(try appSyncClient.store?.withinReadTransaction { try OptimisticLayers.exist($0.db) }.get() == false)
+            #expect(try await clients.serverNames() == ["Eggs", "Milk"])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anItemAddedOfflineStaysInTheListWhenTheNextRunSendsIt() async throws {
+        try await OfflineClients.withBackend { clients in
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk")))
+            var ended: AWSAppSyncClient? = try clients.makeClient()
+            _ = try await ended?.fetch(query: ListTodosQuery(), cachePolicy: .fetchIgnoringCacheData)
+            await clients.backend.kill()
+            ended?.perform(mutation: Self.createEggs, optimisticUpdate: Self.appendEggs, resultHandler: nil)
+            ended = nil
+
+            try await clients.backend.restart()
+            let appSyncClient = try clients.makeClient()
+            for await replayed in appSyncClient.offlineMutationResults {
+                #expect(replayed.errors == nil && replayed.error == nil)
+                break
+            }
+            #expect(try await Self.cachedItems(appSyncClient) == ["Milk -", "Eggs -"])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anAcceptedLayerKeepsWhatAFetchAddedToTheListMeanwhile() async throws {
+        try await Self.withPrimedClient { clients, appSyncClient, _, transport in
+            transport.holdNextPost()
+            let sending = Task {
+                try await appSyncClient.perform(mutation: Self.createEggs, optimisticUpdate: Self.appendEggs)
+            }
+            #expect(try await OfflineClients.eventually { transport.isHolding })
+            // Another client adds Bread, and this one fetches the list while Eggs is on its way.
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t3", name: "Bread")))
+            _ = try await appSyncClient.fetch(query: ListTodosQuery(), cachePolicy: .fetchIgnoringCacheData)
+            transport.release()
+            #expect(try await sending.value.errors == nil)
+            #expect(try await Self.cachedItems(appSyncClient) == ["Milk -", "Eggs -", "Bread -"])
+        }
+    }
+
+    @Test func aCommittedListKeepsWhatOthersAddedAndLeavesWhatTheyRemoved() {
+        let item = { (key: String) -> JSONValue in ["$reference": .string(key)] }
+        // Nobody else changed the list: the layer's list, in its order.
+        #expect(
+            ReadWriteTransaction.rebased(
+                [item("b"), item("a")],
+                previous: .some([item("a")]),
+                stored: [item("a")]
+            ) == [item("b"), item("a")]
+        )
+        // Others added c and removed a meanwhile; the layer added d and removed b.
+        #expect(
+            ReadWriteTransaction.rebased(
+                [item("a"), item("d")],
+                previous: .some([item("a"), item("b")]),
+                stored: [item("b"), item("c")]
+            ) == [item("d"), item("c")]
+        )
+        // A layer of an earlier version, without the previous values, wins as it is.
+        #expect(ReadWriteTransaction.rebased([item("a")], previous: nil, stored: [item("c")]) == [item("a")])
+        // Not a list: the layer's value.
+        #expect(ReadWriteTransaction.rebased("mine", previous: .some("old"), stored: "theirs") == "mine")
     }
 
     /// The guide's `optimisticCreateTodo`, on a view without UIKit.

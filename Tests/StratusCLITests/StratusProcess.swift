@@ -21,15 +21,15 @@ final class StratusProcess {
     private let standardOutputFile: URL
     private let standardErrorFile: URL
 
-    /// Starts `stratus arguments` in `directory`.
-    init(_ arguments: [String], in directory: URL) async throws {
+    /// Starts `stratus arguments` in `directory`, or another of the package's executables.
+    init(_ arguments: [String], in directory: URL, executable: String = "stratus") async throws {
         self.directory = directory
         self.arguments = arguments
         let name = UUID().uuidString
         standardOutputFile = directory.appending(path: "stdout-\(name).txt")
         standardErrorFile = directory.appending(path: "stderr-\(name).txt")
         process = try await ChildProcess.start(
-            [try Self.executable().path(percentEncoded: false)] + arguments,
+            [try Self.executable(executable).path(percentEncoded: false)] + arguments,
             in: directory,
             output: standardOutputFile,
             errorOutput: standardErrorFile
@@ -104,8 +104,8 @@ final class StratusProcess {
         )
     }
 
-    /// The `stratus` executable next to the running test bundle in the build products directory.
-    static func executable() throws -> URL {
+    /// The executable `name` next to the running test bundle in the build products directory.
+    static func executable(_ name: String = "stratus") throws -> URL {
         let starts = [
             Bundle.main.bundleURL,
             URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent(),
@@ -114,7 +114,7 @@ final class StratusProcess {
             var directory = start.standardizedFileURL
             // From .build/debug, or from the bundle's Contents/MacOS on macOS.
             for _ in 0..<4 {
-                let candidate = directory.appending(path: "stratus")
+                let candidate = directory.appending(path: name)
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
                     !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
@@ -125,7 +125,7 @@ final class StratusProcess {
             }
         }
         throw Failure(
-            description: "No `stratus` executable next to the test bundle (looked up from "
+            description: "No `\(name)` executable next to the test bundle (looked up from "
                 + "\(starts.map(\.path).joined(separator: " and "))). Build it with `swift build --build-tests`."
         )
     }

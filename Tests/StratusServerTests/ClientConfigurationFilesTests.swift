@@ -1,4 +1,5 @@
 import Foundation
+import StratusCodegen
 import StratusServer
 import Testing
 
@@ -42,5 +43,91 @@ import Testing
         #expect(clients.keys == ["Default", "stratus_API_KEY"])
         #expect(clients["Default"]?["ApiKey"] == nil)
         #expect(clients["stratus_API_KEY"]?["ApiKey"] == "da2-abc")
+    }
+
+    /// Amplify Gen 2's outputs: `data` with the additional modes and the key, `auth` with the
+    /// local pools and where they answer.
+    @Test func amplifyOutputsCarriesTheAPIAndTheLocalPools() throws {
+        var files = ClientConfigurationFiles(
+            endpoint: try #require(URL(string: "http://127.0.0.1:20002/graphql")),
+            authorizationMode: .amazonCognitoUserPools,
+            apiKey: nil
+        )
+        files.additionalModes = [.apiKey, .awsIAM]
+        files.additionalAPIKey = "da2-abc"
+        files.cognito = ClientConfigurationFiles.CognitoEntry(
+            userPoolId: "us-east-1_Local",
+            appClientId: "localclient",
+            identityPoolId: "us-east-1:0000-a0b1",
+            region: "us-east-1",
+            endpoint: try #require(URL(string: "http://127.0.0.1:20002"))
+        )
+        #expect(
+            files.amplifyOutputs.text
+                == #"{"version":"1","auth":{"aws_region":"us-east-1","user_pool_id":"us-east-1_Local","#
+                + #""user_pool_client_id":"localclient","user_pool_endpoint":"http://127.0.0.1:20002","#
+                + #""identity_pool_id":"us-east-1:0000-a0b1","identity_pool_endpoint":"http://127.0.0.1:20002"},"#
+                + #""data":{"url":"http://127.0.0.1:20002/graphql","aws_region":"us-east-1","api_key":"da2-abc","#
+                + #""default_authorization_type":"AMAZON_COGNITO_USER_POOLS","authorization_types":["API_KEY","AWS_IAM"]}}"#
+        )
+    }
+
+    /// `data.model_introspection` as Gen 2 clients read it: fields with their types, lists,
+    /// read-only timestamps and relations, keys, enums.
+    @Test func amplifyOutputsDescribesTheModels() throws {
+        var files = ClientConfigurationFiles(
+            endpoint: try #require(URL(string: "http://127.0.0.1:20002/graphql")),
+            authorizationMode: .apiKey,
+            apiKey: "da2-xyz"
+        )
+        files.schema = try SchemaParser().parse(
+            """
+            type Post @model {
+              id: ID!
+              tags: [String!]
+              status: Status
+              comments: [Comment] @hasMany(indexName: "byPost", fields: ["id"])
+            }
+            type Comment @model {
+              id: ID!
+              postID: ID! @index(name: "byPost")
+              post: Post @belongsTo(fields: ["postID"])
+            }
+            enum Status { OPEN DONE }
+            """
+        )
+        let introspection = try #require(files.amplifyOutputs["data"]?["model_introspection"])
+        #expect(introspection["version"] == 1)
+        #expect(introspection["enums"]?.text == #"{"Status":{"name":"Status","values":["OPEN","DONE"]}}"#)
+        #expect(introspection["nonModels"]?.text == "{}")
+        let field = { (name: String) -> String in
+            #"{"name":"\#(name)","isArray":false,"type":"#
+        }
+        let timestamps =
+            #""createdAt":"# + field("createdAt")
+            + #""AWSDateTime","isRequired":false,"attributes":[],"isReadOnly":true},"#
+            + #""updatedAt":"# + field("updatedAt")
+            + #""AWSDateTime","isRequired":false,"attributes":[],"isReadOnly":true}"#
+        #expect(
+            introspection["models"]?["Post"]?.text
+                == #"{"name":"Post","fields":{"id":"# + field("id") + #""ID","isRequired":true,"attributes":[]},"#
+                + #""tags":{"name":"tags","isArray":true,"type":"String","isRequired":true,"attributes":[],"#
+                + #""isArrayNullable":true},"status":"# + field("status")
+                + #"{"enum":"Status"},"isRequired":false,"attributes":[]},"#
+                + #""comments":{"name":"comments","isArray":true,"type":{"model":"Comment"},"isRequired":false,"#
+                + #""attributes":[],"isArrayNullable":true,"#
+                + #""association":{"connectionType":"HAS_MANY","associatedWith":["post"]}},"# + timestamps + "},"
+                + #""syncable":true,"pluralName":"Posts","attributes":[{"type":"model","properties":{}}],"#
+                + #""primaryKeyInfo":{"isCustomPrimaryKey":false,"primaryKeyFieldName":"id","sortKeyFieldNames":[]}}"#
+        )
+        #expect(
+            introspection["models"]?["Comment"]?["fields"]?["post"]?.text
+                == field("post") + #"{"model":"Post"},"isRequired":false,"attributes":[],"#
+                + #""association":{"connectionType":"BELONGS_TO","targetNames":["postID"]}}"#
+        )
+        #expect(
+            introspection["models"]?["Comment"]?["attributes"]?.text
+                == #"[{"type":"model","properties":{}},{"type":"key","properties":{"name":"byPost","fields":["postID"]}}]"#
+        )
     }
 }

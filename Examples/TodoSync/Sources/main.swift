@@ -7,7 +7,7 @@
 //     swift run todo-sync --database /tmp/device-b.sqlite
 //
 // Commands: `add <name>`, `done <number>` (marks it done in its description), `rm <number>`,
-// `list`, `quit`.
+// `list`, `quit`; `todo-sync --help` prints them with the options.
 import AWSAPIPlugin
 import AWSDataStorePlugin
 import Amplify
@@ -18,10 +18,15 @@ import Foundation
 struct Options {
     var config = URL(fileURLWithPath: "amplifyconfiguration.json")
     var database = URL(fileURLWithPath: "todo-sync.sqlite")
+    var help = false
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String]) throws(UsageError) {
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
+            if argument == "--help" || argument == "-h" {
+                help = true
+                continue
+            }
             guard let value = iterator.next() else { throw UsageError(argument: argument) }
             switch argument {
             case "--config": config = URL(fileURLWithPath: value)
@@ -30,14 +35,32 @@ struct Options {
             }
         }
     }
+
+    static let usage = """
+        Usage: todo-sync [--config amplifyconfiguration.json] [--database todo-sync.sqlite]
+
+        A terminal todo list that syncs through `stratus serve`. Start the backend first, in this
+        directory:
+            swift run stratus serve --schema Examples/Todo/schema.graphql
+        which writes amplifyconfiguration.json here.
+
+        \(commands)
+        """
+
+    static let commands = "Commands: add <name>, done <number>, rm <number>, list, quit"
 }
 
 struct UsageError: Error, CustomStringConvertible {
     let argument: String
     var description: String {
-        "Unknown or incomplete option '\(argument)'. Usage: todo-sync [--config amplifyconfiguration.json] "
-            + "[--database todo-sync.sqlite]"
+        "Unknown or incomplete option '\(argument)'. Run todo-sync --help for the options."
     }
+}
+
+/// Prints `message` on standard error and exits with `status`.
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
 }
 
 /// The lines typed on standard input, read on a thread of their own.
@@ -50,12 +73,33 @@ func inputLines() -> AsyncStream<String> {
     }
 }
 
-let options = try Options(Array(CommandLine.arguments.dropFirst()))
+let options: Options
+do {
+    options = try Options(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail("\(error)", status: 64)
+}
+if options.help {
+    print(Options.usage)
+    exit(0)
+}
+guard FileManager.default.fileExists(atPath: options.config.path) else {
+    fail(
+        "No \(options.config.lastPathComponent) at \(options.config.path). Start the backend in this directory "
+            + "with `swift run stratus serve --schema Examples/Todo/schema.graphql`, which writes it, or pass "
+            + "--config with the file it wrote.",
+        status: 1
+    )
+}
 var configuration = DataStoreConfiguration(databaseURL: options.database)
 configuration.errorHandler = { error in print("sync error: \(error.message)") }
-try Amplify.add(plugin: AWSAPIPlugin(modelRegistration: AmplifyModels()))
-try Amplify.add(plugin: AWSDataStorePlugin(modelRegistration: AmplifyModels(), configuration: configuration))
-try Amplify.configure(with: options.config)
+do {
+    try Amplify.add(plugin: AWSAPIPlugin(modelRegistration: AmplifyModels()))
+    try Amplify.add(plugin: AWSDataStorePlugin(modelRegistration: AmplifyModels(), configuration: configuration))
+    try Amplify.configure(with: options.config)
+} catch {
+    fail("Cannot configure Amplify with \(options.config.path): \(error)", status: 1)
+}
 
 Amplify.Hub.listen(to: .dataStore) { payload in
     switch payload.eventName {
@@ -91,7 +135,12 @@ actor Screen {
 }
 
 let screen = Screen()
-try await Amplify.DataStore.start()
+do {
+    try await Amplify.DataStore.start()
+} catch {
+    fail("Cannot start DataStore on \(options.database.path): \(error)", status: 1)
+}
+print(Options.commands)
 let observation = Task {
     for try await snapshot in Amplify.DataStore.observeQuery(
         for: Todo.self,
@@ -104,30 +153,39 @@ let observation = Task {
 
 for await line in inputLines() {
     let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
-    switch parts.first {
-    case "add" where parts.count == 2:
-        try await Amplify.DataStore.save(Todo(name: parts[1], createdAt: .now()))
-    case "done" where parts.count == 2:
-        if var todo = await screen.todo(parts[1]) {
-            todo.description = "done"
-            try await Amplify.DataStore.save(todo)
-        } else {
-            print("No todo number \(parts[1]).")
+    do {
+        switch parts.first {
+        case "add" where parts.count == 2:
+            try await Amplify.DataStore.save(Todo(name: parts[1], createdAt: .now()))
+        case "done" where parts.count == 2:
+            if var todo = await screen.todo(parts[1]) {
+                todo.description = "done"
+                try await Amplify.DataStore.save(todo)
+            } else {
+                print("No todo number \(parts[1]).")
+            }
+        case "rm" where parts.count == 2:
+            if let todo = await screen.todo(parts[1]) {
+                try await Amplify.DataStore.delete(todo)
+            } else {
+                print("No todo number \(parts[1]).")
+            }
+        case "list":
+            await screen.show(try await Amplify.DataStore.query(Todo.self), always: true)
+        case "quit":
+            observation.cancel()
+            try await Amplify.DataStore.stop()
+            exit(0)
+        default:
+            print(Options.commands)
         }
-    case "rm" where parts.count == 2:
-        if let todo = await screen.todo(parts[1]) {
-            try await Amplify.DataStore.delete(todo)
-        } else {
-            print("No todo number \(parts[1]).")
-        }
-    case "list":
-        await screen.show(try await Amplify.DataStore.query(Todo.self), always: true)
-    case "quit":
-        observation.cancel()
-        try await Amplify.DataStore.stop()
-        exit(0)
-    default:
-        print("Commands: add <name>, done <number>, rm <number>, list, quit")
+    } catch {
+        // A store error ends the command, not the program.
+        print("\(line): \(error)")
     }
 }
-try await Amplify.DataStore.stop()
+do {
+    try await Amplify.DataStore.stop()
+} catch {
+    fail("Cannot stop DataStore: \(error)", status: 1)
+}

@@ -179,30 +179,35 @@ public final class ApolloStore: Sendable {
     /// Objects under `MUTATION_ROOT` and `SUBSCRIPTION_ROOT` that `cacheKeyForObject` gives no
     /// key are not kept: they would only grow the cache. Returns the `record.field` keys of
     /// what the response holds.
+    ///
+    /// - Parameter layer: The optimistic layer of the mutation answered, ended in the same
+    ///   transaction: ``LayerEnding/commit`` when the server accepted it, ``LayerEnding/remove``
+    ///   otherwise.
     @discardableResult
     func publish<Operation: GraphQLOperation>(
         data: Operation.Data,
         for operation: Operation,
         origin: UUID?,
-        removingLayer layer: String? = nil
+        endingLayer layer: (id: String, ending: LayerEnding)? = nil
     ) throws -> Set<String> {
         try withinReadWriteTransaction(origin: origin) { transaction in
-            if let layer { try transaction.removeLayer(layer) }
+            if let layer { try transaction.end(layer: layer.id, layer.ending) }
             return try transaction.write(snapshot: data.snapshot, for: operation)
         }.get()
     }
 
     /// Writes the `data` of a mutation's response read with `selections` (a replayed
-    /// mutation's, whose generated type is not at hand) in one transaction, removing the
+    /// mutation's, whose generated type is not at hand) in one transaction, ending the
     /// mutation's optimistic layer in it; returns the `record.field` keys the response holds.
     @discardableResult
     func publish(
         mutationData data: Snapshot,
         selections: [any GraphQLSelection],
-        removingLayer layer: String
+        endingLayer layer: String,
+        _ ending: LayerEnding
     ) throws -> Set<String> {
         try withinReadWriteTransaction(origin: nil) { transaction in
-            try transaction.removeLayer(layer)
+            try transaction.end(layer: layer, ending)
             return try transaction.write(
                 snapshot: data,
                 selections: selections,

@@ -91,9 +91,12 @@ public final class ReadWriteTransaction: ReadTransaction {
         if let layer {
             let changedFields = fields.filter { view[$0.key] != $0.value }
             guard !changedFields.isEmpty else { return }
-            var layerRecord = try OptimisticLayers.record(db, layer: layer, key: key) ?? [:]
-            layerRecord.merge(changedFields) { $1 }
-            try OptimisticLayers.write(db, layer: layer, key: key, record: try Self.text(of: layerRecord, key: key))
+            var entry = try OptimisticLayers.entry(db, layer: layer, key: key) ?? .init(fields: [:], previous: [:])
+            for field in changedFields.keys where entry.fields[field] == nil {
+                entry.previous?[field] = view[field]
+            }
+            entry.fields.merge(changedFields) { $1 }
+            try OptimisticLayers.write(db, layer: layer, key: key, entry: entry)
             if overlay[key] == nil { base[key] = .some(try self.storedRecord(key)) }
             overlay[key, default: [:]].merge(changedFields) { $1 }
             loaded[key] = view.merging(changedFields) { $1 }
@@ -165,11 +168,66 @@ public final class ReadWriteTransaction: ReadTransaction {
         let removed = try OptimisticLayers.remove(db, layer: layer)
         guard !removed.isEmpty else { return }
         layersChanged = true
-        for (key, fields) in removed {
-            for field in fields.keys { changedKeys.insert("\(key).\(field)") }
-            loaded[key] = nil
-            base[key] = nil
-            overlay[key] = nil
+        for (key, entry) in removed {
+            for field in entry.fields.keys { changedKeys.insert("\(key).\(field)") }
+            forget(key)
         }
+    }
+
+    /// Writes the optimistic layer of the queued mutation `layer` to the records and removes
+    /// it: what the mutation's `optimisticUpdate` wrote stays once the server accepted the
+    /// mutation, as if it had been written to the records at once.
+    ///
+    /// A list the layer changed is merged with the list the record holds now: the items the
+    /// layer added are added and those it removed are removed, and what others wrote to the
+    /// record since (a subscription's item, a fetch) stays. Any other field takes the layer's
+    /// value; the server's answer, written after, replaces the fields it holds.
+    func commitLayer(_ layer: String) throws {
+        let committed = try OptimisticLayers.remove(db, layer: layer)
+        guard !committed.isEmpty else { return }
+        layersChanged = true
+        for (key, entry) in committed {
+            let shown = try record(key) ?? [:]
+            forget(key)
+            let stored = try storedRecord(key) ?? [:]
+            var fields: [String: JSONValue] = [:]
+            for (field, value) in entry.fields {
+                fields[field] = Self.rebased(value, previous: entry.previous.map { $0[field] }, stored: stored[field])
+            }
+            // Only the fields whose shown value changes are reported; the write's own
+            // reports are of the records under the layers.
+            let reported = changedKeys
+            try merge(fields, into: key)
+            changedKeys = reported
+            let now = try record(key) ?? [:]
+            for field in Set(shown.keys).union(now.keys) where shown[field] != now[field] {
+                changedKeys.insert("\(key).\(field)")
+            }
+        }
+    }
+
+    /// The value a committed layer leaves in a field: its own, with, for a list that others
+    /// changed since the layer first wrote it, what they added kept and what they removed
+    /// left out.
+    ///
+    /// - Parameters:
+    ///   - value: The layer's value.
+    ///   - previous: What the field showed before the layer wrote it (`.some(nil)`: absent), or
+    ///     `nil` when the layer did not keep it.
+    ///   - stored: What the record holds now.
+    static func rebased(_ value: JSONValue, previous: JSONValue??, stored: JSONValue?) -> JSONValue {
+        guard case .array(let layerItems) = value, case .some(.some(.array(let previousItems))) = previous,
+            case .array(let storedItems)? = stored, storedItems != previousItems
+        else { return value }
+        let removedSince = previousItems.filter { !storedItems.contains($0) }
+        let addedSince = storedItems.filter { !previousItems.contains($0) && !layerItems.contains($0) }
+        return .array(layerItems.filter { !removedSince.contains($0) } + addedSince)
+    }
+
+    /// Drops what this transaction knows of the record `key`, to read it again.
+    private func forget(_ key: CacheKey) {
+        loaded[key] = nil
+        base[key] = nil
+        overlay[key] = nil
     }
 }

@@ -31,8 +31,12 @@ extension AWSAppSyncClient {
     /// ``AWSAppSyncClientConfiguration`` for the retry rules.
     ///
     /// `optimisticUpdate` writes to a layer over the cache that queries and watchers see at
-    /// once. The server's answer replaces the layer; a failure, a conflict left unresolved or a
-    /// cancel removes it, and watchers see the previous data again.
+    /// once. When the server accepts the mutation (data and no error), the layer becomes part
+    /// of the cache and the server's answer is written over it: an item the update added to a
+    /// list stays in it, with the fields the server answered, whether or not a subscription
+    /// brings it too. Items others added to the list meanwhile stay as well. A failure, an
+    /// error, a conflict left unresolved or a cancel removes the layer, and watchers see the
+    /// previous data again.
     ///
     /// A conflict (`The conditional request failed`, `ConflictUnhandled`) goes to
     /// `conflictResolutionBlock`, which may answer with a mutation to send once in its place.
@@ -419,7 +423,8 @@ final class LiveMutation<Mutation: GraphQLMutation>: QueuedMutationHandler {
         var failure: (any Error)?
         do {
             if let data = result.data {
-                try cache.publish(data: data, for: sent, origin: nil, removingLayer: id)
+                let ending = LayerEnding(data: data.snapshot, errors: result.errors)
+                try cache.publish(data: data, for: sent, origin: nil, endingLayer: (id, ending))
             }
         } catch {
             failure = error

@@ -414,7 +414,8 @@ final class MutationQueue: Sendable {
     }
 
     /// Reports the outcome of a mutation queued by an earlier run of the client, and writes its
-    /// answer to the cache in place of its optimistic layer, as a live mutation's is.
+    /// answer to the cache over its optimistic layer, committed or removed as a live
+    /// mutation's is.
     private func replay(_ mutation: QueuedMutation, response: JSONValue?, error: AWSAppSyncClientError?) async {
         var data: Snapshot?
         var errors: [GraphQLError]?
@@ -435,7 +436,8 @@ final class MutationQueue: Sendable {
                 try cache.publish(
                     mutationData: data,
                     selections: try StoredSelections.selections(from: stored),
-                    removingLayer: mutation.id
+                    endingLayer: mutation.id,
+                    failure == nil ? LayerEnding(data: data, errors: errors) : .remove
                 )
             } else {
                 try cache.removeLayer(mutation.id)

@@ -122,7 +122,9 @@ extension AWSCognitoAuthConfiguration {
     }
 
     /// Reads the `auth` section of a Gen2 `amplify_outputs.json`: `user_pool_id`,
-    /// `user_pool_client_id`, `aws_region` and `identity_pool_id`.
+    /// `user_pool_client_id`, `aws_region` and `identity_pool_id`, and where a local Cognito
+    /// answers, `user_pool_endpoint` and `identity_pool_endpoint` (as `stratus serve` writes
+    /// them).
     ///
     /// - Throws: `ConfigurationError` naming the missing or invalid key and the fix.
     public init(amplifyOutputs json: JSONValue) throws {
@@ -138,6 +140,15 @@ extension AWSCognitoAuthConfiguration {
             }
             return text
         }
+        func endpoint(_ key: String) throws -> URL? {
+            guard let text = try string(key) else { return nil }
+            guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+                throw ConfigurationError(
+                    "amplify_outputs.json auth.\(key) '\(text)' is not a URL. Write it as http://host:port/."
+                )
+            }
+            return url
+        }
         guard let region = try string("aws_region") else {
             throw ConfigurationError("amplify_outputs.json auth.aws_region is missing. Add the pools' region.")
         }
@@ -147,10 +158,19 @@ extension AWSCognitoAuthConfiguration {
                     "amplify_outputs.json auth.user_pool_client_id is missing. Add the app client's id."
                 )
             }
-            userPool = UserPool(poolId: poolId, appClientId: clientId, region: region)
+            userPool = UserPool(
+                poolId: poolId,
+                appClientId: clientId,
+                region: region,
+                endpoint: try endpoint("user_pool_endpoint")
+            )
         }
         if let poolId = try string("identity_pool_id") {
-            identityPool = IdentityPool(poolId: poolId, region: region)
+            identityPool = IdentityPool(
+                poolId: poolId,
+                region: region,
+                endpoint: try endpoint("identity_pool_endpoint")
+            )
         }
         guard userPool != nil || identityPool != nil else {
             throw ConfigurationError(

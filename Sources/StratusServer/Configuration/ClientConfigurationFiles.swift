@@ -1,7 +1,9 @@
 import Foundation
+import StratusCodegen
 
 /// The configuration files clients read to reach the local backend: Amplify's
-/// `amplifyconfiguration.json` and the AppSync client's `awsconfiguration.json`.
+/// `amplifyconfiguration.json`, Amplify Gen 2's `amplify_outputs.json` and the AppSync
+/// client's `awsconfiguration.json`.
 public struct ClientConfigurationFiles: Sendable {
     /// The GraphQL endpoint, such as `http://127.0.0.1:20002/graphql`.
     public var endpoint: URL
@@ -46,6 +48,10 @@ public struct ClientConfigurationFiles: Sendable {
 
     /// The local Cognito whose pools the Auth category's section names; `nil` for none.
     public var cognito: CognitoEntry?
+
+    /// The schema whose models `amplify_outputs.json` describes in `data.model_introspection`,
+    /// which Gen 2 clients build their requests from; `nil` leaves it out.
+    public var schema: AnnotatedSchema?
 
     public init(
         endpoint: URL,
@@ -118,10 +124,53 @@ public struct ClientConfigurationFiles: Sendable {
         return .object(configuration)
     }
 
-    /// Writes both files into `directory`.
+    /// `amplify_outputs.json`, version 1 of Amplify Gen 2's outputs: `data` (`url`,
+    /// `aws_region`, `api_key`, `default_authorization_type`, the additional
+    /// `authorization_types` and `model_introspection`) and, with the local Cognito, `auth`
+    /// (`user_pool_id`, `user_pool_client_id`, `identity_pool_id`, `aws_region`).
+    ///
+    /// The local Cognito's origin is in `auth.user_pool_endpoint` and
+    /// `auth.identity_pool_endpoint`, as `Endpoint` is in the pools' sections of the other
+    /// files: clients that do not know the keys ignore them and call AWS.
+    public var amplifyOutputs: JSON {
+        var data: JSONObject = [
+            "url": .string(endpoint.absoluteString),
+            "aws_region": .string(region),
+        ]
+        let key = authorizationMode == .apiKey ? apiKey : additionalAPIKey
+        if let key { data["api_key"] = .string(key) }
+        data["default_authorization_type"] = .string(authorizationMode.rawValue)
+        data["authorization_types"] = .array(
+            additionalModes.filter { $0 != authorizationMode }.map { .string($0.rawValue) }
+        )
+        if let schema { data["model_introspection"] = ModelIntrospection.json(of: schema) }
+        var outputs: JSONObject = ["version": "1"]
+        if let cognito {
+            var auth: JSONObject = [
+                "aws_region": .string(cognito.region),
+                "user_pool_id": .string(cognito.userPoolId),
+                "user_pool_client_id": .string(cognito.appClientId),
+                "user_pool_endpoint": .string(cognito.endpoint.absoluteString),
+            ]
+            if let identityPoolId = cognito.identityPoolId {
+                auth["identity_pool_id"] = .string(identityPoolId)
+                auth["identity_pool_endpoint"] = .string(cognito.endpoint.absoluteString)
+            }
+            outputs["auth"] = .object(auth)
+        }
+        outputs["data"] = .object(data)
+        return .object(outputs)
+    }
+
+    /// Writes `amplifyconfiguration.json`, `amplify_outputs.json` and `awsconfiguration.json`
+    /// into `directory`.
     ///
     /// - Throws: when a file cannot be written.
     public func write(to directory: URL) throws {
+        try Data(amplifyOutputs.text.utf8).write(
+            to: directory.appending(path: "amplify_outputs.json"),
+            options: .atomic
+        )
         try Data(amplifyConfiguration.text.utf8).write(
             to: directory.appending(path: "amplifyconfiguration.json"),
             options: .atomic

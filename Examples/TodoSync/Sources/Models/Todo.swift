@@ -4,7 +4,7 @@
 import Amplify
 import Foundation
 
-public struct Todo: Model, Equatable {
+public struct Todo: Model, Equatable, Identifiable {
     public let id: String
     public var name: String
     public var description: String?
