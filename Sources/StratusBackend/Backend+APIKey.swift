@@ -45,3 +45,39 @@ extension Backend {
         return APIKey(value: key)
     }
 }
+
+extension Backend {
+    /// Deletes the data directory with every item, tombstone and the sync journal, as
+    /// ``StratusServer/deleteData(in:)`` does, but keeps its API key unless `keepingAPIKey` is
+    /// `false`: clients that hold the key keep working against the emptied store.
+    ///
+    /// - Returns: whether a key was kept (`false` when the directory had none).
+    /// - Throws: ``BackendError/store(_:)`` when a server has the directory open or it cannot be
+    ///   deleted (then nothing is deleted); ``BackendError/apiKeyFile(_:)`` when the key cannot
+    ///   be read before, or written back after.
+    @discardableResult
+    public static func deleteData(in directory: URL, keepingAPIKey: Bool) throws(BackendError) -> Bool {
+        let file = directory.appending(path: "api-key")
+        var key: Data?
+        if keepingAPIKey {
+            do {
+                key = try PrivateDataDirectory.readFile(atPath: file.path(percentEncoded: false))
+            } catch {
+                throw .apiKeyFile(error.description)
+            }
+        }
+        do {
+            try StratusServer.deleteData(in: directory)
+        } catch {
+            throw .store(error)
+        }
+        guard let key, !key.isEmpty else { return false }
+        do {
+            try PrivateDataDirectory.create(directory)
+            try PrivateDataDirectory.replaceFile(at: file, with: key)
+        } catch {
+            throw .apiKeyFile(error.description)
+        }
+        return true
+    }
+}

@@ -58,6 +58,9 @@ public final class Backend: Sendable {
         public var log: @Sendable (String) -> Void
         /// Where the HTTP server describes failed requests and connections; ``log`` when `nil`.
         public var httpLog: (@Sendable (String) -> Void)?
+        /// Where a line per answered HTTP request goes (method, path, operation, authorization
+        /// mode, status, duration); `nil` logs none.
+        public var requestLog: (@Sendable (String) -> Void)?
         /// Where the local Cognito writes confirmation codes and its failures.
         public var cognitoLog: @Sendable (String) -> Void
         /// Hears what opening the store did that people should know: the schema changes it
@@ -78,6 +81,7 @@ public final class Backend: Sendable {
             clock: @escaping @Sendable () -> Date = { Date() },
             log: @escaping @Sendable (String) -> Void = Backend.standardError,
             httpLog: (@Sendable (String) -> Void)? = nil,
+            requestLog: (@Sendable (String) -> Void)? = nil,
             cognitoLog: @escaping @Sendable (String) -> Void = Backend.standardError,
             notice: @escaping @Sendable (String) -> Void = { _ in }
         ) {
@@ -94,6 +98,7 @@ public final class Backend: Sendable {
             self.clock = clock
             self.log = log
             self.httpLog = httpLog
+            self.requestLog = requestLog
             self.cognitoLog = cognitoLog
             self.notice = notice
         }
@@ -231,7 +236,8 @@ public final class Backend: Sendable {
             cognito: cognito,
             allowedHosts: configuration.allowedHosts,
             clock: configuration.clock,
-            log: configuration.httpLog ?? configuration.log
+            log: configuration.httpLog ?? configuration.log,
+            requestLog: configuration.requestLog
         )
     }
 

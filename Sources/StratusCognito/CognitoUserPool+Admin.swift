@@ -230,6 +230,21 @@ extension CognitoUserPool {
         try await command { _ = try await self.admin(operation, input) }
     }
 
+    /// Creates the group `name` unless the pool has it, as `CreateGroup` does.
+    ///
+    /// - Returns: whether the group was created.
+    /// - Throws: ``ServerError`` for a name Cognito refuses, or when the pool's state cannot be
+    ///   read or written.
+    @discardableResult
+    public func createGroupIfMissing(_ name: String) async throws(ServerError) -> Bool {
+        let input = CognitoInput(["GroupName": .string(name)])
+        return try await command {
+            guard try await self.group(named: name) == nil else { return false }
+            _ = try await self.groupOperation("CreateGroup", input)
+            return true
+        }
+    }
+
     // The same, for synchronous callers such as a command's `run()`: each blocks the calling
     // thread until the operation has run on the pool's thread.
 

@@ -60,7 +60,8 @@ extension StratusHTTPServer {
         cognito: CognitoUserPool?,
         allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
-        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+        requestLog: (@Sendable (String) -> Void)? = nil
     ) {
         var trusting = authorization
         var routes: [any HTTPRouteProvider] = []
@@ -85,7 +86,8 @@ extension StratusHTTPServer {
             routes: routes,
             allowedHosts: allowedHosts,
             clock: clock,
-            log: log
+            log: log,
+            requestLog: requestLog
         )
     }
 }

@@ -492,6 +492,15 @@ public final class StratusServer: Sendable {
             .first { operationName == nil || $0.name?.value == operationName }?.operation
     }
 
+    /// The kind and name of the operation a request runs, for its log line: the one named
+    /// `operationName`, or the first; `nil` when the document does not parse.
+    func operationSummary(of query: String, operationName: String?) -> (type: OperationType, name: String?)? {
+        guard case .success(let document) = document(of: query) else { return nil }
+        return document.definitions.lazy.compactMap { $0 as? OperationDefinition }
+            .first { operationName == nil || $0.name?.value == operationName }
+            .map { ($0.operation, $0.name?.value) }
+    }
+
     /// Why a request's document cannot run: the response body of its errors.
     struct DocumentFailure: Error {
         /// `{"data": null, "errors": [...]}` as the HTTP endpoint answers it.

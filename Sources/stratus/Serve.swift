@@ -86,6 +86,15 @@ struct Serve: AsyncParsableCommand {
     )
     var reset = false
 
+    @Flag(
+        name: .long,
+        help: """
+            With --reset, make a new API key too; without it, --reset keeps the data directory's key, so that \
+            running clients keep working.
+            """
+    )
+    var newAPIKey = false
+
     @Option(name: .long, help: "Where to write amplifyconfiguration.json and awsconfiguration.json.")
     var configOutput: String = "."
 
@@ -99,16 +108,51 @@ struct Serve: AsyncParsableCommand {
     )
     var auth = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Print a line per request: method, path, operation type and name, authorization mode, status and \
+            duration (on by default when standard output is a terminal).
+            """
+    )
+    var logRequests: Bool?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port \(port) is not a port. Give 1 to 65535, or 0 to pick a free one.")
+        }
+    }
+
     func run() async throws {
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
+        try settings.checkModels(of: annotated)
         do {
             try StratusServer.checkResolvers(of: annotated, configuration: settings.server)
         } catch {
             throw CommandFailure(error.description)
         }
+        if annotated.models.isEmpty && annotated.operations.isEmpty {
+            throw CommandFailure(
+                "The schema at '\(schema)' declares no @model type and no Query or Mutation field, so there is no "
+                    + "API to serve. Add a model, such as: type Todo @model { id: ID! name: String! }"
+            )
+        }
+        let outputDirectory = URL(fileURLWithPath: configOutput, isDirectory: true)
+        if let problem = Self.problem(ofDirectory: outputDirectory, creating: false) {
+            throw CommandFailure(
+                "Cannot write amplifyconfiguration.json and awsconfiguration.json into '\(configOutput)': \(problem). "
+                    + "Pass --config-output with an existing directory."
+            )
+        }
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
         let location = try settings.databaseLocation(override: database)
+        if location == nil, let problem = Self.problem(ofDirectory: directory, creating: true) {
+            throw CommandFailure(
+                "Cannot use the data directory '\(dataDir)': \(problem). Pass --data-dir with a directory you can "
+                    + "write to (it is created when missing)."
+            )
+        }
         // Checked first, so that a server that cannot listen leaves nothing behind.
         if PortCheck.isInUse(host: host, port: port) { throw Self.portInUse(host: host, port: port) }
         if reset, let location {
@@ -117,12 +161,23 @@ struct Serve: AsyncParsableCommand {
                     + "yourself (or use another database) to start empty."
             )
         }
+        if newAPIKey && !reset {
+            throw CommandFailure(
+                "--new-api-key makes a new key when --reset deletes the data. To change the key and keep the data, "
+                    + "stop the server and delete '\(directory.appending(path: "api-key").path)'."
+            )
+        }
         if reset {
+            let keptKey: Bool
             do {
-                try StratusServer.deleteData(in: directory)
+                keptKey = try Backend.deleteData(in: directory, keepingAPIKey: !newAPIKey)
             } catch {
                 throw CommandFailure("Cannot reset the data directory '\(directory.path)': \(error)")
             }
+            print(
+                "Deleted the data in '\(directory.path)'"
+                    + (keptKey ? "; the API key is kept (--new-api-key makes a new one)." : ".")
+            )
         }
         let store = location.map { Backend.Store.database($0, connections: settings.databaseConnections) }
         let backend = try await Self.open(
@@ -136,10 +191,18 @@ struct Serve: AsyncParsableCommand {
                 print(warning)
             }
         }
-        let (host, outputDirectory) = (host, URL(fileURLWithPath: configOutput, isDirectory: true))
+        let host = host
+        let steps = NextSteps(
+            schema: annotated,
+            schemaPath: schema,
+            usersOptions: (dataDir == ".stratus" ? [] : ["--data-dir", dataDir])
+                + (database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? [])
+        )
         do {
             try await backend.run(host: host, port: port, stopsOnSignals: true) { port in
                 Self.announce(backend, host: host, port: port, writingTo: outputDirectory)
+                steps.print(for: backend, endpoint: URL(string: "http://\(host):\(port)/graphql")!)
+                fflush(nil)
             }
         } catch {
             let text = "\(error)"
@@ -159,6 +222,7 @@ struct Serve: AsyncParsableCommand {
         store: Backend.Store
     ) -> Backend.Configuration {
         let cognito = settings.cognitoConfiguration(enabled: auth)
+        let logsRequests = logRequests ?? (isatty(STDOUT_FILENO) == 1)
         return Backend.Configuration(
             schema: schema,
             store: store,
@@ -177,6 +241,7 @@ struct Serve: AsyncParsableCommand {
             limits: settings.limits,
             restAPIs: settings.restAPIs,
             allowedHosts: allowedHosts + settings.allowedHosts,
+            requestLog: logsRequests ? Self.printLine : nil,
             cognitoLog: { message in
                 print(message)
                 fflush(nil)
@@ -219,10 +284,16 @@ struct Serve: AsyncParsableCommand {
     /// backend listens and how to reach it, once it listens on `port`.
     private static func announce(_ backend: Backend, host: String, port: Int, writingTo outputDirectory: URL) {
         let endpoint = URL(string: "http://\(host):\(port)/graphql")!
+        var written = true
         do {
             try backend.clientConfiguration(endpoint: endpoint).write(to: outputDirectory)
         } catch {
-            print("Could not write the client configuration files into \(outputDirectory.path): \(error)")
+            written = false
+            print(
+                "Could not write amplifyconfiguration.json and awsconfiguration.json into \(outputDirectory.path): "
+                    + "\(Self.reason(error)). Clients need them: pass --config-output with a directory you can "
+                    + "write to. The server runs meanwhile."
+            )
         }
         print("GraphQL endpoint: \(endpoint.absoluteString)")
         print("Real-time endpoint: ws://\(host):\(port)/graphql/realtime")
@@ -234,7 +305,9 @@ struct Serve: AsyncParsableCommand {
             announce(cognito, signingWithOwnCredentials: backend.authorization.iamCredentials.isEmpty)
         }
         print("Data: \(backend.server.storeDescription)")
-        print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")
+        if written {
+            print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")
+        }
         fflush(nil)
     }
 
@@ -257,6 +330,43 @@ struct Serve: AsyncParsableCommand {
                 + "region_name=\"\(pool.region)\", aws_access_key_id=\"\(admin.accessKeyId)\", "
                 + "aws_secret_access_key=\"\(admin.secretAccessKey)\")"
         )
+    }
+
+    /// Why `directory` cannot be written into, or `nil` when it can; with `creating`, a missing
+    /// directory is fine when its nearest existing ancestor is a writable directory.
+    static func problem(ofDirectory directory: URL, creating: Bool) -> String? {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        var existing = directory.standardizedFileURL
+        while !files.fileExists(atPath: existing.path, isDirectory: &isDirectory) {
+            guard creating else { return "it does not exist" }
+            let parent = existing.deletingLastPathComponent()
+            if parent.path == existing.path { return "no part of its path exists" }
+            existing = parent
+        }
+        let which = existing.path == directory.standardizedFileURL.path ? "it" : "'\(existing.path)'"
+        guard isDirectory.boolValue else {
+            return which == "it" ? "it is a file, not a directory" : "\(which) is a file, not a directory"
+        }
+        guard files.isWritableFile(atPath: existing.path) else {
+            return which == "it" ? "it is not writable" : "\(which) is not writable"
+        }
+        return nil
+    }
+
+    /// Prints `line` at once, as a request's log line is printed.
+    private static let printLine: @Sendable (String) -> Void = { line in
+        print(line)
+        fflush(nil)
+    }
+
+    /// A file system failure in a sentence, without Foundation's dump of its user info.
+    static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
     }
 
     private static func portInUse(host: String, port: Int) -> CommandFailure {

@@ -1,4 +1,5 @@
 import Foundation
+import StratusCodegen
 import StratusCognito
 import StratusServer
 
@@ -16,6 +17,7 @@ import StratusServer
 ///                   "jwksUrl": "http://127.0.0.1:5001/us-east-1_Abc/.well-known/jwks.json" },
 ///     "openIDConnect": { "issuer": "https://idp.example.com", "clientId": "web", "jwksFile": "jwks.json" }
 ///   },
+///   "conflictDetection": true,
 ///   "conflictResolution": "AUTOMERGE",
 ///   "models": {
 ///     "Post": { "conflictResolution": "OPTIMISTIC_CONCURRENCY" },
@@ -77,6 +79,8 @@ struct ServeSettings {
     var allowedHosts: [String] = []
     /// The local Cognito of the `auth` block; `nil` without one.
     var cognito: CognitoConfiguration?
+    /// The models the file's `models` object names, in its order.
+    var configuredModels: [String] = []
 
     /// The settings of the file at `path`; the defaults without one.
     ///
@@ -90,8 +94,9 @@ struct ServeSettings {
         }
         // Foundation's decoder lets some non-JSON through (a trailing comma, on Linux): the
         // strict reader says where the text stops being JSON.
+        let json: JSON
         do {
-            _ = try JSON(parsing: data)
+            json = try JSON(parsing: data)
         } catch {
             let before = data.prefix(error.offset)
             let line = before.count { $0 == UInt8(ascii: "\n") } + 1
@@ -101,6 +106,7 @@ struct ServeSettings {
                     + "\(error.reason). See `stratus serve --help`."
             )
         }
+        try checkKeys(of: json)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         decoder.userInfo[.configurationFile] = path
@@ -149,6 +155,21 @@ struct ServeSettings {
                 + context.debugDescription.trimmingCharacters(in: CharacterSet(charactersIn: "."))
         @unknown default:
             return "is not valid: \(error)"
+        }
+    }
+
+    /// Checks that the file's `models` are the schema's: the settings of a misspelt model
+    /// would otherwise never apply.
+    ///
+    /// - Throws: ``CommandFailure`` naming the first model the schema lacks and the closest it has.
+    func checkModels(of schema: AnnotatedSchema) throws {
+        let names = schema.models.map(\.name)
+        for model in configuredModels where !names.contains(model) {
+            let hint =
+                closestMatch(to: model, in: names).map { " Did you mean '\($0)'?" }
+                ?? (names.isEmpty
+                    ? " The schema has no @model type." : " Its models are \(names.joined(separator: ", ")).")
+            throw CommandFailure("models.\(model) in the configuration file is not a model of the schema.\(hint)")
         }
     }
 
@@ -267,6 +288,7 @@ extension ServeSettings: Decodable {
             }
             databaseConnections = connections
         }
+        configuredModels = try file.object("models")?.allKeys.map(\.stringValue) ?? []
         let (strategy, perModel) = try Self.strategies(file, directory: directory)
         restAPIs = try Self.restAPIs(file.objects("rest") ?? [])
         limits = try Self.limits(file)
@@ -279,6 +301,7 @@ extension ServeSettings: Decodable {
             region: try file.value("region") ?? "us-east-1"
         )
         server = ServerConfiguration(
+            conflictDetection: try file.value("conflictDetection") ?? true,
             conflictResolution: strategy,
             modelConflictResolution: perModel,
             queryDepthLimit: queryDepthLimit ?? 0,

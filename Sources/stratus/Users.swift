@@ -22,14 +22,30 @@ struct Users: AsyncParsableCommand {
         @Option(name: .long, help: "The JSON file whose \"auth\" block configures the pool (as given to serve).")
         var config: String?
 
-        /// The pool in the data directory, or in the database.
-        func open() async throws -> CognitoUserPool {
+        /// Where the pool is, for people: `'.stratus'` or `the database postgres://…`.
+        var place: String { database.map { "the database \($0)" } ?? "'\(dataDir)'" }
+
+        /// The pool in the data directory, or in the database; `creating` makes a data
+        /// directory's pool when it has none, and says so.
+        ///
+        /// - Throws: ``CommandFailure`` when the data directory has no pool and `creating` is
+        ///   `false`: a command run in another directory than the server's finds nothing there.
+        func open(creating: Bool = false) async throws -> CognitoUserPool {
             let settings = try ServeSettings.load(path: config)
             guard let configuration = settings.cognitoConfiguration(enabled: true) else {
                 preconditionFailure("cognitoConfiguration(enabled: true) always gives a configuration.")
             }
             let location = try settings.databaseLocation(override: database)
             let place = location.map { "the database \($0)" } ?? "'\(dataDir)'"
+            let poolFile = URL(fileURLWithPath: dataDir, isDirectory: true).appending(path: "cognito.sqlite")
+            let isNew = location == nil && !FileManager.default.fileExists(atPath: poolFile.path)
+            if isNew && !creating {
+                throw CommandFailure(
+                    "There is no user pool in '\(dataDir)' (no \(poolFile.path)). Pass --data-dir with the data "
+                        + "directory of `stratus serve --auth`; `stratus serve --auth --data-dir \(dataDir)` or "
+                        + "`stratus users add` creates the pool \(configuration.userPoolId) there."
+                )
+            }
             do {
                 let store: any CognitoStore
                 if let location {
@@ -37,7 +53,14 @@ struct Users: AsyncParsableCommand {
                 } else {
                     store = try CognitoUserPool.store(in: URL(fileURLWithPath: dataDir, isDirectory: true))
                 }
-                return try await CognitoUserPool(configuration: configuration, store: store, log: { print($0) })
+                let pool = try await CognitoUserPool(configuration: configuration, store: store, log: { print($0) })
+                if isNew {
+                    print(
+                        "Created the user pool \(configuration.userPoolId) in '\(dataDir)'; "
+                            + "`stratus serve --auth --data-dir \(dataDir)` serves it."
+                    )
+                }
+                return pool
             } catch {
                 throw CommandFailure("Cannot open the user pool in \(place): \(error)")
             }
@@ -64,11 +87,13 @@ struct Users: AsyncParsableCommand {
                 }
                 attributes[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
             }
-            let pool = try await location.open()
+            let pool = try await location.open(creating: true)
+            try await createMissingGroups(group, in: pool)
             try await failing {
                 try await pool.addUser(username: username, password: password, attributes: attributes, groups: group)
             }
-            print("Added \(username).")
+            let groups = group.joined(separator: ", ")
+            print(group.isEmpty ? "Added \(username)." : "Added \(username) to \(groups).")
         }
     }
 
@@ -79,7 +104,15 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             let pool = try await location.open()
-            for user in try await failing({ try await pool.listUsers() }) {
+            let users = try await failing { try await pool.listUsers() }
+            guard !users.isEmpty else {
+                print(
+                    "The user pool \(pool.configuration.userPoolId) in \(location.place) has no users. Add one with: "
+                        + "stratus users add <username> --password <password>"
+                )
+                return
+            }
+            for user in users {
                 let groups = user.groups.isEmpty ? "" : " groups=\(user.groups.joined(separator: ","))"
                 let email = user.attributes["email"].map { " email=\($0)" } ?? ""
                 print("\(user.username)\t\(user.status)\tsub=\(user.sub)\(email)\(groups)")
@@ -125,6 +158,7 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             let pool = try await location.open()
+            try await createMissingGroups(add, in: pool)
             for group in add { try await failing { try await pool.setGroup(group, of: username, member: true) } }
             for group in remove { try await failing { try await pool.setGroup(group, of: username, member: false) } }
             guard let user = try await failing({ try await pool.listUsers() }).first(where: { $0.username == username })
@@ -133,6 +167,14 @@ struct Users: AsyncParsableCommand {
             }
             print(user.groups.isEmpty ? "\(username) is in no group." : user.groups.joined(separator: "\n"))
         }
+    }
+}
+
+/// Creates the groups of `names` the pool lacks, saying so: a user is put in a group by name, as
+/// `@auth` rules name it, whether or not the pool had it.
+private func createMissingGroups(_ names: [String], in pool: CognitoUserPool) async throws {
+    for name in names where try await failing({ try await pool.createGroupIfMissing(name) }) {
+        print("Created the group \(name).")
     }
 }
 

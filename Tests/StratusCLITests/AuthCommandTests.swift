@@ -192,6 +192,45 @@ import Testing
         await serving.process.stop()
     }
 
+    /// The README's own example: a user added to a group the pool lacks, in a directory with no
+    /// pool yet.
+    @Test func usersAddMakesTheMissingPoolAndGroupAndSaysSo() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write(#"{ "auth": { "userPoolId": "us-east-1_Cli" } }"#, to: "stratus.json")
+        let data = directory.path("data")
+        let list = try await Self.users(["list"], in: directory)
+        #expect(try await list.exitStatus() == 1)
+        #expect(
+            list.standardError
+                == "Error: There is no user pool in '\(data)' (no \(data)/cognito.sqlite). Pass --data-dir with the "
+                + "data directory of `stratus serve --auth`; `stratus serve --auth --data-dir \(data)` or "
+                + "`stratus users add` creates the pool us-east-1_Cli there.\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: data))
+
+        let add = try await Self.users(
+            ["add", "alice", "--password", "Alice-pass1!", "--group", "Admins"],
+            in: directory
+        )
+        #expect(
+            add.standardOutput
+                == "Created the user pool us-east-1_Cli in '\(data)'; `stratus serve --auth --data-dir \(data)` "
+                + "serves it.\nCreated the group Admins.\nAdded alice to Admins.\n",
+            "\(add.standardError)"
+        )
+        let groups = try await Self.users(["groups", "alice", "--add", "Admins", "--add", "Editors"], in: directory)
+        #expect(groups.standardOutput == "Created the group Editors.\nAdmins\nEditors\n", "\(groups.standardError)")
+
+        _ = try await Self.users(["delete", "alice"], in: directory)
+        let empty = try await Self.users(["list"], in: directory)
+        #expect(
+            empty.standardOutput
+                == "The user pool us-east-1_Cli in '\(data)' has no users. Add one with: stratus users add <username> "
+                + "--password <password>\n",
+            "\(empty.standardError)"
+        )
+    }
+
     @Test func usernameAttributesLetUsersSignInWithTheirEmail() async throws {
         let directory = try TemporaryDirectory()
         _ = try directory.write(

@@ -63,9 +63,51 @@ import Testing
                 "API key: \(first.apiKey)",
                 "Data: \(directory.path("data"))",
                 "Wrote amplifyconfiguration.json and awsconfiguration.json to \(directory.url.path)",
+                "",
+                "Next steps:",
+                "  Query it:  curl -s http://127.0.0.1:\(port)/graphql -H 'x-api-key: \(first.apiKey)' "
+                    + #"-H 'content-type: application/json' -d '{"query":"{ listTodos { items { id } } }"}'"#,
+                "  Operations: stratus codegen statements --schema \(Self.todoSchema.path) --output graphql writes "
+                    + "every query, mutation and subscription (listTodos, createTodo, …).",
+                "  Conflict detection is on: updates and deletes send the item's current _version (select _version "
+                    + #"when you read it). "conflictDetection": false in the --config file turns it off."#,
             ]
         )
         #expect(first.process.standardError == "")
+
+        // A browser opening the server or its endpoint reads what they are.
+        let root = try await HTTPExchange(URL(string: "http://127.0.0.1:\(port)/")!)
+        #expect(root.status == 200)
+        #expect(
+            root.body
+                == """
+                Stratus: a local AppSync-compatible backend.
+
+                GraphQL endpoint: http://127.0.0.1:\(port)/graphql (POST a JSON body {"query": ...} with the \
+                x-api-key header)
+                Real-time endpoint: ws://127.0.0.1:\(port)/graphql/realtime
+                Health: http://127.0.0.1:\(port)/health
+
+                Clients read amplifyconfiguration.json and awsconfiguration.json, which `stratus serve` writes into \
+                its working directory (or --config-output), with the endpoint and the API key.
+
+                """
+        )
+        let page = try await HTTPExchange(first.endpoint, headers: ["Accept": "text/html,application/xhtml+xml"])
+        #expect(page.status == 200)
+        #expect(
+            page.body
+                == """
+                This is the GraphQL endpoint of a local AppSync-compatible backend.
+
+                Send a query as AppSync takes it, with the API key `stratus serve` printed:
+                  curl http://127.0.0.1:\(port)/graphql -H 'x-api-key: <API key>' -H 'content-type: application/json' \
+                -d '{"query": "{ __typename }"}'
+                or as a GET: http://127.0.0.1:\(port)/graphql?query=%7B__typename%7D with the x-api-key header.
+                Subscriptions connect to ws://127.0.0.1:\(port)/graphql/realtime.
+
+                """
+        )
 
         let amplify = try String(
             contentsOf: directory.url.appending(path: "amplifyconfiguration.json"),
@@ -267,14 +309,23 @@ import Testing
         )
         #expect(try Self.databaseFiles(in: data) == before)
 
-        // --reset starts empty, with a new key.
+        // --reset starts empty, keeping the key that running clients hold.
         let reset = try await Serving(arguments + ["--reset"], in: directory)
-        #expect(reset.apiKey != original.apiKey)
+        #expect(reset.apiKey == original.apiKey)
+        #expect(
+            reset.process.outputLines.first
+                == "Deleted the data in '\(data)'; the API key is kept (--new-api-key makes a new one)."
+        )
         #expect(
             try await reset.graphQL("{ listNotes { items { id tag } } }")
                 == #"{"data":{"listNotes":{"items":[]}}}"#
         )
         await reset.process.stop()
+        // --new-api-key makes a new one.
+        let renewed = try await Serving(arguments + ["--reset", "--new-api-key"], in: directory)
+        #expect(renewed.apiKey != original.apiKey)
+        #expect(renewed.process.outputLines.first == "Deleted the data in '\(data)'.")
+        await renewed.process.stop()
     }
 
     /// The database file and its write-ahead log in a data directory, by name.
@@ -314,6 +365,76 @@ import Testing
         #expect(process.standardOutput == "")
         #expect(!FileManager.default.fileExists(atPath: directory.path("data")))
         #expect(!FileManager.default.fileExists(atPath: directory.path("amplifyconfiguration.json")))
+    }
+
+    @Test func eachRequestIsLoggedOnALine() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let serving = try await Serving(["--schema", schema.path, "--log-requests"], in: directory)
+        _ = try await serving.graphQL(#"mutation Add { createNote(input: {id: "n1", text: "A"}) { id } }"#)
+        let refused = try await HTTPExchange(
+            serving.endpoint,
+            post: #"{"query":"query ListNotes { listNotes { items { id } } }"}"#
+        )
+        #expect(refused.status == 401)
+        let added = try await serving.process.line(startingWith: "POST /graphql mutation Add API_KEY 200 ")
+        #expect(added.wholeMatch(of: /POST \/graphql mutation Add API_KEY 200 [0-9]+ms/) != nil)
+        // The refusal is visible on the server's side.
+        let unauthorized = try await serving.process.line(startingWith: "POST /graphql query ListNotes - 401 ")
+        #expect(unauthorized.wholeMatch(of: /POST \/graphql query ListNotes - 401 [0-9]+ms/) != nil)
+        await serving.process.stop()
+    }
+
+    @Test func requestsAreNotLoggedWhenOutputIsNotATerminal() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let serving = try await Serving(["--schema", schema.path], in: directory)
+        _ = try await serving.graphQL("{ listNotes { items { id } } }")
+        await serving.process.stop()
+        #expect(!serving.process.standardOutput.contains("POST /graphql"))
+    }
+
+    @Test(
+        arguments: [
+            (
+                ["--schema", "plain.graphql"],
+                "The schema at 'plain.graphql' declares no @model type and no Query or Mutation field, so there is "
+                    + "no API to serve. Add a model, such as: type Todo @model { id: ID! name: String! }"
+            ),
+            (
+                ["--data-dir", "file/data"],
+                "Cannot use the data directory 'file/data': '{dir}/file' is a file, not a directory. Pass --data-dir "
+                    + "with a directory you can write to (it is created when missing)."
+            ),
+            (
+                ["--config-output", "missing"],
+                "Cannot write amplifyconfiguration.json and awsconfiguration.json into 'missing': it does not exist. "
+                    + "Pass --config-output with an existing directory."
+            ),
+        ]
+    )
+    func aPlaceTheServerCannotUseIsNamedBeforeAnythingIsMade(arguments: [String], message: String) async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write(Self.noteSchema, to: "schema.graphql")
+        try directory.write("type Plain { text: String }\n", to: "plain.graphql")
+        try directory.write("", to: "file")
+        let process = try await StratusProcess(["serve", "--port", "0"] + arguments, in: directory.url)
+        #expect(try await process.exitStatus() == 1)
+        let resolved = URL(filePath: directory.url.path).standardizedFileURL.path
+        #expect(process.standardError == "Error: \(message.replacingOccurrences(of: "{dir}", with: resolved))\n")
+        #expect(process.standardOutput == "")
+        #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
+    }
+
+    @Test func aPortOutOfRangeIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let process = try await StratusProcess(["serve", "--port", "70000"], in: directory.url)
+        #expect(try await process.exitStatus() == 64)
+        #expect(
+            process.standardError.hasPrefix(
+                "Error: --port 70000 is not a port. Give 1 to 65535, or 0 to pick a free one.\n"
+            )
+        )
     }
 
     @Test func aMissingConfigurationFileIsNamed() async throws {
@@ -435,6 +556,28 @@ import Testing
                 #"{"authorization": {"apiKeys": [{"expires": "2030-01-01T00:00:00Z"}]}}"#,
                 #"The configuration file 'stratus.json' lacks "value" at authorization.apiKeys[0]. "#
                     + "See `stratus serve --help`."
+            ),
+            (
+                #"{"authorisation": {"defaultMode": "API_KEY"}}"#,
+                "The configuration file has the unknown key 'authorisation' at its top level. "
+                    + "Did you mean 'authorization'?"
+            ),
+            (
+                #"{"apiKeys": [{"value": "da2-local"}]}"#,
+                "The configuration file has the unknown key 'apiKeys' at its top level. It belongs in authorization."
+            ),
+            (
+                #"{"authorization": {"apiKey": "da2-local"}}"#,
+                "authorization has the unknown key 'apiKey' in the configuration file. Did you mean 'apiKeys'?"
+            ),
+            (
+                #"{"models": {"Note": {"conflictResolutoin": "AUTOMERGE"}}}"#,
+                "models.Note has the unknown key 'conflictResolutoin' in the configuration file. "
+                    + "Did you mean 'conflictResolution'?"
+            ),
+            (
+                #"{"models": {"Notte": {"conflictResolution": "OPTIMISTIC_CONCURRENCY"}}}"#,
+                "models.Notte in the configuration file is not a model of the schema. Did you mean 'Note'?"
             ),
             (
                 #"{"maxRequestBytes": "1MB"}"#,

@@ -159,6 +159,23 @@ import Testing
         )
     }
 
+    /// A delete without `_version` keeps AppSync's error and data, and says in `errorInfo` which
+    /// field is missing and how to get it.
+    @Test func aDeleteWithoutVersionSaysWhatIsMissing() async throws {
+        let server = try await Self.server(ServerConfiguration())
+        let body = await server.run(#"mutation { deletePost(input: {id: "p1"}) { id _version } }"#)
+        #expect(
+            body
+                == #"{"data":{"deletePost":null},"errors":[{"path":["deletePost"],"data":{"id":"p1","_version":2},"#
+                + #""errorType":"ConflictUnhandled","errorInfo":{"missingField":"_version","hint":"Conflict "#
+                + #"detection is on for Post: a write without the item's current _version is rejected (a delete) "#
+                + #"or merged keeping the stored values (an update). Query getPost(…) { _version } and send it in "#
+                + #"the input, or turn conflict detection off with \"conflictDetection\": false in stratus.json."},"#
+                + #""locations":[{"line":1,"column":12,"sourceName":null}],"#
+                + #""message":"Conflict resolver rejects mutation."}]}"#
+        )
+    }
+
     @Test func aThrowingCustomHandlerRejects() async throws {
         struct Refusal: Error {}
         let server = try await Self.server(ServerConfiguration(conflictResolution: .custom { _ in throw Refusal() }))

@@ -136,7 +136,7 @@ indirect enum ArgumentValue: Sendable, Hashable {
 }
 
 /// Suggests the closest of `candidates` to a misspelt `name`.
-func closestMatch(to name: String, in candidates: some Sequence<String>) -> String? {
+package func closestMatch(to name: String, in candidates: some Sequence<String>) -> String? {
     let scored = candidates.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
     guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, name.count / 3) else { return nil }
     return best.0

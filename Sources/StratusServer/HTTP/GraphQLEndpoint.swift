@@ -53,9 +53,17 @@ package struct GraphQLEndpoint: Sendable {
                 }
             }
             let operation = try parse(request: request, body: body)
+            if let entry = RequestLogEntry.current {
+                let summary = server.operationSummary(of: operation.query, operationName: operation.operationName)
+                entry.note(
+                    operationType: summary.map { "\($0.type)" },
+                    operationName: summary?.name ?? operation.operationName
+                )
+            }
             let identity = try await authorizer.identity(
                 for: RequestAuthenticator.SignedParts(request: request, body: body)
             )
+            RequestLogEntry.current?.note(authorizationMode: identity.authorizationMode.rawValue)
             // After authorization: only known callers get their document parsed.
             if request.method == .get,
                 server.operationType(of: operation.query, operationName: operation.operationName) == .mutation

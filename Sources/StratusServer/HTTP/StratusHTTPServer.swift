@@ -29,6 +29,8 @@ public struct StratusHTTPServer: Sendable {
     /// The names clients may reach the server by besides its own (``AllowedHosts``): the name a
     /// load balancer or a DNS record gives it; `*` allows any.
     public let allowedHosts: [String]
+    /// Where each request's line goes once answered (see ``RequestLogMiddleware``); `nil` logs none.
+    public let requestLog: (@Sendable (String) -> Void)?
     /// The bytes waiting in the real-time connections, added up.
     let realtimeQueues = RealtimeQueueGauge()
     private let clock: @Sendable () -> Date
@@ -43,7 +45,8 @@ public struct StratusHTTPServer: Sendable {
         routes: [any HTTPRouteProvider] = [],
         allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
-        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+        requestLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.server = server
         self.authorization = authorization
@@ -54,6 +57,7 @@ public struct StratusHTTPServer: Sendable {
         self.allowedHosts = allowedHosts
         self.clock = clock
         self.log = LogLine.bounding(log)
+        self.requestLog = requestLog.map { LogLine.bounding($0) }
     }
 
     /// Serves until the task is cancelled; `onReady` receives the bound port (useful with port 0).
@@ -101,7 +105,8 @@ public struct StratusHTTPServer: Sendable {
             queues: realtimeQueues
         )
         let router = Router(context: ClientAddressRequestContext.self)
-        // First: it wraps the routes added after it, and requests that match none.
+        // First: they wrap the routes added after them, and requests that match none.
+        if let requestLog { router.add(middleware: RequestLogMiddleware(write: requestLog)) }
         router.add(middleware: HostCheckMiddleware(hosts: hosts))
         // The client's address reaches functions as `identity.sourceIp`.
         router.post("graphql") { request, context in
@@ -110,11 +115,14 @@ public struct StratusHTTPServer: Sendable {
             }
         }
         router.get("graphql") { request, context in
-            await IncomingRequest.$sourceIP.withValue(context.remoteAddress?.ipAddress) {
+            // A person opening the endpoint in a browser reads how to query it.
+            if LandingPage.isBrowserVisit(request) { return LandingPage.graphQLEndpoint(request) }
+            return await IncomingRequest.$sourceIP.withValue(context.remoteAddress?.ipAddress) {
                 await endpoint.respond(to: request)
             }
         }
         router.on("graphql", method: .options) { _, _ in GraphQLEndpoint.preflight() }
+        router.get("/") { [restAPIs] request, _ in LandingPage.root(request, restAPIs: restAPIs) }
         // For load balancers: 200 while the store answers, 503 (with what failed) otherwise.
         let server = server
         router.get("health") { _, _ in

@@ -24,7 +24,11 @@ extension ModelResolver {
         key: [JSON]
     ) async throws -> ConflictOutcome {
         let model = request.model
-        let rejected = ResolverError.conflictUnhandled(request.trim(ResolvedItem(model: model, item: current)))
+        var rejected = ResolverError.conflictUnhandled(request.trim(ResolvedItem(model: model, item: current)))
+        if request.arguments["input"]?.objectValue?["_version"]?.intValue == nil {
+            // AppSync's message and type stay as clients match them; the fix travels in `errorInfo`.
+            rejected.errorInfo = ResolverError.missingVersionInfo(model: model)
+        }
         switch configuration.conflictResolution(for: model.name) {
         case .optimisticConcurrency:
             throw rejected

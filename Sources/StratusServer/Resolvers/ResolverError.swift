@@ -1,4 +1,5 @@
 import AWSWire
+import StratusCodegen
 
 /// A resolver's failure, written into the response as AppSync writes it: `errorType`,
 /// `errorInfo` and `data` at the top level of the error object, next to `path`, `locations` and
@@ -23,6 +24,21 @@ struct ResolverError: Error, Sendable, CustomStringConvertible {
     /// mutation's selection set.
     static func conflictUnhandled(_ item: JSON) -> ResolverError {
         ResolverError(errorType: .conflictUnhandled, message: "Conflict resolver rejects mutation.", data: item)
+    }
+
+    /// The `errorInfo` of a write rejected for want of `_version`: which field is missing, and
+    /// how to get it.
+    static func missingVersionInfo(model: ModelType) -> JSON {
+        let get = model.operations.get.map { "\($0)(…) { _version }" } ?? "the item's _version"
+        return .object([
+            "missingField": "_version",
+            "hint": .string(
+                "Conflict detection is on for \(model.name): a write without the item's current _version is "
+                    + "rejected (a delete) or merged keeping the stored values (an update). Query \(get) and send "
+                    + "it in the input, or turn conflict detection off with \"conflictDetection\": false in "
+                    + "stratus.json."
+            ),
+        ])
     }
 
     /// A `nextToken` that is malformed, altered, or from another query.

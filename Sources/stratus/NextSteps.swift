@@ -1,0 +1,59 @@
+import Foundation
+import StratusBackend
+import StratusCodegen
+import StratusServer
+
+/// What `stratus serve` tells a newcomer once it listens: a first request to paste, where the
+/// operations are, what conflict detection asks of writes, and how to add a user.
+struct NextSteps: Sendable {
+    let schema: AnnotatedSchema
+    /// The `--schema` as given.
+    let schemaPath: String
+    /// The options `stratus users` needs to find the same pool.
+    let usersOptions: [String]
+
+    /// The lines for `backend`, listening at `endpoint`.
+    func lines(for backend: Backend, endpoint: URL) -> [String] {
+        var lines = ["", "Next steps:"]
+        let authorization = backend.authorization
+        let usesKey = authorization.defaultMode == .apiKey || authorization.additionalModes.contains(.apiKey)
+        if let key = authorization.apiKeys.first?.value, usesKey, let query = firstQuery {
+            let body = #"{"query":"\#(query)"}"#
+            lines.append(
+                "  Query it:  curl -s \(endpoint.absoluteString) -H 'x-api-key: \(key)' "
+                    + "-H 'content-type: application/json' -d '\(body)'"
+            )
+        }
+        let roots = schema.models.flatMap { [$0.operations.list, $0.operations.create].compactMap { $0 } }
+        lines.append(
+            "  Operations: stratus codegen statements --schema \(schemaPath) --output graphql writes every query, "
+                + "mutation and subscription"
+                + (roots.isEmpty ? "." : " (\(roots.prefix(4).joined(separator: ", ")), …).")
+        )
+        if backend.configuration.server.conflictDetection, !schema.models.isEmpty {
+            lines.append(
+                "  Conflict detection is on: updates and deletes send the item's current _version (select _version "
+                    + #"when you read it). "conflictDetection": false in the --config file turns it off."#
+            )
+        }
+        if backend.cognito != nil {
+            let options = usersOptions.isEmpty ? "" : " " + usersOptions.joined(separator: " ")
+            lines.append(
+                "  Add a user: stratus users add alice --password 'Alice-pass1!' --attribute "
+                    + "email=alice@example.com\(options) (--group Admins creates the group if needed)"
+            )
+        }
+        return lines
+    }
+
+    func print(for backend: Backend, endpoint: URL) {
+        for line in lines(for: backend, endpoint: endpoint) { Swift.print(line) }
+    }
+
+    /// `{ listTodos { items { id } } }` for the first model with a list query, selecting its key.
+    private var firstQuery: String? {
+        guard let model = schema.models.first(where: { $0.operations.list != nil }), let list = model.operations.list
+        else { return nil }
+        return "{ \(list) { items { \(model.primaryKey.joined(separator: " ")) } } }"
+    }
+}
