@@ -258,4 +258,37 @@ import Testing
         #expect(APISchema.isAnnotated("type Todo @model {\n  id: ID!\n}\n"))
         #expect(!APISchema.isAnnotated(Self.sdl))
     }
+
+    /// GraphQLSwift joins its SDL validation problems without places; each gets its node's
+    /// line and column again, the same message twice its second node.
+    @Test func invalidSDLNamesTheLineAndColumnOfEachProblem() {
+        let sdl = """
+            directive @x(a: Int) on FIELD_DEFINITION
+            type Query {
+              note(id: ID!): Note @x(b: 1)
+              other: Note @skip(if: true)
+              again: Note @unknown
+              more: Note @unknown
+            }
+            type Note @x {
+              id: ID!
+              kind: Kind
+            }
+            """
+        #expect(throws: TypesError.self) { try APISchema(sdl: sdl, fileName: "schema.graphql") }
+        do {
+            _ = try APISchema(sdl: sdl, fileName: "schema.graphql")
+        } catch {
+            #expect(
+                error.problems.map(\.description).sorted() == [
+                    #"schema.graphql:10:9: Unknown type "Kind"."#,
+                    #"schema.graphql:3:26: Unknown argument "b" on directive "@x". Did you mean "a"?"#,
+                    #"schema.graphql:4:15: Directive "@skip" may not be used on FIELD_DEFINITION."#,
+                    #"schema.graphql:5:15: Unknown directive "@unknown"."#,
+                    #"schema.graphql:6:14: Unknown directive "@unknown"."#,
+                    #"schema.graphql:8:11: Directive "@x" may not be used on OBJECT."#,
+                ]
+            )
+        }
+    }
 }

@@ -26,8 +26,14 @@ public struct APISchema: Sendable {
         do {
             schema = try buildSchema(source: Source(body: sdl, name: fileName))
         } catch let error as GraphQLError {
-            let location = error.locations.first
-            throw TypesError(file: fileName, line: location?.line, column: location?.column, error.message)
+            guard error.locations.isEmpty, let document = try? parse(source: Source(body: sdl, name: fileName)) else {
+                let location = error.locations.first
+                throw TypesError(file: fileName, line: location?.line, column: location?.column, error.message)
+            }
+            // Validation problems come joined and without places: find each one's node again.
+            throw TypesError(
+                SDLProblemPlaces.problems(joinedMessage: error.message, document: document, file: fileName)
+            )
         } catch {
             throw TypesError(file: fileName, "The schema cannot be built: \(error)")
         }
