@@ -86,7 +86,7 @@ func show(_ result: GraphQLResult<ListTodosQuery.Data>?, _ error: (any Error)?) 
         return
     }
     // Deleted todos stay in the list as tombstones (`_deleted`) for other devices to sync.
-    let items = (result?.data?.listTodos?.items ?? []).compactMap { $0 }.filter { $0._deleted != true }
+    let items = (result?.data?.listTodos?.items ?? []).compactMap { $0 }.filter { $0.deleted != true }
     let source = result?.source == .cache ? "cache" : "server"
     print("— \(items.count) todo(s), from the \(source)")
     for (number, item) in items.enumerated() {
