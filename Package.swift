@@ -56,7 +56,8 @@ let package = Package(
     ],
     targets: [
         // The wire vocabulary of AWS and AppSync shared by the clients and the server: SigV4 signing and
-        // verification, credentials, SRP's group, and the base64url, hex and JSON text codecs.
+        // verification, credentials, SRP's group, the base64url, hex and JSON text codecs, the generated
+        // API's naming rules and the REST methods.
         .target(
             name: "AWSWire",
             dependencies: [
@@ -235,6 +236,7 @@ let package = Package(
         .target(
             name: "StratusCodegen",
             dependencies: [
+                "AWSWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GraphQL", package: "GraphQL"),
             ],

@@ -90,7 +90,7 @@ struct APIBenchmark {
             }
         }
         print(
-            "  SigV4: \(format(Double(signatures) / Self.seconds(elapsed))) signatures/s (URLRequest, \(body.count)-byte body)"
+            "  SigV4: \(format(Double(signatures) / elapsed.inSeconds)) signatures/s (URLRequest, \(body.count)-byte body)"
         )
         precondition(sink > 0)
         await backend.stop()
@@ -99,19 +99,7 @@ struct APIBenchmark {
 
     /// Runs `body` `requests` times after a warm-up and prints the rate.
     private func rate(_ name: String, _ body: () async throws -> Void) async throws -> Double {
-        for _ in 0..<100 { try await body() }
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure {
-            for _ in 0..<requests { try await body() }
-        }
-        let rate = Double(requests) / Self.seconds(elapsed)
-        print("    \(name.padding(toLength: 30, withPad: " ", startingAt: 0)) \(format(rate)) requests/s")
-        return rate
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        try await RequestRate(requests: requests, warmUp: 100, nameWidth: 30).measure(name, body)
     }
 
     private func format(_ value: Double) -> String {

@@ -198,7 +198,7 @@ struct AppSyncCacheBenchmark {
         }
         let medians = times.map { $0.sorted()[runs / 2] }
         let ratios = times.indices.map { index in
-            (0..<runs).map { round in Self.seconds(times[0][round]) / Self.seconds(times[index][round]) }.sorted()[
+            (0..<runs).map { round in times[0][round].inSeconds / times[index][round].inSeconds }.sorted()[
                 runs / 2
             ]
         }
@@ -207,27 +207,13 @@ struct AppSyncCacheBenchmark {
 
     /// Runs `body` `requests` times after a warm-up and prints the rate.
     private func rate(_ name: String, _ body: () async throws -> Void) async throws -> Double {
-        for _ in 0..<50 { try await body() }
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure {
-            for _ in 0..<requests { try await body() }
-        }
-        let rate = Double(requests) / Self.seconds(elapsed)
-        print(
-            "    \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%.0f", rate)) requests/s"
-        )
-        return rate
+        try await RequestRate(requests: requests, warmUp: 50, nameWidth: 36).measure(name, body)
     }
 
     private func report(_ name: String, _ elapsed: Duration) {
         print(
             "    \(name.padding(toLength: 40, withPad: " ", startingAt: 0)) "
-                + String(format: "%.4f s", Self.seconds(elapsed))
+                + String(format: "%.4f s", elapsed.inSeconds)
         )
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

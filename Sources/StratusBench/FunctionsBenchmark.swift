@@ -107,22 +107,7 @@ struct FunctionsBenchmark {
         width: Int = 1,
         _ body: @escaping @Sendable () async throws -> Void
     ) async throws -> Double {
-        for _ in 0..<50 { try await body() }
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for lane in 0..<width {
-                    let share = requests / width + (lane < requests % width ? 1 : 0)
-                    group.addTask {
-                        for _ in 0..<share { try await body() }
-                    }
-                }
-                try await group.waitForAll()
-            }
-        }
-        let rate = Double(requests) / APIBenchmark.seconds(elapsed)
-        print("    \(name.padding(toLength: 42, withPad: " ", startingAt: 0)) \(format(rate)) requests/s")
-        return rate
+        try await RequestRate(requests: requests, warmUp: 50, nameWidth: 42).measure(name, width: width, body)
     }
 
     private func format(_ value: Double) -> String {

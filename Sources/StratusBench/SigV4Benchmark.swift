@@ -77,7 +77,7 @@ struct SigV4Benchmark {
             for _ in 0..<signatures { body() }
         }
         let cpu = Self.threadCPUSeconds() - cpuStart
-        let rate = Double(signatures) / APIBenchmark.seconds(elapsed)
+        let rate = Double(signatures) / elapsed.inSeconds
         print(
             "  SigV4 \(name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(format(rate)) signatures/s, "
                 + "\(format(Double(signatures) / cpu)) per CPU-second"

@@ -5,7 +5,7 @@ import Testing
 
 /// REST calls: methods, URLs, bodies, and the status code and headers of `send`.
 @Suite struct RESTTests {
-    @Test(arguments: RESTMethod.allCases)
+    @Test(arguments: RESTMethod.allCases.filter { $0 != .any })
     func eachMethodSendsItsVerbAndReturnsTheBody(_ method: RESTMethod) async throws {
         let transport = InMemoryTransport(body: #"{"ok":true}"#)
         let plugin = try makePlugin([.rest(authorizationType: .none)], transport: transport)
@@ -18,6 +18,7 @@ import Testing
             case .delete: try await plugin.delete(request: request)
             case .head: try await plugin.head(request: request)
             case .patch: try await plugin.patch(request: request)
+            case .options, .any: try await plugin.send(method, request: request).body
             }
         #expect(String(decoding: body, as: UTF8.self) == #"{"ok":true}"#)
         let sent = try #require(transport.requests.first)
@@ -49,6 +50,22 @@ import Testing
         let response = try await plugin.send(.head, request: RESTRequest(path: "/items"))
         #expect(response.headers["content-length"] == "42")
         #expect(response.body.isEmpty)
+    }
+
+    /// `ANY` is the method of an API Gateway route, which the methods share with the local
+    /// backend's routes: a request sent with it is refused before anything is sent.
+    @Test func anyIsRefusedAsTheMethodOfARequest() async throws {
+        let transport = InMemoryTransport(body: "{}")
+        let plugin = try makePlugin([.rest(authorizationType: .none)], transport: transport)
+        let error = await #expect(throws: APIError.self) {
+            try await plugin.send(.any, request: RESTRequest(path: "/items"))
+        }
+        #expect(
+            error?.description
+                == "ANY is the method of a route that serves every method; a request has one. "
+                + "Send it with GET, POST, PUT, DELETE, PATCH, HEAD or OPTIONS."
+        )
+        #expect(transport.requests.isEmpty)
     }
 
     @Test func aStatusOtherThan2xxIsThrownWithTheResponse() async throws {

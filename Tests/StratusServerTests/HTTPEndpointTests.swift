@@ -184,20 +184,7 @@ import Testing
     @Test func sigV4SignedRequestsAreAcceptedAndTamperedOnesRefused() async throws {
         try await Self.withEndpoint { url in
             let body = #"{"query":"{ listPosts { items { id } } }"}"#
-            let credentials = AWSCredentials(
-                accessKeyId: Self.accessKey.accessKeyId,
-                secretAccessKey: Self.accessKey.secretAccessKey,
-                sessionToken: Self.accessKey.sessionToken
-            )
-            let unsigned = SigV4Request(
-                method: "POST",
-                url: url,
-                headers: ["content-type": "application/json"],
-                body: Data(body.utf8)
-            )
-            let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(unsigned, credentials: credentials)
-            var headers: [String: String] = [:]
-            for field in signed.headers where field.name.lowercased() != "host" { headers[field.name] = field.value }
+            let headers = SignedRequests.httpHeaders(body, to: url)
             let accepted = try await Self.send(url, body: body, headers: headers)
             #expect(accepted.status == 200)
             #expect(accepted.body == #"{"data":{"listPosts":{"items":[]}}}"#)
@@ -212,14 +199,11 @@ import Testing
                 tampered.body.contains("The request signature we calculated does not match the signature you provided.")
             )
 
-            let wrongSecret = SigV4Signer(service: "appsync", region: "us-east-1").sign(
-                unsigned,
+            let otherHeaders = SignedRequests.httpHeaders(
+                body,
+                to: url,
                 credentials: AWSCredentials(accessKeyId: "AKIDUNKNOWN", secretAccessKey: "x")
             )
-            var otherHeaders: [String: String] = [:]
-            for field in wrongSecret.headers where field.name.lowercased() != "host" {
-                otherHeaders[field.name] = field.value
-            }
             let unknown = try await Self.send(url, body: body, headers: otherHeaders)
             #expect(unknown.status == 403)
             #expect(unknown.body.contains("The security token included in the request is invalid."))
@@ -231,25 +215,8 @@ import Testing
     /// refused on its fields, and a directive naming the mode admits it.
     @Test func aModelWithoutRulesAdmitsOnlyTheDefaultMode() async throws {
         let body = #"{"query":"{ listPosts { items { id } } }"}"#
-        func signedHeaders(_ url: URL) -> [String: String] {
-            let unsigned = SigV4Request(
-                method: "POST",
-                url: url,
-                headers: ["content-type": "application/json"],
-                body: Data(body.utf8)
-            )
-            let credentials = AWSCredentials(
-                accessKeyId: Self.accessKey.accessKeyId,
-                secretAccessKey: Self.accessKey.secretAccessKey,
-                sessionToken: Self.accessKey.sessionToken
-            )
-            let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(unsigned, credentials: credentials)
-            var headers: [String: String] = [:]
-            for field in signed.headers where field.name.lowercased() != "host" { headers[field.name] = field.value }
-            return headers
-        }
         try await Self.withEndpoint(schema: postSchema) { url in
-            let refused = try await Self.send(url, body: body, headers: signedHeaders(url))
+            let refused = try await Self.send(url, body: body, headers: SignedRequests.httpHeaders(body, to: url))
             #expect(refused.status == 200)
             #expect(
                 refused.body
@@ -261,7 +228,7 @@ import Testing
             #expect(apiKey.body == #"{"data":{"listPosts":{"items":[]}}}"#)
         }
         try await Self.withEndpoint(schema: postSchemaForEveryMode) { url in
-            let admitted = try await Self.send(url, body: body, headers: signedHeaders(url))
+            let admitted = try await Self.send(url, body: body, headers: SignedRequests.httpHeaders(body, to: url))
             #expect(admitted.body == #"{"data":{"listPosts":{"items":[]}}}"#)
         }
     }

@@ -210,14 +210,10 @@ import Testing
                 sessionToken: issued?["SessionToken"]?.stringValue
             )
             let connect = try #require(URL(string: "http://\(endpoint.host)/graphql/connect"))
-            let unsigned = SigV4Request(
-                method: "POST",
-                url: connect,
+            let signed = SignedRequests.post(
+                "{}",
+                to: connect,
                 headers: ["host": endpoint.host, "content-type": "application/json; charset=UTF-8"],
-                body: Data("{}".utf8)
-            )
-            let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(
-                unsigned,
                 credentials: credentials,
                 date: clock.now
             )

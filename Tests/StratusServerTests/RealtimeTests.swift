@@ -178,18 +178,14 @@ import Testing
         -> JSON
     {
         let key = HTTPEndpointTests.accessKey
-        let unsigned = SigV4Request(
-            method: "POST",
-            url: url,
+        let signed = SignedRequests.post(
+            body,
+            to: url,
             headers: [
                 "host": "\(url.host!):\(url.port!)",
                 "accept": "application/json, text/javascript", "content-encoding": "amz-1.0",
                 "content-type": "application/json; charset=UTF-8",
             ],
-            body: Data(body.utf8)
-        )
-        let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(
-            unsigned,
             credentials: AWSCredentials(
                 accessKeyId: key.accessKeyId,
                 secretAccessKey: secret,

@@ -12,9 +12,16 @@ extension AWSAPIPlugin {
     /// letters, digits, `-._~` and `/` percent-encoded) and its query parameters sorted by name
     /// (encoded the same way, `/` included).
     ///
-    /// - Throws: `APIError`, as `APICategory.send(_:request:)` describes.
+    /// - Throws: `APIError`, as `APICategory.send(_:request:)` describes, and
+    ///   `operationError` for ``RESTMethod/any``, which names a route's methods, not a request's.
     @discardableResult
     public func send(_ method: RESTMethod, request: RESTRequest) async throws -> APIResponse {
+        guard method != .any else {
+            throw APIError.operationError(
+                "ANY is the method of a route that serves every method; a request has one.",
+                "Send it with GET, POST, PUT, DELETE, PATCH, HEAD or OPTIONS."
+            )
+        }
         let pipeline = try pipeline(apiName: request.apiName, type: .rest, authMode: nil)
         let url = try Self.url(of: request, endpoint: pipeline.endpoint.endpoint)
         var urlRequest = URLRequest(url: url)

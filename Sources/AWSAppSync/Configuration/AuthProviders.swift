@@ -36,6 +36,9 @@ extension AWSOIDCAuthProviderAsync {
 }
 
 /// Supplies the user pool token of `AMAZON_COGNITO_USER_POOLS` requests (usually the ID token).
+///
+/// `AWSCognitoAuthPlugin` has a struct of the same name, Amplify's token provider; a file that
+/// imports both modules names this one `AWSAppSync.AWSCognitoUserPoolsAuthProvider`.
 public protocol AWSCognitoUserPoolsAuthProvider: AWSOIDCAuthProvider {}
 
 /// Supplies the user pool token of `AMAZON_COGNITO_USER_POOLS` requests through a callback.

@@ -32,6 +32,10 @@ public struct AWSCognitoAuthCredentialsProvider: AWSCredentialsProvider {
 
 /// The signed-in user's access token, for APIs that use `AMAZON_COGNITO_USER_POOLS`.
 ///
+/// `AWSAppSync` has a protocol of the same name, the AppSync SDK's. A file that imports both
+/// modules adds `import struct AWSCognitoAuthPlugin.AWSCognitoUserPoolsAuthProvider` to mean this
+/// one: the module name cannot qualify it, as the plugin class shares it.
+///
 /// ```swift
 /// final class Factory: APIAuthProviderFactory {
 ///     override func userPoolsAuthProvider() -> AmplifyUserPoolsAuthProvider? {

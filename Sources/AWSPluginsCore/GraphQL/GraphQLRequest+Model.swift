@@ -1,3 +1,4 @@
+import AWSWire
 import Amplify
 import Foundation
 
@@ -239,13 +240,6 @@ enum ModelDocument {
             (["subscription \(Naming.upperFirst(field)) {", "  \(field) {"] + selection + ["  }", "}"])
             .joined(separator: "\n")
         return (document, field)
-    }
-}
-
-enum Naming {
-    static func upperFirst(_ text: String) -> String {
-        guard let first = text.first else { return text }
-        return first.uppercased() + text.dropFirst()
     }
 }
 

@@ -1,3 +1,5 @@
+import AWSWire
+
 /// An annotated GraphQL schema after parsing, validation and relation resolution.
 ///
 /// This is what every generator (Swift models, statements, the local backend) reads: models with
@@ -228,6 +230,25 @@ public struct ModelOperations: Sendable, Hashable {
     /// Every enabled operation's field name, queries first.
     public var fieldNames: [String] {
         [get, list, sync, search, create, update, delete, onCreate, onUpdate, onDelete].compactMap { $0 }
+    }
+}
+
+extension ModelOperations {
+    /// The default operations of a model: `getPost`, `listPosts`, `syncPosts`, `createPost`,
+    /// `updatePost`, `deletePost` and the three subscriptions, with ``Naming/plural(_:)``.
+    public static func defaults(for model: String) -> ModelOperations {
+        let plural = Naming.plural(model)
+        return ModelOperations(
+            get: "get\(model)",
+            list: "list\(plural)",
+            sync: "sync\(plural)",
+            create: "create\(model)",
+            update: "update\(model)",
+            delete: "delete\(model)",
+            onCreate: "onCreate\(model)",
+            onUpdate: "onUpdate\(model)",
+            onDelete: "onDelete\(model)"
+        )
     }
 }
 

@@ -1,3 +1,6 @@
+// The naming rules are AWSWire's, shared with the clients; codegen's importers see them as before.
+@_exported import enum AWSWire.Naming
+
 extension Naming {
     /// Irregular plurals, by plural.
     private static let irregular = [

@@ -1,3 +1,4 @@
+import AWSWire
 import GraphQL
 
 extension SchemaBuilder {
@@ -10,7 +11,7 @@ extension SchemaBuilder {
             primaryKey: [],
             indexes: [],
             authRules: [],
-            operations: Naming.defaultOperations(for: typeName),
+            operations: ModelOperations.defaults(for: typeName),
             timestamps: Timestamps(createdAt: "createdAt", updatedAt: "updatedAt"),
             isJoinModel: false,
             position: position(of: definition.name.loc)

@@ -1,3 +1,5 @@
+import AWSWire
+
 extension SchemaBuilder {
     /// Turns the relation directives into ``Relation`` values, expanding `@manyToMany` into join
     /// models and naming implicit foreign keys.
@@ -480,7 +482,7 @@ extension SchemaBuilder {
             primaryKey: ["id"],
             indexes: indexes,
             authRules: first.authRules.isEmpty ? second.authRules : first.authRules,
-            operations: Naming.defaultOperations(for: name),
+            operations: ModelOperations.defaults(for: name),
             timestamps: Timestamps(createdAt: "createdAt", updatedAt: "updatedAt"),
             isJoinModel: true,
             position: position

@@ -1,3 +1,5 @@
+import AWSWire
+
 /// One GraphQL operation of a statements document, before it is written out.
 ///
 /// The operation is named after its root field in PascalCase (`getPost` → `GetPost`), declares

@@ -1,3 +1,5 @@
+import AWSWire
+
 /// The arguments of the generated query fields, named and typed as the AppSync transformer
 /// declares them.
 extension StatementsGenerator {

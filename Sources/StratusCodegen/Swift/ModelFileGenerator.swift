@@ -1,3 +1,5 @@
+import AWSWire
+
 /// Generates the two files of one model.
 struct ModelFileGenerator {
     let model: ModelType

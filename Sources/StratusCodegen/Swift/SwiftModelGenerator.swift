@@ -1,3 +1,5 @@
+import AWSWire
+
 /// Generates Swift models from an ``AnnotatedSchema``: per model `Post.swift` and
 /// `Post+Schema.swift`, a file per enum and per non-model type, and `AmplifyModels.swift`.
 ///

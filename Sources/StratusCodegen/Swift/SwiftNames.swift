@@ -1,3 +1,5 @@
+import AWSWire
+
 /// Swift spellings of schema names.
 enum SwiftNames {
     static let keywords: Set<String> = [

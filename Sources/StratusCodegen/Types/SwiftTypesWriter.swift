@@ -1,3 +1,4 @@
+import AWSWire
 import GraphQL
 
 /// Writes the Swift text of `API.swift` from the built operations, fragments, input objects and

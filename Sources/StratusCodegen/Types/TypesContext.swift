@@ -1,3 +1,4 @@
+import AWSWire
 import GraphQL
 
 /// The state of one generation: the schema, the statements, the fragments built so far, the

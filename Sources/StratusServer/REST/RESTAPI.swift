@@ -1,6 +1,9 @@
 import AWSWire
 import Foundation
 
+// A route's methods are AWSWire's, which the clients send requests with too.
+@_exported import enum AWSWire.RESTMethod
+
 /// A REST API in the style of API Gateway with Lambda proxy integrations, served at
 /// `/rest/<name>` next to the GraphQL endpoint.
 ///
@@ -53,23 +56,6 @@ public struct RESTAPI: Sendable {
     /// `http://127.0.0.1:20002/rest/<name>` for `http://127.0.0.1:20002/graphql`.
     public func endpoint(besides graphQLEndpoint: URL) -> URL {
         graphQLEndpoint.deletingLastPathComponent().appending(path: "rest/\(name)")
-    }
-}
-
-/// A method a REST route serves, as API Gateway names them: an HTTP method, or `ANY` for all.
-public enum RESTMethod: String, Sendable, Hashable, CaseIterable {
-    case any = "ANY"
-    case get = "GET"
-    case post = "POST"
-    case put = "PUT"
-    case delete = "DELETE"
-    case patch = "PATCH"
-    case head = "HEAD"
-    case options = "OPTIONS"
-
-    /// The method named `name`, in any case (`get`, `GET`), or `nil` for another name.
-    public init?(named name: String) {
-        self.init(rawValue: name.uppercased())
     }
 }
 

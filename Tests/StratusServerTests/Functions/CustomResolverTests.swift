@@ -1,4 +1,3 @@
-import AWSPluginsCore
 import Foundation
 import StratusServer
 import Testing
@@ -305,25 +304,11 @@ import Testing
         try await HTTPEndpointTests.withEndpoint(schema: schema, configuration: configuration) { url in
             let key = HTTPEndpointTests.accessKey
             func signed(_ body: String) -> [String: String] {
-                let unsigned = SigV4Request(
-                    method: "POST",
-                    url: url,
-                    headers: ["content-type": "application/json", "x-forwarded-for": "203.0.113.9"],
-                    body: Data(body.utf8)
+                SignedRequests.httpHeaders(
+                    body,
+                    to: url,
+                    headers: ["content-type": "application/json", "x-forwarded-for": "203.0.113.9"]
                 )
-                let signed = SigV4Signer(service: "appsync", region: "us-east-1").sign(
-                    unsigned,
-                    credentials: AWSCredentials(
-                        accessKeyId: key.accessKeyId,
-                        secretAccessKey: key.secretAccessKey,
-                        sessionToken: key.sessionToken
-                    )
-                )
-                var headers: [String: String] = [:]
-                for field in signed.headers where field.name.lowercased() != "host" {
-                    headers[field.name] = field.value
-                }
-                return headers
             }
             // A hand-written field without directives admits the default mode (API keys) alone.
             let hello = #"{"query":"{ hello }"}"#

@@ -1,3 +1,4 @@
+import AWSWire
 import Foundation
 
 /// A request to a REST API: the path under the API's endpoint, headers, query and body.
@@ -42,12 +43,8 @@ public struct RESTRequest: Sendable, Hashable {
     }
 }
 
-/// The HTTP method of a REST call.
-public enum RESTMethod: String, Sendable, Hashable, CaseIterable {
-    case get = "GET"
-    case put = "PUT"
-    case post = "POST"
-    case delete = "DELETE"
-    case head = "HEAD"
-    case patch = "PATCH"
-}
+/// The method of a REST call: `AWSWire.RESTMethod`, which the local backend's routes name too.
+///
+/// A request is sent with an HTTP method; ``RESTMethod/any`` names a route's methods and is
+/// refused as a request's.
+public typealias RESTMethod = AWSWire.RESTMethod

@@ -1,4 +1,8 @@
-/// The naming rules of the generated API: plurals, foreign keys and operation names.
+/// The naming rules of an AppSync API generated from models: plurals, capitals and implicit
+/// foreign keys.
+///
+/// The local backend's schema names its fields with them (`listCategories`, `postCommentsId`),
+/// and the clients capitalize the operation names of the documents they build with them.
 public enum Naming {
     private static let irregularPlurals: [String: String] = [
         "person": "people", "child": "children", "man": "men", "woman": "women", "mouse": "mice",
@@ -44,21 +48,5 @@ public enum Naming {
     /// The implicit foreign key a relation adds: `Post` + `comments` → `postCommentsId`.
     public static func implicitForeignKey(model: String, field: String, keyField: String = "id") -> String {
         lowerFirst(model) + upperFirst(field) + upperFirst(keyField == "id" ? "Id" : keyField)
-    }
-
-    /// The default operations of a model.
-    public static func defaultOperations(for model: String) -> ModelOperations {
-        let plural = plural(model)
-        return ModelOperations(
-            get: "get\(model)",
-            list: "list\(plural)",
-            sync: "sync\(plural)",
-            create: "create\(model)",
-            update: "update\(model)",
-            delete: "delete\(model)",
-            onCreate: "onCreate\(model)",
-            onUpdate: "onUpdate\(model)",
-            onDelete: "onDelete\(model)"
-        )
     }
 }
