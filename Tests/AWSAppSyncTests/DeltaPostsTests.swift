@@ -8,7 +8,7 @@ import Testing
 @testable import AWSAppSync
 
 /// The delta sync guide's posts app, run against the local backend serving the guide's
-/// `listPosts`, `listPostsDelta(lastSync:)` and `onDeltaPost` with a function.
+/// `listPosts`, `listPostsDelta(lastSync:)`, `getPost(id:)` and `onDeltaPost` with a function.
 @Suite(.timeLimit(.minutes(1))) struct DeltaPostsTests {
     /// The function answering every root field: the posts are kept in `posts.json` beside it,
     /// a deleted post stays there with `aws_ds: DELETE` and the second it changed, for the
@@ -26,6 +26,9 @@ import Testing
         elif field == "deletePost":
             posts[args["id"]].update(aws_ds="DELETE", changed=now)
             result = shown(posts[args["id"]])
+        elif field == "getPost":
+            post = posts.get(args["id"])
+            result = shown(post) if post and post.get("aws_ds") != "DELETE" else None
         elif field == "listPosts":
             result = [shown(p) for p in posts.values() if p.get("aws_ds") != "DELETE"]
         else:

@@ -82,6 +82,31 @@ public final class ReadWriteTransaction: ReadTransaction {
         return keys
     }
 
+    /// Points the fields of `query` at the record `key`: reading `query` then reads that record
+    /// as it is at the time, not a copy of it (`getPost(id:"p1")` at the record `p1`).
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/configuration``) when a
+    ///   field of `query` does not hold one object; the database's errors.
+    func point<Query: GraphQLQuery>(_ query: Query, at key: CacheKey) throws {
+        var fields: [GraphQLField] = []
+        collectFields(Query.Data.selections, typename: nil, variables: query.variables, into: &fields)
+        var references: [String: JSONValue] = [:]
+        for field in fields {
+            switch field.type {
+            case .object, .nonNull(.object):
+                references[field.cacheKey(with: query.variables)] = .object([CacheRoot.referenceKey: .string(key)])
+            default:
+                throw AWSAppSyncClientError(
+                    .configuration,
+                    "\(Query.operationName)'s field \(field.responseKey) does not hold one object, so it cannot "
+                        + "point at the record '\(key)'. Give cacheUpdates queries whose fields each get one item, "
+                        + "such as getPost(id:)."
+                )
+            }
+        }
+        try merge(references, into: CacheRoot.query)
+    }
+
     /// Sets `fields` on the record `key`, keeping its other fields; writes only what changed.
     ///
     /// In an optimistic transaction the fields go to its layer; otherwise to the record, under

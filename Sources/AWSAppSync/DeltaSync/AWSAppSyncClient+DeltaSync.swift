@@ -4,7 +4,7 @@ import Dispatch
 import Foundation
 
 /// How often a sync operation runs its base query; see
-/// ``AWSAppSyncClient/sync(baseQuery:baseQueryResultHandler:subscription:subscriptionResultHandler:deltaQuery:deltaQueryResultHandler:callbackQueue:syncConfiguration:)``.
+/// ``AWSAppSyncClient/sync(baseQuery:baseQueryResultHandler:subscription:subscriptionResultHandler:deltaQuery:deltaQueryResultHandler:cacheUpdates:callbackQueue:syncConfiguration:)``.
 public struct SyncConfiguration: Sendable, Hashable {
     /// The base query runs when this many seconds passed since the last sync; the delta query
     /// otherwise.
@@ -46,6 +46,32 @@ extension AWSAppSyncClient {
     /// deltaWatcher?.cancel()
     /// ```
     ///
+    /// `cacheUpdates` points other queries at the items the sync writes, such as a
+    /// `getPost(id:)` at each post. It is given each item of every base query, delta query and
+    /// subscription result (the objects of a root field's list or of its connection's `items`,
+    /// or the object a root field holds) and returns the queries, with their variables, whose
+    /// fields should read that item's record. The entries are written in the same transaction
+    /// as the result: those queries then answer from the cache with the item's fields, and with
+    /// every later change to its record, since they refer to the record rather than copy it. A
+    /// query answers when the record holds every field it selects. An entry still points at
+    /// its record after a delta query or a subscription reports the item deleted: the record
+    /// stays, with its last fields (`aws_ds` among them when selected), until the cache is
+    /// cleared or evicts it, and the entry is a miss from then on. Deleted items are given to
+    /// `cacheUpdates` too: to stop a query answering for one, return no queries for it and
+    /// write `nil` to the query in the handler. The items need keys of their own
+    /// (set `cacheKeyForObject`): for an item without one, or for a query whose field does not
+    /// hold one object, the result is not written and its handler gets an
+    /// ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/configuration``) naming them.
+    ///
+    /// ```swift
+    /// deltaWatcher = appSyncClient?.sync(baseQuery: ListPostsQuery(), baseQueryResultHandler: { result, error in
+    /// }, deltaQuery: ListPostsDeltaQuery(), deltaResultHandler: { result, transaction, error in
+    /// }, cacheUpdates: { item in
+    ///     guard let id = item["id"]?.stringValue else { return [] }
+    ///     return [GetPostQuery(id: id)]
+    /// })
+    /// ```
+    ///
     /// - Returns: The sync operation; `cancel()` stops it.
     @discardableResult
     public func sync<BaseQuery: GraphQLQuery, Subscription: GraphQLSubscription, DeltaQuery: GraphQLQuery>(
@@ -55,6 +81,7 @@ extension AWSAppSyncClient {
         subscriptionResultHandler: @escaping DeltaQueryResultHandler<Subscription>,
         deltaQuery: DeltaQuery,
         deltaQueryResultHandler: @escaping DeltaQueryResultHandler<DeltaQuery>,
+        cacheUpdates: CacheUpdates? = nil,
         callbackQueue: DispatchQueue = .main,
         syncConfiguration: SyncConfiguration = SyncConfiguration()
     ) -> any Cancellable {
@@ -64,6 +91,7 @@ extension AWSAppSyncClient {
             baseQueryResultHandler: baseQueryResultHandler,
             subscription: (subscription, subscriptionResultHandler),
             deltaQuery: (deltaQuery, deltaQueryResultHandler),
+            cacheUpdates: cacheUpdates,
             callbackQueue: callbackQueue,
             syncConfiguration: syncConfiguration
         ).start()
@@ -77,6 +105,7 @@ extension AWSAppSyncClient {
     public func sync<BaseQuery: GraphQLQuery>(
         baseQuery: BaseQuery,
         baseQueryResultHandler: @escaping @Sendable (GraphQLResult<BaseQuery.Data>?, (any Error)?) -> Void,
+        cacheUpdates: CacheUpdates? = nil,
         callbackQueue: DispatchQueue = .main,
         syncConfiguration: SyncConfiguration = SyncConfiguration()
     ) -> any Cancellable {
@@ -86,6 +115,7 @@ extension AWSAppSyncClient {
             baseQueryResultHandler: baseQueryResultHandler,
             subscription: nil,
             deltaQuery: nil,
+            cacheUpdates: cacheUpdates,
             callbackQueue: callbackQueue,
             syncConfiguration: syncConfiguration
         ).start()
@@ -100,6 +130,7 @@ extension AWSAppSyncClient {
         baseQueryResultHandler: @escaping @Sendable (GraphQLResult<BaseQuery.Data>?, (any Error)?) -> Void,
         deltaQuery: DeltaQuery,
         deltaQueryResultHandler: @escaping DeltaQueryResultHandler<DeltaQuery>,
+        cacheUpdates: CacheUpdates? = nil,
         callbackQueue: DispatchQueue = .main,
         syncConfiguration: SyncConfiguration = SyncConfiguration()
     ) -> any Cancellable {
@@ -109,13 +140,14 @@ extension AWSAppSyncClient {
             baseQueryResultHandler: baseQueryResultHandler,
             subscription: nil,
             deltaQuery: (deltaQuery, deltaQueryResultHandler),
+            cacheUpdates: cacheUpdates,
             callbackQueue: callbackQueue,
             syncConfiguration: syncConfiguration
         ).start()
     }
 
     /// Keeps the cache in step with a base query and a delta query, without a subscription: the
-    /// same as ``sync(baseQuery:baseQueryResultHandler:deltaQuery:deltaQueryResultHandler:callbackQueue:syncConfiguration:)``,
+    /// same as ``sync(baseQuery:baseQueryResultHandler:deltaQuery:deltaQueryResultHandler:cacheUpdates:callbackQueue:syncConfiguration:)``,
     /// with the label the AppSync guide's short form uses.
     ///
     /// ```swift
@@ -130,6 +162,7 @@ extension AWSAppSyncClient {
         baseQueryResultHandler: @escaping @Sendable (GraphQLResult<BaseQuery.Data>?, (any Error)?) -> Void,
         deltaQuery: DeltaQuery,
         deltaResultHandler: @escaping DeltaQueryResultHandler<DeltaQuery>,
+        cacheUpdates: CacheUpdates? = nil,
         callbackQueue: DispatchQueue = .main,
         syncConfiguration: SyncConfiguration = SyncConfiguration()
     ) -> any Cancellable {
@@ -138,6 +171,7 @@ extension AWSAppSyncClient {
             baseQueryResultHandler: baseQueryResultHandler,
             deltaQuery: deltaQuery,
             deltaQueryResultHandler: deltaResultHandler,
+            cacheUpdates: cacheUpdates,
             callbackQueue: callbackQueue,
             syncConfiguration: syncConfiguration
         )
@@ -166,6 +200,7 @@ extension AWSAppSyncClient {
         baseQueryResultHandler: @escaping @Sendable (GraphQLResult<BaseQuery.Data>?, (any Error)?) -> Void,
         subscription: Subscription,
         subscriptionResultHandler: @escaping DeltaQueryResultHandler<Subscription>,
+        cacheUpdates: CacheUpdates? = nil,
         callbackQueue: DispatchQueue = .main,
         syncConfiguration: SyncConfiguration = SyncConfiguration()
     ) -> any Cancellable {
@@ -175,6 +210,7 @@ extension AWSAppSyncClient {
             baseQueryResultHandler: baseQueryResultHandler,
             subscription: (subscription, subscriptionResultHandler),
             deltaQuery: nil,
+            cacheUpdates: cacheUpdates,
             callbackQueue: callbackQueue,
             syncConfiguration: syncConfiguration
         ).start()

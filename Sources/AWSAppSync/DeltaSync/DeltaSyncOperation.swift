@@ -6,7 +6,7 @@ import Synchronization
 
 /// One sync operation: hand over the base query's cached result, subscribe, catch up with the
 /// base or delta query, then apply the subscription's messages, in that order; see
-/// ``AWSAppSyncClient/sync(baseQuery:baseQueryResultHandler:subscription:subscriptionResultHandler:deltaQuery:deltaQueryResultHandler:callbackQueue:syncConfiguration:)``.
+/// ``AWSAppSyncClient/sync(baseQuery:baseQueryResultHandler:subscription:subscriptionResultHandler:deltaQuery:deltaQueryResultHandler:cacheUpdates:callbackQueue:syncConfiguration:)``.
 ///
 /// Every step goes through one stream consumed by one task: messages that arrive while a query
 /// runs wait in the stream, and are applied after its result, in order.
@@ -25,6 +25,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
     private let baseQueryResultHandler: @Sendable (GraphQLResult<Base.Data>?, (any Error)?) -> Void
     private let subscription: (Subscription, DeltaQueryResultHandler<Subscription>)?
     private let deltaQuery: (Delta, DeltaQueryResultHandler<Delta>)?
+    private let cacheUpdates: CacheUpdates?
     private let callbackQueue: DispatchQueue
     private let interval: TimeInterval
     private let events: AsyncStream<Event>
@@ -37,6 +38,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
         baseQueryResultHandler: @escaping @Sendable (GraphQLResult<Base.Data>?, (any Error)?) -> Void,
         subscription: (Subscription, DeltaQueryResultHandler<Subscription>)?,
         deltaQuery: (Delta, DeltaQueryResultHandler<Delta>)?,
+        cacheUpdates: CacheUpdates?,
         callbackQueue: DispatchQueue,
         syncConfiguration: SyncConfiguration
     ) {
@@ -45,6 +47,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
         self.baseQueryResultHandler = baseQueryResultHandler
         self.subscription = subscription
         self.deltaQuery = deltaQuery
+        self.cacheUpdates = cacheUpdates
         self.callbackQueue = callbackQueue
         self.interval = TimeInterval(syncConfiguration.baseRefreshIntervalInSeconds)
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
@@ -186,7 +189,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
                     callbackQueue.async { handler(result, nil, nil) }
                     return false
                 }
-                try client.cache.publish(data: data, for: delta, origin: nil)
+                try write(data, for: delta)
                 deliver = { handler(result, nil, nil) }
             } catch {
                 callbackQueue.async { handler(nil, nil, error) }
@@ -199,7 +202,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
                     callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(result, nil) }
                     return false
                 }
-                try client.cache.publish(data: data, for: baseQuery, origin: nil)
+                try write(data, for: baseQuery)
                 deliver = { [baseQueryResultHandler] in baseQueryResultHandler(result, nil) }
             } catch {
                 callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
@@ -224,12 +227,25 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
         do {
             let result = try AppSyncHTTPClient.decode(payload, for: subscription)
             if let data = result.data {
-                try client.cache.publish(data: data, for: subscription, origin: nil)
+                try write(data, for: subscription)
             }
             callbackQueue.async { handler(result, nil, nil) }
         } catch {
             callbackQueue.async { handler(nil, nil, error) }
         }
+    }
+
+    /// Writes a result to the cache in one transaction, with the entries `cacheUpdates` gives
+    /// for its items pointing at their records.
+    private func write<Operation: GraphQLOperation>(_ data: Operation.Data, for operation: Operation) throws {
+        guard let cacheUpdates else {
+            try client.cache.publish(data: data, for: operation, origin: nil)
+            return
+        }
+        let entries = SyncItems.entries(of: data.snapshot, cacheUpdates)
+        try client.cache.withinReadWriteTransaction(origin: nil) { transaction in
+            try transaction.write(syncResult: data.snapshot, for: operation, entries: entries)
+        }.get()
     }
 
     /// Whether the delta query is one of the `sync*` queries of an API with conflict

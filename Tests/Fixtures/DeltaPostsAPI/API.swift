@@ -25,6 +25,108 @@ public enum DeltaAction: RawRepresentable, Equatable, Hashable, Sendable, JSONDe
     }
 }
 
+public struct GetPostQuery: GraphQLQuery {
+    public static let operationName = "GetPost"
+
+    public static let operationString = """
+        query GetPost($id: ID!) {
+          getPost(id: $id) {
+            __typename
+            id
+            author
+            title
+            content
+          }
+        }
+        """
+
+    public var id: GraphQLID
+
+    public init(id: GraphQLID) {
+        self.id = id
+    }
+
+    public var variables: GraphQLMap? {
+        GraphQLMap(omittingNil: ["id": id.jsonValue])
+    }
+
+    public struct Data: GraphQLSelectionSet {
+        public static let possibleTypes = ["Query"]
+
+        public static let selections: [any GraphQLSelection] = [
+            GraphQLField("getPost", arguments: ["id": GraphQLVariable("id")], type: .object(GetPost.selections)),
+        ]
+
+        public var snapshot: Snapshot
+
+        public init(snapshot: Snapshot) {
+            self.snapshot = snapshot
+        }
+
+        public init(getPost: GetPost? = nil) {
+            self.init(snapshot: ["getPost": getPost.jsonValue])
+        }
+
+        public var getPost: GetPost? {
+            get { snapshot[field: "getPost"] }
+            set { snapshot[field: "getPost"] = newValue }
+        }
+
+        public struct GetPost: GraphQLSelectionSet, Identifiable {
+            public static let possibleTypes = ["Post"]
+
+            public static let selections: [any GraphQLSelection] = [
+                GraphQLField("__typename", type: .nonNull(.scalar(String.self))),
+                GraphQLField("id", type: .nonNull(.scalar(GraphQLID.self))),
+                GraphQLField("author", type: .nonNull(.scalar(String.self))),
+                GraphQLField("title", type: .nonNull(.scalar(String.self))),
+                GraphQLField("content", type: .nonNull(.scalar(String.self))),
+            ]
+
+            public var snapshot: Snapshot
+
+            public init(snapshot: Snapshot) {
+                self.snapshot = snapshot
+            }
+
+            public init(id: GraphQLID, author: String, title: String, content: String) {
+                self.init(snapshot: [
+                    "__typename": "Post",
+                    "id": id.jsonValue,
+                    "author": author.jsonValue,
+                    "title": title.jsonValue,
+                    "content": content.jsonValue,
+                ])
+            }
+
+            public var __typename: String {
+                get { snapshot[field: "__typename"] }
+                set { snapshot[field: "__typename"] = newValue }
+            }
+
+            public var id: GraphQLID {
+                get { snapshot[field: "id"] }
+                set { snapshot[field: "id"] = newValue }
+            }
+
+            public var author: String {
+                get { snapshot[field: "author"] }
+                set { snapshot[field: "author"] = newValue }
+            }
+
+            public var title: String {
+                get { snapshot[field: "title"] }
+                set { snapshot[field: "title"] = newValue }
+            }
+
+            public var content: String {
+                get { snapshot[field: "content"] }
+                set { snapshot[field: "content"] = newValue }
+            }
+        }
+    }
+}
+
 public struct ListPostsQuery: GraphQLQuery {
     public static let operationName = "ListPosts"
 
