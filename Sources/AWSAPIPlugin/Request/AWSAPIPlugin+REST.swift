@@ -13,7 +13,7 @@ extension AWSAPIPlugin {
     /// (encoded the same way, `/` included).
     ///
     /// - Throws: `APIError`, as `APICategory.send(_:request:)` describes, and
-    ///   `operationError` for ``RESTMethod/any``, which names a route's methods, not a request's.
+    ///   `operationError` for `RESTMethod.any`, which names a route's methods, not a request's.
     @discardableResult
     public func send(_ method: RESTMethod, request: RESTRequest) async throws -> APIResponse {
         guard method != .any else {

@@ -235,7 +235,7 @@ public struct ModelOperations: Sendable, Hashable {
 
 extension ModelOperations {
     /// The default operations of a model: `getPost`, `listPosts`, `syncPosts`, `createPost`,
-    /// `updatePost`, `deletePost` and the three subscriptions, with ``Naming/plural(_:)``.
+    /// `updatePost`, `deletePost` and the three subscriptions, with `Naming.plural(_:)`.
     public static func defaults(for model: String) -> ModelOperations {
         let plural = Naming.plural(model)
         return ModelOperations(

@@ -29,7 +29,7 @@ public struct StratusHTTPServer: Sendable {
     /// The names clients may reach the server by besides its own (``AllowedHosts``): the name a
     /// load balancer or a DNS record gives it; `*` allows any.
     public let allowedHosts: [String]
-    /// Where each request's line goes once answered (see ``RequestLogMiddleware``); `nil` logs none.
+    /// Where each request's line goes once answered (see `RequestLogMiddleware`); `nil` logs none.
     public let requestLog: (@Sendable (String) -> Void)?
     /// The bytes waiting in the real-time connections, added up.
     let realtimeQueues = RealtimeQueueGauge()

@@ -63,7 +63,7 @@ public struct RESTAPI: Sendable {
 public struct RESTRoute: Sendable {
     /// `/items`, `/items/{id}`, or `/items/{proxy+}` for every path below `/items`.
     public var path: String
-    /// HTTP methods, or ``RESTMethod/any``.
+    /// HTTP methods, or `RESTMethod.any`.
     public var methods: [RESTMethod]
     /// Who may call: `NONE`, `API_KEY` (`x-api-key`), `AWS_IAM` (SigV4, service `execute-api`),
     /// `AMAZON_COGNITO_USER_POOLS` or `OPENID_CONNECT` (a JWT in `Authorization`).

@@ -45,6 +45,6 @@ public struct RESTRequest: Sendable, Hashable {
 
 /// The method of a REST call: `AWSWire.RESTMethod`, which the local backend's routes name too.
 ///
-/// A request is sent with an HTTP method; ``RESTMethod/any`` names a route's methods and is
+/// A request is sent with an HTTP method; `RESTMethod.any` names a route's methods and is
 /// refused as a request's.
 public typealias RESTMethod = AWSWire.RESTMethod
