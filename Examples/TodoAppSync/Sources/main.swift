@@ -147,11 +147,11 @@ let watcher = appSyncClient.watch(
     resultHandler: show
 )
 
-/// Reports the subscriptions' connection; once all of them are connected again after a drop,
-/// fetches the list again for what was added, changed or removed meanwhile, which no event
-/// brought.
+/// Reports the subscriptions' connection; once all of them are connected, first or again after
+/// a drop, fetches the list again for what was added, changed or removed before they listened,
+/// which no event brought.
 final class Connection: Sendable {
-    private let state = Mutex((dropped: false, connected: Set<Int>()))
+    private let state = Mutex((dropped: false, listening: false, connected: Set<Int>()))
     private let count: Int
     private let reconnected: @Sendable () -> Void
 
@@ -172,16 +172,15 @@ final class Connection: Sendable {
                 }
                 if first { print("[offline: additions wait in the queue]") }
             case .connected:
-                let back = state.withLock { state in
+                let (first, back) = state.withLock { state in
                     state.connected.insert(index)
-                    guard state.dropped, state.connected.count == count else { return false }
-                    state.dropped = false
-                    return true
+                    let allListen = state.connected.count == count
+                    guard allListen, state.dropped || !state.listening else { return (false, false) }
+                    defer { (state.dropped, state.listening) = (false, true) }
+                    return (!state.listening, state.dropped)
                 }
-                if back {
-                    print("[online]")
-                    reconnected()
-                }
+                if back { print("[online]") }
+                if first || back { reconnected() }
             case .error(let error): print("subscription: \(error)")
             case .connecting: break
             }
