@@ -375,6 +375,7 @@ let package = Package(
             name: "StratusServerTests",
             dependencies: [
                 "StratusServer",
+                "StratusBackend",
                 "StratusCognito",
                 "StratusCodegen",
                 "StratusTesting",

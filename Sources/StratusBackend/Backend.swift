@@ -2,6 +2,7 @@ import Foundation
 import StratusCodegen
 import StratusCognito
 import StratusServer
+import Synchronization
 
 /// The local backend assembled: the server on its store, the local Cognito beside it, the API's
 /// authorization trusting the pool, and the HTTP server in front of them.
@@ -104,10 +105,11 @@ public final class Backend: Sendable {
         }
     }
 
-    /// What the backend was assembled from.
-    public let configuration: Configuration
-    /// The API and its store.
-    public let server: StratusServer
+    /// What the backend was assembled from, with the schema and server configuration of the
+    /// last ``reload(schema:server:)``.
+    public var configuration: Configuration { assembled.withLock { $0 } }
+    /// The API and its store: the server requests start on now.
+    public var server: StratusServer { http.current.server }
     /// The local Cognito, when the configuration has one.
     public let cognito: CognitoUserPool?
     /// The API's authorization as the HTTP server applies it: the configured one, with the
@@ -115,15 +117,15 @@ public final class Backend: Sendable {
     public var authorization: ServerAuthorization { http.authorization }
     /// The HTTP server in front of the API and the local Cognito.
     public let http: StratusHTTPServer
+    /// ``configuration``, which a reload changes.
+    let assembled: Mutex<Configuration>
 
     private init(
         configuration: Configuration,
-        server: StratusServer,
         cognito: CognitoUserPool?,
         http: StratusHTTPServer
     ) {
-        self.configuration = configuration
-        self.server = server
+        assembled = Mutex(configuration)
         self.cognito = cognito
         self.http = http
     }
@@ -173,7 +175,6 @@ public final class Backend: Sendable {
         }
         return Backend(
             configuration: configuration,
-            server: server,
             cognito: cognito,
             http: http(configuration, server: server, authorization: authorization, cognito: cognito)
         )
@@ -184,12 +185,12 @@ public final class Backend: Sendable {
     ///
     /// - Throws: ``BackendError/store(_:)`` when the store cannot be opened.
     public func reopened() async throws(BackendError) -> Backend {
+        let configuration = configuration
         let server = try await Self.openServer(configuration)
         var authorization = configuration.authorization
         authorization.apiKeys = http.authorization.apiKeys
         return Backend(
             configuration: configuration,
-            server: server,
             cognito: cognito,
             http: Self.http(configuration, server: server, authorization: authorization, cognito: cognito)
         )

@@ -13,6 +13,9 @@ public enum BackendError: Error, Sendable, CustomStringConvertible {
     case cognito(ServerError)
     /// The HTTP server stopped before it listened, such as on a port in use.
     case stoppedBeforeListening(String)
+    /// A schema reload was asked of a backend whose data is in a database (described by
+    /// `store`), which only a restart serves a changed schema on.
+    case reloadNeedsDataDirectory(store: String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,9 @@ public enum BackendError: Error, Sendable, CustomStringConvertible {
         case .sharedAPIKey(let store, let error): "Cannot read or store the API key in \(store): \(error)"
         case .cognito(let error): "Cannot start the local Cognito: \(error)"
         case .stoppedBeforeListening(let outcome): "The local backend stopped before it listened: \(outcome)"
+        case .reloadNeedsDataDirectory(let store):
+            "The schema reloads only on a data directory; the data is in the database \(store). "
+                + "Restart the server to serve the changed schema."
         }
     }
 }

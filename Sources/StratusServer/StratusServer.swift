@@ -89,6 +89,31 @@ public final class StratusServer: Sendable {
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws(ServerError) {
+        try self.init(
+            schema: schema,
+            configuration: configuration,
+            dataDirectory: dataDirectory,
+            clock: clock,
+            log: log,
+            sharingSubscriptionsOf: nil
+        )
+    }
+
+    /// Opens the data directory as the public initializer does; with `previous`, a closed server
+    /// of the same directory, the new server publishes its writes to `previous`'s subscribers,
+    /// so that subscriptions started on it keep hearing them (a schema reload).
+    package convenience init(
+        schema: AnnotatedSchema,
+        configuration: ServerConfiguration,
+        dataDirectory: URL,
+        clock: @escaping @Sendable () -> Date,
+        log: @escaping @Sendable (String) -> Void,
+        sharingSubscriptionsOf previous: StratusServer?
+    ) throws(ServerError) {
+        precondition(
+            previous?.store.announcesWrites != true,
+            "Only a server of a data directory shares its subscriptions with its successor."
+        )
         try Self.checkDefaults(schema)
         // Before the store opens: a configuration that names unknown fields leaves nothing behind.
         _ = try CustomFieldPlan(schema: schema, configuration: configuration)
@@ -99,14 +124,22 @@ public final class StratusServer: Sendable {
             throw ServerError.storage(error)
         }
         for warning in store.narrowedModes { log(warning) }
-        try self.init(
-            schema: schema,
-            configuration: configuration,
-            store: store,
-            dataDirectory: dataDirectory,
-            clock: clock,
-            log: log
-        )
+        do {
+            try self.init(
+                schema: schema,
+                configuration: configuration,
+                store: store,
+                dataDirectory: dataDirectory,
+                clock: clock,
+                log: log,
+                sharing: previous.map { ($0.events, $0.handWrittenEvents) }
+            )
+        } catch {
+            // Closed, so that the directory can be opened again: the failure to start is the
+            // one to report.
+            try? store.close()
+            throw error
+        }
     }
 
     /// Connects to a PostgreSQL database, creating or migrating its tables, and derives the API
@@ -156,7 +189,8 @@ public final class StratusServer: Sendable {
                 store: store,
                 dataDirectory: nil,
                 clock: clock,
-                log: log
+                log: log,
+                sharing: nil
             )
         } catch {
             // Closed as far as it closes: the failure to start is the one to report.
@@ -171,7 +205,8 @@ public final class StratusServer: Sendable {
         store: any ServerStore,
         dataDirectory: URL?,
         clock: @escaping @Sendable () -> Date,
-        log unbounded: @escaping @Sendable (String) -> Void
+        log unbounded: @escaping @Sendable (String) -> Void,
+        sharing subscriptions: (events: MutationBroadcaster, handWritten: HandWrittenEvents)?
     ) throws(ServerError) {
         let log = LogLine.bounding(unbounded)
         let api = ServerAPI(schema: schema, configuration: configuration)
@@ -180,9 +215,9 @@ public final class StratusServer: Sendable {
         self.dataDirectory = dataDirectory
         self.clock = clock
         self.store = store
-        let events = MutationBroadcaster()
+        let events = subscriptions?.events ?? MutationBroadcaster()
         self.events = events
-        let handWrittenEvents = HandWrittenEvents(store: store, clock: clock)
+        let handWrittenEvents = subscriptions?.handWritten ?? HandWrittenEvents(store: store, clock: clock)
         self.handWrittenEvents = handWrittenEvents
         let resolver = ModelResolver(
             api: api,

@@ -4,6 +4,7 @@ import StratusBackend
 import StratusCodegen
 import StratusCognito
 import StratusServer
+import Synchronization
 
 /// `stratus serve`: the local AppSync-compatible backend.
 struct Serve: AsyncParsableCommand {
@@ -109,6 +110,17 @@ struct Serve: AsyncParsableCommand {
     var auth = false
 
     @Flag(
+        name: .long,
+        help: """
+            Reload the schema when the --schema file (or the --config file) changes, without a restart: the \
+            port and the real-time connections stay, open subscriptions keep hearing writes, and the client \
+            configuration files are written again. A schema that does not parse or a change that would lose \
+            data is reported and the previous schema keeps serving. Needs a data directory (not --database).
+            """
+    )
+    var watch = false
+
+    @Flag(
         inversion: .prefixedNo,
         help: """
             Print a line per request: method, path, operation type and name, authorization mode, status and \
@@ -124,6 +136,9 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Read before the schema is, so that an edit made while the server starts is reloaded.
+        let watchedFiles =
+            watch ? WatchedFiles(([schema] + (config.map { [$0] } ?? [])).map { URL(fileURLWithPath: $0) }) : nil
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
         try settings.checkModels(of: annotated)
@@ -155,6 +170,13 @@ struct Serve: AsyncParsableCommand {
         }
         // Checked first, so that a server that cannot listen leaves nothing behind.
         if PortCheck.isInUse(host: host, port: port) { throw Self.portInUse(host: host, port: port) }
+        if watch, let location {
+            throw CommandFailure(
+                "--watch reloads the schema on a data directory; the data is in the database \(location), which "
+                    + "other servers may share with the schema they were started with. Drop --watch and restart "
+                    + "the servers to serve a changed schema."
+            )
+        }
         if reset, let location {
             throw CommandFailure(
                 "--reset deletes a data directory; the data is in the database \(location). Drop its tables "
@@ -198,19 +220,34 @@ struct Serve: AsyncParsableCommand {
             usersOptions: (dataDir == ".stratus" ? [] : ["--data-dir", dataDir])
                 + (database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? [])
         )
+        // Stopped before the store closes, so that no reload runs after.
+        let watching = Mutex<Task<Void, Never>?>(nil)
+        let stopWatching = {
+            let task = watching.withLock { $0 }
+            task?.cancel()
+            await task?.value
+        }
         do {
-            try await backend.run(host: host, port: port, stopsOnSignals: true) { port in
+            try await backend.run(host: host, port: port, stopsOnSignals: true) { [self] port in
                 Self.announce(backend, host: host, port: port, writingTo: outputDirectory)
                 steps.print(for: backend, endpoint: URL(string: "http://\(host):\(port)/graphql")!)
                 fflush(nil)
+                if let watchedFiles {
+                    let endpoint = URL(string: "http://\(host):\(port)/graphql")!
+                    watching.withLock {
+                        $0 = Task { await watch(watchedFiles, of: backend, endpoint: endpoint) }
+                    }
+                }
             }
         } catch {
+            await stopWatching()
             let text = "\(error)"
             if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
                 throw Self.portInUse(host: host, port: port)
             }
             throw error
         }
+        await stopWatching()
         try backend.close()
         print("Stopped. The data stays in \(backend.server.storeDescription).")
     }
@@ -248,6 +285,59 @@ struct Serve: AsyncParsableCommand {
             },
             notice: { print($0) }
         )
+    }
+
+    /// Reloads the schema of `backend`, served at `endpoint`, whenever the `--schema` or `--config`
+    /// file changes, until the task is cancelled: prints a line per outcome and writes the
+    /// clients' configuration files again after each reload.
+    private func watch(_ files: WatchedFiles, of backend: Backend, endpoint: URL) async {
+        let (schemaPath, configPath) = (schema, config)
+        let outputDirectory = URL(fileURLWithPath: configOutput, isDirectory: true)
+        let schemaName = URL(fileURLWithPath: schemaPath).lastPathComponent
+        await backend.watch(
+            files,
+            load: {
+                let annotated = try loadSchema(at: schemaPath)
+                let settings = try ServeSettings.load(path: configPath)
+                try settings.checkModels(of: annotated)
+                if annotated.models.isEmpty && annotated.operations.isEmpty {
+                    throw CommandFailure(
+                        "The schema declares no @model type and no Query or Mutation field, so there is no API to serve."
+                    )
+                }
+                return (annotated, settings.server)
+            },
+            report: { outcome in
+                switch outcome {
+                case .success(let changes):
+                    let summary =
+                        changes.isEmpty ? "no stored shape changed" : changes.map(\.description).joined(separator: ", ")
+                    print("Reloaded \(schemaName): \(summary)")
+                    do {
+                        try backend.clientConfiguration(endpoint: endpoint).write(to: outputDirectory)
+                    } catch {
+                        print(
+                            "Could not write amplifyconfiguration.json and awsconfiguration.json into "
+                                + "\(outputDirectory.path): \(Self.reason(error))."
+                        )
+                    }
+                case .failure(let error):
+                    print(Self.reloadFailure(error, schemaName: schemaName))
+                }
+                fflush(nil)
+            }
+        )
+    }
+
+    /// What people read when a changed schema is not served: why, and that the previous one is.
+    static func reloadFailure(_ error: any Error, schemaName: String) -> String {
+        if case .store(let serverError) = error as? BackendError, !serverError.refusedSchemaChanges.isEmpty {
+            return "Not reloaded \(schemaName): the change would lose stored data:\n"
+                + serverError.refusedSchemaChanges.map { "  - \($0)\n" }.joined()
+                + "The previous schema keeps serving and the data is kept. Undo these changes, or restart with "
+                + "--reset to delete the data and start empty."
+        }
+        return "Not reloaded \(schemaName): \(error). The previous schema keeps serving."
     }
 
     /// The backend of `configuration`, opened; `place` names its store for people.

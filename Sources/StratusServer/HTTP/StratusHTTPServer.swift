@@ -16,7 +16,11 @@ import UnixSignals
 /// try await http.run(port: 0) { port in print("http://127.0.0.1:\(port)/graphql") }
 /// ```
 public struct StratusHTTPServer: Sendable {
-    public let server: StratusServer
+    /// The server requests start on now: the one it was made with, or the one a schema reload
+    /// put in its place (``current``).
+    public var server: StratusServer { current.server }
+    /// The server the endpoints answer with, which a schema reload replaces.
+    package let current: CurrentServer
     public let authorization: ServerAuthorization
     public let limits: ServerLimits
     /// The limits of the real-time endpoint.
@@ -48,7 +52,7 @@ public struct StratusHTTPServer: Sendable {
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
         requestLog: (@Sendable (String) -> Void)? = nil
     ) {
-        self.server = server
+        current = CurrentServer(server)
         self.authorization = authorization
         self.limits = limits
         self.realtimeLimits = realtimeLimits
@@ -96,9 +100,18 @@ public struct StratusHTTPServer: Sendable {
             clock: clock,
             hosts: hosts
         )
-        let endpoint = GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
+        let current = current
+        let log = log
+        let limits = limits
+        // Each request runs to its end on the server it started on, whatever reloads meanwhile.
+        let respond: @Sendable (Request) async -> Response = { request in
+            await current.withServer { server in
+                await GraphQLEndpoint(server: server, authorizer: authorizer, limits: limits, log: log)
+                    .respond(to: request)
+            }
+        }
         let realtime = RealtimeEndpoint(
-            server: server,
+            current: current,
             authorizer: authorizer,
             limits: realtimeLimits,
             log: log,
@@ -111,22 +124,21 @@ public struct StratusHTTPServer: Sendable {
         // The client's address reaches functions as `identity.sourceIp`.
         router.post("graphql") { request, context in
             await IncomingRequest.$sourceIP.withValue(context.remoteAddress?.ipAddress) {
-                await endpoint.respond(to: request)
+                await respond(request)
             }
         }
         router.get("graphql") { request, context in
             // A person opening the endpoint in a browser reads how to query it.
             if LandingPage.isBrowserVisit(request) { return LandingPage.graphQLEndpoint(request) }
             return await IncomingRequest.$sourceIP.withValue(context.remoteAddress?.ipAddress) {
-                await endpoint.respond(to: request)
+                await respond(request)
             }
         }
         router.on("graphql", method: .options) { _, _ in GraphQLEndpoint.preflight() }
         router.get("/") { [restAPIs] request, _ in LandingPage.root(request, restAPIs: restAPIs) }
         // For load balancers: 200 while the store answers, 503 (with what failed) otherwise.
-        let server = server
         router.get("health") { _, _ in
-            let problem = await server.healthProblem()
+            let problem = await current.withServer { await $0.healthProblem() }
             var body: JSONObject = ["status": problem == nil ? "ok" : "unavailable"]
             if let problem { body["problem"] = .string(problem) }
             return Response(

@@ -26,7 +26,9 @@ struct RealtimeRequestContext: Hummingbird.RequestContext, WebSocketRequestConte
 /// `GET /graphql/realtime`: AppSync's real-time protocol, the `graphql-ws` dialect of
 /// subscriptions over a WebSocket.
 struct RealtimeEndpoint: Sendable {
-    let server: StratusServer
+    /// The server subscriptions start on; a schema reload replaces it, and the subscriptions
+    /// started before keep hearing the writes, the servers sharing their broadcasters.
+    let current: CurrentServer
     let authorizer: RequestAuthenticator
     let limits: RealtimeLimits
     let log: @Sendable (String) -> Void
@@ -81,7 +83,7 @@ struct RealtimeEndpoint: Sendable {
         }
         defer { connection.release() }
         let (connectionIdentity, connectionToken) = await authorizeConnection(request, graphQLPath: graphQLPath)
-        let events = server.events
+        let events = current.server.events
         let fanout = fanouts.value(for: channel.eventLoop) { RealtimeFanout.make(eventLoop: $0, events: events) }
         defer { fanout.remove(connection) }
         let subscriber = Subscriber(
@@ -234,6 +236,8 @@ struct RealtimeEndpoint: Sendable {
         // as none, they would widen the subscription's filter.
         guard let object = (try? JSON(parsing: data))?.objectValue, let operation = GraphQLEndpoint.Operation(object)
         else { throw .malformed }
+        let server = await current.lease()
+        defer { current.release() }
         if let handWritten = try server.handWrittenSubscription(
             query: operation.query,
             variables: operation.variables,
