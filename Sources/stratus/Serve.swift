@@ -96,7 +96,10 @@ struct Serve: AsyncParsableCommand {
     )
     var newAPIKey = false
 
-    @Option(name: .long, help: "Where to write amplifyconfiguration.json and awsconfiguration.json.")
+    @Option(
+        name: .long,
+        help: "Where to write amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json."
+    )
     var configOutput: String = "."
 
     @Flag(
@@ -156,7 +159,7 @@ struct Serve: AsyncParsableCommand {
         let outputDirectory = URL(fileURLWithPath: configOutput, isDirectory: true)
         if let problem = Self.problem(ofDirectory: outputDirectory, creating: false) {
             throw CommandFailure(
-                "Cannot write amplifyconfiguration.json and awsconfiguration.json into '\(configOutput)': \(problem). "
+                "Cannot write amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json into '\(configOutput)': \(problem). "
                     + "Pass --config-output with an existing directory."
             )
         }
@@ -317,7 +320,7 @@ struct Serve: AsyncParsableCommand {
                         try backend.clientConfiguration(endpoint: endpoint).write(to: outputDirectory)
                     } catch {
                         print(
-                            "Could not write amplifyconfiguration.json and awsconfiguration.json into "
+                            "Could not write amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json into "
                                 + "\(outputDirectory.path): \(Self.reason(error))."
                         )
                     }
@@ -380,7 +383,7 @@ struct Serve: AsyncParsableCommand {
         } catch {
             written = false
             print(
-                "Could not write amplifyconfiguration.json and awsconfiguration.json into \(outputDirectory.path): "
+                "Could not write amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json into \(outputDirectory.path): "
                     + "\(Self.reason(error)). Clients need them: pass --config-output with a directory you can "
                     + "write to. The server runs meanwhile."
             )
@@ -396,7 +399,10 @@ struct Serve: AsyncParsableCommand {
         }
         print("Data: \(backend.server.storeDescription)")
         if written {
-            print("Wrote amplifyconfiguration.json and awsconfiguration.json to \(outputDirectory.path)")
+            print(
+                "Wrote amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json to "
+                    + outputDirectory.path
+            )
         }
         fflush(nil)
     }

@@ -62,7 +62,7 @@ import Testing
                 "Real-time endpoint: ws://127.0.0.1:\(port)/graphql/realtime",
                 "API key: \(first.apiKey)",
                 "Data: \(directory.path("data"))",
-                "Wrote amplifyconfiguration.json and awsconfiguration.json to \(directory.url.path)",
+                "Wrote amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json to \(directory.url.path)",
                 "",
                 "Next steps:",
                 "  Query it:  curl -s http://127.0.0.1:\(port)/graphql -H 'x-api-key: \(first.apiKey)' "
@@ -88,7 +88,7 @@ import Testing
                 Real-time endpoint: ws://127.0.0.1:\(port)/graphql/realtime
                 Health: http://127.0.0.1:\(port)/health
 
-                Clients read amplifyconfiguration.json and awsconfiguration.json, which `stratus serve` writes into \
+                Clients read amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json, which `stratus serve` writes into \
                 its working directory (or --config-output), with the endpoint and the API key.
 
                 """
@@ -408,7 +408,7 @@ import Testing
             ),
             (
                 ["--config-output", "missing"],
-                "Cannot write amplifyconfiguration.json and awsconfiguration.json into 'missing': it does not exist. "
+                "Cannot write amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json into 'missing': it does not exist. "
                     + "Pass --config-output with an existing directory."
             ),
         ]

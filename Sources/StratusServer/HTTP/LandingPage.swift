@@ -17,7 +17,7 @@ enum LandingPage {
         lines += [
             "Health: \(http)/health",
             "",
-            "Clients read amplifyconfiguration.json and awsconfiguration.json, which `stratus serve` writes into "
+            "Clients read amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json, which `stratus serve` writes into "
                 + "its working directory (or --config-output), with the endpoint and the API key.",
         ]
         return text(lines)
