@@ -11,6 +11,8 @@ struct NextSteps: Sendable {
     let schemaPath: String
     /// The options `stratus users` needs to find the same pool.
     let usersOptions: [String]
+    /// Where the client configuration files are written.
+    let outputDirectory: URL
 
     /// The lines for `backend`, listening at `endpoint`.
     func lines(for backend: Backend, endpoint: URL) -> [String] {
@@ -43,7 +45,31 @@ struct NextSteps: Sendable {
                     + "email=alice@example.com\(options) (--group Admins creates the group if needed)"
             )
         }
+        if let hint = Self.gitignoreHint(for: outputDirectory) { lines.append(hint) }
         return lines
+    }
+
+    /// The client configuration files, which hold the API key.
+    static let clientFiles = ["amplifyconfiguration.json", "amplify_outputs.json", "awsconfiguration.json"]
+
+    /// A line offering the command that keeps the client files out of git, when `directory` is
+    /// in a git work tree whose `.gitignore` (at the work tree's top) does not name them all;
+    /// `nil` otherwise.
+    static func gitignoreHint(for directory: URL) -> String? {
+        var top = directory.standardizedFileURL
+        while !FileManager.default.fileExists(atPath: top.appending(path: ".git").path) {
+            let parent = top.deletingLastPathComponent()
+            guard parent.path != top.path else { return nil }
+            top = parent
+        }
+        let gitignore = top.appending(path: ".gitignore")
+        // A missing or unreadable file names nothing: the hint is what to do either way.
+        let text = (try? String(contentsOf: gitignore, encoding: .utf8)) ?? ""
+        let named = Set(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
+        let missing = clientFiles.filter { !named.contains($0) && !named.contains("/" + $0) }
+        guard !missing.isEmpty else { return nil }
+        return "  Keep the API key out of git (the client files hold it): printf '%s\\n' "
+            + missing.joined(separator: " ") + " >> \(gitignore.path)"
     }
 
     func print(for backend: Backend, endpoint: URL) {

@@ -221,7 +221,8 @@ struct Serve: AsyncParsableCommand {
             schema: annotated,
             schemaPath: schema,
             usersOptions: (dataDir == ".stratus" ? [] : ["--data-dir", dataDir])
-                + (database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? [])
+                + (database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? []),
+            outputDirectory: outputDirectory
         )
         // Stopped before the store closes, so that no reload runs after.
         let watching = Mutex<Task<Void, Never>?>(nil)

@@ -426,6 +426,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path(".stratus")))
     }
 
+    /// In a git work tree whose `.gitignore` does not name the client files, which hold the API
+    /// key, `serve` offers the command that adds the missing ones; with all of them named, nothing.
+    @Test func aGitWorkTreeIsOfferedTheLinesThatKeepTheKeyOutOfGit() async throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(
+            at: directory.url.appending(path: ".git"),
+            withIntermediateDirectories: true
+        )
+        let gitignore = directory.url.appending(path: ".gitignore")
+        try Data("/.stratus\namplifyconfiguration.json\n".utf8).write(to: gitignore)
+        let arguments = ["--schema", Self.todoSchema.path, "--data-dir", directory.path("data")]
+        let first = try await Serving(arguments, in: directory)
+        #expect(
+            try await first.process.line(startingWith: "  Keep the API key")
+                == "  Keep the API key out of git (the client files hold it): printf '%s\\n' amplify_outputs.json "
+                + "awsconfiguration.json >> \(gitignore.path)"
+        )
+        await first.process.stop()
+
+        try Data("amplifyconfiguration.json\n/amplify_outputs.json\nawsconfiguration.json\n".utf8).write(to: gitignore)
+        let second = try await Serving(arguments, in: directory)
+        try await second.process.line(startingWith: "  Conflict detection is on")
+        #expect(!second.process.outputLines.contains { $0.hasPrefix("  Keep the API key") })
+    }
+
     @Test func aPortOutOfRangeIsRefused() async throws {
         let directory = try TemporaryDirectory()
         let process = try await StratusProcess(["serve", "--port", "70000"], in: directory.url)
