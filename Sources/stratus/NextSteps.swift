@@ -32,10 +32,12 @@ struct NextSteps: Sendable {
                 + "mutation and subscription"
                 + (roots.isEmpty ? "." : " (\(roots.prefix(4).joined(separator: ", ")), …).")
         )
-        if backend.configuration.server.conflictDetection, !schema.models.isEmpty {
+        let server = backend.configuration.server
+        if let model = schema.models.first(where: { server.detectsConflicts(on: $0.name) }) {
             lines.append(
                 "  Conflict detection is on: updates and deletes send the item's current _version (select _version "
-                    + #"when you read it). "conflictDetection": false in the --config file turns it off."#
+                    + #"when you read it). "conflictDetection": false in the --config file turns it off, "#
+                    + #""models": {"\#(model.name)": {"conflictDetection": false}} for one model."#
             )
         }
         if backend.cognito != nil {

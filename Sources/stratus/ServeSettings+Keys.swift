@@ -42,7 +42,14 @@ extension ServeSettings {
             ])
         ),
         ("conflictDetection", nil), ("conflictResolution", nil), ("conflictHandler", conflictHandlerShape),
-        ("models", .map(.object([("conflictResolution", nil), ("conflictHandler", conflictHandlerShape)]))),
+        (
+            "models",
+            .map(
+                .object([
+                    ("conflictDetection", nil), ("conflictResolution", nil), ("conflictHandler", conflictHandlerShape),
+                ])
+            )
+        ),
         ("maxRequestBytes", nil), ("queryDepthLimit", nil), ("resolverCountLimit", nil),
         ("idempotencyKeyTTLSeconds", nil), ("executionTimeoutSeconds", nil), ("requestHeadTimeoutSeconds", nil),
         ("requestTimeoutSeconds", nil), ("idleTimeoutSeconds", nil), ("maxConnectionsPerAddress", nil),

@@ -300,8 +300,9 @@ extension ServeSettings: Decodable {
             directory: directory,
             region: try file.value("region") ?? "us-east-1"
         )
+        let conflictDetection: Bool = try file.value("conflictDetection") ?? true
         server = ServerConfiguration(
-            conflictDetection: try file.value("conflictDetection") ?? true,
+            conflictDetection: conflictDetection,
             conflictResolution: strategy,
             modelConflictResolution: perModel,
             queryDepthLimit: queryDepthLimit ?? 0,
@@ -311,6 +312,10 @@ extension ServeSettings: Decodable {
             environmentName: try file.value("environment"),
             functions: functions,
             resolvers: try Self.resolvers(file.object("resolvers"), functions: functions)
+        )
+        server.modelsWithoutConflictDetection = try Self.modelsWithoutConflictDetection(
+            file,
+            apiWide: conflictDetection
         )
         allowedHosts = try file.value("allowedHosts") ?? []
         (userPool, openIDConnect) = try Self.tokenAuthorization(
@@ -403,6 +408,27 @@ extension ServeSettings: Decodable {
             }
         }
         return (try strategy(file, scope: ""), perModel)
+    }
+
+    /// The models whose entry in `models` says `"conflictDetection": false`; one that says `true`
+    /// in an API without conflict detection is refused, since the API-wide switch decides.
+    private static func modelsWithoutConflictDetection(_ file: SettingsObject, apiWide: Bool) throws -> Set<String> {
+        guard let models = try file.object("models") else { return [] }
+        var without: Set<String> = []
+        for key in models.allKeys {
+            let model = try models.superDecoder(forKey: key).container(keyedBy: SettingsField.self)
+            switch try model.value("conflictDetection", as: Bool.self) {
+            case false?: without.insert(key.stringValue)
+            case true? where !apiWide:
+                throw CommandFailure(
+                    "Model '\(key.stringValue)' turns conflictDetection on, but the configuration file turns it off "
+                        + #"for the whole API. Remove "conflictDetection": false at the top, and set it false on "#
+                        + "the models that should not have it."
+                )
+            default: break
+            }
+        }
+        return without
     }
 
     /// The HTTP endpoint's limits, checked against the ranges they take.

@@ -70,7 +70,8 @@ import Testing
                 "  Operations: stratus codegen statements --schema \(Self.todoSchema.path) --output graphql writes "
                     + "every query, mutation and subscription (listTodos, createTodo, …).",
                 "  Conflict detection is on: updates and deletes send the item's current _version (select _version "
-                    + #"when you read it). "conflictDetection": false in the --config file turns it off."#,
+                    + #"when you read it). "conflictDetection": false in the --config file turns it off, "#
+                    + #""models": {"Todo": {"conflictDetection": false}} for one model."#,
             ]
         )
         #expect(first.process.standardError == "")
@@ -691,6 +692,12 @@ import Testing
                 #"{"resolvers": {"Query.listNotes": {"dataSource": "NONE"}}}"#,
                 "resolvers names 'Query.listNotes', which is not a hand-written query or mutation of the schema. "
                     + "Name fields as Type.field (Query.weather). The schema has none."
+            ),
+            (
+                #"{"conflictDetection": false, "models": {"Note": {"conflictDetection": true}}}"#,
+                "Model 'Note' turns conflictDetection on, but the configuration file turns it off for the whole "
+                    + #"API. Remove "conflictDetection": false at the top, and set it false on the models that "#
+                    + "should not have it."
             ),
             (
                 // Foundation's decoder on Linux would take the trailing comma.

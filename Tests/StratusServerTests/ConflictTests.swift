@@ -170,7 +170,8 @@ import Testing
                 + #""errorType":"ConflictUnhandled","errorInfo":{"missingField":"_version","hint":"Conflict "#
                 + #"detection is on for Post: a write without the item's current _version is rejected (a delete) "#
                 + #"or merged keeping the stored values (an update). Query getPost(…) { _version } and send it in "#
-                + #"the input, or turn conflict detection off with \"conflictDetection\": false in stratus.json."},"#
+                + #"the input, or turn conflict detection off for the model in stratus.json: \"models\": {\"Post\": "#
+                + #"{\"conflictDetection\": false}}."},"#
                 + #""locations":[{"line":1,"column":12,"sourceName":null}],"#
                 + #""message":"Conflict resolver rejects mutation."}]}"#
         )

@@ -191,6 +191,36 @@ import Testing
         #expect(await server.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[]}}}"#)
     }
 
+    /// A model named in `modelsWithoutConflictDetection` loses the sync metadata, its `sync*`
+    /// query and its tombstones; the API's other models keep them.
+    @Test func conflictDetectionTurnedOffForOneModel() async throws {
+        let schema = postSchema + "\ntype Note @model {\n  id: ID!\n  text: String\n}\n"
+        var configuration = ServerConfiguration()
+        configuration.modelsWithoutConflictDetection = ["Post"]
+        let server = try await TestServer(schema, configuration: configuration)
+        #expect(!server.server.api.sdl.contains("syncPosts"))
+        #expect(server.server.api.sdl.contains("syncNotes"))
+        #expect(
+            await server.run(
+                #"mutation { createPost(input: {id: "p1", title: "A", rating: 1, status: DRAFT}) { id } }"#
+            )
+                == #"{"data":{"createPost":{"id":"p1"}}}"#
+        )
+        #expect(
+            await server.run(#"mutation { deletePost(input: {id: "p1"}) { id title } }"#)
+                == #"{"data":{"deletePost":{"id":"p1","title":"A"}}}"#
+        )
+        #expect(await server.run("{ listPosts { items { id } } }") == #"{"data":{"listPosts":{"items":[]}}}"#)
+        #expect(
+            await server.run(#"mutation { createNote(input: {id: "n1", text: "x"}) { id _version } }"#)
+                == #"{"data":{"createNote":{"id":"n1","_version":1}}}"#
+        )
+        #expect(
+            await server.run(#"mutation { deleteNote(input: {id: "n1", _version: 1}) { id _deleted } }"#)
+                == #"{"data":{"deleteNote":{"id":"n1","_deleted":true}}}"#
+        )
+    }
+
     @Test func defaultsJSONListsAndEmbeddedValuesRoundTrip() async throws {
         let server = try await TestServer(noteSchema)
         let create = """

@@ -17,6 +17,15 @@ public struct ServerConfiguration: Sendable {
     /// tombstones, and the API has `sync*` queries and `startedAt` on connections.
     public var conflictDetection: Bool
 
+    /// Models without conflict detection in an API that has it: no sync metadata, no `sync*`
+    /// query, and deletes that leave no tombstone, as if ``conflictDetection`` were off for them.
+    public var modelsWithoutConflictDetection: Set<String> = []
+
+    /// Whether `model` carries `_version`, `_deleted` and `_lastChangedAt` and has a `sync*` query.
+    public func detectsConflicts(on model: String) -> Bool {
+        conflictDetection && !modelsWithoutConflictDetection.contains(model)
+    }
+
     /// The strategy for models without an entry in ``modelConflictResolution``.
     public var conflictResolution: ConflictResolutionStrategy
 

@@ -253,7 +253,7 @@ private struct Wiring {
                 }
             }
         }
-        if api.configuration.conflictDetection, let field = operations.sync {
+        if api.configuration.detectsConflicts(on: model.name), let field = operations.sync {
             resolvers[field] = { _, arguments, context, _ in
                 let restriction = try Self.restriction(.sync, model, context, field: field)
                 return try await guarded(field) {

@@ -148,9 +148,9 @@ extension ModelResolver {
         }
         let item = StoredItem(
             values: values,
-            version: conflictDetection ? 1 : nil,
+            version: conflictDetection(model) ? 1 : nil,
             deleted: nil,
-            lastChangedAt: conflictDetection ? now : nil
+            lastChangedAt: conflictDetection(model) ? now : nil
         )
         let key = try key(of: model, in: values)
         let outcome = try await locks.withLock(lockName(model, key)) {
@@ -163,7 +163,7 @@ extension ModelResolver {
                     expectation: .absent,
                     condition: condition,
                     action: .put(item),
-                    journalExpiresAt: journalExpiry(now),
+                    journalExpiresAt: journalExpiry(now, model),
                     now: now
                 )
             )
@@ -207,7 +207,7 @@ extension ModelResolver {
             try request.authorizeFields(of: .update, input: input, item: current.values)
             var next = StoredItem(values: current.values, version: nil, deleted: nil, lastChangedAt: nil)
             var expiresAt: Int?
-            if conflictDetection {
+            if conflictDetection(model) {
                 let version = current.version ?? 0
                 next.version = version + 1
                 next.lastChangedAt = now
@@ -238,11 +238,11 @@ extension ModelResolver {
                 ItemWrite(
                     model: model.name,
                     key: key,
-                    expectation: .present(version: conflictDetection ? current.version : nil),
+                    expectation: .present(version: conflictDetection(model) ? current.version : nil),
                     condition: condition,
                     action: .put(next),
                     expiresAt: expiresAt,
-                    journalExpiresAt: journalExpiry(now),
+                    journalExpiresAt: journalExpiry(now, model),
                     now: now
                 )
             )
@@ -285,7 +285,7 @@ extension ModelResolver {
             let action: ItemWrite.Action
             var next = current
             var expiresAt: Int?
-            if conflictDetection {
+            if conflictDetection(model) {
                 next.version = (current.version ?? 0) + 1
                 next.lastChangedAt = now
                 next.deleted = true
@@ -311,11 +311,11 @@ extension ModelResolver {
                 ItemWrite(
                     model: model.name,
                     key: key,
-                    expectation: .present(version: conflictDetection ? current.version : nil),
+                    expectation: .present(version: conflictDetection(model) ? current.version : nil),
                     condition: condition,
                     action: action,
                     expiresAt: expiresAt,
-                    journalExpiresAt: journalExpiry(now),
+                    journalExpiresAt: journalExpiry(now, model),
                     now: now
                 )
             )
@@ -374,8 +374,8 @@ extension ModelResolver {
     }
 
     /// When a change made now leaves the delta journal; `nil` without conflict detection.
-    private func journalExpiry(_ now: Int) -> Int? {
-        conflictDetection ? now + milliseconds(configuration.deltaSyncTTL) : nil
+    private func journalExpiry(_ now: Int, _ model: ModelType) -> Int? {
+        conflictDetection(model) ? now + milliseconds(configuration.deltaSyncTTL) : nil
     }
 
     /// `values` with `changes` applied: `null` removes a field.

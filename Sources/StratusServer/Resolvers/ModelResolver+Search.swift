@@ -73,7 +73,7 @@ extension ModelResolver {
         identity: Identity,
         restriction: ItemPredicate?
     ) async throws -> ResolvedSearch {
-        let fields = SearchableFields(model: model, conflictDetection: conflictDetection)
+        let fields = SearchableFields(model: model, conflictDetection: conflictDetection(model))
         let filterParser = SearchFilterParser(
             model: model,
             fields: fields,
@@ -92,7 +92,7 @@ extension ModelResolver {
                 restriction
             )
         )
-        if conflictDetection {
+        if conflictDetection(model) {
             filter = Self.restricted(filter, .not(.field(TableLayout.deletedColumn, .compare(.eq, .bool(true)))))
         }
         let limit = try searchLimit(arguments["limit"])

@@ -16,7 +16,8 @@ struct ModelResolver: Sendable {
 
     var schema: AnnotatedSchema { api.schema }
     var configuration: ServerConfiguration { api.configuration }
-    var conflictDetection: Bool { configuration.conflictDetection }
+    /// Whether `model` has conflict detection.
+    func conflictDetection(_ model: ModelType) -> Bool { configuration.detectsConflicts(on: model.name) }
 
     /// The current instant in epoch milliseconds.
     func now() -> Int {

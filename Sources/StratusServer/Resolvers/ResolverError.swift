@@ -35,8 +35,8 @@ struct ResolverError: Error, Sendable, CustomStringConvertible {
             "hint": .string(
                 "Conflict detection is on for \(model.name): a write without the item's current _version is "
                     + "rejected (a delete) or merged keeping the stored values (an update). Query \(get) and send "
-                    + "it in the input, or turn conflict detection off with \"conflictDetection\": false in "
-                    + "stratus.json."
+                    + "it in the input, or turn conflict detection off for the model in stratus.json: "
+                    + "\"models\": {\"\(model.name)\": {\"conflictDetection\": false}}."
             ),
         ])
     }

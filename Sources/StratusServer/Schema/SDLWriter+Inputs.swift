@@ -86,7 +86,7 @@ extension SDLWriter {
     mutating func writeModelInputs(_ model: ModelType) {
         let name = model.name
         let filterable = model.fields.filter(\.isFilterable)
-        let sync = conflictDetection ? ["_deleted: ModelBooleanInput"] : []
+        let sync = detectsConflicts(name) ? ["_deleted: ModelBooleanInput"] : []
 
         block(
             "input Model\(name)FilterInput",
@@ -102,7 +102,7 @@ extension SDLWriter {
                     "not: Model\(name)ConditionInput",
                 ] + sync
         )
-        let version = conflictDetection ? ["_version: Int"] : []
+        let version = detectsConflicts(name) ? ["_version: Int"] : []
         let writable = model.storedFields.filter { !($0.isImplicit && $0.isReadOnly) }
         block(
             "input Create\(name)Input",

@@ -69,7 +69,7 @@ extension SDLWriter {
 
     private func writeSearchableTypes(of model: ModelType, to writer: inout SearchableTypesWriter) {
         let name = model.name
-        let fields = SearchableFields(model: model, conflictDetection: conflictDetection)
+        let fields = SearchableFields(model: model, conflictDetection: detectsConflicts(model.name))
         writer.block(
             "type Searchable\(name)Connection",
             ["items: [\(name)]!", "nextToken: String", "total: Int", "aggregateItems: [SearchableAggregateResult]!"]

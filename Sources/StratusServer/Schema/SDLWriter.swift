@@ -11,12 +11,13 @@ import StratusCodegen
 /// hand-written ones.
 struct SDLWriter {
     let schema: AnnotatedSchema
-    let conflictDetection: Bool
+    /// Whether a model, by name, has conflict detection.
+    let detectsConflicts: @Sendable (String) -> Bool
     private var blocks: [String] = []
 
-    init(schema: AnnotatedSchema, conflictDetection: Bool) {
+    init(schema: AnnotatedSchema, detectsConflicts: @escaping @Sendable (String) -> Bool) {
         self.schema = schema
-        self.conflictDetection = conflictDetection
+        self.detectsConflicts = detectsConflicts
     }
 
     /// The AWS scalars.
@@ -119,13 +120,14 @@ struct SDLWriter {
                 lines.append(declaration(field))
             }
         }
-        if conflictDetection {
+        if detectsConflicts(model.name) {
             lines += ["_version: Int!", "_deleted: Boolean", "_lastChangedAt: AWSTimestamp!"]
         }
         block("type \(model.name)\(implements(model.interfaces))", lines)
         block(
             "type Model\(model.name)Connection",
-            ["items: [\(model.name)]!", "nextToken: String"] + (conflictDetection ? ["startedAt: AWSTimestamp"] : [])
+            ["items: [\(model.name)]!", "nextToken: String"]
+                + (detectsConflicts(model.name) ? ["startedAt: AWSTimestamp"] : [])
         )
     }
 
@@ -145,7 +147,7 @@ struct SDLWriter {
             if let list = operations.list {
                 queries.append("\(list)(\(render(model.listArguments))): Model\(model.name)Connection")
             }
-            if conflictDetection, let sync = operations.sync {
+            if detectsConflicts(model.name), let sync = operations.sync {
                 queries.append("\(sync)(\(render(model.syncArguments))): Model\(model.name)Connection")
             }
             for index in model.indexes {

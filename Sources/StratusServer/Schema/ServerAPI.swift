@@ -36,7 +36,10 @@ public struct ServerAPI: Sendable {
     public init(schema: AnnotatedSchema, configuration: ServerConfiguration = ServerConfiguration()) {
         self.schema = schema
         self.configuration = configuration
-        var writer = SDLWriter(schema: schema, conflictDetection: configuration.conflictDetection)
+        var writer = SDLWriter(
+            schema: schema,
+            detectsConflicts: { [configuration] in configuration.detectsConflicts(on: $0) }
+        )
         sdl = writer.write()
     }
 }

@@ -28,7 +28,9 @@ struct DirectReads: Sendable {
         var targets: [String: (model: ModelType, kind: Kind)] = [:]
         for model in api.schema.models {
             if let list = model.operations.list { targets[list] = (model, .list) }
-            if api.configuration.conflictDetection, let sync = model.operations.sync { targets[sync] = (model, .sync) }
+            if api.configuration.detectsConflicts(on: model.name), let sync = model.operations.sync {
+                targets[sync] = (model, .sync)
+            }
             for index in model.indexes {
                 if let field = index.queryField { targets[field] = (model, .index(index)) }
             }
