@@ -488,4 +488,71 @@ import TodoAPI
             #expect(try appSyncClient.queuedMutationIdentifiers() == [])
         }
     }
+
+    /// Adds a todo to the cached list unless it is there, as the example app does with its own
+    /// items and with each `onCreateTodo` event.
+    static func append(_ id: String, _ name: String, in transaction: ReadWriteTransaction) throws {
+        try transaction.update(query: ListTodosQuery()) { (data: inout ListTodosQuery.Data) in
+            guard data.listTodos?.items?.contains(where: { $0?.id == id }) == false else { return }
+            data.listTodos?.items?.append(ListTodosQuery.Data.ListTodo.Item(id: id, name: name))
+        }
+    }
+
+    /// The names in the cached list, as a store reads it.
+    static func names(_ store: ApolloStore) throws -> [String] {
+        let data = try store.withinReadTransaction { try $0.read(query: ListTodosQuery()) }.get()
+        return (data.listTodos?.items ?? []).compactMap { $0?.name }
+    }
+
+    /// A store whose list is empty, and Three (`t3`) appended by the optimistic layer of the
+    /// queued mutation `m3`.
+    static func storeWithPendingThree() throws -> ApolloStore {
+        let store = try ApolloStore()
+        store.cacheKeyForObject = { $0["id"] }
+        try store.withinReadWriteTransaction { transaction in
+            try transaction.write(data: .init(listTodos: .init(items: [])), forQuery: ListTodosQuery())
+        }.get()
+        try store.withinOptimisticLayer("m3") { try Self.append("t3", "Three", in: $0) }.get()
+        return store
+    }
+
+    /// Where the subscription's event for Three comes among the events of One and Two and the
+    /// answer to Three's mutation.
+    enum OwnEvent: String, CaseIterable, Sendable {
+        case first, betweenOthers, beforeAnswer, afterAnswer, never
+    }
+
+    @Test(arguments: OwnEvent.allCases)
+    func itemsSubscriptionsAddUnderALayerStayOnceItIsAccepted(ownEvent: OwnEvent) throws {
+        let store = try Self.storeWithPendingThree()
+        let event = { (id: String, name: String) in
+            try store.withinReadWriteTransaction { try Self.append(id, name, in: $0) }.get()
+        }
+        if ownEvent == .first { try event("t3", "Three") }
+        try event("t1", "One")
+        #expect(try Self.names(store) == ["Three", "One"])
+        if ownEvent == .betweenOthers { try event("t3", "Three") }
+        try event("t2", "Two")
+        #expect(try Self.names(store) == ["Three", "One", "Two"])
+        if ownEvent == .beforeAnswer { try event("t3", "Three") }
+        try store.publish(
+            data: CreateTodoMutation.Data(createTodo: .init(id: "t3", name: "Three")),
+            for: CreateTodoMutation(input: CreateTodoInput(id: "t3", name: "Three")),
+            origin: nil,
+            endingLayer: ("m3", .commit)
+        )
+        if ownEvent == .afterAnswer { try event("t3", "Three") }
+        #expect(try Self.names(store) == ["Three", "One", "Two"])
+        #expect(try store.withinReadTransaction { try OptimisticLayers.exist($0.db) }.get() == false)
+    }
+
+    @Test func itemsSubscriptionsAddUnderARefusedLayerStayWithoutItsItem() throws {
+        let store = try Self.storeWithPendingThree()
+        for (id, name) in [("t1", "One"), ("t2", "Two")] {
+            try store.withinReadWriteTransaction { try Self.append(id, name, in: $0) }.get()
+        }
+        #expect(try Self.names(store) == ["Three", "One", "Two"])
+        try store.withinReadWriteTransaction { try $0.end(layer: "m3", .remove) }.get()
+        #expect(try Self.names(store) == ["One", "Two"])
+    }
 }

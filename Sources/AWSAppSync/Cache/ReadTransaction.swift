@@ -187,19 +187,37 @@ public class ReadTransaction {
     }
 
     /// Merges the optimistic layers of `keys` over their loaded records, oldest layer first.
+    ///
+    /// A list a layer wrote shows what the layer added and removed over the list under it as
+    /// it is now (see ``ReadWriteTransaction/rebased(_:previous:stored:)``): items written to
+    /// the records meanwhile, such as a subscription's, show at once, not only once the layer
+    /// is committed.
     private func loadLayers(of keys: [CacheKey]) throws {
         let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ",")
         let statement = try db.cachedStatement(
-            sql: "SELECT key, record FROM optimistic_layers WHERE key IN (\(placeholders)) ORDER BY sequence"
+            sql: """
+                SELECT key, record, previous FROM optimistic_layers WHERE key IN (\(placeholders))
+                ORDER BY sequence
+                """
         )
         let rows = try Row.fetchCursor(statement, arguments: StatementArguments(keys))
         while let row = try rows.next() {
             let key: String = row[0]
             let fields = try OptimisticLayers.fields(row[1], key: key)
+            let previousText: String? = row[2]
+            let previous = try previousText.map { try OptimisticLayers.fields($0, key: key) }
             let current: [String: JSONValue]? = loaded[key] ?? nil
             if overlay[key] == nil { base[key] = .some(current) }
             overlay[key, default: [:]].merge(fields) { $1 }
-            loaded[key] = (current ?? [:]).merging(fields) { $1 }
+            var shown = current ?? [:]
+            for (field, value) in fields {
+                shown[field] = ReadWriteTransaction.rebased(
+                    value,
+                    previous: previous.map { $0[field] },
+                    stored: shown[field]
+                )
+            }
+            loaded[key] = shown
         }
     }
 

@@ -111,6 +111,8 @@ public final class ReadWriteTransaction: ReadTransaction {
     ///
     /// In an optimistic transaction the fields go to its layer; otherwise to the record, under
     /// the layers of queued mutations, which keep showing their values until they are removed.
+    /// A list under a layer keeps in the record only what is not the layers' own (see
+    /// ``underLayers(_:shown:stored:)``), and shows with what the layers added and removed.
     private func merge(_ fields: [String: JSONValue], into key: CacheKey) throws {
         let view = try self.record(key) ?? [:]
         if let layer {
@@ -122,9 +124,8 @@ public final class ReadWriteTransaction: ReadTransaction {
             }
             entry.fields.merge(changedFields) { $1 }
             try OptimisticLayers.write(db, layer: layer, key: key, entry: entry)
-            if overlay[key] == nil { base[key] = .some(try self.storedRecord(key)) }
-            overlay[key, default: [:]].merge(changedFields) { $1 }
-            loaded[key] = view.merging(changedFields) { $1 }
+            // Read again, with the layers merged over the records as any read merges them.
+            forget(key)
             for field in changedFields.keys { changedKeys.insert("\(key).\(field)") }
             layersChanged = true
             return
@@ -132,9 +133,14 @@ public final class ReadWriteTransaction: ReadTransaction {
         let shadow = overlay[key]
         var record = shadow == nil ? view : (base[key] ?? nil) ?? [:]
         var changed = false
-        for (field, value) in fields where record[field] != value {
+        for (field, value) in fields {
+            // A list under a layer was most likely changed as it showed, with the layers'
+            // items: those go back to the layers, not to the records.
+            let value =
+                shadow?[field] == nil ? value : Self.underLayers(value, shown: view[field], stored: record[field])
+            guard record[field] != value else { continue }
             record[field] = value
-            if shadow?[field] == nil { changedKeys.insert("\(key).\(field)") }
+            if shadow == nil { changedKeys.insert("\(key).\(field)") }
             changed = true
         }
         guard changed else { return }
@@ -149,12 +155,33 @@ public final class ReadWriteTransaction: ReadTransaction {
         let size = key.utf8.count + stored.count
         addedBytes += size - (storedSizes[key] ?? 0)
         storedSizes[key] = size
-        if let shadow {
-            base[key] = record
-            loaded[key] = record.merging(shadow) { $1 }
-        } else {
+        guard shadow != nil else {
             loaded[key] = record
+            return
         }
+        // The layers show over the new record; only the fields whose shown value changes are
+        // reported.
+        forget(key)
+        let now = try self.record(key) ?? [:]
+        for field in fields.keys where view[field] != now[field] { changedKeys.insert("\(key).\(field)") }
+    }
+
+    /// The value a write that is not optimistic leaves in the records for a field that
+    /// optimistic layers show over: for a list that the writer most likely read as the layers
+    /// showed it, its items less those only the layers hold, and with those the layers hide
+    /// from it, which the writer could not have meant to remove; any other value as it is.
+    ///
+    /// - Parameters:
+    ///   - value: The value written.
+    ///   - shown: What the field showed, layers merged, before the write.
+    ///   - stored: What the record held under the layers before the write.
+    static func underLayers(_ value: JSONValue, shown: JSONValue?, stored: JSONValue?) -> JSONValue {
+        guard case .array(let items) = value, case .array(let shownItems)? = shown else { return value }
+        let storedItems: [JSONValue]
+        if case .array(let stored)? = stored { storedItems = stored } else { storedItems = [] }
+        let onlyInLayers = shownItems.filter { !storedItems.contains($0) }
+        let hidden = storedItems.filter { !shownItems.contains($0) && !items.contains($0) }
+        return .array(items.filter { !onlyInLayers.contains($0) } + hidden)
     }
 
     /// The record `key` as stored, without optimistic layers.
