@@ -76,6 +76,25 @@ import Testing
         #expect(raw == body)
     }
 
+    @Test func bodyThatIsNotJSONIsTransformationErrorWithItsText() {
+        let response = decode("<html>Bad Gateway</html>", request)
+        guard case .failure(.transformationError(let raw, .operationError(let message, _))) = response else {
+            Issue.record("expected .transformationError, got \(response)")
+            return
+        }
+        #expect(raw == "<html>Bad Gateway</html>")
+        #expect(message == "The response is not a JSON object.")
+    }
+
+    @Test func undecodablePayloadIsTransformationErrorWithItsCanonicalText() {
+        let payload: JSONValue = ["data": ["getTodo": ["name": "a/b", "id": 1]]]
+        guard case .failure(.transformationError(let raw, _)) = decoder.decode(payload, for: request) else {
+            Issue.record("expected .transformationError")
+            return
+        }
+        #expect(raw == #"{"data":{"getTodo":{"id":1,"name":"a/b"}}}"#)
+    }
+
     @Test func severalOperationsDecodeAsJSONValue() throws {
         let request = GraphQLRequest<JSONValue>(
             document: "query { a: getTodo(id: \"1\") { id } b: listTodos { items { id } } }",

@@ -110,6 +110,17 @@ enum SystemTables {
         "outboxUnknownFields:\(eventID)"
     }
 
+    /// The fields listed under ``unknownFieldsKey(of:)`` for `event`. Only pending updates are
+    /// marked (a schema change marks them), so another kind of event has none and is not looked
+    /// up: the outbox asks for every event it takes.
+    static func unknownFields(of event: MutationEvent, _ db: Database) throws -> Set<String> {
+        guard event.kind == .update else { return [] }
+        let statement = try db.cachedStatement(sql: "SELECT \"value\" FROM \"\(metadata)\" WHERE \"key\" = ?")
+        let rows = try statement.fetchExactRows([unknownFieldsKey(of: event.id).databaseValue])
+        guard let value = rows.first.flatMap({ String.fromDatabaseValue($0[0]) }) else { return [] }
+        return Set(value.split(separator: ",").map(String.init))
+    }
+
     /// Stores `value` under `key` in the metadata table.
     static func setMetadataValue(_ db: Database, _ key: String, _ value: String) throws {
         try db.execute(

@@ -15,14 +15,13 @@ public struct GraphQLResponseDecoder: Sendable {
 
     /// Decodes `body` for `request`.
     public func decode<R: Decodable>(_ body: Data, for request: GraphQLRequest<R>) -> GraphQLResponse<R> {
-        let raw = String(decoding: body, as: UTF8.self)
         let json: JSONValue
         do {
             json = try JSONValue(parsing: body)
         } catch {
-            return .failure(.transformationError(raw, Self.notAnObject))
+            return .failure(.transformationError(String(decoding: body, as: UTF8.self), Self.notAnObject))
         }
-        return decode(json, raw: raw, for: request)
+        return decode(json, raw: String(decoding: body, as: UTF8.self), for: request)
     }
 
     /// Decodes a body already read as JSON, such as a real-time `data` message's payload.
@@ -32,10 +31,11 @@ public struct GraphQLResponseDecoder: Sendable {
         decode(json, raw: json.canonicalText ?? String(describing: json), for: request)
     }
 
-    /// Decodes `json`, whose text `raw` the transformation errors carry.
+    /// Decodes `json`, whose text `raw` the transformation errors carry; `raw` is made only
+    /// for them, not for every answer that decodes.
     private func decode<R: Decodable>(
         _ json: JSONValue,
-        raw: String,
+        raw: @autoclosure () -> String,
         for request: GraphQLRequest<R>
     )
         -> GraphQLResponse<R>
@@ -44,10 +44,10 @@ public struct GraphQLResponseDecoder: Sendable {
         do {
             body = try GraphQLResponseBody(json: json)
         } catch {
-            if error.path.isEmpty { return .failure(.transformationError(raw, Self.notAnObject)) }
+            if error.path.isEmpty { return .failure(.transformationError(raw(), Self.notAnObject)) }
             return .failure(
                 .transformationError(
-                    raw,
+                    raw(),
                     .operationError("\(error)", "Check the server.")
                 )
             )
@@ -74,7 +74,7 @@ public struct GraphQLResponseDecoder: Sendable {
         } catch {
             return .failure(
                 .transformationError(
-                    raw,
+                    raw(),
                     .operationError("Failed to decode \(R.self): \(error).", "Check the selection set and decodePath.")
                 )
             )

@@ -73,12 +73,11 @@ extension StorageEngine {
                 for event in try Outbox.sendable(limit: limit, excluding: inFlight.union(unsettled), db) {
                     try Outbox.markInProcess(event.id, db)
                     let version = try Self.storedVersion(event.recordKey, db)
-                    let unknown = try SystemTables.metadataValue(db, SystemTables.unknownFieldsKey(of: event.id))
                     round.taken.append(
                         TakenEvent(
                             event: event,
                             version: version,
-                            unknownFields: Set(unknown?.split(separator: ",").map(String.init) ?? [])
+                            unknownFields: try SystemTables.unknownFields(of: event, db)
                         )
                     )
                 }
