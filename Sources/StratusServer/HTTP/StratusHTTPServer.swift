@@ -17,7 +17,7 @@ import UnixSignals
 /// ```
 public struct StratusHTTPServer: Sendable {
     /// The server requests start on now: the one it was made with, or the one a schema reload
-    /// put in its place (``current``).
+    /// put in its place (`current`).
     public var server: StratusServer { current.server }
     /// The server the endpoints answer with, which a schema reload replaces.
     package let current: CurrentServer
