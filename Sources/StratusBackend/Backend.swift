@@ -62,6 +62,8 @@ public final class Backend: Sendable {
         /// Where a line per answered HTTP request goes (method, path, operation, authorization
         /// mode, status, duration); `nil` logs none.
         public var requestLog: (@Sendable (String) -> Void)?
+        /// `/metrics`, and what the server counts in it; `nil` counts nothing.
+        public var metrics: MetricsEndpoint?
         /// Where the local Cognito writes confirmation codes and its failures.
         public var cognitoLog: @Sendable (String) -> Void
         /// Hears what opening the store did that people should know: the schema changes it
@@ -83,6 +85,7 @@ public final class Backend: Sendable {
             log: @escaping @Sendable (String) -> Void = Backend.standardError,
             httpLog: (@Sendable (String) -> Void)? = nil,
             requestLog: (@Sendable (String) -> Void)? = nil,
+            metrics: MetricsEndpoint? = nil,
             cognitoLog: @escaping @Sendable (String) -> Void = Backend.standardError,
             notice: @escaping @Sendable (String) -> Void = { _ in }
         ) {
@@ -100,6 +103,7 @@ public final class Backend: Sendable {
             self.log = log
             self.httpLog = httpLog
             self.requestLog = requestLog
+            self.metrics = metrics
             self.cognitoLog = cognitoLog
             self.notice = notice
         }
@@ -238,7 +242,9 @@ public final class Backend: Sendable {
             allowedHosts: configuration.allowedHosts,
             clock: configuration.clock,
             log: configuration.httpLog ?? configuration.log,
-            requestLog: configuration.requestLog
+            requestLog: configuration.requestLog,
+            routes: configuration.metrics.map { [$0] } ?? [],
+            metrics: configuration.metrics?.makeMetrics()
         )
     }
 

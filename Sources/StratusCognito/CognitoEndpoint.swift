@@ -70,8 +70,19 @@ public struct CognitoEndpoint: HTTPRouteProvider {
             if let refusal = checkSignature(request, body: body) { return Self.response(400, refusal.body) }
         }
         let (status, answer) = await pool.respond(target: target, body: body, from: client)
+        if let metrics = ServerMetrics.current {
+            let signsIn = Self.signInOperations.contains(operation)
+            let signedIn: Bool? =
+                !signsIn ? nil : status == 200 ? (answer["AuthenticationResult"] == nil ? nil : true) : false
+            metrics.cognito(operation: operation, status: status, signedIn: signedIn)
+        }
         return Self.response(status, answer)
     }
+
+    /// The calls that sign a user in, or answer one of their challenges.
+    static let signInOperations: Set<String> = [
+        "InitiateAuth", "AdminInitiateAuth", "RespondToAuthChallenge", "AdminRespondToAuthChallenge",
+    ]
 
     /// `nil` when the request is signed as an administrator's must be.
     private func checkSignature(_ request: Request, body: Data) -> CognitoError? {

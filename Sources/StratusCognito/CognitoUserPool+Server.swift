@@ -61,10 +61,12 @@ extension StratusHTTPServer {
         allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
-        requestLog: (@Sendable (String) -> Void)? = nil
+        requestLog: (@Sendable (String) -> Void)? = nil,
+        routes: [any HTTPRouteProvider] = [],
+        metrics: ServerMetrics? = nil
     ) {
         var trusting = authorization
-        var routes: [any HTTPRouteProvider] = []
+        var routes = routes
         if let cognito {
             trusting.localUserPool = cognito
             trusting.credentialIssuer = cognito
@@ -87,7 +89,8 @@ extension StratusHTTPServer {
             allowedHosts: allowedHosts,
             clock: clock,
             log: log,
-            requestLog: requestLog
+            requestLog: requestLog,
+            metrics: metrics
         )
     }
 }

@@ -319,6 +319,14 @@ public final class StratusServer: Sendable {
         }
     }
 
+    /// Why the server is not ready for traffic: the store does not answer, or, on PostgreSQL, the
+    /// connection that hears other instances' writes is not listening; `nil` when ready. The
+    /// schema's migrations ran before the server was made.
+    package func readinessProblem() async -> String? {
+        if let problem = await healthProblem() { return problem }
+        return store.announcementsProblem
+    }
+
     /// Closes the database. The server answers no request afterwards.
     ///
     /// - Throws: ``ServerError`` when the database cannot be closed cleanly.

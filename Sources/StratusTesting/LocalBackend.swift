@@ -88,7 +88,8 @@ public final class LocalBackend: Sendable {
         openIDConnect: OIDCAuthorization? = nil,
         restAPIs: [RESTAPI] = [],
         otherIAMCredentials: [AWSCredentials] = [],
-        cognito cognitoConfiguration: CognitoConfiguration? = nil
+        cognito cognitoConfiguration: CognitoConfiguration? = nil,
+        metrics: MetricsEndpoint? = nil
     ) async throws -> LocalBackend {
         let schema = try SchemaParser().parse(source)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -124,6 +125,7 @@ public final class LocalBackend: Sendable {
                 restAPIs: restAPIs,
                 // Failures the tests provoke (cut connections, failing handlers) stay out of their output.
                 httpLog: { _ in },
+                metrics: metrics,
                 cognitoLog: { _ in }
             )
         )

@@ -132,6 +132,24 @@ struct Serve: AsyncParsableCommand {
     )
     var logRequests: Bool?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Serve /metrics in Prometheus's text format: requests by operation, status and authorization mode, \
+            latency, real-time connections, subscriptions and deliveries, idempotent replays and conflicts.
+            """
+    )
+    var metrics = true
+
+    @Option(
+        name: .long,
+        help: """
+            The bearer token a scrape of /metrics must send (also STRATUS_METRICS_TOKEN). Listening beyond the \
+            loopback interface without one, the server makes one and prints it.
+            """
+    )
+    var metricsToken: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port \(port) is not a port. Give 1 to 65535, or 0 to pick a free one.")
@@ -283,12 +301,25 @@ struct Serve: AsyncParsableCommand {
             restAPIs: settings.restAPIs,
             allowedHosts: allowedHosts + settings.allowedHosts,
             requestLog: logsRequests ? Self.printLine : nil,
+            metrics: metricsEndpoint(),
             cognitoLog: { message in
                 print(message)
                 fflush(nil)
             },
             notice: { print($0) }
         )
+    }
+
+    /// `/metrics` unless `--no-metrics`: with the token given, or, listening beyond the loopback
+    /// interface without one, a new random token.
+    private func metricsEndpoint() -> MetricsEndpoint? {
+        guard metrics else { return nil }
+        var token = metricsToken ?? ProcessInfo.processInfo.environment["STRATUS_METRICS_TOKEN"]
+        if token == nil, !AllowedHosts.isLoopback(host: host) {
+            var generator = SystemRandomNumberGenerator()
+            token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        }
+        return MetricsEndpoint(token: token)
     }
 
     /// Reloads the schema of `backend`, served at `endpoint`, whenever the `--schema` or `--config`
@@ -395,6 +426,10 @@ struct Serve: AsyncParsableCommand {
             print("REST API \(api.name): \(api.endpoint(besides: endpoint).absoluteString)")
         }
         if let key = backend.authorization.apiKeys.first { print("API key: \(key.value)") }
+        if let metrics = backend.configuration.metrics {
+            print("Metrics (Prometheus): http://\(host):\(port)/metrics")
+            if let token = metrics.token { print("Metrics token (Authorization: Bearer): \(token)") }
+        }
         if let cognito = backend.cognito {
             announce(cognito, signingWithOwnCredentials: backend.authorization.iamCredentials.isEmpty)
         }

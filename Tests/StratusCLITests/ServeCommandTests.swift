@@ -47,6 +47,26 @@ import Testing
 
     // MARK: - Serving
 
+    @Test func listeningBeyondLoopbackTheMetricsNeedThePrintedToken() async throws {
+        let directory = try TemporaryDirectory()
+        let serving = try await Serving(
+            [
+                "--schema", Self.todoSchema.path, "--data-dir", directory.path("data"), "--config-output",
+                directory.url.path, "--host", "0.0.0.0",
+            ],
+            in: directory
+        )
+        let prefix = "Metrics token (Authorization: Bearer): "
+        let token = String(try await serving.process.line(startingWith: prefix).dropFirst(prefix.count))
+        #expect(token.wholeMatch(of: /[0-9a-f]{64}/) != nil)
+        let metrics = try #require(URL(string: "http://127.0.0.1:\(serving.port)/metrics"))
+        #expect(try await HTTPExchange(metrics).status == 401)
+        let scraped = try await HTTPExchange(metrics, headers: ["Authorization": "Bearer \(token)"])
+        #expect(scraped.status == 200)
+        #expect(scraped.body.contains("# TYPE stratus_active_connections gauge"))
+        await serving.process.stop()
+    }
+
     @Test func servePrintsItsEndpointsWritesClientFilesAndKeepsKeyAndData() async throws {
         let directory = try TemporaryDirectory()
         let arguments = [
@@ -61,6 +81,7 @@ import Testing
                 "GraphQL endpoint: http://127.0.0.1:\(port)/graphql",
                 "Real-time endpoint: ws://127.0.0.1:\(port)/graphql/realtime",
                 "API key: \(first.apiKey)",
+                "Metrics (Prometheus): http://127.0.0.1:\(port)/metrics",
                 "Data: \(directory.path("data"))",
                 "Wrote amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json to \(directory.url.path)",
                 "",

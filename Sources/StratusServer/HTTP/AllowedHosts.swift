@@ -105,6 +105,12 @@ public struct AllowedHosts: Sendable, Hashable {
         return inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1
     }
 
+    /// Whether a server listening on `host` is reached from the machine only: `host` is a
+    /// loopback address or `localhost`.
+    public static func isLoopback(host: String) -> Bool {
+        isLoopback(normalized(host))
+    }
+
     /// Whether `host` (normalized) is a loopback address or `localhost`: a server listening
     /// there is reached from the machine only.
     private static func isLoopback(_ host: String) -> Bool {

@@ -35,8 +35,10 @@ public struct StratusHTTPServer: Sendable {
     public let allowedHosts: [String]
     /// Where each request's line goes once answered (see `RequestLogMiddleware`); `nil` logs none.
     public let requestLog: (@Sendable (String) -> Void)?
+    /// What requests, connections and subscriptions are counted in; `nil` counts nothing.
+    public let metrics: ServerMetrics?
     /// The bytes waiting in the real-time connections, added up.
-    let realtimeQueues = RealtimeQueueGauge()
+    let realtimeQueues: RealtimeQueueGauge
     private let clock: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
 
@@ -50,9 +52,12 @@ public struct StratusHTTPServer: Sendable {
         allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
-        requestLog: (@Sendable (String) -> Void)? = nil
+        requestLog: (@Sendable (String) -> Void)? = nil,
+        metrics: ServerMetrics? = nil
     ) {
         current = CurrentServer(server)
+        self.metrics = metrics
+        realtimeQueues = RealtimeQueueGauge(metrics: metrics)
         self.authorization = authorization
         self.limits = limits
         self.realtimeLimits = realtimeLimits
@@ -119,7 +124,9 @@ public struct StratusHTTPServer: Sendable {
         )
         let router = Router(context: ClientAddressRequestContext.self)
         // First: they wrap the routes added after them, and requests that match none.
-        if let requestLog { router.add(middleware: RequestLogMiddleware(write: requestLog)) }
+        if requestLog != nil || metrics != nil {
+            router.add(middleware: RequestLogMiddleware(write: requestLog, metrics: metrics))
+        }
         router.add(middleware: HostCheckMiddleware(hosts: hosts))
         // The client's address reaches functions as `identity.sourceIp`.
         router.post("graphql") { request, context in
@@ -138,14 +145,12 @@ public struct StratusHTTPServer: Sendable {
         router.get("/") { [restAPIs] request, _ in LandingPage.root(request, restAPIs: restAPIs) }
         // For load balancers: 200 while the store answers, 503 (with what failed) otherwise.
         router.get("health") { _, _ in
-            let problem = await current.withServer { await $0.healthProblem() }
-            var body: JSONObject = ["status": problem == nil ? "ok" : "unavailable"]
-            if let problem { body["problem"] = .string(problem) }
-            return Response(
-                status: problem == nil ? .ok : .serviceUnavailable,
-                headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: JSON.object(body).text))
-            )
+            Self.status(await current.withServer { await $0.healthProblem() })
+        }
+        // For orchestrators: 200 once the store answers and, on PostgreSQL, other instances'
+        // writes are heard; 503 (with what is missing) before.
+        router.get("ready") { _, _ in
+            Self.status(await current.withServer { await $0.readinessProblem() }, notReady: "not ready")
         }
         if !restAPIs.isEmpty {
             let rest = RESTEndpoint(
@@ -236,5 +241,16 @@ public struct StratusHTTPServer: Sendable {
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
         }
+    }
+
+    /// `{"status":"ok"}` with 200 without a `problem`, else 503 with `notReady` and the problem.
+    private static func status(_ problem: String?, notReady: String = "unavailable") -> Response {
+        var body: JSONObject = ["status": .string(problem == nil ? "ok" : notReady)]
+        if let problem { body["problem"] = .string(problem) }
+        return Response(
+            status: problem == nil ? .ok : .serviceUnavailable,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: JSON.object(body).text))
+        )
     }
 }

@@ -332,7 +332,7 @@ final class HandWrittenStarts: Sendable {
                 mutations: subscription.operation.subscribedMutations ?? [],
                 arguments: subscription.arguments
             ) { result in
-                connection.send(["id": .string(id), "type": "data", "payload": subscription.payload(for: result)])
+                connection.sendData(["id": .string(id), "type": "data", "payload": subscription.payload(for: result)])
             }
         )
         var listener: UInt64?
@@ -341,7 +341,7 @@ final class HandWrittenStarts: Sendable {
             // this subscriber alone and enqueued, which never waits for the client.
             let added = broadcaster.addListener { event in
                 guard let payload = subscription.payload(for: event) else { return }
-                connection.send(["id": .string(id), "type": "data", "payload": payload])
+                connection.sendData(["id": .string(id), "type": "data", "payload": payload])
             }
             for topic in subscription.topics { broadcaster.subscribe(added, to: topic) }
             listener = added

@@ -158,6 +158,10 @@ final class RealtimeConnection: Sendable {
         var queuedBytes = 0
         /// The bytes of those the gauge was told of.
         var reportedBytes = 0
+        /// The running subscriptions the gauge was told of.
+        var reportedSubscriptions = 0
+        /// The `data` messages queued since the gauge was last told.
+        var unreportedData = 0
         /// Whether the connection ended: nothing is queued any more.
         var released = false
         /// Whether the writer was woken and has not taken the pending messages yet.
@@ -225,7 +229,15 @@ final class RealtimeConnection: Sendable {
 
     /// Enqueues a protocol message.
     func send(_ message: JSON) {
-        enqueuing { enqueue(.message(ByteBuffer(string: message.text)), in: &$0) }
+        enqueuing { _ = enqueue(.message(ByteBuffer(string: message.text)), in: &$0) }
+    }
+
+    /// Enqueues the `data` message of a hand-written subscription.
+    func sendData(_ message: JSON) {
+        enqueuing { state in
+            let queued = enqueue(.message(ByteBuffer(string: message.text)), in: &state)
+            if queued { state.unreportedData += 1 }
+        }
     }
 
     /// Enqueues `connection_ack` and the first `ka`, once.
@@ -375,19 +387,19 @@ final class RealtimeConnection: Sendable {
     /// was given before are skipped. It does not wake the writer: the caller, the loop's
     /// ``RealtimeFanout``, takes the messages with ``takePending()`` and writes them.
     func receive(_ events: [WriteEvent]) {
-        let (added, queued) = state.withLock { state in
+        let (changes, queued) = state.withLock { state in
             let received = state.received
-            guard let last = events.last?.sequence, last > received else { return (0, 0) }
+            guard let last = events.last?.sequence, last > received else { return (Changes(), 0) }
             state.received = last
-            guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return (0, 0) }
+            guard !state.subscriptions.isEmpty, state.overflowedAt == nil, !state.closing else { return (Changes(), 0) }
             for event in events where event.sequence > received {
                 for subscription in state.subscriptions.values where subscription.hears(event) {
                     enqueueData(of: event, for: subscription, in: &state)
                 }
             }
-            return (unreportedBytes(in: &state), state.queuedBytes)
+            return (unreported(in: &state), state.queuedBytes)
         }
-        if added != 0 { gauge?.add(added, connectionQueue: queued) }
+        report(changes, connectionQueue: queued)
     }
 
     /// Enqueues the `data` message of `event` for `target`, or an error when it is too large.
@@ -400,7 +412,7 @@ final class RealtimeConnection: Sendable {
             ]
             enqueue(.message(ByteBuffer(string: error.text)), in: &state)
         } else {
-            enqueue(.data(quotedID: target.quotedID, payload: payload), in: &state)
+            if enqueue(.data(quotedID: target.quotedID, payload: payload), in: &state) { state.unreportedData += 1 }
         }
     }
 
@@ -419,31 +431,54 @@ final class RealtimeConnection: Sendable {
     /// Notes that `count` messages of `bytes` bytes taken by ``takePending()`` were written (or
     /// failed to be).
     func written(_ count: Int, bytes: Int) {
-        let removed = state.withLock { state in
+        let changes = state.withLock { state in
             state.inFlight -= count
             state.queuedBytes -= bytes
-            return unreportedBytes(in: &state)
+            return unreported(in: &state)
         }
-        if removed != 0 { gauge?.add(removed, connectionQueue: 0) }
+        report(changes, connectionQueue: 0)
     }
 
     /// Drops the messages that still wait when the connection ends; those in flight are counted
     /// out as their writes fail.
     func release() {
-        let removed = state.withLock { state in
+        let changes = state.withLock { state in
             state.released = true
             state.queuedBytes -= state.pending.reduce(0) { $0 + $1.size }
             state.pending = []
-            return unreportedBytes(in: &state)
+            return unreported(in: &state)
         }
-        if removed != 0 { gauge?.add(removed, connectionQueue: 0) }
+        report(changes, connectionQueue: 0)
     }
 
-    /// The change of ``State/queuedBytes`` the gauge was not told of, now noted as told.
-    private func unreportedBytes(in state: inout State) -> Int {
-        let change = state.queuedBytes - state.reportedBytes
+    /// What the gauge was not told of yet.
+    private struct Changes {
+        var bytes = 0
+        var subscriptions = 0
+        var data = 0
+    }
+
+    /// The changes of ``State/queuedBytes``, of the running subscriptions (none once released)
+    /// and the `data` messages queued that the gauge was not told of, now noted as told.
+    private func unreported(in state: inout State) -> Changes {
+        let running = state.released ? 0 : state.subscriptions.count + state.handWritten.count
+        let changes = Changes(
+            bytes: state.queuedBytes - state.reportedBytes,
+            subscriptions: running - state.reportedSubscriptions,
+            data: state.unreportedData
+        )
         state.reportedBytes = state.queuedBytes
-        return change
+        state.reportedSubscriptions = running
+        state.unreportedData = 0
+        return changes
+    }
+
+    /// Tells the gauge of `changes`, outside the lock.
+    private func report(_ changes: Changes, connectionQueue: Int) {
+        guard let gauge else { return }
+        if changes.bytes != 0 { gauge.add(changes.bytes, connectionQueue: connectionQueue) }
+        if changes.subscriptions != 0 { gauge.metrics?.subscriptionsChanged(by: changes.subscriptions) }
+        if changes.data != 0 { gauge.metrics?.published(changes.data) }
     }
 
     /// Tells the writer how the connection ends.
@@ -456,29 +491,34 @@ final class RealtimeConnection: Sendable {
     private func enqueuing<Value, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Value
     ) throws(Failure) -> Value {
-        let (value, wakes, added, queued) = try state.withLock { state throws(Failure) in
+        let (value, wakes, changes, queued) = try state.withLock { state throws(Failure) in
             let wasRequested = state.wakeRequested
             let value = try body(&state)
             let wakes = !wasRequested && !state.pending.isEmpty
             if wakes { state.wakeRequested = true }
-            return (value, wakes, unreportedBytes(in: &state), state.queuedBytes)
+            return (value, wakes, unreported(in: &state), state.queuedBytes)
         }
-        if added != 0 { gauge?.add(added, connectionQueue: queued) }
+        report(changes, connectionQueue: queued)
         if wakes { wake(self) }
         return value
     }
 
-    private func enqueue(_ element: Outbound, in state: inout State) {
-        guard state.overflowedAt == nil, !state.closing, !state.released else { return }
+    /// Queues `element` unless the connection ended or its queue overflows now; says whether it
+    /// did.
+    @discardableResult
+    private func enqueue(_ element: Outbound, in state: inout State) -> Bool {
+        guard state.overflowedAt == nil, !state.closing, !state.released else { return false }
         let size = element.size
         if state.pending.count + state.inFlight >= max(limits.maxQueuedMessages, 1) {
             overflow(.messages, in: &state)
+            return false
         } else if state.queuedBytes + size > limits.maxQueuedBytes {
             overflow(.bytes, in: &state)
-        } else {
-            state.pending.append(element)
-            state.queuedBytes += size
+            return false
         }
+        state.pending.append(element)
+        state.queuedBytes += size
+        return true
     }
 
     private func overflow(_ bound: Overflow, in state: inout State) {

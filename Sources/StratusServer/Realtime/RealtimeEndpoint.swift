@@ -74,6 +74,10 @@ struct RealtimeEndpoint: Sendable {
             try await outbound.close(.policyViolation, reason: "Misdirected request")
             return
         }
+        let metrics = queues.metrics
+        metrics?.connectionOpened()
+        let opened = ContinuousClock.now
+        defer { metrics?.connectionClosed(after: .now - opened) }
         let graphQLPath = Self.graphQLPath(of: request.uri.path)
         let channel = context.requestContext.channel
         let writeQueue = writeQueues.value(for: channel.eventLoop) { RealtimeWriteQueue(eventLoop: $0) }
@@ -110,7 +114,7 @@ struct RealtimeEndpoint: Sendable {
         defer { watcher.remove(connection) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await Self.end(connection, outbound: outbound, limits: limits)
+                await Self.end(connection, outbound: outbound, limits: limits, metrics: metrics)
             }
             group.addTask {
                 do {
@@ -166,8 +170,10 @@ struct RealtimeEndpoint: Sendable {
         case "connection_init":
             switch connectionIdentity {
             case .success:
+                queues.metrics?.connected(true)
                 connection.acknowledge()
             case .failure(let error):
+                queues.metrics?.connected(false)
                 connection.send(["type": "connection_error", "payload": error.payload])
                 connection.close(code: 1000, reason: "Unauthorized")
             }
@@ -184,10 +190,13 @@ struct RealtimeEndpoint: Sendable {
                     connectionIdentity: identity,
                     graphQLPath: graphQLPath
                 )
+                queues.metrics?.subscribed(true)
             } catch {
+                queues.metrics?.subscribed(false)
                 connection.send(["id": .string(id), "type": "error", "payload": error.payload])
             }
         case "stop":
+            queues.metrics?.unsubscribed()
             if subscriber.handWritten.stop(id: object["id"]?.stringValue ?? "", on: connection) { return }
             if let stopped = connection.stop(id: object["id"]?.stringValue ?? "") {
                 subscriber.fanout.unsubscribe(connection, from: stopped.topic)
@@ -331,7 +340,8 @@ struct RealtimeEndpoint: Sendable {
     private static func end(
         _ connection: RealtimeConnection,
         outbound: WebSocketOutboundWriter,
-        limits: RealtimeLimits
+        limits: RealtimeLimits,
+        metrics: ServerMetrics?
     ) async {
         for await ending in connection.endings {
             do {
@@ -339,6 +349,7 @@ struct RealtimeEndpoint: Sendable {
                 case .close(let code, let reason):
                     try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
                 case .slowConsumer:
+                    metrics?.slowConsumerClosed()
                     let waited =
                         connection.overflow == .bytes
                         ? "\(limits.maxQueuedBytes) bytes" : "\(limits.maxQueuedMessages) messages"

@@ -6,9 +6,18 @@ import Synchronization
 ///
 /// Connections report changes once per pass of the fan-out or per protocol message, not per
 /// event, so it costs the fan-out next to nothing.
+///
+/// Connections also report here the changes of their running subscriptions and the `data`
+/// messages they queued, which go on to ``metrics``.
 final class RealtimeQueueGauge: Sendable {
     private let total = Atomic<Int>(0)
     private let peak = Atomic<Int>(0)
+    /// Where subscriptions and deliveries are counted, if anywhere.
+    let metrics: ServerMetrics?
+
+    init(metrics: ServerMetrics? = nil) {
+        self.metrics = metrics
+    }
 
     /// The bytes waiting in all connections now.
     var queuedBytes: Int { total.load(ordering: .relaxed) }

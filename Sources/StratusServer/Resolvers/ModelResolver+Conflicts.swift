@@ -10,6 +10,15 @@ extension ModelResolver {
         case resolved(JSONObject, deleted: Bool)
         /// A custom handler removed the item.
         case removed
+
+        /// The outcome's name in `stratus_conflicts_total`.
+        var metricName: String {
+            switch self {
+            case .merged: "merged"
+            case .resolved: "resolved"
+            case .removed: "removed"
+            }
+        }
     }
 
     /// Settles a conflict between a write and the stored item `current`, or throws
@@ -18,6 +27,22 @@ extension ModelResolver {
     /// `incoming` holds the fields an update sets (`null` for those it removes); `nil` for a
     /// delete, which automerge never settles.
     func resolveConflict(
+        _ request: MutationRequest,
+        current: StoredItem,
+        incoming: JSONObject?,
+        key: [JSON]
+    ) async throws -> ConflictOutcome {
+        do {
+            let outcome = try await settle(request, current: current, incoming: incoming, key: key)
+            ServerMetrics.current?.conflict(outcome.metricName)
+            return outcome
+        } catch {
+            ServerMetrics.current?.conflict("rejected")
+            throw error
+        }
+    }
+
+    private func settle(
         _ request: MutationRequest,
         current: StoredItem,
         incoming: JSONObject?,

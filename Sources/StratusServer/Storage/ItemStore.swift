@@ -184,6 +184,9 @@ protocol ServerStore: ItemStore {
     func sharedSetting(_ name: String, proposing proposed: String) async throws -> String
     /// Reads from the store, so that a health check fails when the store cannot answer.
     func checkHealth() async throws
+    /// Why the store cannot hear other servers' writes yet, or `nil` when it hears them (or
+    /// shares its store with no other server).
+    var announcementsProblem: String? { get }
     /// Closes the store; it answers nothing afterwards.
     func close() throws(StorageError)
 }

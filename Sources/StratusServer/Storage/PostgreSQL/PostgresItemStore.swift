@@ -47,6 +47,8 @@ final class PostgresItemStore: ServerStore {
     private let firstSequence: Int
     private let lastPurge = Mutex(0)
     private let pageReads = Atomic<Int>(0)
+    /// Whether the connection that listens for other servers' writes is listening.
+    private let listener = ListenerState()
     let logger: Logger
 
     var pagesRead: Int { pageReads.load(ordering: .relaxed) }
@@ -609,6 +611,14 @@ final class PostgresItemStore: ServerStore {
 
     // MARK: - Announcements
 
+    var announcementsProblem: String? {
+        guard feed.withLock({ $0 != nil }) else { return nil }
+        return listener.isListening
+            ? nil
+            : "The connection that listens for other instances' writes is not listening to PostgreSQL; it is "
+                + "connecting again."
+    }
+
     func startAnnouncements(
         _ deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void,
         published: @escaping @Sendable (PublishedResult) -> Void
@@ -621,11 +631,13 @@ final class PostgresItemStore: ServerStore {
             deliver: deliver,
             published: published
         )
-        let task = Task { [location, logger] in
+        let task = Task { [location, logger, listener] in
             await withTaskGroup(of: Void.self) { group in
                 // Notifications make delivery prompt; the poll makes it certain, whatever becomes
                 // of the listening connection.
-                group.addTask { await Self.listen(location: location, logger: logger, reader: reader) }
+                group.addTask {
+                    await Self.listen(location: location, logger: logger, reader: reader, state: listener)
+                }
                 group.addTask {
                     while !Task.isCancelled {
                         // A read that fails is tried again at the next poll: the events wait in their table.
@@ -662,7 +674,12 @@ final class PostgresItemStore: ServerStore {
     /// Listens for announcements on a connection of its own (outside the pool, so that a
     /// connection lost while listening never holds a pooled one) and has `reader` catch up on
     /// each, until cancelled; after a lost connection it connects again, waiting up to 2 s.
-    private static func listen(location: PostgresLocation, logger: Logger, reader: EventReader) async {
+    private static func listen(
+        location: PostgresLocation,
+        logger: Logger,
+        reader: EventReader,
+        state: ListenerState
+    ) async {
         var delay = Duration.milliseconds(50)
         while !Task.isCancelled {
             do {
@@ -676,6 +693,8 @@ final class PostgresItemStore: ServerStore {
                         try await connection.listen(on: channel) { notifications in
                             // Listening first: an event committed from here on is either read now
                             // or announced.
+                            state.listening.store(true, ordering: .relaxed)
+                            defer { state.listening.store(false, ordering: .relaxed) }
                             try await reader.catchUp()
                             delay = .milliseconds(50)
                             for try await notification in notifications {
@@ -699,6 +718,12 @@ final class PostgresItemStore: ServerStore {
             delay = min(delay * 2, .seconds(2))
         }
     }
+}
+
+/// Whether ``PostgresItemStore``'s listening connection listens, for readiness checks.
+final class ListenerState: Sendable {
+    let listening = Atomic<Bool>(false)
+    var isListening: Bool { listening.load(ordering: .relaxed) }
 }
 
 /// Reads the events after the last one delivered, in order, one reader at a time: the

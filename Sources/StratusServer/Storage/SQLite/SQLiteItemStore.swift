@@ -153,6 +153,9 @@ final class SQLiteItemStore: ServerStore {
         _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
+    /// One server has the database: there are no other servers' writes to hear.
+    var announcementsProblem: String? { nil }
+
     /// Closes the database; the store answers nothing afterwards.
     func close() throws(StorageError) {
         defer { lock.release() }
