@@ -64,6 +64,8 @@ public final class Backend: Sendable {
         public var requestLog: (@Sendable (String) -> Void)?
         /// `/metrics`, and what the server counts in it; `nil` counts nothing.
         public var metrics: MetricsEndpoint?
+        /// How ``requestLog``'s lines are written.
+        public var requestLogFormat: LogFormat
         /// Where the local Cognito writes confirmation codes and its failures.
         public var cognitoLog: @Sendable (String) -> Void
         /// Hears what opening the store did that people should know: the schema changes it
@@ -86,6 +88,7 @@ public final class Backend: Sendable {
             httpLog: (@Sendable (String) -> Void)? = nil,
             requestLog: (@Sendable (String) -> Void)? = nil,
             metrics: MetricsEndpoint? = nil,
+            requestLogFormat: LogFormat = .text,
             cognitoLog: @escaping @Sendable (String) -> Void = Backend.standardError,
             notice: @escaping @Sendable (String) -> Void = { _ in }
         ) {
@@ -104,6 +107,7 @@ public final class Backend: Sendable {
             self.httpLog = httpLog
             self.requestLog = requestLog
             self.metrics = metrics
+            self.requestLogFormat = requestLogFormat
             self.cognitoLog = cognitoLog
             self.notice = notice
         }
@@ -244,7 +248,8 @@ public final class Backend: Sendable {
             log: configuration.httpLog ?? configuration.log,
             requestLog: configuration.requestLog,
             routes: configuration.metrics.map { [$0] } ?? [],
-            metrics: configuration.metrics?.makeMetrics()
+            metrics: configuration.metrics?.makeMetrics(),
+            requestLogFormat: configuration.requestLogFormat
         )
     }
 

@@ -63,7 +63,8 @@ extension StratusHTTPServer {
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
         requestLog: (@Sendable (String) -> Void)? = nil,
         routes: [any HTTPRouteProvider] = [],
-        metrics: ServerMetrics? = nil
+        metrics: ServerMetrics? = nil,
+        requestLogFormat: LogFormat = .text
     ) {
         var trusting = authorization
         var routes = routes
@@ -90,7 +91,8 @@ extension StratusHTTPServer {
             clock: clock,
             log: log,
             requestLog: requestLog,
-            metrics: metrics
+            metrics: metrics,
+            requestLogFormat: requestLogFormat
         )
     }
 }

@@ -144,6 +144,15 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long,
         help: """
+            How log lines are written: text, or json (one object per line with time, level and subsystem; a \
+            request's line has its id, which the response's x-amzn-RequestId header carries too).
+            """
+    )
+    var logFormat: LogFormat = .text
+
+    @Option(
+        name: .long,
+        help: """
             The bearer token a scrape of /metrics must send (also STRATUS_METRICS_TOKEN). Listening beyond the \
             loopback interface without one, the server makes one and prints it.
             """
@@ -157,6 +166,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        outputFormat.withLock { $0 = logFormat }
         // Read before the schema is, so that an edit made while the server starts is reloaded.
         let watchedFiles =
             watch ? WatchedFiles(([schema] + (config.map { [$0] } ?? [])).map { URL(fileURLWithPath: $0) }) : nil
@@ -252,7 +262,10 @@ struct Serve: AsyncParsableCommand {
         do {
             try await backend.run(host: host, port: port, stopsOnSignals: true) { [self] port in
                 Self.announce(backend, host: host, port: port, writingTo: outputDirectory)
-                steps.print(for: backend, endpoint: URL(string: "http://\(host):\(port)/graphql")!)
+                // For a person at a terminal; a log collector has the lines above.
+                if logFormat == .text {
+                    steps.print(for: backend, endpoint: URL(string: "http://\(host):\(port)/graphql")!)
+                }
                 fflush(nil)
                 if let watchedFiles {
                     let endpoint = URL(string: "http://\(host):\(port)/graphql")!
@@ -300,10 +313,13 @@ struct Serve: AsyncParsableCommand {
             limits: settings.limits,
             restAPIs: settings.restAPIs,
             allowedHosts: allowedHosts + settings.allowedHosts,
+            log: Self.standardError(subsystem: "server", format: logFormat),
+            httpLog: Self.standardError(subsystem: "http", format: logFormat),
             requestLog: logsRequests ? Self.printLine : nil,
             metrics: metricsEndpoint(),
+            requestLogFormat: logFormat,
             cognitoLog: { message in
-                print(message)
+                print(message, subsystem: "cognito")
                 fflush(nil)
             },
             notice: { print($0) }
@@ -488,8 +504,17 @@ struct Serve: AsyncParsableCommand {
 
     /// Prints `line` at once, as a request's log line is printed.
     private static let printLine: @Sendable (String) -> Void = { line in
-        print(line)
+        Swift.print(line)
         fflush(nil)
+    }
+
+    /// Writes failures to standard error, in `format`, from `subsystem`.
+    private static func standardError(subsystem: String, format: LogFormat) -> @Sendable (String) -> Void {
+        { message in
+            FileHandle.standardError.write(
+                Data((format.line(message, level: "error", subsystem: subsystem) + "\n").utf8)
+            )
+        }
     }
 
     /// A file system failure in a sentence, without Foundation's dump of its user info.
@@ -506,4 +531,14 @@ struct Serve: AsyncParsableCommand {
             "Port \(port) on \(host) is in use. Stop the other server or pass --port with a free port (0 picks one)."
         )
     }
+}
+
+extension LogFormat: ExpressibleByArgument {}
+
+/// How `serve` writes its own lines (`--log-format`), set once before it starts.
+private let outputFormat = Mutex(LogFormat.text)
+
+/// Prints `message` on standard output in `--log-format`'s form, from `subsystem`.
+private func print(_ message: String, subsystem: String = "serve") {
+    Swift.print(outputFormat.withLock { $0 }.line(message, level: "info", subsystem: subsystem))
 }

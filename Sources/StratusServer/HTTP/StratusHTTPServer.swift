@@ -37,6 +37,8 @@ public struct StratusHTTPServer: Sendable {
     public let requestLog: (@Sendable (String) -> Void)?
     /// What requests, connections and subscriptions are counted in; `nil` counts nothing.
     public let metrics: ServerMetrics?
+    /// How ``requestLog``'s lines are written.
+    public let requestLogFormat: LogFormat
     /// The bytes waiting in the real-time connections, added up.
     let realtimeQueues: RealtimeQueueGauge
     private let clock: @Sendable () -> Date
@@ -53,10 +55,12 @@ public struct StratusHTTPServer: Sendable {
         clock: @escaping @Sendable () -> Date = { Date() },
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
         requestLog: (@Sendable (String) -> Void)? = nil,
-        metrics: ServerMetrics? = nil
+        metrics: ServerMetrics? = nil,
+        requestLogFormat: LogFormat = .text
     ) {
         current = CurrentServer(server)
         self.metrics = metrics
+        self.requestLogFormat = requestLogFormat
         realtimeQueues = RealtimeQueueGauge(metrics: metrics)
         self.authorization = authorization
         self.limits = limits
@@ -124,9 +128,7 @@ public struct StratusHTTPServer: Sendable {
         )
         let router = Router(context: ClientAddressRequestContext.self)
         // First: they wrap the routes added after them, and requests that match none.
-        if requestLog != nil || metrics != nil {
-            router.add(middleware: RequestLogMiddleware(write: requestLog, metrics: metrics))
-        }
+        router.add(middleware: RequestLogMiddleware(write: requestLog, metrics: metrics, format: requestLogFormat))
         router.add(middleware: HostCheckMiddleware(hosts: hosts))
         // The client's address reaches functions as `identity.sourceIp`.
         router.post("graphql") { request, context in
