@@ -97,7 +97,8 @@ extension ServeSettings {
                     .list(.object([("username", nil), ("password", nil), ("attributes", nil), ("groups", nil)]))
                 ),
                 ("tokenLifetimeSeconds", nil), ("refreshTokenLifetimeSeconds", nil), ("rotateRefreshTokens", nil),
-                ("autoConfirmSignUp", nil), ("identityPoolId", nil), ("allowGuests", nil),
+                ("autoConfirmSignUp", nil), ("identityPoolId", nil), ("allowGuests", nil), ("accountId", nil),
+                ("authRoleName", nil), ("unauthRoleName", nil),
                 ("usernameAttributes", nil), ("maxFailedSignIns", nil), ("lockoutSeconds", nil),
                 ("maxLockoutSeconds", nil), ("requestsPerClient", .object([("burst", nil), ("perSecond", nil)])),
             ])
