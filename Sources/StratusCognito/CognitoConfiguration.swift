@@ -38,6 +38,14 @@ public struct CognitoConfiguration: Sendable, Hashable {
     public var identityPoolId: String?
     /// Whether the identity pool gives guests credentials.
     public var allowsGuests: Bool
+    /// The AWS account the identity pool's roles belong to: the `accountId` of its callers'
+    /// identity in AppSync, and part of their `userArn`.
+    public var accountId = "000000000000"
+    /// The role credentials for signed-in users assume (Amplify's `authRole`), named in their
+    /// `userArn`: `arn:aws:sts::<account>:assumed-role/<role>/CognitoIdentityCredentials`.
+    public var authenticatedRoleName = "stratus-authRole"
+    /// The role guests' credentials assume (Amplify's `unauthRole`), named in their `userArn`.
+    public var unauthenticatedRoleName = "stratus-unauthRole"
     /// How long the identity pool's credentials last.
     public var credentialsLifetime: TimeInterval
     /// How many failed sign-ins in a row, from one client address, lock that address out of

@@ -145,7 +145,20 @@ extension CognitoUserPool {
             "cognitoIdentityAuthType": .string(record.isAuthenticated ? "authenticated" : "unauthenticated"),
         ]
         if let username = record.username { claims["username"] = .string(username) }
-        if let sub = record.sub { claims["sub"] = .string(sub) }
+        // What AppSync gives a resolver of these credentials: the account and assumed role, and
+        // for a signed-in user the user pool it signed in with.
+        let role = record.isAuthenticated ? configuration.authenticatedRoleName : configuration.unauthenticatedRoleName
+        claims["accountId"] = .string(configuration.accountId)
+        claims["userArn"] = .string(
+            "arn:aws:sts::\(configuration.accountId):assumed-role/\(role)/CognitoIdentityCredentials"
+        )
+        if let sub = record.sub {
+            claims["sub"] = .string(sub)
+            let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
+            claims["cognitoIdentityAuthProvider"] = .string(
+                "\"\(provider)\",\"\(provider):CognitoSignIn:\(sub)\""
+            )
+        }
         return TemporaryCredential(
             secretAccessKey: record.secretAccessKey,
             sessionToken: record.sessionToken,

@@ -15,6 +15,7 @@ import StratusCognito
 ///               "groups": ["Admins"] }],
 ///   "tokenLifetimeSeconds": 3600, "refreshTokenLifetimeSeconds": 2592000, "rotateRefreshTokens": false,
 ///   "autoConfirmSignUp": false, "identityPoolId": "us-east-1:…", "allowGuests": true,
+///   "accountId": "000000000000", "authRoleName": "stratus-authRole", "unauthRoleName": "stratus-unauthRole",
 ///   "usernameAttributes": ["email"], "maxFailedSignIns": 5, "lockoutSeconds": 60, "maxLockoutSeconds": 900,
 ///   "requestsPerClient": { "burst": 30, "perSecond": 3 }
 /// }
@@ -103,6 +104,10 @@ enum AuthSettings {
             configuration.identityPoolId = identityPoolId
         }
         configuration.allowsGuests = try auth.value("allowGuests") ?? true
+        configuration.accountId = try auth.value("accountId") ?? configuration.accountId
+        configuration.authenticatedRoleName = try auth.value("authRoleName") ?? configuration.authenticatedRoleName
+        configuration.unauthenticatedRoleName =
+            try auth.value("unauthRoleName") ?? configuration.unauthenticatedRoleName
         configuration.maxFailedSignIns = try auth.value("maxFailedSignIns") ?? configuration.maxFailedSignIns
         configuration.lockout = seconds["lockoutSeconds"] ?? configuration.lockout
         configuration.maxLockout =

@@ -94,8 +94,8 @@ extension ServeSettings {
         return functions
     }
 
-    /// The `resolvers` of the file: `{"function": "name"}` or `{"dataSource": "NONE"}` by
-    /// `Type.field`.
+    /// The `resolvers` of the file: `{"function": "name"}` (with `"batchSize": 10` to batch) or
+    /// `{"dataSource": "NONE"}` by `Type.field`.
     static func resolvers(
         _ object: SettingsObject?,
         functions: [String: LocalFunction]
@@ -113,6 +113,21 @@ extension ServeSettings {
             let resolver = try object.superDecoder(forKey: key).container(keyedBy: SettingsField.self)
             let function: String? = try resolver.value("function")
             let dataSource: String? = try resolver.value("dataSource")
+            let batchSize: Int? = try resolver.value("batchSize")
+            if let batchSize {
+                guard function != nil else {
+                    throw CommandFailure(
+                        "\(scope).batchSize batches the invocations of a function, and \(scope) names none. "
+                            + #"Give it {"function": "name-dev", "batchSize": \#(batchSize)}."#
+                    )
+                }
+                guard (1...2000).contains(batchSize) else {
+                    throw CommandFailure(
+                        "\(scope).batchSize is \(batchSize); AppSync batches 1 to 2000 invocations. Give a number in "
+                            + "that range."
+                    )
+                }
+            }
             switch (function, dataSource) {
             case (let name?, nil):
                 guard functions[name] != nil else {
@@ -124,7 +139,7 @@ extension ServeSettings {
                             + #". Add "functions": {""# + name + #"": {"command": ["python3", "handler.py"]}}."#
                     )
                 }
-                resolvers[field] = .function(name)
+                resolvers[field] = batchSize.map { .batchFunction(name, batchSize: $0) } ?? .function(name)
             case (nil, "NONE"?):
                 resolvers[field] = ConfiguredResolver.none
             case (nil, let other?):

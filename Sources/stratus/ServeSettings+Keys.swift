@@ -97,7 +97,8 @@ extension ServeSettings {
                     .list(.object([("username", nil), ("password", nil), ("attributes", nil), ("groups", nil)]))
                 ),
                 ("tokenLifetimeSeconds", nil), ("refreshTokenLifetimeSeconds", nil), ("rotateRefreshTokens", nil),
-                ("autoConfirmSignUp", nil), ("identityPoolId", nil), ("allowGuests", nil),
+                ("autoConfirmSignUp", nil), ("identityPoolId", nil), ("allowGuests", nil), ("accountId", nil),
+                ("authRoleName", nil), ("unauthRoleName", nil),
                 ("usernameAttributes", nil), ("maxFailedSignIns", nil), ("lockoutSeconds", nil),
                 ("maxLockoutSeconds", nil), ("requestsPerClient", .object([("burst", nil), ("perSecond", nil)])),
             ])
@@ -105,7 +106,7 @@ extension ServeSettings {
         ("environment", nil),
         // Each function's members are checked where functions are read.
         ("functions", .map(nil)),
-        ("resolvers", .map(.object([("function", nil), ("dataSource", nil)]))),
+        ("resolvers", .map(.object([("function", nil), ("batchSize", nil), ("dataSource", nil)]))),
     ])
 
     private static let conflictHandlerShape = Shape.object([("command", nil), ("timeoutSeconds", nil)])

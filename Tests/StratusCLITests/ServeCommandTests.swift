@@ -710,9 +710,15 @@ import Testing
                     + #"arguments), or {"function": "name"} for a Lambda function."#
             ),
             (
+                #"{"resolvers": {"Note.title": {"dataSource": "NONE", "batchSize": 5}}}"#,
+                "resolvers.Note.title.batchSize batches the invocations of a function, and resolvers.Note.title names "
+                    + #"none. Give it {"function": "name-dev", "batchSize": 5}."#
+            ),
+            (
                 #"{"resolvers": {"Query.listNotes": {"dataSource": "NONE"}}}"#,
-                "resolvers names 'Query.listNotes', which is not a hand-written query or mutation of the schema. "
-                    + "Name fields as Type.field (Query.weather). The schema has none."
+                "resolvers names 'Query.listNotes', which is neither a hand-written query or mutation of the schema "
+                    + "nor a field of one of its types that no relation resolves. Name fields as Type.field "
+                    + "(Query.weather, Post.summary). The schema has no hand-written query or mutation."
             ),
             (
                 #"{"conflictDetection": false, "models": {"Note": {"conflictDetection": true}}}"#,

@@ -325,6 +325,19 @@ import Testing
         #expect(issued.claims["cognitoIdentityAuthType"] == "authenticated")
         #expect(issued.claims["cognitoIdentityId"]?.stringValue == identityId)
         #expect(issued.claims["username"] == "alice")
+        // A function of a field these credentials call gets AppSync's IAM identity: the account,
+        // the assumed role and the user pool the user signed in with.
+        let sub = try #require(issued.claims["sub"]?.stringValue)
+        let provider = "cognito-idp.us-east-1.amazonaws.com/us-east-1_Unit"
+        #expect(
+            FunctionEvent.identity(Identity(authorizationMode: .awsIAM, claims: issued.claims), sourceIp: ["127.0.0.1"])
+                .text
+                == #"{"accountId":"000000000000","cognitoIdentityPoolId":"\#(poolId)","#
+                + #""cognitoIdentityId":"\#(identityId)","sourceIp":["127.0.0.1"],"username":"alice","#
+                + #""userArn":"arn:aws:sts::000000000000:assumed-role/stratus-authRole/CognitoIdentityCredentials","#
+                + #""cognitoIdentityAuthType":"authenticated","#
+                + #""cognitoIdentityAuthProvider":"\"\#(provider)\",\"\#(provider):CognitoSignIn:\#(sub)\""}"#
+        )
     }
 
     @Test func theSigningKeyAndUsersSurviveAReopen() async throws {

@@ -18,6 +18,8 @@ struct AppSyncError: Sendable {
     var errorType: AppSyncErrorType?
     var message: String
     var shape: Shape
+    /// An error type a function reported, written as given in place of ``errorType``.
+    var reportedErrorType: String? = nil
 
     /// An error of a request as a whole.
     init(_ errorType: AppSyncErrorType, _ message: String, errorCode: Int? = nil) {
@@ -45,7 +47,7 @@ struct AppSyncError: Sendable {
             return .object([
                 "path": .array(path),
                 "data": data,
-                "errorType": errorType.map { .string($0.rawValue) } ?? .null,
+                "errorType": reportedErrorType.map(JSON.string) ?? errorType.map { .string($0.rawValue) } ?? .null,
                 "errorInfo": errorInfo,
                 "locations": Self.json(locations),
                 "message": .string(message),

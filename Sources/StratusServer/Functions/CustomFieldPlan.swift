@@ -1,9 +1,13 @@
 import Foundation
 import StratusCodegen
 
-/// How each hand-written query and mutation is answered: by its `@function`s, by the data source
-/// `stratus.json`'s `resolvers` gives it, or, with neither, by `null`, as AppSync answers a
-/// field without a resolver.
+/// How each hand-written query and mutation, and each field of an object type that `@function`
+/// or `stratus.json`'s `resolvers` resolves, is answered: by its `@function`s, by the data
+/// source `resolvers` gives it, or, for a root field with neither, by `null`, as AppSync answers
+/// a field without a resolver.
+///
+/// A field of an object type (`Post.summary`) with neither is no custom field: it reads the
+/// parent's value, as the model's own resolvers give it.
 struct CustomFieldPlan: Sendable {
     enum Source: Sendable, Hashable {
         /// `@function`s, run in order, each seeing the previous result (`prev`): names with
@@ -11,6 +15,9 @@ struct CustomFieldPlan: Sendable {
         case pipeline([String])
         /// A Direct Lambda resolver.
         case direct(String)
+        /// A Direct Lambda resolver that batches (`BatchInvoke`): the parents of one list are sent
+        /// in one invocation, up to `size` at a time, as an array of events.
+        case batch(String, size: Int)
         /// A NONE data source: the arguments are the value.
         case none
         /// No resolver: `null`.
@@ -24,22 +31,27 @@ struct CustomFieldPlan: Sendable {
 
     /// The plan of `schema`'s hand-written operations under `configuration`.
     ///
-    /// - Throws: ``ServerError`` when `resolvers` names a field that is not a hand-written query
-    ///   or mutation, or a function that `functions` does not configure.
+    /// - Throws: ``ServerError`` when `resolvers` names a field that is neither a hand-written
+    ///   query or mutation nor a field of an object type that no relation resolves, or a function
+    ///   that `functions` does not configure.
     init(schema: AnnotatedSchema, configuration: ServerConfiguration) throws(ServerError) {
         let roots = schema.rootTypes
         let operations = schema.operations.filter { $0.kind != .subscription }
         let fieldNames = operations.map { "\(roots.name(of: $0.kind)).\($0.name)" }
+        let objectFields = Self.objectFields(of: schema)
         for (key, resolver) in configuration.resolvers.sorted(by: { $0.key < $1.key }) {
-            guard fieldNames.contains(key) else {
+            guard fieldNames.contains(key) || objectFields[key] != nil else {
                 let known =
-                    fieldNames.isEmpty ? "The schema has none." : "They are: \(fieldNames.joined(separator: ", "))."
+                    fieldNames.isEmpty
+                    ? "The schema has no hand-written query or mutation."
+                    : "Its hand-written queries and mutations are: \(fieldNames.joined(separator: ", "))."
                 throw ServerError.invalidResolvers(
-                    "resolvers names '\(key)', which is not a hand-written query or mutation of the schema. "
-                        + "Name fields as Type.field (Query.weather). \(known)"
+                    "resolvers names '\(key)', which is neither a hand-written query or mutation of the schema nor "
+                        + "a field of one of its types that no relation resolves. Name fields as Type.field "
+                        + "(Query.weather, Post.summary). \(known)"
                 )
             }
-            if case .function(let name) = resolver, configuration.functions[name] == nil {
+            if let name = resolver.functionName, configuration.functions[name] == nil {
                 throw ServerError.invalidResolvers(
                     "resolvers.\(key) names the function '\(name)', which functions does not configure. "
                         + #"Add "functions": {""# + name + #"": {"command": ["python3", "handler.py"]}}."#
@@ -47,37 +59,24 @@ struct CustomFieldPlan: Sendable {
             }
         }
         var unresolved: [String] = []
+        for (key, field) in objectFields.sorted(by: { $0.key < $1.key }) {
+            if let configured = configuration.resolvers[key] {
+                sources[key] = Self.source(of: configured)
+            } else if let resolver = field.resolver {
+                plan(resolver, key: key, configuration: configuration)
+            }
+        }
         for (operation, key) in zip(operations, fieldNames) {
             if let configured = configuration.resolvers[key] {
-                switch configured {
-                case .function(let name): sources[key] = .direct(name)
-                case .none: sources[key] = Source.none
-                }
+                sources[key] = Self.source(of: configured)
                 continue
             }
-            switch operation.resolver {
-            case .functions(let invocations)?:
-                let names = invocations.map { Self.functionName($0.name, environment: configuration.environmentName) }
-                let missing = names.filter { configuration.functions[$0] == nil }
-                if missing.isEmpty {
-                    sources[key] = .pipeline(names)
-                } else {
-                    sources[key] = .unresolved
-                    notices.append(
-                        "\(key) calls the function\(missing.count == 1 ? "" : "s") "
-                            + missing.map { "'\($0)'" }.joined(separator: ", ")
-                            + ", which stratus.json does not configure, so it answers null. Add "
-                            + #""functions": {""# + missing[0]
-                            + #"": {"runtime": ["python3", "-m", "awslambdaric", "index.handler"]}} (or "command")."#
-                    )
-                }
-            case .http?:
-                sources[key] = .unresolved
-                notices.append("\(key) has @http, which the local server does not call yet, so it answers null.")
-            case nil:
+            guard let resolver = operation.resolver else {
                 sources[key] = .unresolved
                 unresolved.append(key)
+                continue
             }
+            plan(resolver, key: key, configuration: configuration)
         }
         if !unresolved.isEmpty {
             let example = unresolved[0]
@@ -88,6 +87,55 @@ struct CustomFieldPlan: Sendable {
                     + #"{"command": ["python3", "handler.py"]}}, or {"dataSource": "NONE"} for a mutation that "#
                     + "returns its arguments."
             )
+        }
+    }
+
+    /// The fields of the schema's models and other object types that a resolver may answer, by
+    /// `Type.field`: those no relation resolves.
+    static func objectFields(of schema: AnnotatedSchema) -> [String: Field] {
+        var fields: [String: Field] = [:]
+        for model in schema.models {
+            for field in model.fields where field.relation == nil && !field.isImplicit {
+                fields["\(model.name).\(field.name)"] = field
+            }
+        }
+        for nonModel in schema.nonModels {
+            for field in nonModel.fields {
+                fields["\(nonModel.name).\(field.name)"] = field
+            }
+        }
+        return fields
+    }
+
+    private static func source(of configured: ConfiguredResolver) -> Source {
+        switch configured {
+        case .function(let name): .direct(name)
+        case .batchFunction(let name, let size): .batch(name, size: size)
+        case .none: Source.none
+        }
+    }
+
+    /// Plans the field `key` that `resolver`, its directive, resolves.
+    private mutating func plan(_ resolver: FieldResolver, key: String, configuration: ServerConfiguration) {
+        switch resolver {
+        case .functions(let invocations):
+            let names = invocations.map { Self.functionName($0.name, environment: configuration.environmentName) }
+            let missing = names.filter { configuration.functions[$0] == nil }
+            if missing.isEmpty {
+                sources[key] = .pipeline(names)
+            } else {
+                sources[key] = .unresolved
+                notices.append(
+                    "\(key) calls the function\(missing.count == 1 ? "" : "s") "
+                        + missing.map { "'\($0)'" }.joined(separator: ", ")
+                        + ", which stratus.json does not configure, so it answers null. Add "
+                        + #""functions": {""# + missing[0]
+                        + #"": {"runtime": ["python3", "-m", "awslambdaric", "index.handler"]}} (or "command")."#
+                )
+            }
+        case .http:
+            sources[key] = .unresolved
+            notices.append("\(key) has @http, which the local server does not call yet, so it answers null.")
         }
     }
 

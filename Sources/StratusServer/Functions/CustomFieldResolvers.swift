@@ -28,32 +28,10 @@ struct CustomFieldResolvers {
                 guard Authorization.admits(directives, identity) else {
                     throw Authorization.unauthorized(field: name, type: typeName)
                 }
-                let value: JSON
-                switch source {
-                case .unresolved:
+                let event = FunctionEvent(arguments: arguments.object, source: .null, identity: identity, info: info)
+                guard let value = try await Self.value(of: source, event: event, parent: nil, functions: functions)
+                else {
                     return nil
-                case .none:
-                    value = .object(arguments.object)
-                case .direct(let function):
-                    let event = FunctionEvent(
-                        arguments: arguments.object,
-                        source: .null,
-                        identity: identity,
-                        info: info
-                    )
-                    value = try await Self.invoke(functions, function, event.direct)
-                case .pipeline(let names):
-                    let event = FunctionEvent(
-                        arguments: arguments.object,
-                        source: .null,
-                        identity: identity,
-                        info: info
-                    )
-                    var previous: JSON = [:]
-                    for function in names {
-                        previous = try await Self.invoke(functions, function, event.amplify(previous: previous))
-                    }
-                    value = previous
                 }
                 if publishes, case .object(let result) = value {
                     let selections = info.fieldASTs.flatMap { $0.selectionSet?.selections ?? [] }
@@ -63,6 +41,127 @@ struct CustomFieldResolvers {
             }
         }
         return resolvers
+    }
+
+    /// The resolvers of the fields of the object type `typeName` that a function or a NONE data
+    /// source answers, by field name: the function receives the parent (a model's item, an
+    /// embedded value) as `source`. Each run counts against the request's ``ResolverBudget``;
+    /// who may read the field is decided where the type's other fields are guarded.
+    func objectResolvers(of typeName: String, fields: [StratusCodegen.Field]) -> [String: GraphQLFieldResolve] {
+        var resolvers: [String: GraphQLFieldResolve] = [:]
+        for field in fields {
+            guard let source = plan.sources["\(typeName).\(field.name)"] else { continue }
+            let (type, schema, functions) = (field.type, schema, functions)
+            resolvers[field.name] = { parent, arguments, context, info in
+                let request = context as? RequestContext
+                if let budget = request?.budget, !budget.spend() { return nil }
+                let parentValue: JSON =
+                    switch parent {
+                    case let item as ResolvedItem: item.source
+                    case let embedded as EmbeddedValue: .object(embedded.values)
+                    default: .null
+                    }
+                let event = FunctionEvent(
+                    arguments: arguments.object,
+                    source: parentValue,
+                    identity: request?.identity ?? .anonymous,
+                    info: info
+                )
+                guard let value = try await Self.value(of: source, event: event, parent: parent, functions: functions)
+                else { return nil }
+                return Self.output(value, type: type, schema: schema)
+            }
+        }
+        return resolvers
+    }
+
+    /// Whether a field of the object type `typeName` batches its invocations.
+    func batches(_ typeName: String) -> Bool {
+        plan.sources.contains { key, source in
+            guard case .batch = source else { return false }
+            return key.hasPrefix(typeName + ".")
+        }
+    }
+
+    /// The value `source` gives the field of `event`; `nil` for a field without a resolver.
+    private static func value(
+        of source: CustomFieldPlan.Source,
+        event: FunctionEvent,
+        parent: Any?,
+        functions: LocalFunctions
+    ) async throws -> JSON? {
+        switch source {
+        case .unresolved:
+            return nil
+        case .none:
+            return .object(event.arguments)
+        case .direct(let function):
+            return try await Self.invoke(functions, function, event.direct)
+        case .batch(let function, let size):
+            let field = event.responseKey
+            guard let item = parent as? ResolvedItem, let (list, index) = item.siblings else {
+                // A parent read alone is a batch of one.
+                return try await invokeBatch(functions, function, event: event, sources: [event.source])[0].get()
+            }
+            return try await list.answer(for: index, field: field, size: size) { items in
+                await invokeBatch(functions, function, event: event, sources: items.map(\.source))
+            }.get()
+        case .pipeline(let names):
+            var previous: JSON = [:]
+            for function in names {
+                previous = try await Self.invoke(functions, function, event.amplify(previous: previous))
+            }
+            return previous
+        }
+    }
+
+    /// Invokes `name` once for the parents `sources` (`BatchInvoke`): the event is an array of
+    /// context objects, one per parent, and the answer an array of results in the same order,
+    /// each a value or `{"data": …, "errorMessage": …, "errorType": …}`.
+    private static func invokeBatch(
+        _ functions: LocalFunctions,
+        _ name: String,
+        event: FunctionEvent,
+        sources: [JSON]
+    ) async -> ItemSiblings.Answers {
+        let events = sources.map { source in
+            var event = event
+            event.source = source
+            return event.direct
+        }
+        let answer: JSON
+        do {
+            answer = try await functions.invoke(name, event: .array(events))
+        } catch {
+            return Array(repeating: .failure(error.resolverError), count: sources.count)
+        }
+        guard case .array(let results) = answer, results.count == sources.count else {
+            let failure = ResolverError(
+                errorType: .lambdaUnhandled,
+                message:
+                    "The function '\(name)' answered \(answer.arrayValue.map { "\($0.count) results" } ?? "no array") "
+                    + "for a batch of \(sources.count). A batched function answers an array with one result per "
+                    + "event, in order."
+            )
+            return Array(repeating: .failure(failure), count: sources.count)
+        }
+        return results.map(Self.batchResult)
+    }
+
+    /// One result of a batch: `{"data": …, "errorMessage": …, "errorType": …}` (an object with
+    /// those keys only) gives its `data`, or its error when `errorMessage` is set; any other value
+    /// is the field's value.
+    static func batchResult(_ result: JSON) -> Result<JSON, ResolverError> {
+        let keys: Set<String> = ["data", "errorMessage", "errorType"]
+        guard case .object(let object) = result, !object.isEmpty, Set(object.keys).isSubset(of: keys) else {
+            return .success(result)
+        }
+        if let message = object["errorMessage"]?.stringValue {
+            var error = ResolverError(errorType: nil, message: message)
+            error.reportedErrorType = object["errorType"]?.stringValue
+            return .failure(error)
+        }
+        return .success(object["data"] ?? .null)
     }
 
     private static func invoke(_ functions: LocalFunctions, _ name: String, _ event: JSON) async throws -> JSON {
@@ -129,7 +228,7 @@ struct CustomFieldResolvers {
             )
         }
         if type.isList, case .array(let elements) = value {
-            return elements.compactMap(item).map { $0 as (any Sendable)? }
+            return ResolvedItem.siblings(elements.compactMap(item)).map { $0 as (any Sendable)? }
         }
         return item(value)
     }

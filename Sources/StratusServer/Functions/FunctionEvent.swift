@@ -38,6 +38,8 @@ struct FunctionEvent: Sendable {
     var variables: JSONObject
     var selectionSetList: [String]
     var selectionSetGraphQL: String
+    /// The field's alias, or its name: what tells apart two selections of one field.
+    var responseKey: String
 
     /// The event of a field being resolved.
     init(arguments: JSONObject, source: JSON, identity: Identity, info: GraphQLResolveInfo) {
@@ -51,6 +53,7 @@ struct FunctionEvent: Sendable {
         sourceIp = forwarded.filter { !$0.isEmpty } + [IncomingRequest.sourceIP].compactMap { $0 }
         parentTypeName = info.parentType.name
         fieldName = info.fieldName
+        responseKey = info.fieldASTs.first?.alias?.value ?? info.fieldName
         var variables = JSONObject()
         for (name, value) in info.variableValues {
             variables[name] = (value as? Map).flatMap { JSON($0) } ?? .null

@@ -62,7 +62,22 @@ public enum ConfiguredResolver: Sendable, Hashable {
     /// A Direct Lambda resolver: the function, by its name in
     /// ``ServerConfiguration/functions``, receives AppSync's context object.
     case function(String)
+    /// A Direct Lambda resolver that batches, as AppSync's `maxBatchSize` makes it: on a field of
+    /// an object type, the parents of one list are sent in one invocation (`BatchInvoke`), up to
+    /// `batchSize` at a time, as an array of context objects; the function answers an array of
+    /// results in the same order, each a value or `{"data": …, "errorMessage": …, "errorType": …}`.
+    case batchFunction(String, batchSize: Int)
     /// A NONE data source (a local resolver): the field's value is its arguments, the pattern of
     /// mutations that only exist to publish to subscriptions.
     case none
+}
+
+extension ConfiguredResolver {
+    /// The function the resolver invokes, if any.
+    var functionName: String? {
+        switch self {
+        case .function(let name), .batchFunction(let name, _): name
+        case .none: nil
+        }
+    }
 }

@@ -124,6 +124,7 @@ private struct Wiring {
             queries.merge(queryResolvers(of: model)) { first, _ in first }
             mutations.merge(mutationResolvers(of: model)) { first, _ in first }
             let paid = paidRelations(of: model)
+            let batches = custom.batches(model.name)
             try attach(
                 to: schema,
                 type: model.name,
@@ -133,14 +134,16 @@ private struct Wiring {
             try attach(
                 to: schema,
                 type: "Model\(model.name)Connection",
-                resolvers: connectionResolvers(paying: paid)
+                resolvers: connectionResolvers(paying: paid, batches: batches)
             )
             if let field = model.operations.search {
                 queries[field] = SearchWiring.queryResolver(of: model, field: field, resolver: resolver, log: log)
                 try attach(
                     to: schema,
                     type: "Searchable\(model.name)Connection",
-                    resolvers: SearchWiring.connectionResolvers(page: connectionResolvers(paying: paid))
+                    resolvers: SearchWiring.connectionResolvers(
+                        page: connectionResolvers(paying: paid, batches: batches)
+                    )
                 )
             }
         }
@@ -152,10 +155,12 @@ private struct Wiring {
                 let type = field.type
                 let directives = field.awsAuth.isEmpty ? nonModel.awsAuth : field.awsAuth
                 let typeName = nonModel.name
-                resolvers[name] = { source, _, context, _ in
+                let custom = custom.objectResolvers(of: typeName, fields: [field])[name]
+                resolvers[name] = { source, arguments, context, info in
                     guard Authorization.allows(directives, Self.identity(context)) else {
                         throw Authorization.unauthorized(field: name, type: typeName)
                     }
+                    if let custom { return try await custom(source, arguments, context, info) }
                     return outputValue((source as? EmbeddedValue)?.values[name], type: type)
                 }
             }
@@ -371,10 +376,15 @@ private struct Wiring {
             TableLayout.lastChangedAtColumn: { source, _, _, _ in (source as? ResolvedItem)?.item.lastChangedAt },
         ]
         let resolver = resolver
+        let answered = custom.objectResolvers(of: model.name, fields: model.fields)
         for field in model.fields {
             let name = field.name
             let type = field.type
             let isPaidByPage = paidRelations.contains(name)
+            if let answer = answered[name] {
+                resolvers[name] = answer
+                continue
+            }
             guard let relation = field.relation else {
                 resolvers[name] = { source, _, _, _ in
                     outputValue((source as? ResolvedItem)?.item.values[name], type: type)
@@ -487,8 +497,12 @@ private struct Wiring {
     }
 
     /// The fields of a `Model<T>Connection`; its `items` pay the budget for the relation fields of
-    /// `paidRelations` that the selection set asks of every item.
-    private func connectionResolvers(paying paidRelations: Set<String>) -> [String: GraphQLFieldResolve] {
+    /// `paidRelations` that the selection set asks of every item, and, when `batches` (a field of
+    /// the model batches its invocations), know the page they came in.
+    private func connectionResolvers(
+        paying paidRelations: Set<String>,
+        batches: Bool = false
+    ) -> [String: GraphQLFieldResolve] {
         [
             "items": { source, _, context, info in
                 guard let connection = source as? ResolvedConnection else { return nil }
@@ -502,6 +516,7 @@ private struct Wiring {
                     guard !overflow, budget.spend(product) else { return [] as [(any Sendable)?] }
                     for index in items.indices { items[index].isPaidFor = true }
                 }
+                if batches { items = ResolvedItem.siblings(items) }
                 return items.map { $0 as (any Sendable)? }
             },
             "nextToken": { source, _, _, _ in (source as? ResolvedConnection)?.nextToken },

@@ -73,7 +73,7 @@ enum ResponseFormatter {
             }
         }
         if let resolverError = error.originalError as? ResolverError {
-            return fieldError(
+            var appSyncError = fieldError(
                 path: path,
                 data: resolverError.data,
                 errorType: resolverError.errorType,
@@ -81,6 +81,8 @@ enum ResponseFormatter {
                 locations: error.locations,
                 message: resolverError.message
             )
+            appSyncError.reportedErrorType = resolverError.reportedErrorType
+            return appSyncError
         }
         if !path.isEmpty {
             return fieldError(

@@ -9,6 +9,28 @@ struct ResolvedItem: Sendable {
     /// Whether the page that holds the item paid the ``ResolverBudget`` for the relation fields
     /// its selection set asks of the item, which then resolve without counting again.
     var isPaidFor = false
+    /// The list the item came in and its place there, for fields that batch their invocations
+    /// (``ItemSiblings``); `nil` for an item read alone, or when no field of the model batches.
+    var siblings: (list: ItemSiblings, index: Int)? = nil
+
+    /// The item as AppSync hands it to a field's resolver as its `source`: the stored values,
+    /// with `__typename` and, under conflict detection, the sync metadata.
+    var source: JSON {
+        var values = item.values
+        values["__typename"] = .string(model.name)
+        if let version = item.version { values[TableLayout.versionColumn] = .int(version) }
+        if let deleted = item.deleted { values[TableLayout.deletedColumn] = .bool(deleted) }
+        if let lastChangedAt = item.lastChangedAt { values[TableLayout.lastChangedAtColumn] = .int(lastChangedAt) }
+        return .object(values)
+    }
+
+    /// `items`, each knowing its list and place, for fields that batch their invocations.
+    static func siblings(_ items: [ResolvedItem]) -> [ResolvedItem] {
+        let list = ItemSiblings(items)
+        var marked = items
+        for index in marked.indices { marked[index].siblings = (list, index) }
+        return marked
+    }
 }
 
 /// A `Model<T>Connection`: a page of items.

@@ -10,6 +10,9 @@ struct ResolverError: Error, Sendable, CustomStringConvertible {
     /// The error's `data`: for `ConflictUnhandled`, the server's item.
     var data: JSON = .null
     var errorInfo: JSON = .null
+    /// An error type a function reported for one item of a batch, written as given in place of
+    /// ``errorType``.
+    var reportedErrorType: String? = nil
 
     var description: String { message }
 

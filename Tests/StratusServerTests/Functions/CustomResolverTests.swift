@@ -263,9 +263,10 @@ import Testing
             )
         } throws: { error in
             "\(error)".hasPrefix(
-                "resolvers names 'Query.weathr', which is not a hand-written query or mutation of the schema. "
-                    + "Name fields as Type.field (Query.weather). They are: Query.weather, Query.echo, Query.hello, "
-                    + "Mutation.publish."
+                "resolvers names 'Query.weathr', which is neither a hand-written query or mutation of the schema "
+                    + "nor a field of one of its types that no relation resolves. Name fields as Type.field "
+                    + "(Query.weather, Post.summary). Its hand-written queries and mutations are: Query.weather, "
+                    + "Query.echo, Query.hello, Mutation.publish."
             )
         }
         await #expect {

@@ -67,4 +67,50 @@ import Testing
             #expect(answers[3]?["data"] == ["forecast": ["summary": "Rain in Oslo", "selection": "summary,selection"]])
         }
     }
+
+    @Test func aPowertoolsBatchResolverAnswersAFieldOfAList() async throws {
+        let schema = """
+            type Post @model { id: ID! title: String summary: String }
+            """
+        let configuration = ServerConfiguration(
+            functions: [
+                "summaries": LocalFunction(
+                    handler: .runtime(["python3", "-m", "awslambdaric", "app.handler"], concurrency: 1),
+                    workingDirectory: Self.interop.appending(path: "powertools_function"),
+                    timeout: .seconds(20)
+                )
+            ],
+            resolvers: ["Post.summary": .batchFunction("summaries", batchSize: 2)]
+        )
+        try await HTTPEndpointTests.withEndpoint(schema: schema, configuration: configuration) { url in
+            let result = try await ChildProcess.run(
+                [
+                    "python3", Self.interop.appending(path: "gql_query.py").path, url.absoluteString,
+                    "\(url.host!):\(url.port!)", "da2-valid",
+                    #"mutation { createPost(input: {id: "p1", title: "One"}) { id } }"#,
+                    #"mutation { createPost(input: {id: "p2", title: "Two"}) { id } }"#,
+                    #"mutation { createPost(input: {id: "p3", title: "Three"}) { id } }"#,
+                    "{ listPosts { items { id summary } } }",
+                ]
+            )
+            try #require(
+                result.status == .exited(0),
+                "install them with: python3 -m pip install -r Tests/requirements.txt\n\(result.errorText)"
+            )
+            let answers = try JSON(parsing: result.outputText)
+            #expect(
+                answers[3]?["data"]
+                    == [
+                        "listPosts": [
+                            "items": [
+                                ["id": "p1", "summary": "Summary of One (2 in the batch)"],
+                                ["id": "p2", "summary": "Summary of Two (2 in the batch)"],
+                                ["id": "p3", "summary": "Summary of Three (1 in the batch)"],
+                            ]
+                        ]
+                    ],
+                "\(answers)"
+            )
+        }
+    }
 }

@@ -6,6 +6,23 @@ import StratusCodegen
 /// ``SelectionTrimmer`` writes as the executor does.
 struct StoredSelection: Sendable {
     let api: ServerAPI
+    /// The fields of object types that a function or another resolver answers, by type and
+    /// field name: selecting one leaves the request to the executor.
+    private let resolvedFields: [String: Set<String>]
+
+    init(api: ServerAPI) {
+        self.api = api
+        var resolved: [String: Set<String>] = [:]
+        let types: [(name: String, fields: [StratusCodegen.Field])] =
+            api.schema.models.map { ($0.name, $0.fields) } + api.schema.nonModels.map { ($0.name, $0.fields) }
+        for type in types {
+            for field in type.fields
+            where field.resolver != nil || api.configuration.resolvers["\(type.name).\(field.name)"] != nil {
+                resolved[type.name, default: []].insert(field.name)
+            }
+        }
+        resolvedFields = resolved
+    }
 
     /// The one root field of `operation` when it is of `type` and neither it nor the field has
     /// directives: what either direct path answers, or not at all.
@@ -50,7 +67,9 @@ struct StoredSelection: Sendable {
                 guard field.selectionSet == nil else { return false }
                 continue
             }
-            guard let modelField = model.field(named: name), modelField.relation == nil else { return false }
+            guard let modelField = model.field(named: name), modelField.relation == nil,
+                resolvedFields[model.name]?.contains(name) != true
+            else { return false }
             switch modelField.type.kind {
             case .model, .interface, .union, .input, .customScalar, .connection:
                 return false
@@ -70,7 +89,9 @@ struct StoredSelection: Sendable {
         else { return false }
         for field in fields {
             if field.name.value == "__typename" { continue }
-            guard let member = nonModel.field(named: field.name.value), member.awsAuth.isEmpty else { return false }
+            guard let member = nonModel.field(named: field.name.value), member.awsAuth.isEmpty,
+                resolvedFields[type]?.contains(member.name) != true
+            else { return false }
             if member.type.kind == .nonModel {
                 guard let nested = field.selectionSet?.selections, embeddedAreStored(nested, type: member.type.name)
                 else { return false }

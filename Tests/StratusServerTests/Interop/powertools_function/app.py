@@ -25,5 +25,11 @@ def forecast(city: str):
     return {"summary": f"Rain in {city}", "selection": ",".join(app.current_event.info.selection_set_list)}
 
 
+@app.batch_resolver(type_name="Post", field_name="summary")
+def summaries(event):
+    # A batch: one event per post of the list, answered in order.
+    return [f"Summary of {item.source['title']} ({len(event)} in the batch)" for item in event]
+
+
 def handler(event, context):
     return app.resolve(event, context)
