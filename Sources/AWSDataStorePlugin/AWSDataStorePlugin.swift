@@ -305,6 +305,37 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
         try await engine.delete(from: try engine.catalog.table(for: M.self), where: predicate)
     }
 
+    /// Runs `body` as one transaction: its saves and deletes, with their sync metadata and
+    /// outbox events, are committed together when it returns, or not at all.
+    ///
+    /// ```swift
+    /// try await Amplify.DataStore.transaction { tx in
+    ///     let post = try tx.save(Post(title: "Release notes", rating: 5, status: "draft"))
+    ///     try tx.save(Comment(content: "Reviewed", post: post))
+    ///     try tx.delete(Post.self, withId: "draft-1", where: Post.keys.status == "draft")
+    /// }
+    /// ```
+    ///
+    /// Reads inside (`query`) see the transaction's own writes. `body` runs on the store's
+    /// writer, which no other write reaches until it returns: keep it short. Observers
+    /// (``observe(_:)``, ``observeQuery(for:where:sort:)``) hear of the changes after the
+    /// commit, all at once: a snapshot never shows part of a transaction.
+    ///
+    /// The outbox events are sent to the backend one after another in the transaction's order,
+    /// each its own mutation; none merges with another event. A backend that refuses one of
+    /// them does not undo the others: see <doc:Transactions>.
+    ///
+    /// - Throws: `DataStoreError` when a write fails, with the failed write's code and a message
+    ///   that names its index in the transaction (from 0) and its record, for example "Write 1 of
+    ///   the transaction (the save of Post 'p2') failed, so the transaction rolled back and wrote
+    ///   nothing: …"; what `body` throws; or those of ``configure(using:)`` when the store opens
+    ///   now. Nothing is written when it throws, even when `body` caught a write's error.
+    public func transaction<T: Sendable>(
+        _ body: @Sendable (any DataStoreTransaction) throws -> T
+    ) async throws -> T {
+        try await openEngine().transaction(body)
+    }
+
     public func observe<M: Model>(_ modelType: M.Type) -> AsyncThrowingStream<MutationEvent, any Error> {
         do {
             let engine = try openEngine()

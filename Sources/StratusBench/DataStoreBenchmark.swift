@@ -16,11 +16,14 @@
     /// - a predicate query over 100,000 rows returning 1,000, through an index and by a scan;
     /// - the latency from a save to the `observeQuery` snapshot that shows it (raw GRDB: a
     ///   `ValueObservation` of the same query);
-    /// - loading a hasMany list of 100 children (raw GRDB: fetching the children by foreign key).
+    /// - loading a hasMany list of 100 children (raw GRDB: fetching the children by foreign key);
+    /// - 10,000 saves in one `DataStore.transaction` (raw GRDB: the same rows, record, sync
+    ///   metadata and outbox, in one transaction), and the same saves one by one.
     struct DataStoreBenchmark {
         var saves = 2_000
         var rows = 100_000
         var samples = 200
+        var transactionSaves = 10_000
 
         func run() async throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -34,6 +37,61 @@
                 try await benchmarkSaves(durability, in: directory)
             }
             try await benchmarkReads(in: directory)
+            try await benchmarkTransaction(in: directory)
+        }
+
+        /// Only the transaction's figures (`StratusBench datastore-transaction`).
+        func runTransaction() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "stratus-bench-\(UUID().uuidString)",
+                isDirectory: true
+            )
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            print("datastore: DataStore against raw GRDB, same work, same run")
+            try await benchmarkTransaction(in: directory)
+        }
+
+        // MARK: - Transactions
+
+        /// 10,000 saves in one transaction next to raw GRDB writing the same rows (the record, its
+        /// sync metadata row and its outbox row with the record's JSON) in one transaction, then
+        /// DataStore's 10,000 saves one by one, each its own transaction.
+        private func benchmarkTransaction(in directory: URL) async throws {
+            let store = try await makeStore(directory.appendingPathComponent("transaction.sqlite"), .normal)
+            let single = try await makeStore(directory.appendingPathComponent("one-by-one.sqlite"), .normal)
+            let raw = try RawStore(directory.appendingPathComponent("raw-transaction.sqlite"), .normal)
+            let parent = BenchParent(id: "parent", name: "Parent")
+            try await store.save(parent)
+            try await single.save(parent)
+            try await raw.insertParent(id: "parent")
+            let count = transactionSaves
+            let items = (0..<count).map { BenchItem.make($0, parent: parent) }
+            let rawItems = (0..<count).map { RawItem.make($0, parent: "parent") }
+            let clock = ContinuousClock()
+            let rawTime = try await clock.measure { try await raw.saveInOneTransaction(rawItems) }
+            let storeTime = try await clock.measure {
+                try await store.transaction { tx in
+                    for item in items { try tx.save(item) }
+                }
+            }
+            let singleTime = try await clock.measure {
+                for item in items { try await single.save(item) }
+            }
+            let stored = try await store.query(BenchItem.self).count
+            precondition(stored == count)
+            print("  \(count) saves in one transaction, synchronous=NORMAL, each with its metadata and outbox rows")
+            print("    raw GRDB, one transaction    \(milliseconds(rawTime)) ms")
+            print(
+                "    DataStore.transaction        \(milliseconds(storeTime)) ms  ratio "
+                    + "\(format(seconds(storeTime) / max(seconds(rawTime), 1e-9)))x (target <= 1.2x)"
+            )
+            print(
+                "    DataStore, one by one        \(milliseconds(singleTime)) ms  ratio "
+                    + "\(format(seconds(singleTime) / max(seconds(rawTime), 1e-9)))x"
+            )
+            await store.reset()
+            await single.reset()
         }
 
         // MARK: - Saves
@@ -224,6 +282,9 @@
                           "createdAt" TEXT NOT NULL
                         ) STRICT;
                         CREATE INDEX "outbox_byRecord" ON "outbox" ("modelName", "modelId");
+                        CREATE TABLE "sync_metadata" (
+                          "id" TEXT NOT NULL PRIMARY KEY, "version" INTEGER, "deleted" INTEGER NOT NULL DEFAULT 0
+                        ) STRICT;
                         """
                 )
             }
@@ -247,6 +308,30 @@
                         + "VALUES (?, ?, ?, ?, ?, ?)",
                     arguments: [UUID().uuidString, "Item", item.id, "create", json, Date().description]
                 )
+            }
+        }
+
+        /// One transaction: each record, its sync metadata row and its outbox row.
+        func saveInOneTransaction(_ items: [RawItem]) async throws {
+            try await pool.write { db in
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = .sortedKeys
+                let metadata = try db.cachedStatement(
+                    sql: #"INSERT INTO "sync_metadata" ("id", "deleted") VALUES (?, 0) "#
+                        + #"ON CONFLICT ("id") DO UPDATE SET "deleted" = 0 RETURNING "version""#
+                )
+                let outbox = try db.cachedStatement(
+                    sql: #"INSERT INTO "outbox" ("id", "modelName", "modelId", "mutationType", "json", "createdAt") "#
+                        + "VALUES (?, ?, ?, ?, ?, ?)"
+                )
+                for item in items {
+                    let json = String(decoding: try encoder.encode(item), as: UTF8.self)
+                    try item.insert(db, onConflict: .replace)
+                    _ = try Row.fetchAll(metadata, arguments: ["Item|\(item.id)"])
+                    try outbox.execute(arguments: [
+                        UUID().uuidString, "Item", item.id, "create", json, Date().description,
+                    ])
+                }
             }
         }
 

@@ -3,7 +3,8 @@ import GraphQL
 import StratusCodegen
 
 // Benchmarks for Stratus. Run with
-// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-cache] [appsync-queue] [fanout] [functions] [metrics] [server] [server-stores]`.
+// `swift run -c release StratusBench [codegen] [datastore] [datastore-transaction] [sync] [api] [sigv4]
+// [appsync-cache] [appsync-queue] [fanout] [functions] [metrics] [server] [server-stores]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -28,6 +29,8 @@ func runSelected() async throws {
     #if STRATUS_BENCH_DATASTORE
         if selected.contains("datastore") {
             try await DataStoreBenchmark().run()
+        } else if selected.contains("datastore-transaction") {
+            try await DataStoreBenchmark().runTransaction()
         }
         if selected.contains("sync") {
             try await SyncBenchmark().run()

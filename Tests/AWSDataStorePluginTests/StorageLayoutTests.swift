@@ -86,6 +86,7 @@ import Testing
             indexes == [
                 "Attachment:byMime", "BlogSettings:fk_blog", "Comment:fk_post", "Photo:fk_album", "Post:byBlog",
                 "PostTags:byPost", "PostTags:byTag", "_stratus_orphans:byParent", "_stratus_outbox:byRecord",
+                "_stratus_outbox:byTransaction",
             ]
         )
     }

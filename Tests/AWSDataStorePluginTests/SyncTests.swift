@@ -103,17 +103,15 @@ import Testing
         payloads = Array(payloads[firstUp...])
         let names = payloads.map(\.eventName)
         let models = SyncEngine.syncOrder(try device.plugin.openEngine().catalog)
-        #expect(
-            names
-                == [
-                    HubPayload.EventName.DataStore.networkStatus,
-                    HubPayload.EventName.DataStore.subscriptionsEstablished,
-                    HubPayload.EventName.DataStore.syncQueriesStarted,
-                ] + Array(repeating: HubPayload.EventName.DataStore.modelSynced, count: models.count) + [
-                    HubPayload.EventName.DataStore.syncQueriesReady,
-                    HubPayload.EventName.DataStore.ready,
-                ]
-        )
+        let perModel = [HubPayload.EventName.DataStore.syncProgress, HubPayload.EventName.DataStore.modelSynced]
+        var expected = [
+            HubPayload.EventName.DataStore.networkStatus,
+            HubPayload.EventName.DataStore.subscriptionsEstablished,
+            HubPayload.EventName.DataStore.syncQueriesStarted,
+        ]
+        for _ in models { expected += perModel }
+        expected += [HubPayload.EventName.DataStore.syncQueriesReady, HubPayload.EventName.DataStore.ready]
+        #expect(names == expected)
         #expect((payloads[0].data as? NetworkStatusEvent)?.active == true)
         #expect((payloads[2].data as? SyncQueriesStartedEvent)?.models == models)
         let synced = payloads.compactMap { $0.data as? ModelSyncedEvent }

@@ -11,6 +11,9 @@ final class MutationEventHub: Sendable {
     enum Notification: Sendable {
         /// A record changed.
         case mutation(MutationEvent)
+        /// Every change of the committed transaction to the observer's model was told: what
+        /// waits to see a whole transaction acts now.
+        case committed
         /// Every record may have changed (the store was cleared).
         case reset
     }
@@ -51,14 +54,21 @@ final class MutationEventHub: Sendable {
     /// The number of observers (for tests).
     var observerCount: Int { state.withLock { $0.observers.count } }
 
-    /// Tells the observers of each event's model about it, in order.
+    /// Tells the observers of each event's model about it, in order, then tells each observer
+    /// told of any that the transaction is over (``Notification/committed``): `events` are the
+    /// changes of one committed transaction.
     func publish(_ events: [MutationEvent]) {
         guard !events.isEmpty else { return }
         let observers = state.withLock { Array($0.observers.values) }
+        var told = Set<String>()
         for event in events {
             for observer in observers where observer.modelName == event.modelName {
                 observer.receive(.mutation(event))
             }
+            told.insert(event.modelName)
+        }
+        for observer in observers where told.contains(observer.modelName) {
+            observer.receive(.committed)
         }
     }
 

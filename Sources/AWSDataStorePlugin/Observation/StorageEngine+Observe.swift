@@ -24,7 +24,8 @@ extension StorageEngine {
     /// then a new one after each committed change that may alter it.
     ///
     /// Changes that cannot alter the result (a record that neither matches the predicate nor is
-    /// in the last snapshot) are skipped, and a burst of changes gives one new snapshot. Without
+    /// in the last snapshot) are skipped, and a burst of changes gives one new snapshot; the
+    /// changes of one transaction arrive together and give one. Without
     /// a backend every snapshot is synced (`isSynced` is `true`); with one, `isSynced` turns true
     /// (with a new snapshot) when the model's sync query ends.
     func observeQuery<M: Model>(
@@ -57,7 +58,11 @@ extension StorageEngine {
             receive: { notification in
                 switch notification {
                 case .reset: signal.yield()
-                case .mutation(let event): if tracker.isAffected(by: event) { signal.yield() }
+                case .mutation(let event):
+                    // The next snapshot waits for the end of the transaction.
+                    tracker.note(event)
+                case .committed:
+                    if tracker.takeChange() { signal.yield() }
                 }
             },
             finish: { signal.finish() }
@@ -131,6 +136,8 @@ final class SnapshotTracker: Sendable {
     private struct State {
         var identifiers: Set<String> = []
         var changedDuringQuery: Set<String> = []
+        /// Whether a change of the transaction being told may alter the result.
+        var changedInTransaction = false
     }
     private let state = Mutex(State())
 
@@ -163,6 +170,20 @@ final class SnapshotTracker: Sendable {
             return try predicate.evaluate(target: try JSONValue(parsing: event.json), schema: schema)
         } catch {
             return true
+        }
+    }
+
+    /// Looks at a change of the transaction being told, remembering whether it may alter the
+    /// result.
+    func note(_ event: MutationEvent) {
+        if isAffected(by: event) { state.withLock { $0.changedInTransaction = true } }
+    }
+
+    /// Whether a change of the transaction just told may alter the result; forgets it.
+    func takeChange() -> Bool {
+        state.withLock { state in
+            defer { state.changedInTransaction = false }
+            return state.changedInTransaction
         }
     }
 

@@ -71,9 +71,21 @@ struct CascadeDelete {
     }
 }
 
+/// What a delete by identifier writes, checked before the write transaction starts.
+struct PreparedDelete: Sendable {
+    let table: ModelTable
+    let identifier: String
+    let condition: SQLCondition?
+    /// The condition as the GraphQL filter the root's outbox event carries.
+    let filter: String?
+    /// The statement selecting the record (`rowid` and the table's columns) and its arguments.
+    let select: String
+    let arguments: [DatabaseValue]
+}
+
 extension StorageEngine {
-    /// Deletes the record of `table` whose key is `keyValues` (or whose identifier is
-    /// `identifier`), with its children, when it matches `condition`.
+    /// Deletes the record of `table` whose identifier is `identifier`, with its children, when
+    /// it matches `condition`.
     ///
     /// - Throws: ``DataStoreError/Code/conditionalSaveFailed`` when the record does not match.
     func delete(
@@ -81,25 +93,74 @@ extension StorageEngine {
         identifier: String,
         where condition: (any QueryPredicate)?
     ) async throws(DataStoreError) {
+        let prepared = try prepareDelete(from: table, identifier: identifier, where: condition)
+        defer { conditions.release(prepared.condition?.tokens ?? []) }
+        try await write { db in
+            var change = LocalChange()
+            try self.writeDelete(prepared, transaction: nil, db, &change)
+            try self.publishLocalChange(change.events, enqueued: change.enqueued, db)
+        }
+    }
+
+    /// Translates `condition` for a delete; the caller releases its tokens once the delete is
+    /// written.
+    func prepareDelete(
+        from table: ModelTable,
+        identifier: String,
+        where condition: (any QueryPredicate)?
+    ) throws(DataStoreError) -> PreparedDelete {
         let sqlCondition = try condition.map { predicate throws(DataStoreError) in
             try SQLCondition(predicate, table: table, conditions: conditions)
         }
-        defer { conditions.release(sqlCondition?.tokens ?? []) }
-        let filter = try Self.filterText(of: condition, table: table, identifier: identifier, action: "delete")
-        let key = table.identifierCondition(identifier)
-        let sql = "SELECT rowid, \(table.statements.columnList) FROM \(table.name.quotedIdentifier) WHERE \(key.sql)"
-        try await write { db in
-            let roots = try db.cachedStatement(sql: sql).fetchExactRows(key.arguments)
-            if let sqlCondition, let root = roots.first {
-                try Self.check(sqlCondition, on: CascadeDelete.rowid(of: root), in: table, db, action: "deleted")
-            }
-            try self.delete(roots, in: table, filter: filter, db)
+        let filter: String?
+        do {
+            filter = try Self.filterText(of: condition, table: table, identifier: identifier, action: "delete")
+        } catch {
+            conditions.release(sqlCondition?.tokens ?? [])
+            throw error
         }
+        let key = table.identifierCondition(identifier)
+        return PreparedDelete(
+            table: table,
+            identifier: identifier,
+            condition: sqlCondition,
+            filter: filter,
+            select: "SELECT rowid, \(table.statements.columnList) FROM \(table.name.quotedIdentifier) WHERE \(key.sql)",
+            arguments: key.arguments
+        )
+    }
+
+    /// Writes a prepared delete inside the caller's transaction, adding its events to `change`.
+    func writeDelete(
+        _ delete: PreparedDelete,
+        transaction: String?,
+        _ db: Database,
+        _ change: inout LocalChange
+    )
+        throws
+    {
+        let roots = try db.cachedStatement(sql: delete.select).fetchExactRows(delete.arguments)
+        if let sqlCondition = delete.condition, let root = roots.first {
+            try Self.check(sqlCondition, on: CascadeDelete.rowid(of: root), in: delete.table, db, action: "deleted")
+        }
+        try deleteRoots(roots, in: delete.table, filter: delete.filter, transaction: transaction, db, &change)
     }
 
     /// Deletes every record of `table` matching `predicate`, with their children.
     func delete(from table: ModelTable, where predicate: any QueryPredicate) async throws(DataStoreError) {
-        let query = try SQLQuery(
+        let query = try deleteQuery(from: table, where: predicate)
+        defer { conditions.release(query.tokens) }
+        try await write { db in
+            var change = LocalChange()
+            try self.writeDelete(query, in: table, transaction: nil, db, &change)
+            try self.publishLocalChange(change.events, enqueued: change.enqueued, db)
+        }
+    }
+
+    /// The query selecting the records a delete by `predicate` removes; the caller releases its
+    /// tokens once the delete is written.
+    func deleteQuery(from table: ModelTable, where predicate: any QueryPredicate) throws(DataStoreError) -> SQLQuery {
+        try SQLQuery(
             table: table,
             selection: "rowid, \(table.statements.columnList)",
             predicate: predicate,
@@ -107,20 +168,33 @@ extension StorageEngine {
             pagination: nil,
             conditions: conditions
         )
-        defer { conditions.release(query.tokens) }
-        try await write { db in
-            let roots = try db.makeStatement(sql: query.sql).fetchExactRows(query.arguments)
-            try self.delete(roots, in: table, filter: nil, db)
-        }
+    }
+
+    /// Deletes the records `query` selects inside the caller's transaction, adding the events
+    /// to `change`.
+    func writeDelete(
+        _ query: SQLQuery,
+        in table: ModelTable,
+        transaction: String?,
+        _ db: Database,
+        _ change: inout LocalChange
+    ) throws {
+        let roots = try db.makeStatement(sql: query.sql).fetchExactRows(query.arguments)
+        try deleteRoots(roots, in: table, filter: nil, transaction: transaction, db, &change)
     }
 
     /// Deletes `roots` and their children, deepest first, each with its outbox event.
-    private func delete(_ roots: [[DatabaseValue]], in table: ModelTable, filter: String?, _ db: Database) throws {
+    private func deleteRoots(
+        _ roots: [[DatabaseValue]],
+        in table: ModelTable,
+        filter: String?,
+        transaction: String?,
+        _ db: Database,
+        _ change: inout LocalChange
+    ) throws {
         let plan = try CascadeDelete(catalog: catalog).plan(roots, in: table, db)
         let rootRowids = Set(roots.map(CascadeDelete.rowid(of:)))
-        var events: [MutationEvent] = []
-        var enqueued: [MutationEvent] = []
-        events.reserveCapacity(plan.count)
+        change.events.reserveCapacity(change.events.count + plan.count)
         for record in plan {
             try db.cachedStatement(sql: record.table.statements.deleteByRowid).execute(arguments: [record.rowid])
             let key = record.table.primaryKey.map { name -> DatabaseValue in
@@ -141,9 +215,8 @@ extension StorageEngine {
                 version: version,
                 graphQLFilterJSON: isRoot ? filter : nil
             )
-            if try Outbox.enqueue(event, db) == .pending { enqueued.append(event) }
-            events.append(event)
+            if try Outbox.enqueue(event, transaction: transaction, db) == .pending { change.enqueued.append(event) }
+            change.events.append(event)
         }
-        try publishLocalChange(events, enqueued: enqueued, db)
     }
 }

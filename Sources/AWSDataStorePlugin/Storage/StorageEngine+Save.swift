@@ -3,6 +3,24 @@ import Foundation
 import GRDB
 import SQLiteExactText
 
+/// What a save writes, checked and encoded before the write transaction starts.
+struct PreparedSave: Sendable {
+    let table: ModelTable
+    let record: StoredRecord
+    /// The model as JSON text with sorted keys: its outbox event's `json`.
+    let text: String
+    let condition: SQLCondition?
+    /// The condition as the GraphQL filter the outbox event carries.
+    let filter: String?
+}
+
+/// The changes one write transaction made so far: the events observers hear of once it
+/// commits, and those of them the outbox holds.
+struct LocalChange {
+    var events: [MutationEvent] = []
+    var enqueued: [MutationEvent] = []
+}
+
 extension StorageEngine {
     /// Creates or updates `model`; with a `condition`, updates it only when the stored record
     /// matches. The record, its sync metadata and its outbox event are written in one
@@ -14,51 +32,82 @@ extension StorageEngine {
     ///   (a create), ``DataStoreError/Code/conditionalSaveFailed`` when the stored record does not
     ///   match.
     func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws(DataStoreError) -> M {
+        let prepared = try prepareSave(model, where: condition)
+        defer { conditions.release(prepared.condition?.tokens ?? []) }
+        try await write { db in
+            var change = LocalChange()
+            try self.writeSave(prepared, transaction: nil, db, &change)
+            try self.publishLocalChange(change.events, enqueued: change.enqueued, db)
+        }
+        return model
+    }
+
+    /// Encodes `model` and translates `condition`; the caller releases `condition`'s tokens
+    /// (``InMemoryConditions/release(_:)``) once the save is written.
+    ///
+    /// - Throws: ``DataStoreError`` as ``save(_:where:)`` throws it, for what can be told
+    ///   without the stored record.
+    func prepareSave<M: Model>(
+        _ model: M,
+        where condition: (any QueryPredicate)?
+    ) throws(DataStoreError)
+        -> PreparedSave
+    {
         let table = try catalog.table(for: M.self)
         let (json, text) = try Self.encode(model)
         let record = try table.record(from: json)
         let sqlCondition = try condition.map { predicate throws(DataStoreError) in
             try SQLCondition(predicate, table: table, conditions: conditions)
         }
-        defer { conditions.release(sqlCondition?.tokens ?? []) }
-        let filter = try Self.filterText(of: condition, table: table, identifier: record.identifier, action: "save")
-        try await write { db in
-            let rowid = try Self.rowid(table.statements.rowidByKey, record.keyValues, db)
-            if let sqlCondition {
-                guard let rowid else {
-                    throw DataStoreError(
-                        .invalidCondition,
-                        "\(table.name) '\(record.identifier)' is not saved yet, and a condition applies only to "
-                            + "updates. Save the new \(table.name) without a condition."
-                    )
-                }
-                try Self.check(sqlCondition, on: rowid, in: table, db, action: "saved")
-            }
-            try self.checkParents(of: record, in: table, db)
-            if let rowid {
-                try db.cachedStatement(sql: table.statements.update).executeExactly(
-                    record.values + [rowid.databaseValue]
-                )
-            } else {
-                try db.cachedStatement(sql: table.statements.insert).executeExactly(record.values)
-            }
-            let version = try SystemTables.markRecord(
-                RecordKey(modelName: table.name, identifier: record.identifier),
-                deleted: false,
-                db
-            )
-            let event = MutationEvent(
-                modelId: record.identifier,
-                modelName: table.name,
-                json: text,
-                mutationType: rowid == nil ? .create : .update,
-                version: version,
-                graphQLFilterJSON: filter
-            )
-            let enqueued = try Outbox.enqueue(event, db)
-            try self.publishLocalChange([event], enqueued: enqueued == .pending ? [event] : [], db)
+        do {
+            let filter = try Self.filterText(of: condition, table: table, identifier: record.identifier, action: "save")
+            return PreparedSave(table: table, record: record, text: text, condition: sqlCondition, filter: filter)
+        } catch {
+            conditions.release(sqlCondition?.tokens ?? [])
+            throw error
         }
-        return model
+    }
+
+    /// Writes a prepared save inside the caller's transaction: the record, its sync metadata
+    /// and its outbox event (marked as part of `transaction`, when given), adding its event to
+    /// `change`. Observers are the caller's to tell, once the transaction commits.
+    func writeSave(_ save: PreparedSave, transaction: String?, _ db: Database, _ change: inout LocalChange) throws {
+        let table = save.table
+        let record = save.record
+        let rowid = try Self.rowid(table.statements.rowidByKey, record.keyValues, db)
+        if let sqlCondition = save.condition {
+            guard let rowid else {
+                throw DataStoreError(
+                    .invalidCondition,
+                    "\(table.name) '\(record.identifier)' is not saved yet, and a condition applies only to "
+                        + "updates. Save the new \(table.name) without a condition."
+                )
+            }
+            try Self.check(sqlCondition, on: rowid, in: table, db, action: "saved")
+        }
+        try checkParents(of: record, in: table, db)
+        if let rowid {
+            try db.cachedStatement(sql: table.statements.update).executeExactly(
+                record.values + [rowid.databaseValue]
+            )
+        } else {
+            try db.cachedStatement(sql: table.statements.insert).executeExactly(record.values)
+        }
+        let version = try SystemTables.markRecord(
+            RecordKey(modelName: table.name, identifier: record.identifier),
+            deleted: false,
+            db
+        )
+        let event = MutationEvent(
+            modelId: record.identifier,
+            modelName: table.name,
+            json: save.text,
+            mutationType: rowid == nil ? .create : .update,
+            version: version,
+            graphQLFilterJSON: save.filter
+        )
+        change.events.append(event)
+        if try Outbox.enqueue(event, transaction: transaction, db) == .pending { change.enqueued.append(event) }
     }
 
     /// The model as a JSON object and as JSON text with sorted keys.

@@ -8,7 +8,7 @@ import SQLiteExactText
 ///   the model registration the tables were made for.
 /// - `_stratus_outbox`: the pending changes to send to the backend, one ``MutationEvent`` a row
 ///   in the order they were made; a save writes its row in the same transaction as the record
-///   (see ``Outbox``).
+///   (see ``Outbox``). `transactionId` names the DataStore transaction an event belongs to.
 /// - `_stratus_sync_metadata`: per record (its ``RecordKey``), the backend's `_version`,
 ///   `_deleted` and `_lastChangedAt`.
 /// - `_stratus_model_sync`: per model, when it was last synced and with which sync expression.
@@ -88,6 +88,17 @@ enum SystemTables {
                   "version" INTEGER
                 ) STRICT;
                 CREATE INDEX IF NOT EXISTS "\(orphans):byParent" ON "\(orphans)" ("parent");
+                """
+        )
+        // The transaction an outbox event belongs to, if any (a file made before transactions has
+        // no such column; its events belong to none).
+        if try !db.columns(in: outbox).contains(where: { $0.name == "transactionId" }) {
+            try db.execute(sql: "ALTER TABLE \"\(outbox)\" ADD COLUMN \"transactionId\" TEXT")
+        }
+        try db.execute(
+            sql: """
+                CREATE INDEX IF NOT EXISTS "\(outbox):byTransaction" ON "\(outbox)" ("transactionId", "sequence")
+                WHERE "transactionId" IS NOT NULL
                 """
         )
     }

@@ -51,6 +51,7 @@ extension SyncEngine {
         var startedAt: Int?
         var fetched = 0
         var counts = ModelSyncCounts()
+        var pages = 0
         repeat {
             let limit = max(1, min(configuration.syncPageSize, configuration.syncMaxRecords - fetched))
             let request = GraphQLRequest<JSONValue>.syncQuery(
@@ -68,6 +69,19 @@ extension SyncEngine {
             let result = try await storage.reconcile(items, modelName: name, sameVersionToo: afterMigration)
             for refused in result.refused { report(refused) }
             counts.add(result.applied, of: name)
+            pages += 1
+            let isLast = nextToken == nil || fetched >= configuration.syncMaxRecords
+            dispatch(
+                HubPayload.EventName.DataStore.syncProgress,
+                SyncProgressEvent(
+                    modelName: name,
+                    isDeltaSync: isDelta,
+                    pages: pages,
+                    fetched: fetched,
+                    applied: counts.added + counts.updated + counts.deleted,
+                    total: isLast ? fetched : nil
+                )
+            )
         } while nextToken != nil && fetched < configuration.syncMaxRecords && !Task.isCancelled
         try await storage.setLastSync(of: name, startedAt ?? stored.lastSync, expression: expression)
         if afterMigration && !Task.isCancelled { try await storage.finishBaseSyncAfterMigration(name) }

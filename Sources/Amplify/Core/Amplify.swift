@@ -172,6 +172,9 @@ struct UnconfiguredDataStore: DataStoreCategory {
         throw Self.error
     }
     func delete<M: Model>(_ modelType: M.Type, where predicate: any QueryPredicate) async throws { throw Self.error }
+    func transaction<T: Sendable>(_ body: @Sendable (any DataStoreTransaction) throws -> T) async throws -> T {
+        throw Self.error
+    }
     func observe<M: Model>(_ modelType: M.Type) -> AsyncThrowingStream<MutationEvent, any Error> {
         AsyncThrowingStream { $0.finish(throwing: Self.error) }
     }

@@ -5,6 +5,9 @@ import SQLiteExactText
 extension Outbox {
     /// The oldest event of each record, oldest first, at most `limit` of them, skipping the
     /// records `excluding` names: the events that may be sent now.
+    ///
+    /// An event of a transaction waits besides for the transaction's earlier events, whatever
+    /// their records: a transaction's changes reach the backend one after another, in its order.
     static func sendable(limit: Int, excluding: Set<RecordKey>, _ db: Database) throws -> [MutationEvent] {
         var events: [MutationEvent] = []
         let statement = try db.cachedStatement(
@@ -14,6 +17,7 @@ extension Outbox {
                   SELECT 1 FROM "\(table)" AS p
                   WHERE p."modelName" = o."modelName" AND p."modelId" = o."modelId" AND p."sequence" < o."sequence"
                 )
+                AND (o."transactionId" IS NULL OR o."sequence" IN (\(transactionHeads)))
                 ORDER BY "sequence" LIMIT ?
                 """
         )
@@ -26,6 +30,20 @@ extension Outbox {
         }
         return events
     }
+
+    /// The `sequence` of the oldest event of each transaction in the outbox: a walk over the
+    /// `byTransaction` index that visits each transaction once, however many events it holds,
+    /// computed once for the statement.
+    static let transactionHeads = """
+        WITH RECURSIVE heads("transactionId") AS (
+          SELECT min("transactionId") FROM "\(table)" WHERE "transactionId" IS NOT NULL
+          UNION ALL
+          SELECT (SELECT min("transactionId") FROM "\(table)" WHERE "transactionId" > heads."transactionId")
+          FROM heads WHERE heads."transactionId" IS NOT NULL
+        )
+        SELECT (SELECT min("sequence") FROM "\(table)" WHERE "transactionId" = heads."transactionId")
+        FROM heads WHERE heads."transactionId" IS NOT NULL
+        """
 
     /// Marks the event `id` as sent at least once: no later event merges into it.
     static func markInProcess(_ id: String, _ db: Database) throws {

@@ -18,7 +18,7 @@ enum Outbox {
     /// The statement that appends an event.
     static let insertEvent = """
         INSERT INTO "\(table)" ("id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", \
-        "graphQLFilterJSON") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        "graphQLFilterJSON", "transactionId") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// What ``enqueue(_:_:)`` did with an event.
@@ -35,10 +35,15 @@ enum Outbox {
     /// backend under its idempotency key), and events with a condition never merge:
     /// create+update gives a create with the new data, update+update an update, update+delete a
     /// delete, and create+delete removes both.
+    ///
+    /// The events of a transaction (`transaction` is its identifier) never merge, neither into
+    /// an earlier event nor a later one into them: each change of a transaction is its own
+    /// mutation, sent in the transaction's order (see ``sendable(limit:excluding:_:)``).
     @discardableResult
-    static func enqueue(_ event: MutationEvent, _ db: Database) throws -> Enqueued {
-        if event.graphQLFilterJSON == nil, let latest = try latestEvent(event.modelName, event.modelId, db),
-            !latest.inProcess, latest.filter == nil
+    static func enqueue(_ event: MutationEvent, transaction: String?, _ db: Database) throws -> Enqueued {
+        if event.graphQLFilterJSON == nil, transaction == nil,
+            let latest = try latestEvent(event.modelName, event.modelId, db),
+            !latest.inProcess, latest.filter == nil, !latest.inTransaction
         {
             switch (latest.kind, event.kind) {
             case (.create, .update), (.update, .update), (.update, .delete):
@@ -66,7 +71,7 @@ enum Outbox {
         try db.cachedStatement(sql: insertEvent).executeExactly([
             event.id.databaseValue, event.modelName.databaseValue, event.modelId.databaseValue,
             event.kind.rawValue.databaseValue, event.json.databaseValue, event.createdAt.iso8601String.databaseValue,
-            event.version.databaseValue, event.graphQLFilterJSON.databaseValue,
+            event.version.databaseValue, event.graphQLFilterJSON.databaseValue, transaction.databaseValue,
         ])
         return .pending
     }
@@ -78,6 +83,8 @@ enum Outbox {
         let version: Int?
         let filter: String?
         let inProcess: Bool
+        /// Whether the event belongs to a transaction: nothing merges into it.
+        let inTransaction: Bool
     }
 
     /// The latest event of the record `modelName|modelId`, if it has one.
@@ -87,7 +94,8 @@ enum Outbox {
     static func latestEvent(_ modelName: String, _ modelId: String, _ db: Database) throws -> LatestEvent? {
         let rows = try db.cachedStatement(
             sql: """
-                SELECT "sequence", "mutationType", "version", "graphQLFilterJSON", "inProcess" FROM "\(table)"
+                SELECT "sequence", "mutationType", "version", "graphQLFilterJSON", "inProcess", "transactionId"
+                FROM "\(table)"
                 WHERE "modelName" = ? AND "modelId" = ? ORDER BY "sequence" DESC LIMIT 1
                 """
         )
@@ -110,7 +118,8 @@ enum Outbox {
             kind: kind,
             version: Int.fromDatabaseValue(row[2]),
             filter: String.fromDatabaseValue(row[3]),
-            inProcess: Int.fromDatabaseValue(row[4]) == 1
+            inProcess: Int.fromDatabaseValue(row[4]) == 1,
+            inTransaction: !row[5].isNull
         )
     }
 

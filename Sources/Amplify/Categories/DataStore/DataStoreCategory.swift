@@ -45,6 +45,25 @@ public protocol DataStoreCategory: Sendable {
     /// - Throws: ``DataStoreError`` when storage fails.
     func delete<M: Model>(_ modelType: M.Type, where predicate: any QueryPredicate) async throws
 
+    /// Runs `body` as one transaction: its saves, deletes and their outbox events are committed
+    /// together when it returns, or rolled back together when it throws.
+    ///
+    /// Reads inside see the transaction's own writes; observers hear of its changes once it
+    /// commits, all at once. `body` runs on the store's writer, so that no other write comes
+    /// between its own: keep it short, and do no waiting inside it.
+    ///
+    /// ```swift
+    /// try await Amplify.DataStore.transaction { tx in
+    ///     try tx.save(post)
+    ///     try tx.delete(Comment.self, where: Comment.keys.post == post.id)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``DataStoreError`` naming the write that failed (its index in the transaction,
+    ///   and its record) when a write fails or a condition does not hold, or what `body` throws;
+    ///   nothing is written then.
+    func transaction<T: Sendable>(_ body: @Sendable (any DataStoreTransaction) throws -> T) async throws -> T
+
     /// Every change to models of type `modelType`, from now on.
     func observe<M: Model>(_ modelType: M.Type) -> AsyncThrowingStream<MutationEvent, any Error>
 

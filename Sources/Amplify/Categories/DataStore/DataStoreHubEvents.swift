@@ -4,7 +4,8 @@ extension HubPayload.EventName {
     /// The events of DataStore's sync engine, on the ``HubChannel/dataStore`` channel.
     ///
     /// When sync starts they come in this order: ``networkStatus``, ``subscriptionsEstablished``,
-    /// ``syncQueriesStarted``, ``modelSynced`` (once per model), ``syncQueriesReady``, ``ready``.
+    /// ``syncQueriesStarted``, for each model ``syncProgress`` (once per page) then
+    /// ``modelSynced``, ``syncQueriesReady``, ``ready``.
     ///
     /// ```swift
     /// let token = Amplify.Hub.listen(to: .dataStore) { payload in
@@ -18,6 +19,8 @@ extension HubPayload.EventName {
         public static let subscriptionsEstablished = "DataStore.subscriptionsEstablished"
         /// The sync queries started; the data is a ``SyncQueriesStartedEvent``.
         public static let syncQueriesStarted = "DataStore.syncQueriesStarted"
+        /// One page of a model's sync query was applied; the data is a ``SyncProgressEvent``.
+        public static let syncProgress = "DataStore.syncProgress"
         /// One model's sync query ended; the data is a ``ModelSyncedEvent``.
         public static let modelSynced = "DataStore.modelSynced"
         /// Every model's sync query ended; no data.
@@ -89,6 +92,43 @@ public struct ModelSyncedEvent: Sendable, Hashable {
         self.added = added
         self.updated = updated
         self.deleted = deleted
+    }
+}
+
+/// The data of ``HubPayload/EventName-swift.enum/DataStore/syncProgress``: how far one model's
+/// sync query has come, told after each page is applied.
+///
+/// ```swift
+/// let token = Amplify.Hub.listen(to: .dataStore) { payload in
+///     guard let progress = payload.data as? SyncProgressEvent else { return }
+///     print("\(progress.modelName): \(progress.fetched) of \(progress.total.map(String.init) ?? "?")")
+/// }
+/// ```
+public struct SyncProgressEvent: Sendable, Hashable {
+    /// The model's name.
+    public let modelName: String
+    /// Whether it is a delta sync (the records changed since the last sync) rather than a base sync.
+    public let isDeltaSync: Bool
+    /// The pages applied so far, this one included (from 1).
+    public let pages: Int
+    /// The records the backend sent so far.
+    public let fetched: Int
+    /// The records written to the store so far: added, updated or deleted. A record the store
+    /// has at the same version, or keeps for later (a pending local change, a parent not stored
+    /// yet), is fetched but not applied.
+    public let applied: Int
+    /// How many records the sync query brings in all, when known: AppSync's sync queries do not
+    /// say, so it is known on the last page, where it equals ``fetched``.
+    public let total: Int?
+
+    /// An event saying how far a model's sync query has come.
+    public init(modelName: String, isDeltaSync: Bool, pages: Int, fetched: Int, applied: Int, total: Int?) {
+        self.modelName = modelName
+        self.isDeltaSync = isDeltaSync
+        self.pages = pages
+        self.fetched = fetched
+        self.applied = applied
+        self.total = total
     }
 }
 
