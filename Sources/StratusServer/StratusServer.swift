@@ -239,7 +239,8 @@ public final class StratusServer: Sendable {
                     schema: schema,
                     plan: plan,
                     functions: functions,
-                    events: handWrittenEvents
+                    events: handWrittenEvents,
+                    http: HTTPDataSource(timeout: configuration.httpTimeout)
                 ),
                 log: log
             )

@@ -94,8 +94,8 @@ extension ServeSettings {
         return functions
     }
 
-    /// The `resolvers` of the file: `{"function": "name"}` (with `"batchSize": 10` to batch) or
-    /// `{"dataSource": "NONE"}` by `Type.field`.
+    /// The `resolvers` of the file: `{"function": "name"}` (with `"batchSize": 10` to batch),
+    /// `{"dataSource": "NONE"}` or `{"http": "http://127.0.0.1:8080/page"}` by `Type.field`.
     static func resolvers(
         _ object: SettingsObject?,
         functions: [String: LocalFunction]
@@ -114,6 +114,16 @@ extension ServeSettings {
             let function: String? = try resolver.value("function")
             let dataSource: String? = try resolver.value("dataSource")
             let batchSize: Int? = try resolver.value("batchSize")
+            if let http: String = try resolver.value("http") {
+                guard function == nil, dataSource == nil, batchSize == nil else {
+                    throw CommandFailure(
+                        "\(scope) sets http with function, dataSource or batchSize in the configuration file. Keep http "
+                            + "alone: the field's data source is the HTTP endpoint."
+                    )
+                }
+                resolvers[field] = .http(try httpURL(http, "\(scope).http"))
+                continue
+            }
             if let batchSize {
                 guard function != nil else {
                     throw CommandFailure(
@@ -149,13 +159,49 @@ extension ServeSettings {
                 )
             case (nil, nil):
                 throw CommandFailure(
-                    #"\#(scope) needs {"function": "name-dev"} or {"dataSource": "NONE"} in the configuration file."#
+                    #"\#(scope) needs {"function": "name-dev"}, {"dataSource": "NONE"} or {"http": "http://127.0.0.1:8080"} "#
+                        + "in the configuration file."
                 )
             case (_?, _?):
                 throw CommandFailure("\(scope) sets both function and dataSource in the configuration file. Keep one.")
             }
         }
         return resolvers
+    }
+
+    /// The file's `httpOrigins`: each origin an `@http` URL starts with, mapped to a local
+    /// server's origin (with a path to put before the field's, if it needs one).
+    ///
+    /// ```json
+    /// "httpOrigins": { "https://api.example.com": "http://127.0.0.1:8080" }
+    /// ```
+    static func httpOrigins(_ origins: [String: String]?) throws -> [String: URL] {
+        var result: [String: URL] = [:]
+        for (origin, target) in origins ?? [:] {
+            let scheme = origin.hasPrefix("https://") ? "https://" : origin.hasPrefix("http://") ? "http://" : nil
+            guard let scheme, origin.count > scheme.count, !origin.dropFirst(scheme.count).contains("/") else {
+                throw CommandFailure(
+                    "'\(origin)' in httpOrigins is not an origin. Give the start of the @http URL up to its path, such as "
+                        + "\"https://api.example.com\"."
+                )
+            }
+            result[origin] = try httpURL(target, "httpOrigins['\(origin)']")
+        }
+        return result
+    }
+
+    /// `text` as an `http` or `https` URL with a host and no query.
+    private static func httpURL(_ text: String, _ key: String) throws -> URL {
+        guard let components = URLComponents(string: text), ["http", "https"].contains(components.scheme ?? ""),
+            components.host?.isEmpty == false, components.query == nil, components.fragment == nil,
+            let url = components.url
+        else {
+            throw CommandFailure(
+                "\(key) is '\(text)' in the configuration file, which is not an http:// or https:// URL with a host "
+                    + "and no query. Give one such as \"http://127.0.0.1:8080\"."
+            )
+        }
+        return url
     }
 
     private static func nonEmpty(_ arguments: [String], _ key: String) throws -> [String] {

@@ -106,7 +106,8 @@ extension ServeSettings {
         ("environment", nil),
         // Each function's members are checked where functions are read.
         ("functions", .map(nil)),
-        ("resolvers", .map(.object([("function", nil), ("batchSize", nil), ("dataSource", nil)]))),
+        ("resolvers", .map(.object([("function", nil), ("batchSize", nil), ("dataSource", nil), ("http", nil)]))),
+        ("httpOrigins", nil), ("httpTimeoutSeconds", nil),
     ])
 
     private static let conflictHandlerShape = Shape.object([("command", nil), ("timeoutSeconds", nil)])

@@ -43,7 +43,10 @@ import StratusServer
 ///   "auth": { "userPoolId": "us-east-1_Local", "clients": [{ "clientId": "localclient" }] },
 ///   "environment": "dev",
 ///   "functions": { "weather-dev": { "runtime": ["python3", "-m", "awslambdaric", "app.handler"], "concurrency": 2 } },
-///   "resolvers": { "Query.forecast": { "function": "weather-dev" }, "Mutation.publish": { "dataSource": "NONE" } }
+///   "resolvers": { "Query.forecast": { "function": "weather-dev" }, "Mutation.publish": { "dataSource": "NONE" },
+///                  "Query.page": { "http": "http://127.0.0.1:8080/page" } },
+///   "httpOrigins": { "https://api.example.com": "http://127.0.0.1:8080" },
+///   "httpTimeoutSeconds": 10
 /// }
 /// ```
 ///
@@ -313,6 +316,17 @@ extension ServeSettings: Decodable {
             functions: functions,
             resolvers: try Self.resolvers(file.object("resolvers"), functions: functions)
         )
+        server.region = try file.value("region") ?? "us-east-1"
+        server.httpOrigins = try Self.httpOrigins(file.value("httpOrigins"))
+        if let seconds: Double = try file.value("httpTimeoutSeconds") {
+            guard seconds > 0, seconds.isFinite else {
+                throw CommandFailure(
+                    "httpTimeoutSeconds \(seconds) in the configuration file is out of range. Give a number of seconds "
+                        + "above 0 (10, the default, is how long an HTTP data source may take)."
+                )
+            }
+            server.httpTimeout = .milliseconds(Int((seconds * 1000).rounded()))
+        }
         server.modelsWithoutConflictDetection = try Self.modelsWithoutConflictDetection(
             file,
             apiWide: conflictDetection

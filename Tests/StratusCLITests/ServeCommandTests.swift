@@ -721,6 +721,21 @@ import Testing
                     + "(Query.weather, Post.summary). The schema has no hand-written query or mutation."
             ),
             (
+                #"{"resolvers": {"Query.page": {"http": "127.0.0.1:8080"}}}"#,
+                "resolvers.Query.page.http is '127.0.0.1:8080' in the configuration file, which is not an http:// or "
+                    + #"https:// URL with a host and no query. Give one such as "http://127.0.0.1:8080"."#
+            ),
+            (
+                #"{"httpOrigins": {"https://api.example.com/v1": "http://127.0.0.1:8080"}}"#,
+                "'https://api.example.com/v1' in httpOrigins is not an origin. Give the start of the @http URL up to "
+                    + #"its path, such as "https://api.example.com"."#
+            ),
+            (
+                #"{"httpOrigins": {"https://api.example.com": "http://127.0.0.1:8080"}}"#,
+                "httpOrigins maps 'https://api.example.com', which no @http field calls. The schema has no @http "
+                    + "field; remove httpOrigins."
+            ),
+            (
                 #"{"conflictDetection": false, "models": {"Note": {"conflictDetection": true}}}"#,
                 "Model 'Note' turns conflictDetection on, but the configuration file turns it off for the whole "
                     + #"API. Remove "conflictDetection": false at the top, and set it false on the models that "#

@@ -73,7 +73,22 @@ import Testing
         #expect(subscription.awsAuth.map(\.mode) == [.apiKey, .iam])
         #expect(subscription.resolver == nil)
         let ping = try #require(schema.operations(.mutation).first)
-        #expect(ping.resolver == .http(HTTPRequest(url: "https://example.com/ping/${env}", method: .post, headers: [])))
+        #expect(
+            ping.resolver
+                == .http(
+                    HTTPRequest(
+                        url: "https://example.com/ping/${env}",
+                        method: .post,
+                        headers: [],
+                        requiredArguments: ["roomId"]
+                    )
+                )
+        )
+        #expect(
+            ping.arguments.map { "\($0.name): \($0.type)" } == [
+                "query: MutationPingQueryInput", "body: MutationPingBodyInput",
+            ]
+        )
     }
 
     @Test func aFieldTheModelsGenerateCannotBeWrittenAgain() {

@@ -131,6 +131,12 @@ public struct HTTPRequest: Sendable, Hashable {
         public var key: String
         /// The header's value, as written.
         public var value: String
+
+        /// A header `key: value`.
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
     }
 
     /// The URL as written: `${env}`, `${aws_region}` and `:argument` path parameters are kept for
@@ -140,6 +146,45 @@ public struct HTTPRequest: Sendable, Hashable {
     public var method: Method
     /// The headers sent with every request, in declaration order.
     public var headers: [Header]
+    /// The arguments declared non-null (path parameters aside): a request with a body must
+    /// carry each in `query` or `body`, since the rewritten inputs make them all optional.
+    public var requiredArguments: [String] = []
+
+    /// The origin the HTTP data source is configured with: the scheme and what follows it up to
+    /// the first `/` (`https://api.example.com`, `http://${env}api.example.com:8080`).
+    public var origin: String {
+        let scheme = url.hasPrefix("https://") ? "https://" : "http://"
+        let rest = url.dropFirst(scheme.count)
+        return scheme + rest.prefix { $0 != "/" }
+    }
+
+    /// The resource path: the URL from the first `/` after the origin (its query string
+    /// included), or `/` when there is none. `:name` parameters and `${…}` are kept.
+    public var path: String {
+        let origin = origin
+        let rest = url.dropFirst(origin.count)
+        return rest.isEmpty ? "/" : String(rest)
+    }
+
+    /// The `:name` parameters of ``path``, in order: each becomes a field of the field's
+    /// `params` argument.
+    public var pathParameters: [String] {
+        var names: [String] = []
+        var remaining = Substring(path)
+        while let colon = remaining.firstIndex(of: ":") {
+            let name = remaining[remaining.index(after: colon)...].prefix {
+                $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_")
+            }
+            if !name.isEmpty { names.append(String(name)) }
+            remaining = remaining[remaining.index(after: colon)...].dropFirst(name.count)
+        }
+        return names
+    }
+}
+
+extension HTTPRequest.Method {
+    /// Whether requests of the method carry a body: `POST`, `PUT` and `PATCH`.
+    public var hasBody: Bool { self == .post || self == .put || self == .patch }
 }
 
 /// An argument of a field, or a field of an input type.

@@ -146,6 +146,7 @@ final class SchemaBuilder {
         schema.scalars = scalars
         schema.globalAuthRule = globalAuthRule
         schema.operations = buildOperations(in: schema)
+        rewriteHTTPArguments(in: &schema)
         checkGeneratedInputUses(in: schema)
         schema.warnings = warnings.sorted {
             ($0.position.line, $0.position.column) < ($1.position.line, $1.position.column)

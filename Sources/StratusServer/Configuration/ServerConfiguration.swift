@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the local backend derives its API and resolves writes.
 ///
 /// Every property has the default an Amplify project using DataStore gets: conflict detection on
@@ -72,6 +74,19 @@ public struct ServerConfiguration: Sendable {
     /// The data sources of fields without a directive, by `Type.field` (`"Query.weather"`).
     /// An entry for a field with `@function` takes its place.
     public var resolvers: [String: ConfiguredResolver]
+
+    /// Where the requests of `@http` fields go instead of the origin their URL names, by that
+    /// origin (`"https://api.example.com"`, or as written, `"https://${env}.example.com"`): a
+    /// local server's origin, with a path to put before the field's if it needs one
+    /// (`http://127.0.0.1:8080/mock`). Origins without an entry are called as they are.
+    public var httpOrigins: [String: URL] = [:]
+
+    /// How long an HTTP data source may take to answer, connecting included; 10 seconds by
+    /// default.
+    public var httpTimeout: Duration = .seconds(10)
+
+    /// The region the API runs in: what `${aws_region}` in an `@http` URL becomes.
+    public var region = "us-east-1"
 
     /// Creates a configuration; every argument has the AppSync default.
     public init(

@@ -20,6 +20,10 @@ struct CustomFieldPlan: Sendable {
         case batch(String, size: Int)
         /// A NONE data source: the arguments are the value.
         case none
+        /// An `@http` field: the request its directive describes.
+        case http(HTTPDirective)
+        /// An HTTP data source `resolvers` configures: a `POST` of the context object to this URL.
+        case httpDataSource(URL)
         /// No resolver: `null`.
         case unresolved
     }
@@ -33,7 +37,8 @@ struct CustomFieldPlan: Sendable {
     ///
     /// - Throws: ``ServerError`` when `resolvers` names a field that is neither a hand-written
     ///   query or mutation nor a field of an object type that no relation resolves, or a function
-    ///   that `functions` does not configure.
+    ///   that `functions` does not configure; when an HTTP data source's URL is not an `http` or
+    ///   `https` URL; when `httpOrigins` maps an origin no `@http` field calls, or to no origin.
     init(schema: AnnotatedSchema, configuration: ServerConfiguration) throws(ServerError) {
         let roots = schema.rootTypes
         let operations = schema.operations.filter { $0.kind != .subscription }
@@ -50,6 +55,9 @@ struct CustomFieldPlan: Sendable {
                         + "a field of one of its types that no relation resolves. Name fields as Type.field "
                         + "(Query.weather, Post.summary). \(known)"
                 )
+            }
+            if case .http(let url) = resolver {
+                try Self.checkHTTPURL(url, "resolvers.\(key).http")
             }
             if let name = resolver.functionName, configuration.functions[name] == nil {
                 throw ServerError.invalidResolvers(
@@ -78,6 +86,7 @@ struct CustomFieldPlan: Sendable {
             }
             plan(resolver, key: key, configuration: configuration)
         }
+        try checkHTTPOrigins(schema: schema, configuration: configuration)
         if !unresolved.isEmpty {
             let example = unresolved[0]
             notices.append(
@@ -112,6 +121,7 @@ struct CustomFieldPlan: Sendable {
         case .function(let name): .direct(name)
         case .batchFunction(let name, let size): .batch(name, size: size)
         case .none: Source.none
+        case .http(let url): .httpDataSource(url)
         }
     }
 
@@ -133,9 +143,8 @@ struct CustomFieldPlan: Sendable {
                         + #"": {"runtime": ["python3", "-m", "awslambdaric", "index.handler"]}} (or "command")."#
                 )
             }
-        case .http:
-            sources[key] = .unresolved
-            notices.append("\(key) has @http, which the local server does not call yet, so it answers null.")
+        case .http(let request):
+            sources[key] = .http(HTTPDirective(request, configuration: configuration))
         }
     }
 
@@ -144,5 +153,56 @@ struct CustomFieldPlan: Sendable {
     static func functionName(_ name: String, environment: String?) -> String {
         if let environment { return name.replacingOccurrences(of: "${env}", with: environment) }
         return name.replacingOccurrences(of: "-${env}", with: "").replacingOccurrences(of: "${env}", with: "")
+    }
+
+    /// The origins of the schema's `@http` fields, as written, in order.
+    static func httpOrigins(of schema: AnnotatedSchema) -> [String] {
+        let resolvers =
+            schema.operations.compactMap(\.resolver)
+            + objectFields(of: schema).sorted { $0.key < $1.key }.compactMap(\.value.resolver)
+        var origins: [String] = []
+        for case .http(let request) in resolvers where !origins.contains(request.origin) {
+            origins.append(request.origin)
+        }
+        return origins
+    }
+
+    /// Each `httpOrigins` entry maps an origin an `@http` field calls to an `http` or `https`
+    /// URL.
+    private func checkHTTPOrigins(
+        schema: AnnotatedSchema,
+        configuration: ServerConfiguration
+    ) throws(ServerError) {
+        guard !configuration.httpOrigins.isEmpty else { return }
+        let origins = Self.httpOrigins(of: schema)
+        let resolved = origins.map {
+            CustomFieldPlan.functionName($0, environment: configuration.environmentName)
+                .replacingOccurrences(of: "${aws_region}", with: configuration.region)
+        }
+        for (origin, target) in configuration.httpOrigins.sorted(by: { $0.key < $1.key }) {
+            guard origins.contains(origin) || resolved.contains(origin) else {
+                throw ServerError.invalidResolvers(
+                    "httpOrigins maps '\(origin)', which no @http field calls. "
+                        + (origins.isEmpty
+                            ? "The schema has no @http field; remove httpOrigins."
+                            : "Map one of the origins the schema's @http URLs start with: "
+                                + origins.map { "'\($0)'" }.joined(separator: ", ") + ".")
+                )
+            }
+            try Self.checkHTTPURL(target, "httpOrigins['\(origin)']")
+        }
+    }
+
+    /// `url` is an absolute `http` or `https` URL with a host and no query or fragment.
+    static func checkHTTPURL(_ url: URL, _ key: String) throws(ServerError) {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        guard let components, ["http", "https"].contains(components.scheme ?? ""), components.host?.isEmpty == false,
+            components.query == nil, components.fragment == nil
+        else {
+            throw ServerError.invalidResolvers(
+                "\(key) is '\(url.absoluteString)', which is not an http:// or https:// URL with a host and no query. "
+                    + "Give one such as http://127.0.0.1:8080."
+            )
+        }
     }
 }

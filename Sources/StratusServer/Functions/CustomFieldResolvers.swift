@@ -8,6 +8,8 @@ struct CustomFieldResolvers {
     let functions: LocalFunctions
     /// Where hand-written mutations publish their results to hand-written subscriptions.
     let events: HandWrittenEvents
+    /// What `@http` fields and HTTP data sources send their requests with.
+    let http: HTTPDataSource
 
     /// The resolvers of the root type of `kind`, by field name.
     func resolvers(of kind: CustomOperation.Kind) -> [String: GraphQLFieldResolve] {
@@ -18,7 +20,9 @@ struct CustomFieldResolvers {
             let directives =
                 operation.awsAuth.isEmpty
                 ? Authorization.typeModes(awsAuth: [], rules: operation.authRules) : operation.awsAuth
-            let (name, type, schema, functions, events) = (operation.name, operation.type, schema, functions, events)
+            let (name, type, schema, functions, events, http) = (
+                operation.name, operation.type, schema, functions, events, self.http
+            )
             // Whether a subscription's `@aws_subscribe(mutations:)` lists this mutation.
             let publishes =
                 kind == .mutation
@@ -29,7 +33,14 @@ struct CustomFieldResolvers {
                     throw Authorization.unauthorized(field: name, type: typeName)
                 }
                 let event = FunctionEvent(arguments: arguments.object, source: .null, identity: identity, info: info)
-                guard let value = try await Self.value(of: source, event: event, parent: nil, functions: functions)
+                guard
+                    let value = try await Self.value(
+                        of: source,
+                        event: event,
+                        parent: nil,
+                        functions: functions,
+                        http: http
+                    )
                 else {
                     return nil
                 }
@@ -51,7 +62,7 @@ struct CustomFieldResolvers {
         var resolvers: [String: GraphQLFieldResolve] = [:]
         for field in fields {
             guard let source = plan.sources["\(typeName).\(field.name)"] else { continue }
-            let (type, schema, functions) = (field.type, schema, functions)
+            let (type, schema, functions, http) = (field.type, schema, functions, self.http)
             resolvers[field.name] = { parent, arguments, context, info in
                 let request = context as? RequestContext
                 if let budget = request?.budget, !budget.spend() { return nil }
@@ -67,7 +78,14 @@ struct CustomFieldResolvers {
                     identity: request?.identity ?? .anonymous,
                     info: info
                 )
-                guard let value = try await Self.value(of: source, event: event, parent: parent, functions: functions)
+                guard
+                    let value = try await Self.value(
+                        of: source,
+                        event: event,
+                        parent: parent,
+                        functions: functions,
+                        http: http
+                    )
                 else { return nil }
                 return Self.output(value, type: type, schema: schema)
             }
@@ -88,13 +106,23 @@ struct CustomFieldResolvers {
         of source: CustomFieldPlan.Source,
         event: FunctionEvent,
         parent: Any?,
-        functions: LocalFunctions
+        functions: LocalFunctions,
+        http: HTTPDataSource
     ) async throws -> JSON? {
+        let field = "\(event.parentTypeName).\(event.fieldName)"
         switch source {
         case .unresolved:
             return nil
         case .none:
             return .object(event.arguments)
+        case .http(let request):
+            return try await http.send(try request.request(for: event, field: field), field: field)
+        case .httpDataSource(let url):
+            var request = HTTPDataSource.Request(method: .post, url: url.absoluteString, body: event.direct)
+            request.headers = HTTPDataSource.copiedHeaders(event.headers)
+            request.setHeader("accept-encoding", "application/json")
+            request.setHeader("Content-Type", "application/json")
+            return try await http.send(request, field: field)
         case .direct(let function):
             return try await Self.invoke(functions, function, event.direct)
         case .batch(let function, let size):

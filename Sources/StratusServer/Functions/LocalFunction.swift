@@ -70,6 +70,10 @@ public enum ConfiguredResolver: Sendable, Hashable {
     /// A NONE data source (a local resolver): the field's value is its arguments, the pattern of
     /// mutations that only exist to publish to subscriptions.
     case none
+    /// An HTTP data source: the field's request is a `POST` of AppSync's context object (as a
+    /// Direct Lambda resolver receives it) to this URL, and the response's JSON body its value,
+    /// as for an `@http` field.
+    case http(URL)
 }
 
 extension ConfiguredResolver {
@@ -77,7 +81,7 @@ extension ConfiguredResolver {
     var functionName: String? {
         switch self {
         case .function(let name), .batchFunction(let name, _): name
-        case .none: nil
+        case .none, .http: nil
         }
     }
 }
