@@ -34,16 +34,20 @@ public struct ServerTracing: Sendable {
     /// What exports them, run beside the HTTP server and shut down after it, so that the spans
     /// of the last requests are sent; `nil` for a tracer whose backend the application runs.
     let service: (any Service)?
+    /// Where the spans are posted, for an OTLP exporter; `nil` for an application's tracer.
+    public let collector: String?
 
     /// Spans made by `tracer`, whose backend the application bootstraps and runs itself.
     public init(tracer: any Tracer) {
         self.tracer = tracer
         self.service = nil
+        self.collector = nil
     }
 
-    private init(tracer: any Tracer, service: any Service) {
+    private init(tracer: any Tracer, service: any Service, collector: String) {
         self.tracer = tracer
         self.service = service
+        self.collector = collector
     }
 
     /// Spans exported over OTLP/HTTP (protobuf) to the collector at `endpoint`, the base URL
@@ -73,6 +77,7 @@ public struct ServerTracing: Sendable {
         configuration.traces.batchSpanProcessor.scheduleDelay = scheduleDelay
         // swift-otel's own warnings (a collector that cannot be reached) go to standard error.
         configuration.diagnosticLogLevel = .warning
+        var collector = "http://localhost:4318/v1/traces"
         if let endpoint {
             guard let url = URL(string: endpoint), url.scheme == "http" || url.scheme == "https", url.host != nil
             else {
@@ -85,10 +90,18 @@ public struct ServerTracing: Sendable {
             // OpenTelemetry adds it to `OTEL_EXPORTER_OTLP_ENDPOINT`.
             let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
             configuration.traces.otlpExporter.endpoint = base + "/v1/traces"
+            collector = base + "/v1/traces"
+        }
+        // The environment wins, as swift-otel applies it.
+        let environment = ProcessInfo.processInfo.environment
+        if let traces = environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] {
+            collector = traces
+        } else if let shared = environment["OTEL_EXPORTER_OTLP_ENDPOINT"] {
+            collector = (shared.hasSuffix("/") ? String(shared.dropLast()) : shared) + "/v1/traces"
         }
         do {
             let backend = try OTel.makeTracingBackend(configuration: configuration)
-            return ServerTracing(tracer: backend.factory, service: backend.service)
+            return ServerTracing(tracer: backend.factory, service: backend.service, collector: collector)
         } catch {
             throw .tracing("The OTLP trace exporter could not be set up: \(error)")
         }
