@@ -3,7 +3,7 @@ import GraphQL
 import StratusCodegen
 
 // Benchmarks for Stratus. Run with
-// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-cache] [appsync-queue] [fanout] [functions] [metrics] [server] [server-stores]`.
+// `swift run -c release StratusBench [codegen] [datastore] [sync] [api] [sigv4] [appsync-cache] [appsync-queue] [fanout] [functions] [metrics] [tracing] [server] [server-stores]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -53,6 +53,10 @@ func runSelected() async throws {
 
     if selected.contains("metrics") {
         try await MetricsBenchmark().run()
+    }
+
+    if selected.contains("tracing") {
+        try await TracingBenchmark().run()
     }
 
     if selected.contains("functions") {
