@@ -3,6 +3,7 @@ import AWSWire
 import Amplify
 import Foundation
 import Synchronization
+import Tracing
 
 /// The API category on AWS: GraphQL (AppSync) and REST (API Gateway) APIs with every AWS
 /// authorization mode.
@@ -38,6 +39,10 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
     public let clock: APIClock
     /// How subscriptions reconnect after a drop.
     public let realTimeConfiguration: AppSyncRealTimeConfiguration
+    /// What makes a client span per GraphQL and REST request, sending its `traceparent`; `nil`
+    /// uses swift-distributed-tracing's `InstrumentationSystem.tracer`, read at each request: no
+    /// span until the application bootstraps a tracer.
+    public let tracer: (any Tracer)?
 
     private let factory: SharedAuthProviderFactory
     /// Whether the plugin was created with a credentials provider, which then wins over the Auth plugin's.
@@ -70,6 +75,8 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
     ///   - realTimeConfiguration: The backoff of subscriptions that reconnect after a drop.
     ///   - configuration: The APIs, for a plugin configured without a file. `Amplify.configure()`
     ///     then fails if the file configures the plugin too.
+    ///   - tracer: What makes the requests' client spans; by default the one bootstrapped in
+    ///     `InstrumentationSystem`, if any.
     public init(
         apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory(),
         credentialsProvider: (any AWSCredentialsProvider)? = nil,
@@ -77,9 +84,11 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
         retryPolicy: RetryPolicy = .standard,
         clock: APIClock = .system,
         realTimeConfiguration: AppSyncRealTimeConfiguration = AppSyncRealTimeConfiguration(),
-        configuration: AWSAPIPluginConfiguration? = nil
+        configuration: AWSAPIPluginConfiguration? = nil,
+        tracer: (any Tracer)? = nil
     ) {
         self.factory = SharedAuthProviderFactory(value: apiAuthProviderFactory)
+        self.tracer = tracer
         self.credentialsProvider = credentialsProvider ?? EnvironmentCredentialsProvider()
         self.hasOwnCredentialsProvider = credentialsProvider != nil
         self.transport = transport
@@ -268,7 +277,8 @@ public final class AWSAPIPlugin: APICategoryPlugin, AuthCategoryPluginUser {
             interceptors: interceptors[endpoint.name] ?? [],
             transport: transport,
             retryPolicy: retryPolicy,
-            clock: clock
+            clock: clock,
+            tracer: tracer ?? InstrumentationSystem.tracer
         )
     }
 }

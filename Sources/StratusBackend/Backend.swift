@@ -66,6 +66,8 @@ public final class Backend: Sendable {
         public var metrics: MetricsEndpoint?
         /// How ``requestLog``'s lines are written.
         public var requestLogFormat: LogFormat
+        /// What makes and exports a span per request (`--otlp-endpoint`); `nil` traces nothing.
+        public var tracing: ServerTracing?
         /// Where the local Cognito writes confirmation codes and its failures.
         public var cognitoLog: @Sendable (String) -> Void
         /// Hears what opening the store did that people should know: the schema changes it
@@ -89,6 +91,7 @@ public final class Backend: Sendable {
             requestLog: (@Sendable (String) -> Void)? = nil,
             metrics: MetricsEndpoint? = nil,
             requestLogFormat: LogFormat = .text,
+            tracing: ServerTracing? = nil,
             cognitoLog: @escaping @Sendable (String) -> Void = Backend.standardError,
             notice: @escaping @Sendable (String) -> Void = { _ in }
         ) {
@@ -108,6 +111,7 @@ public final class Backend: Sendable {
             self.requestLog = requestLog
             self.metrics = metrics
             self.requestLogFormat = requestLogFormat
+            self.tracing = tracing
             self.cognitoLog = cognitoLog
             self.notice = notice
         }
@@ -249,7 +253,8 @@ public final class Backend: Sendable {
             requestLog: configuration.requestLog,
             routes: configuration.metrics.map { [$0] } ?? [],
             metrics: configuration.metrics?.makeMetrics(),
-            requestLogFormat: configuration.requestLogFormat
+            requestLogFormat: configuration.requestLogFormat,
+            tracing: configuration.tracing
         )
     }
 

@@ -50,8 +50,9 @@ struct MetricsBenchmark {
         print("  /metrics after the run: \(scrape.body.count) bytes")
     }
 
-    /// One round against `backend`: the creates, then the gets of what they created.
-    private func measure(
+    /// One round against `backend`: the creates, then the gets of what they created (shared with
+    /// ``TracingBenchmark``).
+    func measure(
         _ backend: LocalBackend,
         transport: AsyncHTTPClientTransport,
         prefix: String

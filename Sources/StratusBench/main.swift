@@ -4,7 +4,7 @@ import StratusCodegen
 
 // Benchmarks for Stratus. Run with
 // `swift run -c release StratusBench [codegen] [datastore] [datastore-transaction] [sync] [api] [sigv4]
-// [appsync-cache] [appsync-queue] [fanout] [functions] [metrics] [server] [server-stores]`.
+// [appsync-cache] [appsync-queue] [fanout] [functions] [metrics] [tracing] [server] [server-stores]`.
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -56,6 +56,10 @@ func runSelected() async throws {
 
     if selected.contains("metrics") {
         try await MetricsBenchmark().run()
+    }
+
+    if selected.contains("tracing") {
+        try await TracingBenchmark().run()
     }
 
     if selected.contains("functions") {

@@ -64,7 +64,8 @@ extension StratusHTTPServer {
         requestLog: (@Sendable (String) -> Void)? = nil,
         routes: [any HTTPRouteProvider] = [],
         metrics: ServerMetrics? = nil,
-        requestLogFormat: LogFormat = .text
+        requestLogFormat: LogFormat = .text,
+        tracing: ServerTracing? = nil
     ) {
         var trusting = authorization
         var routes = routes
@@ -92,7 +93,8 @@ extension StratusHTTPServer {
             log: log,
             requestLog: requestLog,
             metrics: metrics,
-            requestLogFormat: requestLogFormat
+            requestLogFormat: requestLogFormat,
+            tracing: tracing
         )
     }
 }

@@ -3,6 +3,7 @@ import GraphQL
 import PostgresNIO
 import StratusCodegen
 import Synchronization
+import Tracing
 
 /// The local AppSync-compatible backend, in process: the API derived from an annotated schema,
 /// its resolvers, and the data directory they read and write.
@@ -412,6 +413,31 @@ public final class StratusServer: Sendable {
         direct: Bool,
         isHeavy: Bool
     ) async -> (response: ServerResponse, answeredDirectly: Bool) {
+        guard Traces.tracer != nil, case .success(let document) = document(of: request.query) else {
+            return await runUntraced(request, direct: direct, isHeavy: isHeavy)
+        }
+        // The operation's span, named as OpenTelemetry's GraphQL conventions name it.
+        let operation = document.definitions.lazy.compactMap { $0 as? OperationDefinition }
+            .first { request.operationName == nil || $0.name?.value == request.operationName }
+        let type = operation.map { "\($0.operation)" }
+        let name = operation?.name?.value
+        return await Traces.span(
+            [type ?? "GraphQL Operation", name].compactMap { $0 }.joined(separator: " "),
+            attributes: { attributes in
+                if let type { attributes["graphql.operation.type"] = type }
+                if let name { attributes["graphql.operation.name"] = name }
+            }
+        ) {
+            await runUntraced(request, direct: direct, isHeavy: isHeavy)
+        }
+    }
+
+    /// Runs a request as ``run(_:direct:isHeavy:)`` does, without a span of its own.
+    private func runUntraced(
+        _ request: Request,
+        direct: Bool,
+        isHeavy: Bool
+    ) async -> (response: ServerResponse, answeredDirectly: Bool) {
         let (query, variables, operationName, identity) = (
             request.query, request.variables, request.operationName, request.identity
         )
@@ -564,7 +590,9 @@ public final class StratusServer: Sendable {
         }
         let document: Document
         do {
-            document = try parse(source: Source(body: query, name: "GraphQL request"))
+            document = try Traces.span("graphql.parse") { _ in
+                try parse(source: Source(body: query, name: "GraphQL request"))
+            }
         } catch let error as GraphQLError {
             let body = ResponseFormatter.requestFailure([(Self.syntaxMessage(error), error.locations)])
             return .failure(DocumentFailure(body: body, isSyntaxError: true))
@@ -576,13 +604,15 @@ public final class StratusServer: Sendable {
         if let violation = limits.check(document, schema: executable.schema, api: api) {
             return .failure(Self.limitFailure(violation))
         }
-        let problems = DocumentValidation.problems(
-            of: document,
-            text: query,
-            schema: executable.schema,
-            rules: specifiedRules + [RequestValidation.literalRule],
-            onCancelled: { self.validationsCancelled.add(1, ordering: .relaxed) }
-        )
+        let problems = Traces.span("graphql.validate") { _ in
+            DocumentValidation.problems(
+                of: document,
+                text: query,
+                schema: executable.schema,
+                rules: specifiedRules + [RequestValidation.literalRule],
+                onCancelled: { self.validationsCancelled.add(1, ordering: .relaxed) }
+            )
+        }
         // A cancelled validation is incomplete: the document is neither refused nor remembered.
         if Task.isCancelled {
             return .failure(

@@ -8,6 +8,7 @@ import StratusCodegen
 import StratusCognito
 import StratusServer
 import Synchronization
+import Tracing
 
 /// The local backend started in process on a free port, for tests: a temporary data directory,
 /// an HTTP endpoint, an API key and IAM credentials, and API plugins configured for it.
@@ -89,7 +90,8 @@ public final class LocalBackend: Sendable {
         restAPIs: [RESTAPI] = [],
         otherIAMCredentials: [AWSCredentials] = [],
         cognito cognitoConfiguration: CognitoConfiguration? = nil,
-        metrics: MetricsEndpoint? = nil
+        metrics: MetricsEndpoint? = nil,
+        tracing: ServerTracing? = nil
     ) async throws -> LocalBackend {
         let schema = try SchemaParser().parse(source)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -126,6 +128,7 @@ public final class LocalBackend: Sendable {
                 // Failures the tests provoke (cut connections, failing handlers) stay out of their output.
                 httpLog: { _ in },
                 metrics: metrics,
+                tracing: tracing,
                 cognitoLog: { _ in }
             )
         )
@@ -185,14 +188,16 @@ public final class LocalBackend: Sendable {
 
     /// An API plugin configured for this backend with `authorizationType`; with a `proxy`, its
     /// GraphQL requests and real-time connections go through it; with an `authPlugin`, it takes
-    /// user pool tokens from it, as `Amplify.configure()` links them.
+    /// user pool tokens from it, as `Amplify.configure()` links them; with a `tracer`, its
+    /// requests make client spans and carry their `traceparent`.
     ///
     /// - Throws: `ConfigurationError` when the configuration is refused.
     public func makeAPIPlugin(
         authorizationType: AWSAuthorizationType = .apiKey,
         apiAuthProviderFactory: APIAuthProviderFactory = APIAuthProviderFactory(),
         authPlugin: (any AuthCategoryPlugin)? = nil,
-        through proxy: FaultProxy? = nil
+        through proxy: FaultProxy? = nil,
+        tracer: (any Tracer)? = nil
     ) throws -> AWSAPIPlugin {
         var endpoints: [AWSAPIPluginConfiguration.Endpoint] = [
             .init(
@@ -221,7 +226,8 @@ public final class LocalBackend: Sendable {
         let configuration = AWSAPIPluginConfiguration(endpoints: endpoints)
         let plugin = AWSAPIPlugin(
             apiAuthProviderFactory: apiAuthProviderFactory,
-            credentialsProvider: StaticCredentialsProvider(credentials)
+            credentialsProvider: StaticCredentialsProvider(credentials),
+            tracer: tracer
         )
         plugin.useAuthPlugin(authPlugin)
         try plugin.configure(configuration)

@@ -159,6 +159,16 @@ struct Serve: AsyncParsableCommand {
     )
     var metricsToken: String?
 
+    @Option(
+        name: .long,
+        help: """
+            Export a trace span per request over OTLP/HTTP to the collector at this base URL, such as \
+            http://127.0.0.1:4318 (spans go to its /v1/traces), with service name stratus. Also \
+            OTEL_EXPORTER_OTLP_ENDPOINT, which wins when both are set. Off without either.
+            """
+    )
+    var otlpEndpoint: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port \(port) is not a port. Give 1 to 65535, or 0 to pick a free one.")
@@ -172,6 +182,7 @@ struct Serve: AsyncParsableCommand {
             watch ? WatchedFiles(([schema] + (config.map { [$0] } ?? [])).map { URL(fileURLWithPath: $0) }) : nil
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
+        let tracing = try tracing()
         try settings.checkModels(of: annotated)
         do {
             try StratusServer.checkResolvers(of: annotated, configuration: settings.server)
@@ -234,7 +245,12 @@ struct Serve: AsyncParsableCommand {
         }
         let store = location.map { Backend.Store.database($0, connections: settings.databaseConnections) }
         let backend = try await Self.open(
-            backendConfiguration(settings, schema: annotated, store: store ?? .dataDirectory(directory)),
+            backendConfiguration(
+                settings,
+                schema: annotated,
+                store: store ?? .dataDirectory(directory),
+                tracing: tracing
+            ),
             place: location.map { "the database \($0)" } ?? "'\(directory.path)'",
             isDatabase: location != nil
         )
@@ -291,7 +307,8 @@ struct Serve: AsyncParsableCommand {
     private func backendConfiguration(
         _ settings: ServeSettings,
         schema: AnnotatedSchema,
-        store: Backend.Store
+        store: Backend.Store,
+        tracing: ServerTracing?
     ) -> Backend.Configuration {
         let cognito = settings.cognitoConfiguration(enabled: auth)
         let logsRequests = logRequests ?? (isatty(STDOUT_FILENO) == 1)
@@ -318,12 +335,28 @@ struct Serve: AsyncParsableCommand {
             requestLog: logsRequests ? Self.printLine : nil,
             metrics: metricsEndpoint(),
             requestLogFormat: logFormat,
+            tracing: tracing,
             cognitoLog: { message in
                 print(message, subsystem: "cognito")
                 fflush(nil)
             },
             notice: { print($0) }
         )
+    }
+
+    /// The OTLP exporter of `--otlp-endpoint`, or of `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+    /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) without it; `nil` (no spans) without either.
+    private func tracing() throws -> ServerTracing? {
+        let environment = ProcessInfo.processInfo.environment
+        guard
+            otlpEndpoint != nil || environment["OTEL_EXPORTER_OTLP_ENDPOINT"] != nil
+                || environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] != nil
+        else { return nil }
+        do {
+            return try ServerTracing.otlp(endpoint: otlpEndpoint)
+        } catch {
+            throw CommandFailure(error.description)
+        }
     }
 
     /// `/metrics` unless `--no-metrics`: with the token given, or, listening beyond the loopback
@@ -445,6 +478,9 @@ struct Serve: AsyncParsableCommand {
         if let metrics = backend.configuration.metrics {
             print("Metrics (Prometheus): http://\(host):\(port)/metrics")
             if let token = metrics.token { print("Metrics token (Authorization: Bearer): \(token)") }
+        }
+        if let collector = backend.configuration.tracing?.collector {
+            print("Traces (OTLP/HTTP): \(collector)")
         }
         if let cognito = backend.cognito {
             announce(cognito, signingWithOwnCredentials: backend.authorization.iamCredentials.isEmpty)

@@ -12,7 +12,7 @@ extension AWSAPIPlugin {
     /// - Throws: `APIError`, as `APICategory.query(request:)` describes.
     @discardableResult
     public func query<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
-        try await graphQL(request)
+        try await graphQL(request, operationType: "query")
     }
 
     /// Sends a GraphQL mutation to the request's API and decodes the response.
@@ -20,15 +20,22 @@ extension AWSAPIPlugin {
     /// - Throws: `APIError`, as `APICategory.query(request:)` describes.
     @discardableResult
     public func mutate<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
-        try await graphQL(request)
+        try await graphQL(request, operationType: "mutation")
     }
 
-    private func graphQL<R: Decodable>(_ request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
+    private func graphQL<R: Decodable>(
+        _ request: GraphQLRequest<R>,
+        operationType: String
+    ) async throws -> GraphQLResponse<R> {
         let pipeline = try pipeline(apiName: request.apiName, type: .graphQL, authMode: request.authMode)
         var urlRequest = URLRequest(url: pipeline.endpoint.endpoint)
         urlRequest.httpMethod = "POST"
         urlRequest.httpBody = try Self.encode(request)
-        let response = try await pipeline.send(urlRequest, headers: request.headers.isEmpty ? nil : request.headers)
+        let response = try await pipeline.send(
+            urlRequest,
+            headers: request.headers.isEmpty ? nil : request.headers,
+            operationType: operationType
+        )
         return GraphQLResponseDecoder().decode(response.body, for: request)
     }
 

@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import Foundation
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -15,19 +16,32 @@ struct RequestPipeline: Sendable {
     let transport: any HTTPTransport
     let retryPolicy: RetryPolicy
     let clock: APIClock
+    /// What makes each attempt's client span.
+    let tracer: any Tracer
 
-    /// Sends `request` with `headers` until it succeeds or the retry policy gives up.
+    /// Sends `request` with `headers` until it succeeds or the retry policy gives up, each
+    /// attempt in a client span; `operationType` names a GraphQL request's spans.
     ///
     /// - Returns: The 2xx response.
     /// - Throws: `APIError`: `httpStatusError` for another status, `networkError` when no
     ///   response arrives or the call is cancelled, and the errors of the authorizer and the
     ///   interceptors.
-    func send(_ request: URLRequest, headers: [String: String]?) async throws -> APIResponse {
-        let request = AppSyncRequest(
+    func send(
+        _ request: URLRequest,
+        headers: [String: String]?,
+        operationType: String? = nil
+    ) async throws -> APIResponse {
+        var request = AppSyncRequest(
             request,
             headers: headers ?? [:],
             interceptors: interceptors.map { PluginInterceptor(apiName: endpoint.name, interceptor: $0) }
         )
+        request.tracer = tracer
+        if let operationType {
+            // A GraphQL request's span is named as OpenTelemetry's GraphQL conventions name it.
+            request.spanName = operationType
+            request.spanAttributes["graphql.operation.type"] = operationType
+        }
         var attempt = 0
         while true {
             attempt += 1

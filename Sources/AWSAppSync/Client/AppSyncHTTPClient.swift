@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import Foundation
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -27,7 +28,10 @@ struct AppSyncHTTPClient: Sendable {
         if let idempotencyKey {
             headers[RetryRule.idempotencyKeyHeader] = idempotencyKey
         }
-        let request = AppSyncRequest(URLRequest(url: endpoint), body: Data(body.utf8), headers: headers)
+        var request = AppSyncRequest(URLRequest(url: endpoint), body: Data(body.utf8), headers: headers)
+        request.tracer = configuration.tracer ?? InstrumentationSystem.tracer
+        request.spanName = operationName
+        request.spanAttributes["graphql.operation.name"] = operationName
         let answer: AppSyncAnswer
         do {
             answer = try await request.send(by: configuration.authorization, over: transport)

@@ -3,6 +3,7 @@ import AWSPluginsCore
 import AWSWire
 import Amplify
 import Foundation
+import Tracing
 
 /// Everything an ``AWSAppSyncClient`` needs: the API, how to authorize its requests, and where
 /// to keep its cache.
@@ -49,6 +50,15 @@ public struct AWSAppSyncClientConfiguration: Sendable {
     /// appSyncConfig.cacheKeyForObject = { $0["id"] }
     /// ```
     public var cacheKeyForObject: CacheKeyForObject?
+    /// What makes a client span per query and mutation sent, whose `traceparent` the request
+    /// carries; `nil` uses swift-distributed-tracing's `InstrumentationSystem.tracer`, read at
+    /// each request: no span until the application bootstraps a tracer.
+    ///
+    /// ```swift
+    /// var appSyncConfig = try AWSAppSyncClientConfiguration(appSyncServiceConfig: serviceConfig)
+    /// appSyncConfig.tracer = tracer
+    /// ```
+    public var tracer: (any Tracer)?
     let authorization: AppSyncAuthorization
     /// When queued mutations are tried again.
     var retryPolicy = MutationRetryPolicy()

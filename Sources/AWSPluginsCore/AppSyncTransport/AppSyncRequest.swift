@@ -1,5 +1,6 @@
 import Amplify
 import Foundation
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -39,6 +40,17 @@ public struct AppSyncRequest: Sendable {
     public var headers: [String: String]
     /// The steps that may change the request after its headers and before its signature.
     public var interceptors: [any AppSyncRequestInterceptor]
+    /// What makes the request's client span, whose W3C `traceparent` (and `tracestate`) the
+    /// request carries so that the server's spans continue its trace; no span and no header when
+    /// `nil` or a `NoOpTracer` (swift-distributed-tracing's `InstrumentationSystem.tracer` until
+    /// an application bootstraps one).
+    public var tracer: (any Tracer)?
+    /// The client span's name; the method (`POST`) when `nil`, as OpenTelemetry's HTTP
+    /// conventions name a request without a route.
+    public var spanName: String?
+    /// Attributes of the client span besides the HTTP ones: `graphql.operation.type` and
+    /// `graphql.operation.name` for a GraphQL request.
+    public var spanAttributes = SpanAttributes()
 
     /// A `POST` of `body` to `urlRequest`'s URL, or `urlRequest` as it is when `body` is `nil`.
     public init(
@@ -67,6 +79,14 @@ public struct AppSyncRequest: Sendable {
     ///
     /// - Throws: What the authorizer or an interceptor throws, unchanged.
     public func prepared(by authorizer: some AppSyncRequestAuthorizer) async throws -> URLRequest {
+        try await prepared(by: authorizer, trace: nil)
+    }
+
+    /// Step 1, with the `traceparent` of `trace` added before the signature.
+    private func prepared(
+        by authorizer: some AppSyncRequestAuthorizer,
+        trace: (tracer: any Tracer, context: ServiceContext)?
+    ) async throws -> URLRequest {
         var request = urlRequest
         if request.httpBody != nil {
             request.setValue("application/json", forHTTPHeaderField: "content-type")
@@ -77,6 +97,9 @@ public struct AppSyncRequest: Sendable {
         }
         for interceptor in interceptors {
             request = try await interceptor.intercept(request)
+        }
+        if let trace {
+            trace.tracer.inject(trace.context, into: &request, using: URLRequestInjector())
         }
         return try await authorizer.sign(request)
     }
@@ -94,7 +117,40 @@ public struct AppSyncRequest: Sendable {
         over transport: any HTTPTransport,
         now: () -> Date = { Date() }
     ) async throws -> AppSyncAnswer {
-        let prepared = try await prepared(by: authorizer)
+        guard let tracer, !(tracer is NoOpTracer) else {
+            return try await send(by: authorizer, over: transport, now: now, trace: nil)
+        }
+        let method = urlRequest.httpMethod ?? "GET"
+        return try await tracer.withSpan(spanName ?? method, ofKind: .client) { span in
+            var attributes = spanAttributes
+            attributes["http.request.method"] = method
+            if let url = urlRequest.url {
+                // The query string may hold a key or a token: the URL without it.
+                var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+                components?.query = nil
+                if let full = components?.string { attributes["url.full"] = full }
+                if let host = url.host { attributes["server.address"] = host }
+                if let port = url.port { attributes["server.port"] = port }
+            }
+            span.attributes = attributes
+            let answer = try await send(by: authorizer, over: transport, now: now, trace: (tracer, span.context))
+            let status = answer.response.statusCode
+            span.attributes["http.response.status_code"] = status
+            if status >= 400 {
+                span.attributes["error.type"] = String(status)
+                span.setStatus(SpanStatus(code: .error))
+            }
+            return answer
+        }
+    }
+
+    private func send(
+        by authorizer: some AppSyncRequestAuthorizer,
+        over transport: any HTTPTransport,
+        now: () -> Date,
+        trace: (tracer: any Tracer, context: ServiceContext)?
+    ) async throws -> AppSyncAnswer {
+        let prepared = try await prepared(by: authorizer, trace: trace)
         let response: APIResponse
         do {
             response = try await transport.send(prepared)
@@ -102,6 +158,13 @@ public struct AppSyncRequest: Sendable {
             throw AppSyncTransportError(url: prepared.url, underlying: error)
         }
         return AppSyncAnswer(response, sentWithIdempotencyKey: hasIdempotencyKey, now: now())
+    }
+}
+
+/// Sets the trace's headers on a request, for a tracer's propagator.
+private struct URLRequestInjector: Injector {
+    func inject(_ value: String, forKey key: String, into request: inout URLRequest) {
+        request.setValue(value, forHTTPHeaderField: key)
     }
 }
 

@@ -7,6 +7,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case cognito(String)
         case invalidResolvers(String)
         case invalidRESTAPI(String)
+        case tracing(String)
     }
 
     let reason: Reason
@@ -34,6 +35,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
             return detail
         case .invalidRESTAPI(let detail):
             return detail
+        case .tracing(let detail):
+            return detail
         }
     }
 
@@ -42,5 +45,6 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     static func storage(_ error: StorageError) -> ServerError { ServerError(reason: .storage(error)) }
     static func invalidResolvers(_ detail: String) -> ServerError { ServerError(reason: .invalidResolvers(detail)) }
     static func invalidRESTAPI(_ detail: String) -> ServerError { ServerError(reason: .invalidRESTAPI(detail)) }
+    static func tracing(_ detail: String) -> ServerError { ServerError(reason: .tracing(detail)) }
     package static func cognito(_ detail: String) -> ServerError { ServerError(reason: .cognito(detail)) }
 }

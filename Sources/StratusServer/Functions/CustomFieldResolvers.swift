@@ -159,7 +159,9 @@ struct CustomFieldResolvers {
         }
         let answer: JSON
         do {
-            answer = try await functions.invoke(name, event: .array(events))
+            answer = try await Traces.span("function \(name)", attributes: { $0["faas.invoked_name"] = name }) {
+                () async throws(FunctionFailure) -> JSON in try await functions.invoke(name, event: .array(events))
+            }
         } catch {
             return Array(repeating: .failure(error.resolverError), count: sources.count)
         }
@@ -194,7 +196,9 @@ struct CustomFieldResolvers {
 
     private static func invoke(_ functions: LocalFunctions, _ name: String, _ event: JSON) async throws -> JSON {
         do {
-            return try await functions.invoke(name, event: event)
+            return try await Traces.span("function \(name)", attributes: { $0["faas.invoked_name"] = name }) {
+                () async throws(FunctionFailure) -> JSON in try await functions.invoke(name, event: event)
+            }
         } catch {
             throw error.resolverError
         }

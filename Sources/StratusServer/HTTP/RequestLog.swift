@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OTel
 import Synchronization
+import Tracing
 
 /// One line per HTTP request, written once it is answered, so that a refused request is
 /// visible on the server's side as well as the client's:
@@ -22,6 +24,8 @@ import Synchronization
 ///  "authorizationMode":"API_KEY","status":200,"durationMs":3.1}
 /// ```
 ///
+/// A request traced (``ServerTracing``) has its trace's id in `traceId`, after `requestId`.
+///
 /// Every response carries the request's id in `x-amzn-RequestId`, as AppSync's do, so that a
 /// client's report and the server's line can be matched.
 ///
@@ -31,11 +35,18 @@ package struct RequestLogMiddleware<Context: Hummingbird.RequestContext>: Router
     let write: (@Sendable (String) -> Void)?
     let metrics: ServerMetrics?
     let format: LogFormat
+    let tracer: (any Tracer)?
 
-    package init(write: (@Sendable (String) -> Void)?, metrics: ServerMetrics? = nil, format: LogFormat = .text) {
+    package init(
+        write: (@Sendable (String) -> Void)?,
+        metrics: ServerMetrics? = nil,
+        format: LogFormat = .text,
+        tracer: (any Tracer)? = nil
+    ) {
         self.write = write
         self.metrics = metrics
         self.format = format
+        self.tracer = tracer
     }
 
     package func handle(
@@ -44,6 +55,72 @@ package struct RequestLogMiddleware<Context: Hummingbird.RequestContext>: Router
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let entry = RequestLogEntry()
+        guard let tracer, let route = Self.tracedRoute(of: request.uri.path) else {
+            return try await answer(request, context: context, entry: entry, next: next)
+        }
+        // The caller's `traceparent` and `tracestate`, continued; a new trace without them.
+        var parent = ServiceContext.topLevel
+        tracer.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
+        return try await tracer.withSpan("\(request.method.rawValue) \(route)", context: parent, ofKind: .server) {
+            span in
+            entry.note(traceID: span.context.otelTraceID)
+            var attributes = SpanAttributes()
+            attributes["http.request.method"] = request.method.rawValue
+            attributes["http.route"] = route
+            attributes["url.path"] = request.uri.path
+            attributes["url.scheme"] = "http"
+            attributes["aws.request_id"] = entry.id
+            if let userAgent = request.headers[.userAgent] { attributes["user_agent.original"] = userAgent }
+            if let address = (context as? ClientAddressRequestContext)?.remoteAddress?.ipAddress {
+                attributes["client.address"] = address
+            }
+            span.attributes = attributes
+            let status: Int
+            do {
+                let response = try await Traces.$tracer.withValue(tracer) {
+                    try await answer(request, context: context, entry: entry, next: next)
+                }
+                status = response.status.code
+                Self.finish(span, entry: entry, status: status)
+                return response
+            } catch {
+                Self.finish(span, entry: entry, status: (error as? any HTTPResponseError)?.status.code ?? 500)
+                throw error
+            }
+        }
+    }
+
+    /// The route of a request that gets a span: `/graphql`, or `/rest/{api}`; `nil` for the
+    /// others (health checks, metrics, the console, Cognito).
+    static func tracedRoute(of path: String) -> String? {
+        if path == "/graphql" { return path }
+        guard path.hasPrefix("/rest/") else { return nil }
+        let api = path.dropFirst("/rest/".count).prefix { $0 != "/" }
+        return api.isEmpty ? nil : "/rest/\(api)"
+    }
+
+    /// Sets what the request learnt of itself and its status on its span; a 5xx is an error.
+    private static func finish(_ span: any Span, entry: RequestLogEntry, status: Int) {
+        let fields = entry.fields
+        var attributes = span.attributes
+        attributes["http.response.status_code"] = status
+        if let type = fields.operationType { attributes["graphql.operation.type"] = type }
+        if let name = fields.operationName { attributes["graphql.operation.name"] = name }
+        if let mode = fields.authorizationMode { attributes["stratus.authorization_mode"] = mode }
+        if status >= 500 {
+            attributes["error.type"] = String(status)
+            span.setStatus(SpanStatus(code: .error))
+        }
+        span.attributes = attributes
+    }
+
+    /// The request answered, counted and logged.
+    private func answer(
+        _ request: Request,
+        context: Context,
+        entry: RequestLogEntry,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let start = ContinuousClock.now
         do {
             var response = try await RequestLogEntry.$current.withValue(entry) {
@@ -103,6 +180,7 @@ package final class RequestLogEntry: Sendable {
         var operationType: String?
         var operationName: String?
         var authorizationMode: String?
+        var traceID: String?
     }
 
     private let state = Mutex(Fields())
@@ -115,6 +193,11 @@ package final class RequestLogEntry: Sendable {
             $0.operationType = operationType
             $0.operationName = operationName
         }
+    }
+
+    /// Records the id of the trace the request's span is in.
+    func note(traceID: String?) {
+        state.withLock { $0.traceID = traceID }
     }
 
     /// Records the mode that authorized the request.
@@ -139,17 +222,19 @@ package final class RequestLogEntry: Sendable {
         let milliseconds =
             Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         func text(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
-        let line: JSON = .object(
-            JSONObject([
-                ("time", .string(LogFormat.timestamp())), ("level", "info"), ("subsystem", "request"),
-                ("requestId", .string(id)), ("method", .string(request.method.rawValue)),
-                ("path", .string(request.uri.path)), ("operationType", text(fields.operationType)),
-                ("operationName", text(fields.operationName)),
-                ("authorizationMode", text(fields.authorizationMode)), ("status", .int(status)),
-                ("durationMs", .double((milliseconds * 10).rounded() / 10)),
-            ])
-        )
-        return line.text
+        var members: [(String, JSON)] = [
+            ("time", .string(LogFormat.timestamp())), ("level", "info"), ("subsystem", "request"),
+            ("requestId", .string(id)),
+        ]
+        // The trace of the request's span, when it is traced, as the trace's tools show its id.
+        if let traceID = fields.traceID { members.append(("traceId", .string(traceID))) }
+        members += [
+            ("method", .string(request.method.rawValue)), ("path", .string(request.uri.path)),
+            ("operationType", text(fields.operationType)), ("operationName", text(fields.operationName)),
+            ("authorizationMode", text(fields.authorizationMode)), ("status", .int(status)),
+            ("durationMs", .double((milliseconds * 10).rounded() / 10)),
+        ]
+        return JSON.object(JSONObject(members)).text
     }
 }
 

@@ -39,6 +39,8 @@ public struct StratusHTTPServer: Sendable {
     public let metrics: ServerMetrics?
     /// How ``requestLog``'s lines are written.
     public let requestLogFormat: LogFormat
+    /// What makes (and exports) a span per request; `nil` traces nothing.
+    public let tracing: ServerTracing?
     /// The bytes waiting in the real-time connections, added up.
     let realtimeQueues: RealtimeQueueGauge
     private let clock: @Sendable () -> Date
@@ -56,9 +58,11 @@ public struct StratusHTTPServer: Sendable {
         log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
         requestLog: (@Sendable (String) -> Void)? = nil,
         metrics: ServerMetrics? = nil,
-        requestLogFormat: LogFormat = .text
+        requestLogFormat: LogFormat = .text,
+        tracing: ServerTracing? = nil
     ) {
         current = CurrentServer(server)
+        self.tracing = tracing
         self.metrics = metrics
         self.requestLogFormat = requestLogFormat
         realtimeQueues = RealtimeQueueGauge(metrics: metrics)
@@ -128,7 +132,14 @@ public struct StratusHTTPServer: Sendable {
         )
         let router = Router(context: ClientAddressRequestContext.self)
         // First: they wrap the routes added after them, and requests that match none.
-        router.add(middleware: RequestLogMiddleware(write: requestLog, metrics: metrics, format: requestLogFormat))
+        router.add(
+            middleware: RequestLogMiddleware(
+                write: requestLog,
+                metrics: metrics,
+                format: requestLogFormat,
+                tracer: tracing?.tracer
+            )
+        )
         router.add(middleware: HostCheckMiddleware(hosts: hosts))
         // The client's address reaches functions as `identity.sourceIp`.
         router.post("graphql") { request, context in
@@ -218,8 +229,10 @@ public struct StratusHTTPServer: Sendable {
             },
             logger: logger
         )
+        // The exporter shuts down after the server, and sends the spans of its last requests then.
+        let services: [any Service] = (tracing?.service.map { [$0] } ?? []) + [app]
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [app],
+            services: services,
             gracefulShutdownSignals: stopsOnSignals ? [.sigint, .sigterm] : [],
             logger: logger
         )

@@ -1,6 +1,7 @@
 import AWSWire
 import Foundation
 import StratusCodegen
+import Tracing
 
 /// What a mutation resolver needs besides its model.
 struct MutationRequest: Sendable {
@@ -200,7 +201,7 @@ extension ModelResolver {
         for attempt in 0..<Self.writeAttempts {
             if attempt > 0 { await backOff(after: attempt) }
             let now = now()
-            guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
+            guard let current = try await storeCalls.fetchItem(model: model.name, key: key, now: now) else {
                 throw ResolverError.conditionalCheckFailed
             }
             try request.authorize(current.values)
@@ -278,7 +279,7 @@ extension ModelResolver {
         for attempt in 0..<Self.writeAttempts {
             if attempt > 0 { await backOff(after: attempt) }
             let now = now()
-            guard let current = try await store.fetchItem(model: model.name, key: key, now: now) else {
+            guard let current = try await storeCalls.fetchItem(model: model.name, key: key, now: now) else {
                 throw ResolverError.conditionalCheckFailed
             }
             try request.authorize(current.values)
@@ -356,9 +357,20 @@ extension ModelResolver {
                 selectedFields: request.selection.fieldNames
             )
         }
-        let outcome = try await store.write(write)
+        let outcome = try await storeCalls.write(write)
         if outcome == .written, !store.announcesWrites, let kind {
-            events.publish(model: request.model, kind: kind, item: item, selectedFields: request.selection.fieldNames)
+            Traces.span("publish \(request.model.name)", kind: .producer) { span in
+                span?.attributes["messaging.operation.type"] = "publish"
+                span?.attributes["stratus.listeners"] = events.listenerCount(
+                    of: MutationBroadcaster.Topic(model: request.model.name, kind: kind)
+                )
+                events.publish(
+                    model: request.model,
+                    kind: kind,
+                    item: item,
+                    selectedFields: request.selection.fieldNames
+                )
+            }
         }
         return outcome
     }

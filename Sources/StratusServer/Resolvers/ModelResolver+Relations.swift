@@ -13,7 +13,7 @@ extension ModelResolver {
             guard let value = source.item.values[name], !value.isNull else { return nil }
             key.append(value)
         }
-        return try await store.fetchItem(model: related.name, key: key, now: now()).map {
+        return try await storeCalls.fetchItem(model: related.name, key: key, now: now()).map {
             ResolvedItem(model: related, item: $0)
         }
     }

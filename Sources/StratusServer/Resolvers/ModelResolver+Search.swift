@@ -160,7 +160,7 @@ extension ModelResolver {
         var items: [StoredItem] = []
         var after: [JSON]?
         repeat {
-            let page = try await store.fetchPage(
+            let page = try await storeCalls.fetchPage(
                 PageQuery(
                     model: model.name,
                     keyCondition: .always,

@@ -44,7 +44,7 @@ extension ModelResolver {
         }
 
         if readsJournal, let lastSync {
-            let page = try await store.fetchChanges(
+            let page = try await storeCalls.fetchChanges(
                 ChangeQuery(
                     model: model.name,
                     since: lastSync,
@@ -62,7 +62,7 @@ extension ModelResolver {
                 startedAt: startedAt
             )
         }
-        let page = try await store.fetchPage(
+        let page = try await storeCalls.fetchPage(
             PageQuery(
                 model: model.name,
                 keyCondition: .always,

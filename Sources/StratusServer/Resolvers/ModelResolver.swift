@@ -15,6 +15,8 @@ struct ModelResolver: Sendable {
     let events: MutationBroadcaster
 
     var schema: AnnotatedSchema { api.schema }
+    /// The store's item calls, in spans when the request is traced.
+    var storeCalls: TracedItemStore { TracedItemStore(store: store) }
     var configuration: ServerConfiguration { api.configuration }
     /// Whether `model` has conflict detection.
     func conflictDetection(_ model: ModelType) -> Bool { configuration.detectsConflicts(on: model.name) }
@@ -67,7 +69,7 @@ struct ModelResolver: Sendable {
 
     func get(_ model: ModelType, arguments: JSONObject) async throws -> ResolvedItem? {
         let key = try key(of: model, in: arguments)
-        return try await store.fetchItem(model: model.name, key: key, now: now()).map {
+        return try await storeCalls.fetchItem(model: model.name, key: key, now: now()).map {
             ResolvedItem(model: model, item: $0)
         }
     }
@@ -163,7 +165,7 @@ struct ModelResolver: Sendable {
             limit: try pageSize(arguments["limit"]),
             now: now()
         )
-        let page = try await store.fetchPage(query)
+        let page = try await storeCalls.fetchPage(query)
         return ResolvedConnection(
             items: page.items.map { ResolvedItem(model: model, item: $0) },
             nextToken: page.lastKey.map { PageToken(query: digest, lastKey: $0).encoded(secret: tokenSecret) },

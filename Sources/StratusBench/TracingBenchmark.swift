@@ -1,0 +1,74 @@
+// What tracing costs: the same requests to a server without a tracer and to one exporting a span
+// tree per request over OTLP/HTTP to a collector on loopback, in alternating rounds of the same run.
+//
+// Run with `swift run -c release StratusBench tracing`.
+import AWSPluginsCore
+import Foundation
+import Hummingbird
+import StratusServer
+import StratusTesting
+import Synchronization
+
+/// Requests per second and processor time per request (client, server and exporter, one
+/// process) of ``MetricsBenchmark``'s creates and gets, against a server tracing nothing (the
+/// baseline) and one exporting every request's spans in batches to a collector in the same
+/// process that reads each export and answers 200. Five alternating rounds; medians.
+struct TracingBenchmark {
+    var requests = Int(ProcessInfo.processInfo.environment["STRATUS_BENCH_TRACING_REQUESTS"] ?? "") ?? 4_000
+    var rounds = 5
+
+    func run() async throws {
+        let received = Atomic<Int>(0)
+        let router = Router()
+        router.post("v1/traces") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 64 << 20)
+            received.add(body.readableBytes, ordering: .relaxed)
+            return Response(status: .ok, headers: [.contentType: "application/x-protobuf"])
+        }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let collector = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }
+        )
+        let collecting = Task { try await collector.run() }
+        defer { collecting.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { return }
+
+        let plain = try await LocalBackend.start(schema: MetricsBenchmark.schema)
+        defer { Task { await plain.stop() } }
+        let traced = try await LocalBackend.start(
+            schema: MetricsBenchmark.schema,
+            tracing: try .otlp(endpoint: "http://127.0.0.1:\(port)")
+        )
+        defer { Task { await traced.stop() } }
+        let transport = AsyncHTTPClientTransport()
+        let rounds = MetricsBenchmark(requests: requests, rounds: rounds)
+
+        print(
+            "tracing: \(requests) creates and \(requests) gets, four at a time, without and with OTLP export, same run"
+        )
+        var off: [(rate: Double, cpu: Double)] = []
+        var on: [(rate: Double, cpu: Double)] = []
+        for round in 0..<self.rounds {
+            off.append(try await rounds.measure(plain, transport: transport, prefix: "r\(round)"))
+            on.append(try await rounds.measure(traced, transport: transport, prefix: "r\(round)"))
+        }
+        let (offRate, onRate) = (median(off.map(\.rate)), median(on.map(\.rate)))
+        let (offCPU, onCPU) = (median(off.map(\.cpu)), median(on.map(\.cpu)))
+        print(
+            "  without tracing \(Int(offRate)) requests/s, \(format(offCPU * 1e6)) µs of processor per request; "
+                + "exporting \(Int(onRate)) requests/s, \(format(onCPU * 1e6)) µs"
+        )
+        print(
+            "  exporting: processor per request \(format(onCPU / offCPU))x, throughput "
+                + "\(format(onRate / offRate))x (target: within 1.10x)"
+        )
+        print("  the collector received \(received.load(ordering: .relaxed)) bytes of spans")
+    }
+
+    private func format(_ value: Double) -> String {
+        String(format: "%.3f", value)
+    }
+}

@@ -1,0 +1,243 @@
+import AWSAPIPlugin
+import Amplify
+import Foundation
+import OTel
+import StratusCodegen
+import StratusServer
+import StratusTesting
+import Synchronization
+import Testing
+import Tracing
+
+/// Spans received by a real OTLP/HTTP endpoint: a Python `http.server` decoding each export with
+/// `opentelemetry-proto`'s types (PyPI), so that what swift-otel sends is read as a collector
+/// reads it.
+@Suite struct TracingTests {
+    /// A span as the receiver decoded it.
+    struct ReceivedSpan: Sendable {
+        let service: String?
+        let name: String
+        let traceID: String
+        let spanID: String
+        let parentSpanID: String
+        /// OTLP's `SpanKind`: 1 internal, 2 server, 3 client, 4 producer.
+        let kind: Int
+        let attributes: JSONObject
+
+        init(_ json: JSON) {
+            service = json["service"]?.stringValue
+            name = json["name"]?.stringValue ?? ""
+            traceID = json["traceId"]?.stringValue ?? ""
+            spanID = json["spanId"]?.stringValue ?? ""
+            parentSpanID = json["parentSpanId"]?.stringValue ?? ""
+            kind = json["kind"]?.intValue ?? 0
+            attributes = json["attributes"]?.objectValue ?? [:]
+        }
+    }
+
+    /// The OTLP/HTTP receiver: it writes its port to `port`, then a JSON line per span received
+    /// on `POST /v1/traces` to `spans.jsonl`, in `sys.argv[1]`.
+    static let receiver = """
+        import json, os, sys, http.server
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest, ExportTraceServiceResponse)
+        directory = sys.argv[1]
+        out = open(os.path.join(directory, "spans.jsonl"), "a", buffering=1)
+        def value(v):
+            kind = v.WhichOneof("value")
+            return getattr(v, kind) if kind else None
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if self.path != "/v1/traces" or self.headers.get("Content-Type") != "application/x-protobuf":
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                request = ExportTraceServiceRequest.FromString(body)
+                for resource_spans in request.resource_spans:
+                    resource = {a.key: value(a.value) for a in resource_spans.resource.attributes}
+                    for scope in resource_spans.scope_spans:
+                        for span in scope.spans:
+                            out.write(json.dumps({
+                                "service": resource.get("service.name"), "name": span.name,
+                                "traceId": span.trace_id.hex(), "spanId": span.span_id.hex(),
+                                "parentSpanId": span.parent_span_id.hex(), "kind": span.kind,
+                                "attributes": {a.key: value(a.value) for a in span.attributes}}) + "\\n")
+                reply = ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+            def log_message(self, *args):
+                pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        with open(os.path.join(directory, "port.tmp"), "w") as f:
+            f.write(str(server.server_address[1]))
+        os.rename(os.path.join(directory, "port.tmp"), os.path.join(directory, "port"))
+        server.serve_forever()
+        """
+
+    struct Receiver {
+        let directory: URL
+        let port: Int
+        var endpoint: String { "http://127.0.0.1:\(port)" }
+
+        /// The spans received so far.
+        func spans() throws -> [ReceivedSpan] {
+            let text = (try? String(contentsOf: directory.appending(path: "spans.jsonl"), encoding: .utf8)) ?? ""
+            return try text.split(separator: "\n").map { try ReceivedSpan(JSON(parsing: Data($0.utf8))) }
+        }
+
+        /// The spans once `condition` holds of them, waiting up to 20 seconds.
+        func spans(until condition: ([ReceivedSpan]) -> Bool) async throws -> [ReceivedSpan] {
+            let deadline = ContinuousClock.now + .seconds(20)
+            var spans = try spans()
+            while !condition(spans), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                spans = try self.spans()
+            }
+            return spans
+        }
+    }
+
+    static func withReceiver(_ body: (Receiver) async throws -> Void) async throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appending(path: "receiver.log")
+        let process = try await ChildProcess.start(["python3", "-c", receiver, directory.path], output: log)
+        defer { process.kill() }
+        let portFile = directory.appending(path: "port")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: portFile.path), process.isRunning,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let text = try? String(contentsOf: portFile, encoding: .utf8)
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let port = try #require(
+            text.flatMap { Int($0) },
+            "The OTLP receiver did not start (pip install -r Tests/requirements.txt): \(output)"
+        )
+        try await body(Receiver(directory: directory, port: port))
+    }
+
+    static let traceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+    /// A request carrying a `traceparent` continues its trace: the server span's parent is the
+    /// caller's span, the JSON log line has the trace's id, and the span has the request id of
+    /// `x-amzn-RequestId`, the operation and the status.
+    @Test func serverSpansContinueTheCallersTraceAndNameTheRequest() async throws {
+        try await Self.withReceiver { receiver in
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let server = try await TestStore.server(schema: try SchemaParser().parse(postSchema), directory: directory)
+            let lines = Mutex<[String]>([])
+            let http = StratusHTTPServer(
+                server: server,
+                authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: "da2-valid")]),
+                log: { _ in },
+                requestLog: { line in lines.withLock { $0.append(line) } },
+                requestLogFormat: .json,
+                tracing: try .otlp(endpoint: receiver.endpoint, scheduleDelay: .milliseconds(20))
+            )
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let task = Task { try await http.run(port: 0) { continuation.yield($0) } }
+            defer { task.cancel() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let create = #"""
+                {"query":"mutation Add { createPost(input: {title: \"T\", rating: 1, status: DRAFT}) { id } }"}
+                """#
+            let answered = try await HTTPEndpointTests.exchange(
+                URL(string: "http://127.0.0.1:\(port)/graphql")!,
+                body: create,
+                headers: ["x-api-key": "da2-valid", "traceparent": Self.traceParent, "tracestate": "vendor=1"]
+            )
+            #expect(answered.status == 200, "\(answered.body)")
+            let spans = try await receiver.spans { $0.contains { $0.name == "POST /graphql" } }
+            let request = try #require(spans.first { $0.name == "POST /graphql" }, "\(spans.map(\.name))")
+            #expect(request.service == "stratus")
+            #expect(request.kind == 2)
+            #expect(request.traceID == "0af7651916cd43dd8448eb211c80319c")
+            #expect(request.parentSpanID == "b7ad6b7169203331")
+            #expect(request.attributes["http.request.method"] == "POST")
+            #expect(request.attributes["http.route"] == "/graphql")
+            #expect(request.attributes["http.response.status_code"] == 200)
+            #expect(request.attributes["graphql.operation.type"] == "mutation")
+            #expect(request.attributes["graphql.operation.name"] == "Add")
+            #expect(request.attributes["stratus.authorization_mode"] == "API_KEY")
+            #expect(request.attributes["aws.request_id"]?.stringValue == answered.headers["x-amzn-requestid"])
+            let operation = try #require(spans.first { $0.name == "mutation Add" }, "\(spans.map(\.name))")
+            #expect(operation.parentSpanID == request.spanID)
+            #expect(operation.attributes["graphql.operation.type"] == "mutation")
+            let write = try #require(spans.first { $0.name == "write Post" }, "\(spans.map(\.name))")
+            #expect(write.parentSpanID == operation.spanID)
+            #expect(write.kind == 3)
+            #expect(write.attributes["db.system.name"] == "sqlite")
+            #expect(write.attributes["db.collection.name"] == "Post")
+            #expect(spans.first { $0.name == "publish Post" }?.parentSpanID == operation.spanID)
+            for name in ["graphql.parse", "graphql.validate"] {
+                #expect(spans.first { $0.name == name }?.parentSpanID == request.spanID, "\(name)")
+            }
+            #expect(Set(spans.map(\.traceID)) == [request.traceID])
+            let line = try JSON(parsing: Data(try #require(lines.withLock { $0.first }).utf8))
+            #expect(line["traceId"] == "0af7651916cd43dd8448eb211c80319c")
+            task.cancel()
+            _ = await task.result
+            try server.close()
+        }
+    }
+
+    /// The API plugin with a tracer makes a client span and sends its `traceparent`: the client's
+    /// save and the server's commit are one trace, the server's span a child of the client's.
+    @Test func oneTraceRunsFromTheClientsMutationToTheServersWrite() async throws {
+        try await Self.withReceiver { receiver in
+            let backend = try await LocalBackend.start(
+                schema: postSchema,
+                tracing: try .otlp(endpoint: receiver.endpoint, scheduleDelay: .milliseconds(20))
+            )
+            var configuration = OTel.Configuration.default
+            configuration.serviceName = "device"
+            configuration.logs.enabled = false
+            configuration.metrics.enabled = false
+            configuration.traces.otlpExporter.endpoint = receiver.endpoint + "/v1/traces"
+            configuration.traces.batchSpanProcessor.scheduleDelay = .milliseconds(20)
+            let device = try OTel.makeTracingBackend(configuration: configuration)
+            let exporting = Task { try await device.service.run() }
+            defer { exporting.cancel() }
+            let plugin = try backend.makeAPIPlugin(tracer: device.factory)
+            let save = GraphQLRequest<JSONValue>(
+                document: #"mutation Save { createPost(input: {title: "T", rating: 1, status: DRAFT}) { id } }"#,
+                responseType: JSONValue.self,
+                decodePath: "createPost"
+            )
+            let response = try await plugin.mutate(request: save)
+            guard case .success = response else {
+                Issue.record("\(response)")
+                return
+            }
+            let spans = try await receiver.spans { spans in
+                spans.contains { $0.service == "device" } && spans.contains { $0.name == "write Post" }
+            }
+            let client = try #require(spans.first { $0.service == "device" }, "\(spans.map(\.name))")
+            #expect(client.name == "mutation")
+            #expect(client.kind == 3)
+            #expect(client.attributes["http.request.method"] == "POST")
+            #expect(client.attributes["http.response.status_code"] == 200)
+            #expect(client.attributes["graphql.operation.type"] == "mutation")
+            #expect(client.attributes["url.full"]?.stringValue == backend.endpoint.absoluteString)
+            let request = try #require(spans.first { $0.name == "POST /graphql" }, "\(spans.map(\.name))")
+            #expect(request.traceID == client.traceID)
+            #expect(request.parentSpanID == client.spanID)
+            let operation = try #require(spans.first { $0.name == "mutation Save" })
+            #expect(operation.parentSpanID == request.spanID)
+            let write = try #require(spans.first { $0.name == "write Post" })
+            #expect(write.traceID == client.traceID)
+            #expect(write.parentSpanID == operation.spanID)
+            await backend.stop()
+        }
+    }
+}
