@@ -42,16 +42,19 @@ import Testing
             )
             try #require(scrape.status == 200, "\(scrape.body)")
             #expect(scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
-            let parsed = try await runPython(MetricsTests.parser, input: scrape.body)
-            try #require(
-                parsed.status == 0,
-                "prometheus_client (pip install -r Tests/requirements.txt):\n\(parsed.output)"
-            )
-            let json = try JSON(parsing: Data(parsed.output.utf8))
-            var samples: [String: Double] = [:]
-            for (name, value) in json.objectValue ?? [:] { samples[name] = value.doubleValue }
-            return samples
+            return try await MetricsTests.parse(scrape.body)
         }
+    }
+
+    /// The samples of `text` as `prometheus_client` parses them: `name{label="value",…}` (labels
+    /// sorted) to value.
+    static func parse(_ text: String) async throws -> [String: Double] {
+        let parsed = try await runPython(MetricsTests.parser, input: text)
+        try #require(parsed.status == 0, "prometheus_client (pip install -r Tests/requirements.txt):\n\(parsed.output)")
+        let json = try JSON(parsing: Data(parsed.output.utf8))
+        var samples: [String: Double] = [:]
+        for (name, value) in json.objectValue ?? [:] { samples[name] = value.doubleValue }
+        return samples
     }
 
     static let parser = """
@@ -237,5 +240,42 @@ import Testing
         #expect(samples[#"stratus_cognito_sign_ins_total{outcome="refused"}"#] == 2)
         #expect(samples[#"stratus_cognito_requests_total{operation="InitiateAuth",status="200"}"#] == 1)
         #expect(samples[#"stratus_cognito_requests_total{operation="InitiateAuth",status="400"}"#] == 2)
+    }
+
+    @Test func functionInvocationsAreCountedByOutcomeAndTimed() async throws {
+        let directory = try CustomResolverTests.directory([
+            "ok.py": "import sys; sys.stdin.read(); print('\"fine\"')",
+            "bad.py": """
+            import json, sys
+            sys.stdin.read()
+            print(json.dumps({"errorMessage": "no", "errorType": "Refused"}))
+            sys.exit(1)
+            """,
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await TestServer(
+            """
+            type Note @model { id: ID! }
+            type Query { ok: String @function(name: "ok") bad: String @function(name: "bad") }
+            """,
+            configuration: ServerConfiguration(
+                functions: [
+                    "ok": CustomResolverTests.command("ok.py", in: directory),
+                    "bad": CustomResolverTests.command("bad.py", in: directory),
+                ]
+            )
+        )
+        let exported = MetricsEndpoint()
+        let metrics = exported.makeMetrics()
+        await ServerMetrics.$current.withValue(metrics) {
+            #expect(await server.run("{ ok }") == #"{"data":{"ok":"fine"}}"#)
+            #expect(await server.run("{ ok }") == #"{"data":{"ok":"fine"}}"#)
+            #expect(await server.run("{ bad }").contains(#""errorType":"Lambda:Unhandled""#))
+        }
+        let samples = try await Self.parse(exported.registry.emitToString())
+        #expect(samples[#"stratus_function_invocations_total{function="ok",outcome="success"}"#] == 2)
+        #expect(samples[#"stratus_function_invocations_total{function="bad",outcome="error"}"#] == 1)
+        #expect(samples[#"stratus_function_duration_seconds_count{function="ok"}"#] == 2)
+        #expect((samples[#"stratus_function_duration_seconds_sum{function="ok"}"#] ?? 0) > 0)
     }
 }

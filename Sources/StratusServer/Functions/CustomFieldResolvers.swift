@@ -159,9 +159,7 @@ struct CustomFieldResolvers {
         }
         let answer: JSON
         do {
-            answer = try await Traces.span("function \(name)", attributes: { $0["faas.invoked_name"] = name }) {
-                () async throws(FunctionFailure) -> JSON in try await functions.invoke(name, event: .array(events))
-            }
+            answer = try await observed(functions, name, event: .array(events))
         } catch {
             return Array(repeating: .failure(error.resolverError), count: sources.count)
         }
@@ -196,11 +194,35 @@ struct CustomFieldResolvers {
 
     private static func invoke(_ functions: LocalFunctions, _ name: String, _ event: JSON) async throws -> JSON {
         do {
-            return try await Traces.span("function \(name)", attributes: { $0["faas.invoked_name"] = name }) {
-                () async throws(FunctionFailure) -> JSON in try await functions.invoke(name, event: event)
-            }
+            return try await observed(functions, name, event: event)
         } catch {
             throw error.resolverError
+        }
+    }
+
+    /// Invokes `name` in a span of its own, counted and timed in the request's metrics.
+    private static func observed(
+        _ functions: LocalFunctions,
+        _ name: String,
+        event: JSON
+    ) async throws(FunctionFailure) -> JSON {
+        let start = ContinuousClock.now
+        do {
+            let answer = try await Traces.span("function \(name)", attributes: { $0["faas.invoked_name"] = name }) {
+                () async throws(FunctionFailure) -> JSON in try await functions.invoke(name, event: event)
+            }
+            ServerMetrics.current?.functionInvoked(name, outcome: "success", duration: .now - start)
+            return answer
+        } catch {
+            let outcome =
+                switch error.kind {
+                case .handled: "error"
+                case .timedOut: "timeout"
+                case .exited: "crash"
+                case .invalidResult: "invalid_result"
+                }
+            ServerMetrics.current?.functionInvoked(name, outcome: outcome, duration: .now - start)
+            throw error
         }
     }
 

@@ -35,12 +35,14 @@ public struct MetricsEndpoint: HTTPRouteProvider {
         var factory = PrometheusMetricsFactory(registry: registry)
         // A local request takes well under the 5 ms of the default first bucket; a real-time
         // connection lasts up to a day.
+        let requestBuckets: [Duration] = [
+            .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+            .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+            .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+        ]
         factory.durationHistogramBuckets = [
-            "stratus_latency_seconds": [
-                .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
-                .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
-                .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
-            ],
+            "stratus_latency_seconds": requestBuckets,
+            "stratus_function_duration_seconds": requestBuckets,
             "stratus_connection_duration_seconds": [
                 .seconds(1), .seconds(10), .seconds(60), .seconds(300), .seconds(1800), .seconds(3600),
                 .seconds(14_400), .seconds(86_400),

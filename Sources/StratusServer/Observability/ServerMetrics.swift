@@ -24,7 +24,9 @@ import Synchronization
 /// and the server's own: `stratus_slow_consumer_closes_total`, `stratus_idempotent_replays_total`,
 /// `stratus_conflicts_total` (`outcome`: `rejected`, `merged`, `resolved`, `removed`), and the
 /// local Cognito's `stratus_cognito_requests_total` (`operation`, `status`) and
-/// `stratus_cognito_sign_ins_total` (`outcome`: `success`, `refused`).
+/// `stratus_cognito_sign_ins_total` (`outcome`: `success`, `refused`), and the functions'
+/// `stratus_function_invocations_total` (`function`, `outcome`: `success`, `error`, `timeout`,
+/// `crash`, `invalid_result`) and `stratus_function_duration_seconds` (`function`).
 ///
 /// ```swift
 /// let registry = PrometheusCollectorRegistry()
@@ -39,6 +41,7 @@ public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     private let counters = Mutex<[CounterKey: Counter]>([:])
     private let latencies = Mutex<[String: Timer]>([:])
+    private let functionTimers = Mutex<[String: Timer]>([:])
     private let activeConnections: Meter
     private let activeSubscriptions: Meter
     private let connectionDurations: Timer
@@ -112,6 +115,25 @@ public final class ServerMetrics: Sendable {
     /// `resolved` or `removed`.
     func conflict(_ outcome: String) {
         count("stratus_conflicts_total", ["outcome": outcome])
+    }
+
+    // MARK: - Functions
+
+    /// An invocation of the function `name` ended after `duration` with `outcome`: `success`,
+    /// `error` (the handler reported one), `timeout`, `crash` or `invalid_result`.
+    func functionInvoked(_ name: String, outcome: String, duration: Duration) {
+        count("stratus_function_invocations_total", ["function": name, "outcome": outcome])
+        let timer = functionTimers.withLock { timers in
+            if let timer = timers[name] { return timer }
+            let timer = Timer(
+                label: "stratus_function_duration_seconds",
+                dimensions: [("function", name)],
+                factory: factory
+            )
+            timers[name] = timer
+            return timer
+        }
+        timer.recordNanoseconds(Self.nanoseconds(duration))
     }
 
     // MARK: - Cognito
