@@ -40,8 +40,7 @@ public final class ServerMetrics: Sendable {
 
     private let factory: any MetricsFactory
     private let counters = Mutex<[CounterKey: Counter]>([:])
-    private let latencies = Mutex<[String: Timer]>([:])
-    private let functionTimers = Mutex<[String: Timer]>([:])
+    private let timers = Mutex<[CounterKey: Timer]>([:])
     private let activeConnections: Meter
     private let activeSubscriptions: Meter
     private let connectionDurations: Timer
@@ -71,6 +70,18 @@ public final class ServerMetrics: Sendable {
         counter.increment(by: amount)
     }
 
+    /// Records `duration` in the histogram `name` whose `dimension` is `value`, made on first use.
+    private func time(_ name: String, _ dimension: String, _ value: String, _ duration: Duration) {
+        let timer = timers.withLock { timers in
+            let key = CounterKey(name: name, dimensions: [value])
+            if let timer = timers[key] { return timer }
+            let timer = Timer(label: name, dimensions: [(dimension, value)], factory: factory)
+            timers[key] = timer
+            return timer
+        }
+        timer.recordNanoseconds(Self.nanoseconds(duration))
+    }
+
     private static func nanoseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
@@ -93,17 +104,7 @@ public final class ServerMetrics: Sendable {
         } else if status >= 500 {
             count("stratus_5xx_error_total", ["operation": operation])
         }
-        let timer = latencies.withLock { latencies in
-            if let timer = latencies[operation] { return timer }
-            let timer = Timer(
-                label: "stratus_latency_seconds",
-                dimensions: [("operation", operation)],
-                factory: factory
-            )
-            latencies[operation] = timer
-            return timer
-        }
-        timer.recordNanoseconds(Self.nanoseconds(duration))
+        time("stratus_latency_seconds", "operation", operation, duration)
     }
 
     /// A mutation answered again from its `Idempotency-Key`'s record.
@@ -123,17 +124,7 @@ public final class ServerMetrics: Sendable {
     /// `error` (the handler reported one), `timeout`, `crash` or `invalid_result`.
     func functionInvoked(_ name: String, outcome: String, duration: Duration) {
         count("stratus_function_invocations_total", ["function": name, "outcome": outcome])
-        let timer = functionTimers.withLock { timers in
-            if let timer = timers[name] { return timer }
-            let timer = Timer(
-                label: "stratus_function_duration_seconds",
-                dimensions: [("function", name)],
-                factory: factory
-            )
-            timers[name] = timer
-            return timer
-        }
-        timer.recordNanoseconds(Self.nanoseconds(duration))
+        time("stratus_function_duration_seconds", "function", name, duration)
     }
 
     // MARK: - Cognito
