@@ -152,7 +152,7 @@ extension AWSDataStorePlugin: AuthCategoryPluginUser {
     /// The changes in the outbox, or 0 when it cannot be read (and that is reported).
     private func pendingCount() async -> Int {
         do {
-            return try await openStore().outboxEvents().count
+            return try await withEngine(startingSync: false) { try await $0.outboxEvents().count }
         } catch {
             reportAuthFollowing(error)
             return 0
@@ -162,9 +162,8 @@ extension AWSDataStorePlugin: AuthCategoryPluginUser {
     /// Removes every record and the outbox, reporting the changes that were never sent.
     private func clearLocalData(because reason: String) async {
         do {
-            let store = try openStore()
-            let unsent = try await store.outboxEvents()
-            try await store.clear()
+            let unsent = try await withEngine(startingSync: false) { try await $0.outboxEvents() }
+            try await clearStore()
             guard !unsent.isEmpty else { return }
             let named = unsent.prefix(5).map { "\($0.mutationType) of \($0.modelName) '\($0.modelId)'" }
             let more = unsent.count > 5 ? " and \(unsent.count - 5) more" : ""

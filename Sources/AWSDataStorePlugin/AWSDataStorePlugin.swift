@@ -33,9 +33,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     /// The hub the plugin sends its sync events to.
     public let hub: HubCategory
 
-    private let engine = Mutex<StorageEngine?>(nil)
-    private let sync = Mutex<SyncEngine?>(nil)
-    private let api: (any APICategory)?
+    /// The open store and its sync: see ``Lifecycle``.
+    let lifecycle = Mutex(Lifecycle())
+    let api: (any APICategory)?
     let catalog: Result<ModelCatalog, DataStoreError>
     /// The Auth plugin sync follows, and what it knows of its user.
     let auth = Mutex(AuthFollowing())
@@ -130,69 +130,6 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
         await close()
     }
 
-    /// Stops syncing, closes the store and ends every observation.
-    private func close() async {
-        await stopSync()
-        engine.withLock { engine in
-            defer { engine = nil }
-            return engine
-        }?.close()
-    }
-
-    /// Whether the plugin syncs with a backend now.
-    public var isSyncing: Bool { sync.withLock { $0 != nil } }
-
-    /// The open store, opening it first if needed, with sync started when there is a backend.
-    func openEngine() throws(DataStoreError) -> StorageEngine {
-        let store = try openStore()
-        guard let api = api ?? Amplify.apiPlugin(besides: self) else { return store }
-        // Signed out or expired: sync starts again with the next sign-in.
-        guard !auth.withLock({ $0.waitsForSignIn }) else { return store }
-        let userCheck = signedInUserCheck(store.catalog)
-        let started = sync.withLock { sync -> SyncEngine? in
-            // Checked again under the lock `stopSync()` takes: a sign-out between the check
-            // above and here has stopped sync already, and must not see it started again.
-            guard sync == nil, !auth.withLock({ $0.waitsForSignIn }) else { return nil }
-            let engine = SyncEngine(
-                storage: store,
-                api: api,
-                hub: hub,
-                configuration: configuration,
-                hasSignedInUser: userCheck
-            )
-            sync = engine
-            return engine
-        }
-        started?.start()
-        return store
-    }
-
-    /// Whether a store was opened, so that a sign-in starts its sync again.
-    var isOpen: Bool { engine.withLock { $0 != nil } }
-
-    func stopSync() async {
-        let running = sync.withLock { sync in
-            defer { sync = nil }
-            return sync
-        }
-        await running?.stop()
-    }
-
-    /// The open store, opening it first if needed.
-    func openStore() throws(DataStoreError) -> StorageEngine {
-        let catalog = try catalog.get()
-        return try engine.withLock { engine throws(DataStoreError) -> StorageEngine in
-            if let engine { return engine }
-            let opened = try StorageEngine.open(
-                catalog: catalog,
-                registryVersion: modelRegistration.version,
-                configuration: configuration
-            )
-            engine = opened
-            return opened
-        }
-    }
-
     /// The pending outbox events, oldest first: the changes waiting to be sent to the backend.
     ///
     /// - Throws: `DataStoreError`: `DataStoreError.Code.invalidDatabase` naming the event when
@@ -200,7 +137,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     ///   that is not create, update or delete); `DataStoreError.Code.storage` when SQLite fails;
     ///   or those of ``configure(using:)`` when the store opens now.
     public func pendingMutations() async throws -> [MutationEvent] {
-        try await openEngine().outboxEvents()
+        try await withEngine { try await $0.outboxEvents() }
     }
 
     // MARK: - DataStoreCategory
@@ -222,7 +159,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     ///   ``configure(using:)`` when the store opens now. Nothing is written when it throws.
     @discardableResult
     public func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws -> M {
-        try await openEngine().save(model, where: condition)
+        try await withEngine { try await $0.save(model, where: condition) }
     }
 
     /// The stored model of type `modelType` whose identifier is `id`, or `nil`.
@@ -233,7 +170,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     ///   `DataStoreError.Code.storage` when the record does not decode as `M` or SQLite fails;
     ///   or those of ``configure(using:)`` when the store opens now.
     public func query<M: Model>(_ modelType: M.Type, byId id: String) async throws -> M? {
-        try await openEngine().query(modelType, byId: id)
+        try await withEngine { try await $0.query(modelType, byId: id) }
     }
 
     /// The stored models of type `modelType` that match `predicate`, sorted and paginated.
@@ -251,7 +188,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
         sort sortInput: QuerySortInput?,
         paginate paginationInput: QueryPaginationInput?
     ) async throws -> [M] {
-        try await openEngine().query(modelType, where: predicate, sort: sortInput, paginate: paginationInput)
+        try await withEngine {
+            try await $0.query(modelType, where: predicate, sort: sortInput, paginate: paginationInput)
+        }
     }
 
     /// Deletes the stored record of `model`, with its hasMany and hasOne children, when it
@@ -268,10 +207,11 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     ///   cannot be read; `DataStoreError.Code.storage` when SQLite fails; or those of
     ///   ``configure(using:)`` when the store opens now. Nothing is deleted when it throws.
     public func delete<M: Model>(_ model: M, where predicate: (any QueryPredicate)?) async throws {
-        let engine = try openEngine()
-        let table = try engine.catalog.table(for: M.self)
-        let (json, _) = try StorageEngine.encode(model)
-        try await engine.delete(from: table, identifier: try table.identifier(of: json), where: predicate)
+        try await withEngine { engine in
+            let table = try engine.catalog.table(for: M.self)
+            let (json, _) = try StorageEngine.encode(model)
+            try await engine.delete(from: table, identifier: try table.identifier(of: json), where: predicate)
+        }
     }
 
     /// Deletes the stored model of type `modelType` whose identifier is `id`, with its hasMany
@@ -287,8 +227,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
         withId id: String,
         where predicate: (any QueryPredicate)?
     ) async throws {
-        let engine = try openEngine()
-        try await engine.delete(from: try engine.catalog.table(for: M.self), identifier: id, where: predicate)
+        try await withEngine { engine in
+            try await engine.delete(from: try engine.catalog.table(for: M.self), identifier: id, where: predicate)
+        }
     }
 
     /// Deletes every stored model of type `modelType` that matches `predicate`, with their
@@ -301,8 +242,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     ///   when SQLite fails; or those of ``configure(using:)`` when the store opens now. Nothing
     ///   is deleted when it throws.
     public func delete<M: Model>(_ modelType: M.Type, where predicate: any QueryPredicate) async throws {
-        let engine = try openEngine()
-        try await engine.delete(from: try engine.catalog.table(for: M.self), where: predicate)
+        try await withEngine { engine in
+            try await engine.delete(from: try engine.catalog.table(for: M.self), where: predicate)
+        }
     }
 
     /// Runs `body` as one transaction: its saves and deletes, with their sync metadata and
@@ -333,7 +275,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     public func transaction<T: Sendable>(
         _ body: @Sendable (any DataStoreTransaction) throws -> T
     ) async throws -> T {
-        try await openEngine().transaction(body)
+        try await withEngine { try await $0.transaction(body) }
     }
 
     public func observe<M: Model>(_ modelType: M.Type) -> AsyncThrowingStream<MutationEvent, any Error> {
@@ -358,13 +300,19 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
         }
     }
 
-    /// Stops syncing, removes every record and the outbox; the next call starts again.
+    /// Stops syncing, removes every record, the outbox and the sync metadata; the next call
+    /// starts again.
+    ///
+    /// The local changes the backend had not confirmed are discarded: the hub's `.dataStore`
+    /// channel then hears `DataStore.cleared`, whose ``DataStoreClearedEvent`` says how many
+    /// changes were discarded and how many records removed, and the log warns when changes were
+    /// discarded. A change saved while `clear()` runs is kept or discarded whole, and counted
+    /// when discarded.
     ///
     /// - Throws: `DataStoreError`: `DataStoreError.Code.storage` when SQLite fails (nothing
     ///   is removed then), or those of ``configure(using:)`` when the store opens now.
     public func clear() async throws {
-        await stopSync()
-        try await openStore().clear()
+        try await clearStore()
     }
 
     /// Opens the store and starts syncing, when there is a backend.
@@ -372,10 +320,13 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     /// - Throws: `DataStoreError`: those of ``configure(using:)`` when the store opens now.
     ///   Sync's own failures come later, to ``DataStoreConfiguration/errorHandler``.
     public func start() async throws {
-        _ = try openEngine()
+        try await withEngine { _ in }
     }
 
     /// Stops syncing and closes the store; the next call opens it and starts again.
+    ///
+    /// The calls under way finish first: a save that ran when `stop()` was called is committed,
+    /// and sent when sync starts again.
     ///
     /// - Throws: Nothing: a failure to close the database is logged
     ///   (``DataStoreConfiguration/log``). The signature is the DataStore category's.

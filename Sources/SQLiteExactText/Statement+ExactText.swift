@@ -22,8 +22,13 @@ extension Statement {
         // path, which it instantiates on every call: the optional existential one maps with a
         // closure instead.
         try setArguments(StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
-        for (offset, value) in arguments.enumerated() {
-            guard case .string(var text) = value.storage, text.utf8.contains(0) else { continue }
+        for offset in arguments.indices {
+            // memchr, not `utf8.contains(0)`: the check runs on every string bound (a record's
+            // whole JSON for an outbox row), and the generic loop cost a fifth of a save's
+            // outbox insert.
+            guard case .string(var text) = arguments[offset].storage,
+                text.withUTF8({ bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false })
+            else { continue }
             let code = text.withUTF8 { bytes in
                 sqlite3_bind_text64(
                     sqliteStatement,

@@ -99,6 +99,30 @@ import Testing
         #expect(try await Self.outbox(store) == ["create Blog b1"])
     }
 
+    /// A transaction looks each parent up once for its saves; a deletion in between makes it
+    /// look again, so a child of a parent the transaction deleted is refused.
+    @Test func aParentDeletedEarlierInTheTransactionIsMissingForLaterSaves() async throws {
+        let store = try TestStore()
+        try await store.plugin.save(Fixtures.blog())
+
+        let error = await #expect(throws: DataStoreError.self) {
+            try await store.plugin.transaction { tx in
+                try tx.save(Fixtures.post("p1"))
+                try tx.delete(Blog.self, withId: "b1")
+                try tx.save(Fixtures.post("p2"))
+            }
+        }
+        #expect(error?.code == .invalidModel)
+        #expect(
+            error?.message
+                == "Write 2 of the transaction (the save of Post 'p2') failed, so the transaction rolled back and "
+                + "wrote nothing: Post 'p2' belongs to Blog 'b1' (blogID), which is not saved. Save the Blog "
+                + "first, or set blog to a saved one."
+        )
+        #expect(try await store.plugin.query(Blog.self).map(\.id) == ["b1"])
+        #expect(try await Self.outbox(store) == ["create Blog b1"])
+    }
+
     @Test func aThrownErrorRollsBackAndIsRethrown() async throws {
         let store = try TestStore()
         try await store.plugin.save(Fixtures.blog())

@@ -27,23 +27,29 @@ final class MutationEventHub: Sendable {
     private struct State {
         var nextID = 0
         var observers: [Int: Observer] = [:]
+        var isClosed = false
     }
 
     private let state = Mutex(State())
 
     /// Starts telling `receive` about changes to models named `modelName`; `finish` runs when the
-    /// hub closes. Returns the observer's identifier, for ``removeObserver(_:)``.
+    /// hub closes, at once when it is closed already (the store was stopped meanwhile). Returns
+    /// the observer's identifier, for ``removeObserver(_:)``.
     func addObserver(
         modelName: String,
         receive: @escaping @Sendable (Notification) -> Void,
         finish: @escaping @Sendable () -> Void
     ) -> Int {
-        state.withLock { state in
+        let (id, isClosed) = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.observers[id] = Observer(modelName: modelName, receive: receive, finish: finish)
-            return id
+            if !state.isClosed {
+                state.observers[id] = Observer(modelName: modelName, receive: receive, finish: finish)
+            }
+            return (id, state.isClosed)
         }
+        if isClosed { finish() }
+        return id
     }
 
     /// Stops telling an observer about changes.
@@ -87,7 +93,10 @@ final class MutationEventHub: Sendable {
     /// Removes every observer, telling each that observation is over.
     func close() {
         let observers = state.withLock { state in
-            defer { state.observers.removeAll() }
+            defer {
+                state.observers.removeAll()
+                state.isClosed = true
+            }
             return Array(state.observers.values)
         }
         for observer in observers { observer.finish() }

@@ -74,7 +74,12 @@ extension StorageEngine {
                 var iterator = signals.makeAsyncIterator()
                 while pending {
                     tracker.beginQuery()
-                    let results = try await self.queryWithIdentifiers(M.self, table: table, predicate, sort)
+                    // A store that is closing ends the observation, as its closing hub does.
+                    guard
+                        let results = try await self.ifOpen({
+                            try await self.queryWithIdentifiers(M.self, table: table, predicate, sort)
+                        })
+                    else { break }
                     tracker.endQuery(Set(results.map(\.identifier)))
                     continuation.yield(
                         DataStoreQuerySnapshot(

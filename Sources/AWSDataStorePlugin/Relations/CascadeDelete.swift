@@ -192,6 +192,7 @@ extension StorageEngine {
         _ db: Database,
         _ change: inout LocalChange
     ) throws {
+        change.storedParents.removeAll()
         let plan = try CascadeDelete(catalog: catalog).plan(roots, in: table, db)
         let rootRowids = Set(roots.map(CascadeDelete.rowid(of:)))
         change.events.reserveCapacity(change.events.count + plan.count)

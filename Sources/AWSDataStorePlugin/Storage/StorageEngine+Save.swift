@@ -19,6 +19,9 @@ struct PreparedSave: Sendable {
 struct LocalChange {
     var events: [MutationEvent] = []
     var enqueued: [MutationEvent] = []
+    /// The parents the transaction found stored, so that the saves of many children of one
+    /// parent look it up once; a deletion forgets them all, as it may have removed one.
+    var storedParents: Set<RecordKey> = []
 }
 
 extension StorageEngine {
@@ -85,7 +88,7 @@ extension StorageEngine {
             }
             try Self.check(sqlCondition, on: rowid, in: table, db, action: "saved")
         }
-        try checkParents(of: record, in: table, db)
+        try checkParents(of: record, in: table, db, known: &change.storedParents)
         if let rowid {
             try db.cachedStatement(sql: table.statements.update).executeExactly(
                 record.values + [rowid.databaseValue]
@@ -180,8 +183,15 @@ extension StorageEngine {
 
     /// Throws ``DataStoreError/Code/invalidModel`` when the record belongs to a parent that is
     /// not saved.
-    func checkParents(of record: StoredRecord, in table: ModelTable, _ db: Database) throws {
-        if let missing = try missingParent(of: record, in: table, db) {
+    /// `known` holds parents found stored before in the same transaction, and gains those
+    /// found now.
+    func checkParents(
+        of record: StoredRecord,
+        in table: ModelTable,
+        _ db: Database,
+        known: inout Set<RecordKey>
+    ) throws {
+        if let missing = try missingParent(of: record, in: table, db, known: &known) {
             throw DataStoreError(
                 .invalidModel,
                 "\(table.name) '\(record.identifier)' belongs to \(missing.table.name) '\(missing.identifier)' "
@@ -197,13 +207,28 @@ extension StorageEngine {
         in table: ModelTable,
         _ db: Database
     ) throws -> (table: ModelTable, identifier: String, foreignKey: TableForeignKey)? {
+        var known: Set<RecordKey> = []
+        return try missingParent(of: record, in: table, db, known: &known)
+    }
+
+    /// The first parent the record belongs to that is not stored, if any, looking up only the
+    /// parents not in `known`, and adding those found.
+    func missingParent(
+        of record: StoredRecord,
+        in table: ModelTable,
+        _ db: Database,
+        known: inout Set<RecordKey>
+    ) throws -> (table: ModelTable, identifier: String, foreignKey: TableForeignKey)? {
         for foreignKey in table.foreignKeys {
             let values = foreignKey.columns.map { record.values[table.columnIndex[$0]!] }
             if values.contains(where: \.isNull) { continue }
             guard let parent = catalog.tables[foreignKey.parentTable] else { continue }
+            let key = RecordKey(modelName: parent.name, identifier: ModelTable.identifier(of: values))
+            if known.contains(key) { continue }
             if try Self.rowid(parent.statements.rowidByKey, values, db) == nil {
-                return (parent, ModelTable.identifier(of: values), foreignKey)
+                return (parent, key.identifier, foreignKey)
             }
+            known.insert(key)
         }
         return nil
     }

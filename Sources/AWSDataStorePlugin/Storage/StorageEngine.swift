@@ -26,6 +26,8 @@ final class StorageEngine: Sendable {
     let outboxStamps = Atomic<UInt64>(0)
     /// Predicate operations that queries leave to the in-memory evaluator.
     let conditions: InMemoryConditions
+    /// The calls using the store, which closing waits for.
+    let uses = StoreUses()
     /// Where messages go.
     let log: @Sendable (DataStoreConfiguration.LogEntry) -> Void
 
@@ -225,10 +227,20 @@ final class StorageEngine: Sendable {
     // MARK: - Clear
 
     /// Deletes every record, the outbox and the sync metadata; observers requery.
-    func clear() async throws(DataStoreError) {
+    ///
+    /// - Returns: How many outbox events (changes the backend had not confirmed) and records
+    ///   were deleted.
+    func clear() async throws(DataStoreError) -> DataStoreClearedEvent {
         let tables = catalog.modelNames
         let hub = hub
-        try await write { db in
+        return try await write { db in
+            // Counted before deleting: a parent's deletion cascades to its children, which
+            // SQLite's count of changes leaves out.
+            var records = 0
+            for table in tables {
+                records += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedIdentifier)") ?? 0
+            }
+            let changes = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(Outbox.table)\"") ?? 0
             for table in tables {
                 try db.execute(sql: "DELETE FROM \(table.quotedIdentifier)")
             }
@@ -238,6 +250,7 @@ final class StorageEngine: Sendable {
             try db.execute(sql: "DELETE FROM \"\(SystemTables.deferred)\"")
             try db.execute(sql: "DELETE FROM \"\(SystemTables.orphans)\"")
             db.afterNextTransaction { _ in hub.publishReset() }
+            return DataStoreClearedEvent(discardedChanges: changes, removedRecords: records)
         }
     }
 }

@@ -43,6 +43,9 @@ extension HubPayload.EventName {
         /// The backend refused a conditional save because its record does not match the
         /// condition; the data is an ``OutboxMutationEvent`` with the local record.
         public static let conditionalSaveFailed = "DataStore.conditionalSaveFailed"
+        /// `clear()` removed the local data; the data is a ``DataStoreClearedEvent`` saying how
+        /// many local changes it discarded.
+        public static let cleared = "DataStore.cleared"
     }
 }
 
@@ -129,6 +132,28 @@ public struct SyncProgressEvent: Sendable, Hashable {
         self.fetched = fetched
         self.applied = applied
         self.total = total
+    }
+}
+
+/// The data of ``HubPayload/EventName-swift.enum/DataStore/cleared``: what `clear()` removed.
+///
+/// ```swift
+/// let token = Amplify.Hub.listen(to: .dataStore) { payload in
+///     guard let cleared = payload.data as? DataStoreClearedEvent, cleared.discardedChanges > 0 else { return }
+///     print("\(cleared.discardedChanges) changes were never sent")
+/// }
+/// ```
+public struct DataStoreClearedEvent: Sendable, Hashable {
+    /// The outbox's changes that were discarded: local changes the backend had not confirmed.
+    /// Some may have reached it without their answer arriving.
+    public let discardedChanges: Int
+    /// The records removed from the local store, of every model.
+    public let removedRecords: Int
+
+    /// An event saying what `clear()` removed.
+    public init(discardedChanges: Int, removedRecords: Int) {
+        self.discardedChanges = discardedChanges
+        self.removedRecords = removedRecords
     }
 }
 
