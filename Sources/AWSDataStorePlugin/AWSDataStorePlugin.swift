@@ -304,7 +304,7 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     /// starts again.
     ///
     /// The local changes the backend had not confirmed are discarded: the hub's `.dataStore`
-    /// channel then hears `DataStore.cleared`, whose ``DataStoreClearedEvent`` says how many
+    /// channel then hears `DataStore.cleared`, whose `DataStoreClearedEvent` says how many
     /// changes were discarded and how many records removed, and the log warns when changes were
     /// discarded. A change saved while `clear()` runs is kept or discarded whole, and counted
     /// when discarded.
