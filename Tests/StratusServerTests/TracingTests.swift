@@ -197,6 +197,8 @@ import Tracing
 
     /// The API plugin with a tracer makes a client span and sends its `traceparent`: the client's
     /// save and the server's commit are one trace, the server's span a child of the client's.
+    static let keptDevices = Mutex<[(any Sendable, any Sendable)]>([])
+
     @Test func oneTraceRunsFromTheClientsMutationToTheServersWrite() async throws {
         try await Self.withReceiver { receiver in
             let backend = try await LocalBackend.start(
@@ -210,6 +212,9 @@ import Tracing
             configuration.traces.otlpExporter.endpoint = receiver.endpoint + "/v1/traces"
             configuration.traces.batchSpanProcessor.scheduleDelay = .milliseconds(20)
             let device = try OTel.makeTracingBackend(configuration: configuration)
+            // Kept for the process's life, as the server's are (see ServerTracing): the exporter's
+            // deinit traps on an event loop thread.
+            Self.keptDevices.withLock { $0.append((device.factory, device.service)) }
             let exporting = Task { try await device.service.run() }
             defer { exporting.cancel() }
             let plugin = try backend.makeAPIPlugin(tracer: device.factory)

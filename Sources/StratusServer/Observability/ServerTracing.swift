@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OTel
 import ServiceLifecycle
+import Synchronization
 import Tracing
 
 /// Traces of the requests the server answers, through swift-distributed-tracing: one span per
@@ -28,6 +29,12 @@ import Tracing
 /// | `function {name}` | internal | `faas.invoked_name` |
 /// | `fetchItem Todo`, `fetchPage Todo`, `fetchChanges`, `write Todo` | client | `db.system.name`, `db.operation.name`, `db.collection.name` |
 /// | `publish Todo` | producer | `messaging.operation.type`, `stratus.listeners` (the real-time fan-outs that hear it) |
+/// The OTLP backends made in this process, kept until it exits. swift-otel's exporter shuts its
+/// HTTP client down in its `deinit` with `syncShutdown()`, which traps when the last reference
+/// goes on a SwiftNIO event loop thread, as the end of a request's can; kept, it never goes. The
+/// exporter's client is shut down when its service stops, so a kept one holds memory only.
+private let keptBackends = Mutex<[(any Sendable, any Sendable)]>([])
+
 public struct ServerTracing: Sendable {
     /// What makes the spans.
     public let tracer: any Tracer
@@ -101,6 +108,7 @@ public struct ServerTracing: Sendable {
         }
         do {
             let backend = try OTel.makeTracingBackend(configuration: configuration)
+            keptBackends.withLock { $0.append((backend.factory, backend.service)) }
             return ServerTracing(tracer: backend.factory, service: backend.service, collector: collector)
         } catch {
             throw .tracing("The OTLP trace exporter could not be set up: \(error)")
