@@ -328,7 +328,13 @@ import TodoAPI
             #expect(AppSyncClientTests.names(try await watchers.list.next(&list).0) == ["Milk", "Use AppSync"])
             var iterator = finished.makeAsyncIterator()
             await iterator.next()
-            #expect(AppSyncClientTests.names(try await watchers.list.next(&list).0) == ["Milk"])
+            // The server's answer can reach the watcher before the clean-up does: the list with the
+            // new item once more, then without it.
+            var names = AppSyncClientTests.names(try await watchers.list.next(&list).0)
+            while names == ["Milk", "Use AppSync"] {
+                names = AppSyncClientTests.names(try await watchers.list.next(&list).0)
+            }
+            #expect(names == ["Milk"])
             let cached = try await appSyncClient.fetch(query: ListTodosQuery(), cachePolicy: .returnCacheDataDontFetch)
             #expect(AppSyncClientTests.names(cached) == ["Milk"])
             #expect(try await clients.serverNames() == ["Milk", "Use AppSync"])
