@@ -74,7 +74,10 @@ public struct CognitoEndpoint: HTTPRouteProvider {
             let signsIn = Self.signInOperations.contains(operation)
             let signedIn: Bool? =
                 !signsIn ? nil : status == 200 ? (answer["AuthenticationResult"] == nil ? nil : true) : false
-            metrics.cognito(operation: operation, status: status, signedIn: signedIn)
+            // The target is the caller's text: one the pool does not know is counted as `unknown`, so
+            // that a caller cannot grow the metrics with names of its own.
+            let known = answer["__type"]?.stringValue != "UnknownOperationException"
+            metrics.cognito(operation: known ? operation : "unknown", status: status, signedIn: signedIn)
         }
         return Self.response(status, answer)
     }

@@ -235,11 +235,20 @@ import Testing
         #expect(try await signIn("Secret-pass1!") == 200)
         #expect(try await signIn("wrong") == 400)
         #expect(try await signIn("wrong") == 400)
+        let invented = try await CognitoEndpointTests.post(
+            backend,
+            target: "AWSCognitoIdentityProviderService.Invented\(UUID().uuidString.prefix(8))",
+            body: "{}"
+        )
+        #expect(invented.0 == 400)
         let samples = try await Endpoint(port: backend.endpoint.port ?? 0).samples()
         #expect(samples[#"stratus_cognito_sign_ins_total{outcome="success"}"#] == 1)
         #expect(samples[#"stratus_cognito_sign_ins_total{outcome="refused"}"#] == 2)
         #expect(samples[#"stratus_cognito_requests_total{operation="InitiateAuth",status="200"}"#] == 1)
         #expect(samples[#"stratus_cognito_requests_total{operation="InitiateAuth",status="400"}"#] == 2)
+        // A target of the caller's own is not a label.
+        #expect(samples[#"stratus_cognito_requests_total{operation="unknown",status="400"}"#] == 1)
+        #expect(samples.keys.filter { $0.contains("Invented") }.isEmpty)
     }
 
     @Test func functionInvocationsAreCountedByOutcomeAndTimed() async throws {
