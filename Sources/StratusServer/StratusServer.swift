@@ -44,6 +44,10 @@ public final class StratusServer: Sendable {
     let idempotentRequests = IdempotentRequests()
     /// The committed writes, as subscriptions hear them.
     let events: MutationBroadcaster
+    /// The locks that keep one write of an item at a time in this server.
+    let writeLocks: WriteLocks
+    /// Where the server writes what operators should know.
+    let log: @Sendable (String) -> Void
     /// The selection keys of the running subscriptions, one string each.
     let selectionKeys = SelectionKeys()
     private let documents = DocumentCache()
@@ -210,6 +214,9 @@ public final class StratusServer: Sendable {
         sharing subscriptions: (events: MutationBroadcaster, handWritten: HandWrittenEvents)?
     ) throws(ServerError) {
         let log = LogLine.bounding(unbounded)
+        self.log = log
+        let locks = WriteLocks()
+        writeLocks = locks
         let api = ServerAPI(schema: schema, configuration: configuration)
         self.api = api
         limits = DocumentLimits(configuration)
@@ -225,7 +232,7 @@ public final class StratusServer: Sendable {
             store: store,
             clock: clock,
             tokenSecret: store.tokenSecret(),
-            locks: WriteLocks(),
+            locks: locks,
             events: events
         )
         let plan = try CustomFieldPlan(schema: schema, configuration: configuration)

@@ -44,6 +44,8 @@ public enum AppSyncErrorType: String, Sendable, Hashable, CaseIterable {
     case validationException = "ValidationException"
     /// The DynamoDB data source failed.
     case dynamoDB = "DynamoDB:DynamoDbException"
+    /// A transaction of several writes was cancelled, and none of them was made.
+    case transactionCanceled = "DynamoDB:TransactionCanceledException"
     /// A Lambda function behind a resolver failed: its error, a timeout or a crash.
     case lambdaUnhandled = "Lambda:Unhandled"
     // Real-time `start` messages and connections.

@@ -15,6 +15,8 @@ package struct GraphQLEndpoint: Sendable {
         var query: String
         var variables: JSONObject
         var operationName: String?
+        /// Whether the request asked for its mutations all or nothing (`Stratus-Transaction: atomic`).
+        var isAtomic = false
 
         /// The operation of a request body (`{query, variables, operationName}`; `variables`
         /// may also be JSON text), or `nil` when it has no query or unreadable variables.
@@ -52,7 +54,7 @@ package struct GraphQLEndpoint: Sendable {
                     )
                 }
             }
-            let operation = try parse(request: request, body: body)
+            var operation = try parse(request: request, body: body)
             if let entry = RequestLogEntry.current {
                 let summary = server.operationSummary(of: operation.query, operationName: operation.operationName)
                 entry.note(
@@ -69,6 +71,14 @@ package struct GraphQLEndpoint: Sendable {
                 server.operationType(of: operation.query, operationName: operation.operationName) == .mutation
             {
                 throw HTTPRejection.mutationOverGET
+            }
+            let transaction = request.headers[values: .stratusTransaction]
+            if !transaction.isEmpty {
+                guard transaction == ["atomic"] else { throw HTTPRejection.unknownTransaction(transaction) }
+                if let problem = server.atomicProblem(of: operation.query, operationName: operation.operationName) {
+                    throw HTTPRejection(status: 400, errorType: .badRequest, message: problem)
+                }
+                operation.isAtomic = true
             }
             let keys = request.headers[values: .idempotencyKey]
             if !keys.isEmpty,
@@ -147,7 +157,16 @@ package struct GraphQLEndpoint: Sendable {
 
     /// Runs `operation`, recording `idempotency` with its writes.
     func run(_ operation: Operation, identity: Identity, idempotency: IdempotencyClaim?) async -> JSON {
-        await server.execute(
+        if operation.isAtomic {
+            return await server.executeAtomically(
+                query: operation.query,
+                variables: operation.variables,
+                operationName: operation.operationName,
+                identity: identity,
+                idempotency: idempotency
+            )
+        }
+        return await server.execute(
             query: operation.query,
             variables: operation.variables,
             operationName: operation.operationName,
@@ -211,5 +230,22 @@ package struct GraphQLEndpoint: Sendable {
             "Content-Type,X-Amz-Date,Authorization,X-Api-Key,X-Amz-Security-Token,X-Amz-Content-Sha256,X-Amz-User-Agent"
         headers[.accessControlMaxAge] = "172800"
         return Response(status: .ok, headers: headers)
+    }
+}
+
+extension HTTPField.Name {
+    /// `Stratus-Transaction: atomic`: the request's mutations are applied all or nothing.
+    static let stratusTransaction = HTTPField.Name("Stratus-Transaction")!
+}
+
+extension HTTPRejection {
+    /// A `Stratus-Transaction` header with another value than `atomic`, or several of them.
+    static func unknownTransaction(_ values: [String]) -> HTTPRejection {
+        HTTPRejection(
+            status: 400,
+            errorType: .badRequest,
+            message: "The request's Stratus-Transaction header is '\(values.joined(separator: ", "))'. Send "
+                + "'Stratus-Transaction: atomic' to apply the request's mutations all or nothing, or no header."
+        )
     }
 }

@@ -173,7 +173,10 @@ struct TracedItemStore {
     let store: any ItemStore
 
     func fetchItem(model: String, key: [JSON], now: Int) async throws -> StoredItem? {
-        try await call("fetchItem", model) { try await store.fetchItem(model: model, key: key, now: now) }
+        if let batch = AtomicWrites.current {
+            return try await batch.fetchItem(model: model, key: key, now: now, from: store)
+        }
+        return try await call("fetchItem", model) { try await store.fetchItem(model: model, key: key, now: now) }
     }
 
     func fetchPage(_ query: PageQuery) async throws -> ItemPage {
@@ -184,8 +187,10 @@ struct TracedItemStore {
         try await call("fetchChanges", query.model) { try await store.fetchChanges(query) }
     }
 
+    /// Writes `write`; in an atomic request, stages it in the request's batch instead.
     func write(_ write: ItemWrite) async throws -> WriteOutcome {
-        try await call("write", write.model) { try await store.write(write) }
+        if let batch = AtomicWrites.current { return try await batch.stage(write, in: store) }
+        return try await call("write", write.model) { try await store.write(write) }
     }
 
     private func call<T>(_ operation: String, _ model: String, _ body: () async throws -> T) async rethrows -> T {

@@ -154,7 +154,7 @@ extension ModelResolver {
             lastChangedAt: conflictDetection(model) ? now : nil
         )
         let key = try key(of: model, in: values)
-        let outcome = try await locks.withLock(lockName(model, key)) {
+        let outcome = try await withItemLock(lockName(model, key)) {
             try await commit(
                 request,
                 item: item,
@@ -185,7 +185,7 @@ extension ModelResolver {
                 changes[field.name] = try storedValue(value, type: field.type, in: schema)
             }
         }
-        return try await locks.withLock(lockName(model, key)) {
+        return try await withItemLock(lockName(model, key)) {
             try await update(request, key: key, changes: changes, condition: condition)
         }
     }
@@ -262,7 +262,7 @@ extension ModelResolver {
         let key = try key(of: model, in: input)
         let condition = try PredicateParser(model: model, schema: schema, identity: request.identity, operation: .get)
             .parse(request.arguments["condition"])
-        return try await locks.withLock(lockName(model, key)) {
+        return try await withItemLock(lockName(model, key)) {
             try await delete(request, key: key, condition: condition)
         }
     }
@@ -358,7 +358,12 @@ extension ModelResolver {
             )
         }
         let outcome = try await storeCalls.write(write)
-        if outcome == .written, !store.announcesWrites, let kind {
+        if outcome == .written, !store.announcesWrites, let kind, let batch = AtomicWrites.current {
+            // An atomic request's subscribers hear of its writes once all of them committed.
+            batch.keep(
+                .init(model: request.model, kind: kind, item: item, selectedFields: request.selection.fieldNames)
+            )
+        } else if outcome == .written, !store.announcesWrites, let kind {
             Traces.span("publish \(request.model.name)", kind: .producer) { span in
                 span?.attributes["messaging.operation.type"] = "publish"
                 span?.attributes["stratus.listeners"] = events.listenerCount(
@@ -373,6 +378,13 @@ extension ModelResolver {
             }
         }
         return outcome
+    }
+
+    /// Runs `body` holding the write lock `name`: until it returns, or in an atomic request
+    /// until the request's batch commits (``AtomicWrites``).
+    private func withItemLock<T: Sendable>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        if let batch = AtomicWrites.current { return try await batch.withLock(name, body) }
+        return try await locks.withLock(name, body)
     }
 
     /// The name of an item's write lock.

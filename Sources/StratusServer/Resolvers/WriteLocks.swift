@@ -23,6 +23,23 @@ actor WriteLocks {
         }
     }
 
+    /// Takes the lock of `key` when no one holds it; `false` when someone does, without waiting.
+    func tryLock(_ key: String) -> Bool {
+        held.insert(key).inserted
+    }
+
+    /// Takes the locks of `keys`, waiting for each in turn, in sorted order: callers that take
+    /// several locks this way, and otherwise only ``tryLock(_:)``, never wait for one another in
+    /// a circle.
+    func lock(all keys: Set<String>) async {
+        for key in keys.sorted() { await lock(key) }
+    }
+
+    /// Releases the locks of `keys`, each handed to its next waiter.
+    func unlock(all keys: Set<String>) {
+        for key in keys { unlock(key) }
+    }
+
     private func lock(_ key: String) async {
         guard held.contains(key) else {
             held.insert(key)

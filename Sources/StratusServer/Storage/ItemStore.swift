@@ -133,6 +133,20 @@ enum WriteOutcome: Sendable, Hashable {
     case stale(StoredItem)
 }
 
+/// What came of a batch of ``ItemWrite``s written all or nothing.
+enum BatchWriteOutcome: Sendable, Hashable {
+    /// Every write was made.
+    case written
+    /// The write at `index` would have answered `outcome`, so none was made.
+    case refused(index: Int, outcome: WriteOutcome)
+}
+
+/// The write of a batch that refused it, thrown out of the batch's transaction to roll it back.
+struct BatchRefusal: Error {
+    var index: Int
+    var outcome: WriteOutcome
+}
+
 /// Where the local backend keeps items: the embedded SQLite store (``SQLiteItemStore``) or a
 /// PostgreSQL database (``PostgresItemStore``).
 ///
@@ -164,6 +178,10 @@ protocol ServerStore: ItemStore {
     /// `false` when the server announces its own writes once they are committed.
     var announcesWrites: Bool { get }
 
+    /// Writes `writes` in one transaction, in order, each checked as ``ItemStore/write(_:)``
+    /// checks it, on the items as the earlier ones left them: all of them, or none when one's
+    /// expectation or condition does not hold.
+    func write(batch writes: [ItemWrite]) async throws -> BatchWriteOutcome
     /// What the store holds for `key` of the caller `scope`, unless it expired before `now`.
     func idempotencyRecord(scope: String, key: String, now: Int) async throws -> IdempotencyRecord?
     /// Records the response to the first request with the key of `claim`; a response recorded

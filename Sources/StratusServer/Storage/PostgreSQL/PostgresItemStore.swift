@@ -398,6 +398,40 @@ final class PostgresItemStore: ServerStore {
         }
     }
 
+    func write(batch writes: [ItemWrite]) async throws -> BatchWriteOutcome {
+        guard let first = writes.first else { return .written }
+        let prepared = try writes.map { ($0, try layout($0.model)) }
+        try await purgeIfDue(now: first.now)
+        // Every item's lock first, in sorted order, so that two batches never wait for each other
+        // in a circle; each write takes its own again, which a transaction already holding it
+        // gets at once.
+        let lockNames = Set(writes.map { $0.model + ":" + JSON.array($0.key).text }).sorted()
+        do {
+            try await client.withTransaction(logger: logger) { connection in
+                for name in lockNames {
+                    var lock = PostgresStatement()
+                    let mark = lock.bind(name)
+                    _ = try await connection.query(
+                        lock.query("SELECT pg_advisory_xact_lock(hashtextextended(\(mark), 0))"),
+                        logger: self.logger
+                    ).collect()
+                }
+                for (index, (write, layout)) in prepared.enumerated() {
+                    let outcome = try await Self.perform(write, layout: layout, on: connection, logger: self.logger)
+                    if outcome != .written { throw BatchRefusal(index: index, outcome: outcome) }
+                }
+            }
+            return .written
+        } catch let error as PostgresTransactionError {
+            if let refusal = error.closureError as? BatchRefusal, error.rollbackError == nil {
+                return .refused(index: refusal.index, outcome: refusal.outcome)
+            }
+            throw StorageError.postgres(error)
+        } catch {
+            throw StorageError.postgres(error)
+        }
+    }
+
     /// Removes expired tombstones, journal entries, keys and events, once a minute at most.
     private func purgeIfDue(now: Int) async throws(StorageError) {
         let due = lastPurge.withLock { last in

@@ -464,6 +464,25 @@ final class SQLiteItemStore: ServerStore {
         }
     }
 
+    func write(batch writes: [ItemWrite]) async throws -> BatchWriteOutcome {
+        let prepared = try writes.map { write in
+            let layout = try layout(write.model)
+            return (write, layout, try write.condition.map { try SQLPredicateCompiler.table(layout).compile($0) })
+        }
+        do {
+            // A refusal thrown out of the write rolls back its savepoint: the batch's writes only.
+            try await writer.write { db in
+                for (index, (write, layout, condition)) in prepared.enumerated() {
+                    let outcome = try Self.perform(write, layout: layout, condition: condition, in: db)
+                    if outcome != .written { throw BatchRefusal(index: index, outcome: outcome) }
+                }
+            }
+            return .written
+        } catch let refusal as BatchRefusal {
+            return .refused(index: refusal.index, outcome: refusal.outcome)
+        }
+    }
+
     private static func perform(
         _ write: ItemWrite,
         layout: TableLayout,
