@@ -88,6 +88,22 @@ public struct DataStoreConfiguration: Sendable {
     /// Changes to the same record are always sent one after another, in order.
     public var outboxConcurrency: Int = 4
 
+    /// How the outbox sends the changes of a transaction: one mutation each, as AppSync's API
+    /// allows (``TransactionSync/eachChange``, the default), or all in one request the backend
+    /// applies all or nothing (``TransactionSync/atomic``, `stratus serve` only).
+    public var transactionSync: TransactionSync = .eachChange
+
+    /// How the outbox sends the changes of a DataStore transaction.
+    public enum TransactionSync: Sendable, Hashable {
+        /// One mutation per change, in the transaction's order, each answered before the next is
+        /// sent. A refusal undoes that change alone.
+        case eachChange
+        /// All of the transaction's changes in one request sent with `Stratus-Transaction: atomic`,
+        /// which `stratus serve` applies all or nothing. AppSync does not know that header and
+        /// would apply the changes one by one: use it only with `stratus serve`.
+        case atomic
+    }
+
     /// Settles a change the backend refused as a conflict (`ConflictUnhandled`): called with the
     /// local and the backend's record, it answers through the resolver. By default the
     /// backend's record is kept (``DataStoreConflictHandlerResolution/applyRemote``).

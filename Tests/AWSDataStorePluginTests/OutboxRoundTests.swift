@@ -76,6 +76,34 @@ import Testing
         #expect(try await store.plugin.pendingMutations().map(\.modelId) == ["b3"])
     }
 
+    @Test func aWholeTransactionIsTakenOnceEachOfItsRecordsHasNoEarlierChange() async throws {
+        let store = try TestStore()
+        let engine = try store.engine
+        try await store.plugin.save(Blog(id: "b1", name: "Alone"))
+        try await store.plugin.transaction { tx in
+            try tx.save(Blog(id: "b2", name: "In the transaction"))
+            try tx.save(Blog(id: "b1", name: "In the transaction"))
+            try tx.save(Blog(id: "b2", name: "In the transaction, again"))
+        }
+        // One by one, the transaction's first change goes beside b1's earlier one.
+        let each = try await engine.read { db in try Outbox.sendable(limit: 4, excluding: [], db) }
+        #expect(each.map(\.modelId) == ["b1", "b2"])
+        // Whole, it waits for b1's earlier change, then goes with its siblings.
+        let first = try await engine.outboxRound(settling: [], take: 4, excluding: [], wholeTransactions: true)
+        #expect(first.taken.map(\.event.modelId) == ["b1"])
+        #expect(first.taken.map(\.siblings.count) == [0])
+        let second = try await engine.outboxRound(
+            settling: [AcceptedEvent(event: first.taken[0].event, item: try Self.answer("b1", name: "Alone"))],
+            take: 4,
+            excluding: [],
+            wholeTransactions: true
+        )
+        #expect(second.taken.map(\.event.modelId) == ["b2"])
+        #expect(second.taken.first?.siblings.map(\.event.modelId) == ["b1", "b2"])
+        #expect(second.taken.first?.siblings.map(\.version) == [1, nil])
+        #expect(second.taken.first?.recordKeys.count == 3)
+    }
+
     @Test func anAcceptedEventThatCannotBeSettledLeavesTheOthersSettled() async throws {
         let store = try TestStore()
         let engine = try store.engine

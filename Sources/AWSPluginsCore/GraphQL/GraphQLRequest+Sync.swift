@@ -1,3 +1,4 @@
+import AWSWire
 import Amplify
 
 /// The requests of DataStore's sync engine: by schema rather than by type, with the sync fields
@@ -63,6 +64,64 @@ extension GraphQLRequest where R == JSONValue {
             responseType: JSONValue.self,
             decodePath: field
         )
+    }
+
+    /// One change of ``syncTransaction(_:)``: the arguments of ``syncMutation(modelSchema:kind:json:version:condition:)``.
+    public struct SyncChange: Sendable {
+        public var modelSchema: ModelSchema
+        public var kind: String
+        public var json: [String: JSONValue]
+        public var version: Int?
+        public var condition: JSONValue?
+
+        public init(
+            modelSchema: ModelSchema,
+            kind: String,
+            json: [String: JSONValue],
+            version: Int?,
+            condition: JSONValue?
+        ) {
+            self.modelSchema = modelSchema
+            self.kind = kind
+            self.json = json
+            self.version = version
+            self.condition = condition
+        }
+    }
+
+    /// The mutations of several outbox changes in one document, in order: change `i` is the
+    /// root field `m<i>` with the variables `$input<i>` and `$condition<i>`, and the answer is
+    /// `{m0: …, m1: …}`. Sent with `Stratus-Transaction: atomic`, `stratus serve` applies them
+    /// all or nothing.
+    public static func syncTransaction(_ changes: [SyncChange]) -> GraphQLRequest<JSONValue> {
+        var declarations: [String] = []
+        var fields: [String] = []
+        var variables: [String: JSONValue] = [:]
+        for (index, change) in changes.enumerated() {
+            let single = syncMutation(
+                modelSchema: change.modelSchema,
+                kind: change.kind,
+                json: change.json,
+                version: change.version,
+                condition: change.condition
+            )
+            let schema = change.modelSchema
+            let withCondition = change.kind != "create" || change.condition != nil
+            declarations.append("$input\(index): \(Naming.upperFirst(change.kind))\(schema.name)Input!")
+            var arguments = "input: $input\(index)"
+            if withCondition {
+                declarations.append("$condition\(index): Model\(schema.name)ConditionInput")
+                arguments += ", condition: $condition\(index)"
+            }
+            let selection = ModelSelectionSet(schema: schema, includesSyncFields: true).lines(indent: 4)
+            fields += ["  m\(index): \(change.kind)\(schema.name)(\(arguments)) {"] + selection + ["  }"]
+            variables["input\(index)"] = single.variables?["input"]
+            if let condition = single.variables?["condition"] { variables["condition\(index)"] = condition }
+        }
+        let document =
+            (["mutation Transaction(\(declarations.joined(separator: ", "))) {"] + fields + ["}"])
+            .joined(separator: "\n")
+        return GraphQLRequest<JSONValue>(document: document, variables: variables, responseType: JSONValue.self)
     }
 
     /// The mutation that sends one outbox change: `createPost`, `updatePost` or `deletePost`

@@ -8,8 +8,25 @@ extension Outbox {
     ///
     /// An event of a transaction waits besides for the transaction's earlier events, whatever
     /// their records: a transaction's changes reach the backend one after another, in its order.
-    static func sendable(limit: Int, excluding: Set<RecordKey>, _ db: Database) throws -> [MutationEvent] {
+    /// With `wholeTransactions`, a transaction's first event waits until every event of the
+    /// transaction is the oldest of its record but for the transaction's own: the transaction is
+    /// then sent whole (``transactionSiblings(of:_:)``).
+    static func sendable(
+        limit: Int,
+        excluding: Set<RecordKey>,
+        wholeTransactions: Bool = false,
+        _ db: Database
+    ) throws -> [MutationEvent] {
         var events: [MutationEvent] = []
+        let whole =
+            wholeTransactions
+            ? """
+            AND (o."transactionId" IS NULL OR NOT EXISTS (
+              SELECT 1 FROM "\(table)" AS t JOIN "\(table)" AS p
+              ON p."modelName" = t."modelName" AND p."modelId" = t."modelId" AND p."sequence" < t."sequence"
+              WHERE t."transactionId" = o."transactionId" AND p."transactionId" IS NOT o."transactionId"
+            ))
+            """ : ""
         let statement = try db.cachedStatement(
             sql: """
                 SELECT \(columns) FROM "\(table)" AS o
@@ -18,6 +35,7 @@ extension Outbox {
                   WHERE p."modelName" = o."modelName" AND p."modelId" = o."modelId" AND p."sequence" < o."sequence"
                 )
                 AND (o."transactionId" IS NULL OR o."sequence" IN (\(transactionHeads)))
+                \(whole)
                 ORDER BY "sequence" LIMIT ?
                 """
         )
@@ -44,6 +62,20 @@ extension Outbox {
         SELECT (SELECT min("sequence") FROM "\(table)" WHERE "transactionId" = heads."transactionId")
         FROM heads WHERE heads."transactionId" IS NOT NULL
         """
+
+    /// The events of the transaction of event `id` after it, oldest first; none when the event
+    /// is not part of a transaction.
+    static func transactionSiblings(of id: String, _ db: Database) throws -> [MutationEvent] {
+        try db.cachedStatement(
+            sql: """
+                SELECT \(columns) FROM "\(table)"
+                WHERE "transactionId" = (SELECT "transactionId" FROM "\(table)" WHERE "id" = ?) AND "id" != ?
+                ORDER BY "sequence"
+                """
+        )
+        .fetchExactRows([id.databaseValue, id.databaseValue])
+        .map(event(from:))
+    }
 
     /// Marks the event `id` as sent at least once: no later event merges into it.
     static func markInProcess(_ id: String, _ db: Database) throws {

@@ -14,6 +14,12 @@ struct TakenEvent: Sendable {
     let version: Int?
     /// The fields the model gained after the event was made (a schema change).
     var unknownFields: Set<String> = []
+    /// When the outbox sends transactions whole, the events of the transaction after this one,
+    /// taken with it, in order.
+    var siblings: [TakenEvent] = []
+
+    /// The records of the event and its siblings.
+    var recordKeys: [RecordKey] { [event.recordKey] + siblings.map(\.event.recordKey) }
 }
 
 /// What one round of the outbox did: see ``StorageEngine/outboxRound(settling:take:excluding:)``.
@@ -45,7 +51,8 @@ extension StorageEngine {
     func outboxRound(
         settling accepted: [AcceptedEvent],
         take limit: Int,
-        excluding inFlight: Set<RecordKey>
+        excluding inFlight: Set<RecordKey>,
+        wholeTransactions: Bool = false
     ) async throws(DataStoreError) -> OutboxRound {
         let url = url
         return try await write { db in
@@ -70,20 +77,32 @@ extension StorageEngine {
             self.publishOnCommit(applied, db)
             if limit > 0 {
                 // An event that could not be settled waits for the next round.
-                for event in try Outbox.sendable(limit: limit, excluding: inFlight.union(unsettled), db) {
-                    try Outbox.markInProcess(event.id, db)
-                    let version = try Self.storedVersion(event.recordKey, db)
-                    round.taken.append(
-                        TakenEvent(
-                            event: event,
-                            version: version,
-                            unknownFields: try SystemTables.unknownFields(of: event, db)
-                        )
-                    )
+                let sendable = try Outbox.sendable(
+                    limit: limit,
+                    excluding: inFlight.union(unsettled),
+                    wholeTransactions: wholeTransactions,
+                    db
+                )
+                for event in sendable {
+                    var taken = try self.take(event, db)
+                    if wholeTransactions {
+                        taken.siblings = try Outbox.transactionSiblings(of: event.id, db).map { try self.take($0, db) }
+                    }
+                    round.taken.append(taken)
                 }
             }
             round.snapshot = try self.outboxSnapshot(db)
             return round
         }
+    }
+
+    /// Marks `event` as sent at least once and reads what sending it needs.
+    private func take(_ event: MutationEvent, _ db: Database) throws -> TakenEvent {
+        try Outbox.markInProcess(event.id, db)
+        return TakenEvent(
+            event: event,
+            version: try Self.storedVersion(event.recordKey, db),
+            unknownFields: try SystemTables.unknownFields(of: event, db)
+        )
     }
 }

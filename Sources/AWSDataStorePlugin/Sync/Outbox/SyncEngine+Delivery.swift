@@ -26,6 +26,7 @@ extension SyncEngine {
     /// to be settled, and the call returns `true`: the record stays in flight until then. Any
     /// other answer is settled here, and the call returns `false`.
     func send(_ taken: TakenEvent) async -> Bool {
+        if !taken.siblings.isEmpty { return await sendTransaction(taken) }
         let event = taken.event
         guard let table = storage.catalog.tables[event.modelName] else { return false }
         var outgoing: OutgoingMutation

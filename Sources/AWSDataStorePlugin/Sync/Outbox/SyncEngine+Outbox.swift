@@ -88,7 +88,8 @@ extension SyncEngine {
                     round = try await storage.outboxRound(
                         settling: turn.accepted,
                         take: turn.room,
-                        excluding: turn.busy
+                        excluding: turn.busy,
+                        wholeTransactions: configuration.transactionSync == .atomic
                     )
                 } catch {
                     await roundFailed(turn, error)
@@ -169,7 +170,7 @@ extension SyncEngine {
         state.withLock { state in
             state.inFlight.subtract(settling)
             for taken in round.taken {
-                state.inFlight.insert(taken.event.recordKey)
+                state.inFlight.formUnion(taken.recordKeys)
             }
             state.ready += round.taken
             // A record taken again keeps its held record for the next answer, newer still.
@@ -223,11 +224,11 @@ extension SyncEngine {
             }
             guard let next else { return }
             if await !send(next) {
-                let key = next.event.recordKey
+                let keys = Set(next.recordKeys)
                 let echoes = state.withLock { state in
-                    state.inFlight.remove(key)
+                    state.inFlight.subtract(keys)
                     state.endedBySenders += 1
-                    return state.takeEchoes([key])
+                    return state.takeEchoes(keys)
                 }
                 await release(echoes)
             }
