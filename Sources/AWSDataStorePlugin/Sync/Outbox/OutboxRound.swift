@@ -83,6 +83,7 @@ extension StorageEngine {
                 }
             }
             round.snapshot = try self.outboxSnapshot(db)
+            self.reportOutbox(db)
             return round
         }
     }
