@@ -108,6 +108,7 @@ let package = Package(
             dependencies: [
                 "Amplify", "AWSCore", "AWSPluginsCore", "AWSWire", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strict
@@ -162,6 +163,7 @@ let package = Package(
                 "AWSPluginsCore",
                 "AWSWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 "SQLiteExactText",
                 openCombine,
             ],
@@ -386,7 +388,7 @@ let package = Package(
             name: "AWSDataStorePluginTests",
             dependencies: [
                 "AWSDataStorePlugin", "AWSCognitoAuthPlugin", "AmplifyPlugins", "BlogModels", "StratusTesting",
-                "StratusCognito",
+                "StratusCognito", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             exclude: ["Interop"],
             swiftSettings: strict
@@ -455,6 +457,7 @@ let package = Package(
                 "AWSAppSync", "AWSCognitoAuthPlugin", "AWSPluginsCore", "TodoAPI", "BlogAPI", "StratusTesting",
                 "StratusServer", "StratusCognito", "AppSyncQueueChild", "DeltaPostsAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             exclude: ["Interop"],
             swiftSettings: strict

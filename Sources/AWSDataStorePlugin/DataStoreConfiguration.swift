@@ -1,5 +1,6 @@
 import Amplify
 import Foundation
+import Metrics
 
 /// How the DataStore plugin stores its data.
 ///
@@ -125,6 +126,18 @@ public struct DataStoreConfiguration: Sendable {
     /// next sign-in, and sent if the same user signs in. With `false`, local data and the
     /// outbox stay, and the next user to sign in sends the changes left behind.
     public var clearsLocalDataOnSignOut = true
+
+    /// Where DataStore reports the device's health (the outbox's depth and the age of its oldest
+    /// change, sync lag, reconnections, mutations sent and refused; see <doc:DeviceHealth>);
+    /// `nil` uses swift-metrics' `MetricsSystem.factory` as it is when the store opens. Until the
+    /// application bootstraps a metrics backend that is the no-op factory, and DataStore measures
+    /// nothing.
+    ///
+    /// ```swift
+    /// var configuration = DataStoreConfiguration()
+    /// configuration.metricsFactory = prometheus  // or MetricsSystem.bootstrap(prometheus)
+    /// ```
+    public var metricsFactory: (any MetricsFactory)?
 
     /// The default configuration.
     public init() {}

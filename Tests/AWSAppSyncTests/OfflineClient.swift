@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import Foundation
+import MetricsTestKit
 import StratusServer
 import StratusTesting
 import Synchronization
@@ -141,7 +142,8 @@ struct OfflineClients {
         transport: RecordingTransport? = nil,
         delegate: RecordingDelegate? = nil,
         endpoint: URL? = nil,
-        ordering: MutationOrdering = .serial
+        ordering: MutationOrdering = .serial,
+        metrics: TestMetrics? = nil
     ) throws -> AWSAppSyncClient {
         let serviceConfig = AWSAppSyncServiceConfig(
             endpoint: endpoint ?? backend.endpoint,
@@ -161,6 +163,7 @@ struct OfflineClients {
             probeInterval: .milliseconds(100)
         )
         configuration.transport = transport
+        configuration.metricsFactory = metrics
         // A connection that drops in its handshake is given up after five seconds, not fifteen
         // (less would give up on handshakes a loaded machine is merely slow to answer).
         configuration.realTimeConfiguration = AppSyncRealTimeConfiguration(

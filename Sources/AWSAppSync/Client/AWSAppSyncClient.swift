@@ -3,6 +3,7 @@ import AWSWire
 import Amplify
 import Dispatch
 import Foundation
+import Metrics
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -54,6 +55,8 @@ public final class AWSAppSyncClient: Sendable {
     /// How to make each live sync operation catch up, by operation; see ``syncNow()``.
     let liveSyncs = Mutex<[ObjectIdentifier: @Sendable () -> Void]>([:])
     private let registration: CacheFileRegistry.Registration
+    /// The device-health metrics; `nil` without a metrics backend.
+    let metrics: AppSyncClientMetrics?
 
     /// A client for the API, authorization and cache of `appSyncConfig`.
     ///
@@ -96,12 +99,14 @@ public final class AWSAppSyncClient: Sendable {
         )
         offlineMutationResults = results
         let delegate = appSyncConfig.offlineMutationDelegate
+        metrics = AppSyncClientMetrics(factory: appSyncConfig.metricsFactory ?? MetricsSystem.factory)
         mutationQueue = MutationQueue(
             store: mutations,
             http: http,
             cache: cache,
             policy: appSyncConfig.retryPolicy,
-            ordering: appSyncConfig.mutationOrdering
+            ordering: appSyncConfig.mutationOrdering,
+            metrics: metrics
         ) { result in
             delegate?.mutationCallback(
                 recordIdentifier: result.recordIdentifier,
@@ -253,10 +258,18 @@ public final class AWSAppSyncClient: Sendable {
     var realTimeClient: AppSyncRealTimeClient {
         realTime.withLock { client in
             if let client { return client }
+            var realTimeConfiguration = configuration.realTimeConfiguration
+            if let metrics {
+                let told = realTimeConfiguration.reconnected
+                realTimeConfiguration.reconnected = {
+                    metrics.reconnected()
+                    told?()
+                }
+            }
             let created = AppSyncRealTimeClient(
                 graphQLURL: configuration.appSyncServiceConfig.endpoint,
                 authorizer: AppSyncClientRealTimeAuthorizer(authorization: configuration.authorization),
-                configuration: configuration.realTimeConfiguration
+                configuration: realTimeConfiguration
             )
             client = created
             return created

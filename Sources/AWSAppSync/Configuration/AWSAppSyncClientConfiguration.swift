@@ -3,6 +3,7 @@ import AWSPluginsCore
 import AWSWire
 import Amplify
 import Foundation
+import Metrics
 import Tracing
 
 /// Everything an ``AWSAppSyncClient`` needs: the API, how to authorize its requests, and where
@@ -59,6 +60,17 @@ public struct AWSAppSyncClientConfiguration: Sendable {
     /// appSyncConfig.tracer = tracer
     /// ```
     public var tracer: (any Tracer)?
+    /// Where the client reports the device's health (the offline mutation queue's depth and the
+    /// age of its oldest mutation, delta sync lag, reconnections, mutations sent and refused; see
+    /// <doc:DeviceHealth>); `nil` uses swift-metrics' `MetricsSystem.factory` as it is when the
+    /// client is made. Until the application bootstraps a metrics backend that is the no-op
+    /// factory, and the client measures nothing.
+    ///
+    /// ```swift
+    /// var appSyncConfig = try AWSAppSyncClientConfiguration(appSyncServiceConfig: serviceConfig)
+    /// appSyncConfig.metricsFactory = prometheus  // or MetricsSystem.bootstrap(prometheus)
+    /// ```
+    public var metricsFactory: (any MetricsFactory)?
     let authorization: AppSyncAuthorization
     /// When queued mutations are tried again.
     var retryPolicy = MutationRetryPolicy()

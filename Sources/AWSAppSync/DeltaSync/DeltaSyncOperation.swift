@@ -175,7 +175,9 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
         }
         // The handler runs once the sync is recorded.
         let deliver: @Sendable () -> Void
+        var deltaLag: TimeInterval?
         if let (delta, handler) = deltaQuery, let lastSync, started.timeIntervalSince(lastSync) <= interval {
+            deltaLag = started.timeIntervalSince(lastSync)
             var variables = delta.variables ?? [:]
             let seconds = lastSync.timeIntervalSince1970
             variables["lastSync"] = .integer(Self.deltaTakesMilliseconds ? Int(seconds * 1000) : Int(seconds))
@@ -217,6 +219,7 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
             callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
             return false
         }
+        client.metrics?.synced(Base.operationName, deltaLag: deltaLag)
         callbackQueue.async(execute: deliver)
         return true
     }

@@ -79,6 +79,8 @@ final class MutationQueue: Sendable {
     private let policy: MutationRetryPolicy
     private let ordering: MutationOrdering
     private let replayed: @Sendable (OfflineMutationResult) -> Void
+    /// The device-health metrics; `nil` without a metrics backend.
+    private let metrics: AppSyncClientMetrics?
     private let doorbell = Doorbell()
     /// Fires after each deletion from the store: see ``waitUntilEmpty()``.
     let deletions = WakeSignal()
@@ -91,6 +93,7 @@ final class MutationQueue: Sendable {
         cache: ApolloStore,
         policy: MutationRetryPolicy,
         ordering: MutationOrdering = .serial,
+        metrics: AppSyncClientMetrics? = nil,
         replayed: @escaping @Sendable (OfflineMutationResult) -> Void
     ) {
         self.store = store
@@ -98,6 +101,7 @@ final class MutationQueue: Sendable {
         self.cache = cache
         self.policy = policy
         self.ordering = ordering
+        self.metrics = metrics
         self.replayed = replayed
     }
 
@@ -107,6 +111,8 @@ final class MutationQueue: Sendable {
             guard task == nil else { return }
             task = Task { await self.run() }
         }
+        // What an earlier run left in the queue counts from the start.
+        metrics?.queueChanged(store)
     }
 
     /// Stops sending; queued mutations stay in the database.
@@ -148,6 +154,7 @@ final class MutationQueue: Sendable {
                     + "Check that the cache directory is writable and has space."
             )
         }
+        metrics?.queueChanged(store)
         doorbell.ring()
     }
 
@@ -164,6 +171,7 @@ final class MutationQueue: Sendable {
             } catch {
                 // The loop skips it all the same, and deletes it when it comes to it.
             }
+            metrics?.queueChanged(store)
             deletions.fire()
         }
         handler?.cancelled()
@@ -189,6 +197,7 @@ final class MutationQueue: Sendable {
                 return state.handlers.removeValue(forKey: id)
             }
         }
+        metrics?.queueChanged(store)
         deletions.fire()
         for handler in handlers { handler.cancelled() }
     }
@@ -222,6 +231,7 @@ final class MutationQueue: Sendable {
 
     private func run() async {
         await withDiscardingTaskGroup { group in
+            if let metrics { group.addTask { await metrics.reportAges() } }
             while !Task.isCancelled {
                 let settled = state.withLock { $0.settled }
                 let window: [QueuedMutation]
@@ -317,6 +327,7 @@ final class MutationQueue: Sendable {
         while true {
             do {
                 let json = try await http.post(body: body, operationName: mutation.operationName, idempotencyKey: key)
+                metrics?.mutationAnswered(json)
                 let (handler, cancelled) = state.withLock {
                     ($0.handlers[mutation.id], $0.cancelled.contains(mutation.id))
                 }
@@ -344,6 +355,7 @@ final class MutationQueue: Sendable {
                 let failure =
                     error as? AWSAppSyncClientError
                     ?? AWSAppSyncClientError(.requestFailed, "\(mutation.operationName) failed: \(sentence: error)")
+                metrics?.mutationThrew(failure)
                 switch verdict(failure, failures: mutation.attempts + 1, refreshed: refreshed) {
                 case .refreshAndRetry:
                     // The token or credentials may have expired since they were fetched: the
@@ -410,6 +422,7 @@ final class MutationQueue: Sendable {
             state.backoff[id] = nil
             state.settled += 1
         }
+        metrics?.queueChanged(store)
         deletions.fire()
     }
 

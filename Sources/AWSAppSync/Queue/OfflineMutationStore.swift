@@ -109,6 +109,15 @@ package final class OfflineMutationStore: Sendable {
         }
     }
 
+    /// How many mutations are queued, and when the oldest was queued: the queue's metrics.
+    func depth() throws -> (count: Int, oldest: Date?) {
+        try database.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS count, MIN(createdAt) AS oldest FROM mutations")
+            let oldest: Double? = row?["oldest"]
+            return (row?["count"] ?? 0, oldest.map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
     /// The first `limit` mutations in sending order.
     func first(_ limit: Int) throws -> [QueuedMutation] {
         try database.read { db in

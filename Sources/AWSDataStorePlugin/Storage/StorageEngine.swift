@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import GRDB
+import Metrics
 import Synchronization
 
 /// The on-device store: one SQLite database in WAL mode, a table per model, and the system
@@ -30,19 +31,23 @@ final class StorageEngine: Sendable {
     let uses = StoreUses()
     /// Where messages go.
     let log: @Sendable (DataStoreConfiguration.LogEntry) -> Void
+    /// The device-health metrics; `nil` without a metrics backend.
+    let metrics: DataStoreMetrics?
 
     private init(
         url: URL,
         pool: DatabasePool,
         catalog: ModelCatalog,
         conditions: InMemoryConditions,
-        log: @escaping @Sendable (DataStoreConfiguration.LogEntry) -> Void
+        log: @escaping @Sendable (DataStoreConfiguration.LogEntry) -> Void,
+        metrics: DataStoreMetrics?
     ) {
         self.url = url
         self.pool = pool
         self.catalog = catalog
         self.conditions = conditions
         self.log = log
+        self.metrics = metrics
     }
 
     /// Opens the store at `configuration.databaseURL` (or the default path), creating it when
@@ -98,7 +103,11 @@ final class StorageEngine: Sendable {
             pool: pool,
             catalog: catalog,
             conditions: conditions,
-            log: configuration.log
+            log: configuration.log,
+            metrics: DataStoreMetrics(
+                factory: configuration.metricsFactory ?? MetricsSystem.factory,
+                modelNames: catalog.modelNames
+            )
         )
         do {
             try pool.write { db in try SystemTables.createLaterTables(db) }
@@ -106,6 +115,7 @@ final class StorageEngine: Sendable {
             throw translate(error, url: url)
         }
         try engine.prepareTables(storedVersion: check.registryVersion, registryVersion: registryVersion)
+        engine.reportOutbox()
         return engine
     }
 
@@ -186,6 +196,7 @@ final class StorageEngine: Sendable {
         let hub = hub
         let listener = outboxListener.withLock { $0 }
         let snapshot = try listener.map { _ in try outboxSnapshot(db) }
+        reportOutbox(db)
         db.afterNextTransaction { _ in
             hub.publish(events)
             if let listener, let snapshot {
@@ -250,6 +261,7 @@ final class StorageEngine: Sendable {
             try db.execute(sql: "DELETE FROM \"\(SystemTables.deferred)\"")
             try db.execute(sql: "DELETE FROM \"\(SystemTables.orphans)\"")
             db.afterNextTransaction { _ in hub.publishReset() }
+            self.reportOutbox(db)
             return DataStoreClearedEvent(discardedChanges: changes, removedRecords: records)
         }
     }

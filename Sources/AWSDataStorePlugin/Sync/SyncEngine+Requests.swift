@@ -15,9 +15,11 @@ extension SyncEngine {
             do {
                 let response = try await mutation ? api.mutate(request: attempt) : api.query(request: attempt)
                 if !isLast, case .failure(.error(let errors)) = response, Self.isUnauthorized(errors) { continue }
+                if mutation { storage.metrics?.mutationAnswered(response) }
                 return response
             } catch {
                 if !isLast && Self.isUnauthorized(error) { continue }
+                if mutation { storage.metrics?.mutationThrew(error) }
                 throw error
             }
         }

@@ -51,7 +51,10 @@ extension SyncEngine {
             guard session.needsSync, session.allSettled else { continue }
             // An acknowledged subscription shows the backend can be reached; when none could be
             // established, the sync queries show it.
-            if session.hasConnection { setNetwork(active: true) }
+            if session.hasConnection {
+                setNetwork(active: true)
+                storage.metrics?.subscriptionsEstablished()
+            }
             dispatch(HubPayload.EventName.DataStore.subscriptionsEstablished)
             guard await catchUp(applying: session.held) else { break }
             session.ready()
@@ -163,6 +166,7 @@ extension SyncEngine {
             let result = try await storage.reconcile([item], modelName: modelName)
             for refused in result.refused { report(refused) }
             for event in result.applied { dispatch(HubPayload.EventName.DataStore.syncReceived, event) }
+            storage.metrics?.applied(item, of: modelName)
         } catch {
             report("DataStore could not apply a \(modelName) from a subscription", error)
         }

@@ -16,6 +16,7 @@ extension SyncEngine {
                 continue
             }
             storage.syncStatus.markSynced(name)
+            storage.metrics?.synced(name)
             storage.hub.publishSynced(modelName: name)
             dispatch(HubPayload.EventName.DataStore.modelSynced, event)
         }

@@ -132,7 +132,8 @@ final class SyncEngine: Sendable {
         }
         let session = Task { await self.runSessions() }
         let outbox = Task { await self.runOutbox() }
-        state.withLock { $0.tasks = [session, outbox] }
+        let ages = storage.metrics?.syncStarted()
+        state.withLock { $0.tasks = [session, outbox] + (ages.map { [$0] } ?? []) }
     }
 
     /// Stops syncing and waits until nothing is in flight.

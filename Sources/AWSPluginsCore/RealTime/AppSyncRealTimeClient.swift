@@ -43,6 +43,9 @@ public actor AppSyncRealTimeClient {
     private var connectedAt = ContinuousClock.now
     private var fatalError: AppSyncRealTimeError?
     private var closeRequested = false
+    /// Whether a connection of the current run of the loop was acknowledged: the next
+    /// acknowledgement is a reconnection (``AppSyncRealTimeConfiguration/reconnected``).
+    private var acknowledgedBefore = false
 
     public init(
         graphQLURL: URL,
@@ -100,6 +103,7 @@ public actor AppSyncRealTimeClient {
 
     private func run() async {
         var failures = 0
+        acknowledgedBefore = false
         while !subscriptions.isEmpty, !Task.isCancelled {
             let wasAcknowledged = await connectOnce()
             markDisconnected()
@@ -263,6 +267,8 @@ public actor AppSyncRealTimeClient {
         switch type {
         case "connection_ack":
             acknowledged = true
+            if acknowledgedBefore { configuration.reconnected?() }
+            acknowledgedBefore = true
             if let milliseconds = message.value(at: "payload.connectionTimeoutMs")?.intValue, milliseconds > 0 {
                 connectionTimeout = .milliseconds(milliseconds)
             } else {

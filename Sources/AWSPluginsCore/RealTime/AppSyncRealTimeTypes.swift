@@ -24,6 +24,10 @@ public struct AppSyncRealTimeConfiguration: Sendable {
     public var acknowledgementTimeout: Duration
     /// The keep-alive timeout when `connection_ack` does not give `connectionTimeoutMs`.
     public var defaultConnectionTimeout: Duration
+    /// Called each time the server acknowledges a connection that replaces one it acknowledged
+    /// before (a reconnection after a drop), on the client's actor: it must return quickly. A
+    /// connection opened again after the last subscription stopped is not a reconnection.
+    public var reconnected: (@Sendable () -> Void)?
 
     public init(
         initialDelay: Duration = .milliseconds(250),

@@ -92,6 +92,7 @@ extension StorageEngine {
                 }
             }
             round.snapshot = try self.outboxSnapshot(db)
+            self.reportOutbox(db)
             return round
         }
     }
