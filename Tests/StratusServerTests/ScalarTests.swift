@@ -157,6 +157,32 @@ import Testing
         )
     }
 
+    /// An `Int` literal past 32 bits is refused before anything runs, as a variable is; it was
+    /// taken as a 64-bit number, so `listEvents(limit: 2147483648)` answered a page and an
+    /// `Int` field could store a value no client could read back as an `Int`.
+    @Test func intLiteralsPast32BitsAreRefused() async throws {
+        let server = try await TestServer(Self.schema)
+        #expect(
+            await server.run("{ listEvents(limit: 2147483648) { nextToken } }")
+                == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":14,"sourceName":null}],"#
+                + #""message":"Validation error of type WrongType: argument 'limit' with value "#
+                + #"'IntValue{value=2147483648}' is not a valid 'Int' @ 'listEvents'"}]}"#
+        )
+        #expect(
+            await server.run(#"mutation { createEvent(input: {id: "e1", count: -2147483649}) { id } }"#)
+                == #"{"data":null,"errors":[{"path":null,"locations":[{"line":1,"column":24,"sourceName":null}],"#
+                + #""message":"Validation error of type WrongType: argument 'input.count' with value "#
+                + #"'IntValue{value=-2147483649}' is not a valid 'Int' @ 'createEvent'"}]}"#
+        )
+        #expect(
+            await server.run(#"mutation { createEvent(input: {id: "e1", count: -2147483648}) { count } }"#)
+                == #"{"data":{"createEvent":{"count":-2147483648}}}"#
+        )
+        #expect(
+            await server.run("{ listEvents { items { id } } }") == #"{"data":{"listEvents":{"items":[{"id":"e1"}]}}}"#
+        )
+    }
+
     @Test func aWSJSONGivenAsAnObjectSaysToSendJSONText() async throws {
         let server = try await TestServer(Self.schema)
         let hint =

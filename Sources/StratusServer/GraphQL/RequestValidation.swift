@@ -102,7 +102,7 @@ enum RequestValidation {
 
     // MARK: - Literals
 
-    /// A validation rule for AWS scalar literals:
+    /// A validation rule for AWS scalar literals and `Int` literals past 32 bits:
     /// `Validation error of type WrongType: argument 'input.publishedAt' with value
     /// 'StringValue{value='soon'}' is not a valid 'AWSDateTime' @ 'createPost'`.
     static let literalRule: @Sendable (ValidationContext) -> Visitor = { context in
@@ -126,7 +126,7 @@ enum RequestValidation {
                         let scalar = (context.inputType.flatMap { getNamedType(type: $0) }).flatMap({
                             Scalar(rawValue: $0.name)
                         }),
-                        AWSScalarValidation.problem(with: json, as: scalar) != nil,
+                        refuses(literal: node, json, as: scalar),
                         let argument = state.arguments.last
                     else { return .continue }
                     let path = ([argument.name] + state.objectFields).joined(separator: ".")
@@ -150,6 +150,16 @@ enum RequestValidation {
                 return .continue
             }
         )
+    }
+
+    /// Whether a scalar literal is refused: an AWS scalar's value its type refuses, or an `Int`
+    /// past 32 bits, which GraphQLSwift takes as a 64-bit number (one past 64 bits it refuses
+    /// itself).
+    private static func refuses(literal node: any Node, _ json: JSON, as scalar: Scalar) -> Bool {
+        if scalar == .int, let value = node as? IntValue {
+            return Int(value.value) != nil && Int32(value.value) == nil
+        }
+        return AWSScalarValidation.problem(with: json, as: scalar) != nil
     }
 
     private static func location(of node: any Node) -> SourceLocation? {
