@@ -48,6 +48,20 @@ public final class StratusServer: Sendable {
     let writeLocks: WriteLocks
     /// Where the server writes what operators should know.
     let log: @Sendable (String) -> Void
+    /// Where the delivery lag of the writes a shared store announces is recorded
+    /// (``measureJournalLag(with:)``).
+    private let journalLagMetrics = JournalLagMetrics()
+
+    /// Records, in `metrics`, how long after they were written the writes announced by a store
+    /// that several servers share reach this server's subscribers.
+    package func measureJournalLag(with metrics: ServerMetrics) {
+        journalLagMetrics.metrics.withLock { $0 = metrics }
+    }
+
+    /// Where the delivery lag of announced writes is recorded, shared with the store's reader.
+    private final class JournalLagMetrics: Sendable {
+        let metrics = Mutex<ServerMetrics?>(nil)
+    }
     /// The selection keys of the running subscriptions, one string each.
     let selectionKeys = SelectionKeys()
     private let documents = DocumentCache()
@@ -259,8 +273,12 @@ public final class StratusServer: Sendable {
         directReads = DirectReads(api: api, resolver: resolver)
         directMutations = DirectMutations(api: api, schema: executable.schema, resolver: resolver, log: log)
         let models = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, $0) })
+        let lagMetrics = journalLagMetrics
         store.startAnnouncements(
             { model, announcement in
+                if let committedAt = announcement.committedAt, let metrics = lagMetrics.metrics.withLock({ $0 }) {
+                    metrics.journalDelivered(lag: .milliseconds(max(0, Timestamp.milliseconds(clock()) - committedAt)))
+                }
                 guard let model = models[model] else { return }
                 events.publish(
                     model: model,
@@ -393,15 +411,19 @@ public final class StratusServer: Sendable {
             identity: identity,
             idempotency: idempotency
         )
-        guard
-            query.utf8.count > HeavyRequestLane.documentBytes
-                || JSON.object(variables).holdsMoreValues(than: HeavyRequestLane.variableValues)
-        else {
-            return await run(request, direct: direct, isHeavy: false)
+        let start = ContinuousClock.now
+        let result: (response: ServerResponse, answeredDirectly: Bool)
+        if query.utf8.count > HeavyRequestLane.documentBytes
+            || JSON.object(variables).holdsMoreValues(than: HeavyRequestLane.variableValues)
+        {
+            result = await heavyLane.run {
+                await self.run(request, direct: direct, isHeavy: true)
+            }
+        } else {
+            result = await run(request, direct: direct, isHeavy: false)
         }
-        return await heavyLane.run {
-            await self.run(request, direct: direct, isHeavy: true)
-        }
+        ServerMetrics.current?.resolved(result.answeredDirectly ? "direct" : "generated", duration: .now - start)
+        return result
     }
 
     /// A request as ``run(_:direct:isHeavy:)`` runs it.

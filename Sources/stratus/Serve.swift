@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import StratusBackend
 import StratusCodegen
 import StratusCognito
@@ -153,6 +154,23 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long,
         help: """
+            The least level of the lines written (trace, debug, info, notice, warning, error, critical), for every \
+            subsystem or as SUBSYSTEM=LEVEL, comma-separated: warning,functions=debug. The subsystems: serve, \
+            server, http, cognito, functions, postgres, requests.
+            """,
+        transform: { text in
+            do {
+                return try LogLevels(parsing: text)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+    )
+    var logLevel: LogLevels = LogLevels()
+
+    @Option(
+        name: .long,
+        help: """
             The bearer token a scrape of /metrics must send (also STRATUS_METRICS_TOKEN). Listening beyond the \
             loopback interface without one, the server makes one and prints it.
             """
@@ -177,6 +195,9 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         outputFormat.withLock { $0 = logFormat }
+        LogLevels.current = logLevel
+        let format = logFormat
+        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, format: format) }
         // Read before the schema is, so that an edit made while the server starts is reloaded.
         let watchedFiles =
             watch ? WatchedFiles(([schema] + (config.map { [$0] } ?? [])).map { URL(fileURLWithPath: $0) }) : nil
@@ -332,11 +353,12 @@ struct Serve: AsyncParsableCommand {
             allowedHosts: allowedHosts + settings.allowedHosts,
             log: Self.standardError(subsystem: "server", format: logFormat),
             httpLog: Self.standardError(subsystem: "http", format: logFormat),
-            requestLog: logsRequests ? Self.printLine : nil,
+            requestLog: logsRequests && logLevel.writes(.info, from: "requests") ? Self.printLine : nil,
             metrics: metricsEndpoint(),
             requestLogFormat: logFormat,
             tracing: tracing,
             cognitoLog: { message in
+                guard LogLevels.current.writes(.info, from: "cognito") else { return }
                 print(message, subsystem: "cognito")
                 fflush(nil)
             },
@@ -547,6 +569,7 @@ struct Serve: AsyncParsableCommand {
     /// Writes failures to standard error, in `format`, from `subsystem`.
     private static func standardError(subsystem: String, format: LogFormat) -> @Sendable (String) -> Void {
         { message in
+            guard LogLevels.current.writes(.error, from: subsystem) else { return }
             FileHandle.standardError.write(
                 Data((format.line(message, level: "error", subsystem: subsystem) + "\n").utf8)
             )
@@ -576,5 +599,6 @@ private let outputFormat = Mutex(LogFormat.text)
 
 /// Prints `message` on standard output in `--log-format`'s form, from `subsystem`.
 private func print(_ message: String, subsystem: String = "serve") {
+    guard LogLevels.current.writes(.info, from: subsystem) else { return }
     Swift.print(outputFormat.withLock { $0 }.line(message, level: "info", subsystem: subsystem))
 }

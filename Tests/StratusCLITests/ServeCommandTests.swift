@@ -473,6 +473,41 @@ import Testing
         #expect(!second.process.outputLines.contains { $0.hasPrefix("  Keep the API key") })
     }
 
+    @Test func aSubsystemsLevelSilencesItsLines() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let serving = try await Serving(
+            ["--schema", schema.path, "--log-requests", "--log-level", "info,requests=warning"],
+            in: directory
+        )
+        _ = try await serving.graphQL("{ listNotes { items { id } } }")
+        await serving.process.stop()
+        // The command's own lines are still written; the requests' are not.
+        #expect(serving.process.standardOutput.contains("Wrote amplifyconfiguration.json"))
+        #expect(!serving.process.standardOutput.contains("POST /graphql"))
+    }
+
+    @Test(
+        arguments: [
+            (
+                "loud",
+                "Error: The value 'loud' is invalid for '--log-level <log-level>': 'loud' is not a level. Give one of "
+                    + "trace, debug, info, notice, warning, error, critical, for every subsystem or as SUBSYSTEM=LEVEL."
+            ),
+            (
+                "info,graphql=debug",
+                "Error: The value 'info,graphql=debug' is invalid for '--log-level <log-level>': 'graphql' is not a "
+                    + "subsystem. Give one of serve, server, http, cognito, functions, postgres, requests."
+            ),
+        ]
+    )
+    func aWrongLogLevelIsNamed(value: String, message: String) async throws {
+        let directory = try TemporaryDirectory()
+        let process = try await StratusProcess(["serve", "--port", "0", "--log-level", value], in: directory.url)
+        #expect(try await process.exitStatus() == 64)
+        #expect(process.standardError.hasPrefix(message + "\n"), "\(process.standardError)")
+    }
+
     @Test func aPortOutOfRangeIsRefused() async throws {
         let directory = try TemporaryDirectory()
         let process = try await StratusProcess(["serve", "--port", "70000"], in: directory.url)

@@ -125,6 +125,39 @@ import Testing
         }
     }
 
+    @Test func resolversAndStoreCallsAreTimedByKind() async throws {
+        try await Self.withEndpoint { endpoint in
+            // A mutation with an enum literal and two root fields: the executor over the generated
+            // resolvers. One list: the direct path.
+            #expect(try await endpoint.post(Self.create).status == 200)
+            let both = #"{ a: getPost(id: "p1") { id } b: listPosts { items { id } } }"#
+            #expect(try await endpoint.post(both).body == #"{"data":{"a":{"id":"p1"},"b":{"items":[{"id":"p1"}]}}}"#)
+            let list = try await endpoint.post("{ listPosts { items { id } } }")
+            #expect(list.body == #"{"data":{"listPosts":{"items":[{"id":"p1"}]}}}"#)
+
+            let store = TestStore.isPostgres ? "postgresql" : "sqlite"
+            var samples = try await endpoint.samples()
+            #expect(samples[#"stratus_resolver_latency_seconds_count{kind="direct"}"#] == 1)
+            #expect(samples[#"stratus_resolver_latency_seconds_count{kind="generated"}"#] == 2)
+            #expect(samples[#"stratus_resolver_latency_seconds_count{kind="function"}"#] == nil)
+            #expect(samples[#"stratus_store_query_seconds_count{operation="write",store="\#(store)"}"#] == 1)
+            #expect(samples[#"stratus_store_query_seconds_count{operation="fetchItem",store="\#(store)"}"#] == 1)
+            #expect(samples[#"stratus_store_query_seconds_count{operation="fetchPage",store="\#(store)"}"#] == 2)
+            #expect(samples["stratus_store_calls_in_flight"] == 0)
+            // A store that several servers share delivers its writes from its journal, with their lag.
+            if TestStore.isPostgres {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while samples["stratus_journal_delivery_lag_seconds_count"] ?? 0 < 1, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                    samples = try await endpoint.samples()
+                }
+                #expect(samples["stratus_journal_delivery_lag_seconds_count"] == 1)
+            } else {
+                #expect(samples["stratus_journal_delivery_lag_seconds_count"] == 0)
+            }
+        }
+    }
+
     @Test func connectionsSubscriptionsAndDeliveriesAreCounted() async throws {
         try await Self.withEndpoint { endpoint in
             let socket = RealtimeSocket(url: endpoint.realtimeURL)

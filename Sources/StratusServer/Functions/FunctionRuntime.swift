@@ -175,11 +175,7 @@ final class FunctionRuntime: Sendable {
 
     // MARK: - Runtime API
 
-    private static let logger: Logger = {
-        var logger = Logger(label: "stratus.functions")
-        logger.logLevel = .warning
-        return logger
-    }()
+    private static let logger = LogLevels.logger("functions", otherwise: .warning)
 
     private static let requestId = HTTPField.Name("Lambda-Runtime-Aws-Request-Id")!
     private static let deadline = HTTPField.Name("Lambda-Runtime-Deadline-Ms")!

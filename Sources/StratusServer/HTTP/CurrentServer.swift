@@ -23,9 +23,13 @@ package final class CurrentServer: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Where each server records the delivery lag of the writes its shared store announces.
+    private let metrics: ServerMetrics?
 
-    package init(_ server: StratusServer) {
+    package init(_ server: StratusServer, metrics: ServerMetrics? = nil) {
         state = Mutex(State(server: server))
+        self.metrics = metrics
+        if let metrics { server.measureJournalLag(with: metrics) }
     }
 
     /// The server requests start on now (during a reload, the one being replaced).
@@ -88,6 +92,7 @@ package final class CurrentServer: Sendable {
 
     /// Ends the pause: `server` answers from now on, the waiting requests included.
     package func resume(with server: StratusServer) {
+        if let metrics { server.measureJournalLag(with: metrics) }
         let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.server = server
             state.paused = false

@@ -61,7 +61,7 @@ public struct StratusHTTPServer: Sendable {
         requestLogFormat: LogFormat = .text,
         tracing: ServerTracing? = nil
     ) {
-        current = CurrentServer(server)
+        current = CurrentServer(server, metrics: metrics)
         self.tracing = tracing
         self.metrics = metrics
         self.requestLogFormat = requestLogFormat
@@ -190,8 +190,7 @@ public struct StratusHTTPServer: Sendable {
                 try await realtime.serve(inbound: inbound, outbound: outbound, context: context)
             }
         }
-        var logger = Logger(label: "stratus.http")
-        logger.logLevel = .warning
+        let logger = LogLevels.logger("http", otherwise: .warning)
         let webSocketResponder = webSocketRouter.buildResponder()
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: HTTP1Channel.Configuration(idleTimeout: TimeAmount(limits.idleTimeout)),

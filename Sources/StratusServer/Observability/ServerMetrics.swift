@@ -26,7 +26,11 @@ import Synchronization
 /// local Cognito's `stratus_cognito_requests_total` (`operation`, `status`) and
 /// `stratus_cognito_sign_ins_total` (`outcome`: `success`, `refused`), and the functions'
 /// `stratus_function_invocations_total` (`function`, `outcome`: `success`, `error`, `timeout`,
-/// `crash`, `invalid_result`) and `stratus_function_duration_seconds` (`function`).
+/// `crash`, `invalid_result`) and `stratus_function_duration_seconds` (`function`); the time of
+/// each kind of resolver, `stratus_resolver_latency_seconds` (`kind`: `direct`, `generated`,
+/// `function`); the store's `stratus_store_query_seconds` (`operation`, `store`) and
+/// `stratus_store_calls_in_flight`; and, for servers sharing a PostgreSQL database,
+/// `stratus_journal_delivery_lag_seconds` from a write's time to its delivery here.
 ///
 /// ```swift
 /// let registry = PrometheusCollectorRegistry()
@@ -44,6 +48,8 @@ public final class ServerMetrics: Sendable {
     private let activeConnections: Meter
     private let activeSubscriptions: Meter
     private let connectionDurations: Timer
+    private let storeCallsInFlight: Meter
+    private let journalLag: Timer
 
     private struct CounterKey: Hashable {
         var name: String
@@ -56,6 +62,8 @@ public final class ServerMetrics: Sendable {
         activeConnections = Meter(label: "stratus_active_connections", factory: factory)
         activeSubscriptions = Meter(label: "stratus_active_subscriptions", factory: factory)
         connectionDurations = Timer(label: "stratus_connection_duration_seconds", factory: factory)
+        storeCallsInFlight = Meter(label: "stratus_store_calls_in_flight", factory: factory)
+        journalLag = Timer(label: "stratus_journal_delivery_lag_seconds", factory: factory)
     }
 
     /// The counter `name` with the dimensions `names` valued `values`, made on first use.
@@ -72,10 +80,16 @@ public final class ServerMetrics: Sendable {
 
     /// Records `duration` in the histogram `name` whose `dimension` is `value`, made on first use.
     private func time(_ name: String, _ dimension: String, _ value: String, _ duration: Duration) {
+        time(name, [dimension: value], duration)
+    }
+
+    /// Records `duration` in the histogram `name` with the dimensions `names` valued `values`,
+    /// made on first use.
+    private func time(_ name: String, _ dimensions: KeyValuePairs<String, String>, _ duration: Duration) {
         let timer = timers.withLock { timers in
-            let key = CounterKey(name: name, dimensions: [value])
+            let key = CounterKey(name: name, dimensions: dimensions.map(\.value))
             if let timer = timers[key] { return timer }
-            let timer = Timer(label: name, dimensions: [(dimension, value)], factory: factory)
+            let timer = Timer(label: name, dimensions: dimensions.map { ($0.key, $0.value) }, factory: factory)
             timers[key] = timer
             return timer
         }
@@ -107,6 +121,35 @@ public final class ServerMetrics: Sendable {
         time("stratus_latency_seconds", "operation", operation, duration)
     }
 
+    /// A request's operation ran `duration` on the path `kind`: `direct` (the direct path of
+    /// single lists, syncs, gets and mutations) or `generated` (the GraphQL executor over the
+    /// generated and hand-written resolvers). Each function invocation is timed as `function`.
+    func resolved(_ kind: String, duration: Duration) {
+        time("stratus_resolver_latency_seconds", "kind", kind, duration)
+    }
+
+    /// A call of the item store (`fetchItem`, `fetchPage`, `fetchChanges`, `write`) took
+    /// `duration` on `store` (`sqlite`, `postgresql`).
+    func storeCall(_ operation: String, store: String, duration: Duration) {
+        time("stratus_store_query_seconds", ["operation": operation, "store": store], duration)
+    }
+
+    /// The store calls under way changed by `change`: how much of the store's connections the
+    /// server uses, waiting for one included.
+    func storeCallsInFlight(changedBy change: Int) {
+        if change > 0 {
+            storeCallsInFlight.increment(by: Double(change))
+        } else {
+            storeCallsInFlight.decrement(by: Double(-change))
+        }
+    }
+
+    /// A write another server (or this one) made in a shared store reached this server's
+    /// subscribers `lag` after the write's time.
+    package func journalDelivered(lag: Duration) {
+        journalLag.recordNanoseconds(Self.nanoseconds(lag))
+    }
+
     /// A mutation answered again from its `Idempotency-Key`'s record.
     func idempotentReplay() {
         count("stratus_idempotent_replays_total")
@@ -125,6 +168,7 @@ public final class ServerMetrics: Sendable {
     func functionInvoked(_ name: String, outcome: String, duration: Duration) {
         count("stratus_function_invocations_total", ["function": name, "outcome": outcome])
         time("stratus_function_duration_seconds", "function", name, duration)
+        resolved("function", duration: duration)
     }
 
     // MARK: - Cognito

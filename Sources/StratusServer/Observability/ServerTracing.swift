@@ -194,12 +194,28 @@ struct TracedItemStore {
     }
 
     private func call<T>(_ operation: String, _ model: String, _ body: () async throws -> T) async rethrows -> T {
+        if let metrics = ServerMetrics.current {
+            let start = ContinuousClock.now
+            metrics.storeCallsInFlight(changedBy: 1)
+            defer {
+                metrics.storeCallsInFlight(changedBy: -1)
+                metrics.storeCall(operation, store: storeName, duration: .now - start)
+            }
+            return try await traced(operation, model, body)
+        }
+        return try await traced(operation, model, body)
+    }
+
+    /// `postgresql` or `sqlite`, as OpenTelemetry's `db.system.name` spells them.
+    private var storeName: String { store is PostgresItemStore ? "postgresql" : "sqlite" }
+
+    private func traced<T>(_ operation: String, _ model: String, _ body: () async throws -> T) async rethrows -> T {
         guard Traces.tracer != nil else { return try await body() }
         return try await Traces.span(
             "\(operation) \(model)",
             kind: .client,
             attributes: { attributes in
-                attributes["db.system.name"] = store is PostgresItemStore ? "postgresql" : "sqlite"
+                attributes["db.system.name"] = storeName
                 attributes["db.operation.name"] = operation
                 attributes["db.collection.name"] = model
             },

@@ -109,6 +109,9 @@ struct WriteAnnouncement: Sendable, Hashable {
     var item: StoredItem
     /// The fields the mutation selected, `nil` for all.
     var selectedFields: Set<String>?
+    /// When a store that announces writes recorded the announcement, in epoch milliseconds:
+    /// its delivery lag is measured from then.
+    var committedAt: Int? = nil
 }
 
 /// The result of a hand-written mutation that a hand-written subscription lists, as its

@@ -66,8 +66,7 @@ final class PostgresItemStore: ServerStore {
         schema: AnnotatedSchema,
         connections: Int = 16
     ) async throws(StorageError) -> PostgresItemStore {
-        var logger = Logger(label: "stratus.postgres")
-        logger.logLevel = .critical
+        let logger = LogLevels.logger("postgres", otherwise: .critical)
         let client = PostgresClient(
             configuration: location.configuration(connections: connections),
             backgroundLogger: logger
@@ -813,13 +812,13 @@ private actor EventReader {
         while true {
             var statement = PostgresStatement()
             let sql =
-                "SELECT \"sequence\", \"model\", \"kind\", \"item\", \"selected\" FROM "
+                "SELECT \"sequence\", \"model\", \"kind\", \"item\", \"selected\", \"createdAt\" FROM "
                 + "\(PostgresItemStore.eventsTable.quotedSQLIdentifier) "
                 + "WHERE \"sequence\" > \(statement.bind(last)) ORDER BY \"sequence\" LIMIT 1000"
             let rows = try await client.query(statement.query(sql), logger: logger).collect()
             for row in rows {
-                let (sequence, model, kind, text, selected) = try row.decode(
-                    (Int64, String, String, String, String?).self
+                let (sequence, model, kind, text, selected, createdAt) = try row.decode(
+                    (Int64, String, String, String, String?, Int64).self
                 )
                 last = Int(sequence)
                 if kind == PostgresItemStore.publishedKind {
@@ -837,7 +836,10 @@ private actor EventReader {
                     }
                     return Set(names.compactMap(\.stringValue))
                 }
-                deliver(model, WriteAnnouncement(kind: kind, item: item, selectedFields: fields))
+                deliver(
+                    model,
+                    WriteAnnouncement(kind: kind, item: item, selectedFields: fields, committedAt: Int(createdAt))
+                )
             }
             if rows.count < 1000 { return }
         }
