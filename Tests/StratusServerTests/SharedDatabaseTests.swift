@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import StratusCodegen
 import Synchronization
 import Testing
@@ -168,6 +170,49 @@ struct SharedDatabaseTests {
         }
         try await Self.eventually { heard.all.count >= 31 }
         #expect(heard.all == (1...31).map { "p1@\($0)" })
+    }
+
+    /// A write's transaction held open takes no lock another item's write waits for: the other
+    /// write commits at once. Its event is delivered only once the held transaction ended, after
+    /// the held one's, so that no reader passes an event that is not committed yet.
+    @Test func aTransactionHeldOpenHoldsBackNoOtherItemsWrite() async throws {
+        let directory = temporaryDirectory()
+        let servers = try await Self.servers(ServerConfiguration(conflictResolution: .automerge), directory: directory)
+        let heard = servers.map { Self.listen(to: $0.server) }
+        let location = try await PostgresTestDatabases.shared.database(for: directory)
+        let held = try await PostgresConnection.connect(
+            configuration: try location.connectionConfiguration(),
+            id: 1,
+            logger: Logger(label: "held")
+        )
+        // The transaction a write of `p1` makes, held open after its event is appended.
+        let item = StoredItem(
+            values: ["id": "p1", "title": "held", "rating": 0, "status": "DRAFT"],
+            version: 1,
+            deleted: nil,
+            lastChangedAt: 1
+        )
+        _ = try await held.query("BEGIN", logger: Logger(label: "held"))
+        _ = try await held.query(
+            """
+            INSERT INTO "_stratus_events" ("model", "kind", "item", "selected", "createdAt")
+            VALUES ('Post', 'create', \(DeltaJournal.text(of: item)), NULL, 1)
+            """,
+            logger: Logger(label: "held")
+        )
+        let start = ContinuousClock.now
+        let created = await servers[1].run(
+            #"mutation { createPost(input: {id: "p2", title: "t", rating: 0, status: DRAFT}) { id } }"#
+        )
+        #expect(created == #"{"data":{"createPost":{"id":"p2"}}}"#)
+        #expect(ContinuousClock.now - start < .seconds(2))
+        // Past a poll and a notification: nothing is delivered while the older transaction runs.
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(heard.allSatisfy { $0.all.isEmpty })
+        _ = try await held.query("COMMIT", logger: Logger(label: "held"))
+        try await held.close()
+        try await Self.eventually { heard.allSatisfy { $0.all.count >= 2 } }
+        for server in heard { #expect(server.all == ["p1@1", "p2@1"]) }
     }
 
     /// A hand-written mutation's result reaches the hand-written subscriptions of every server,

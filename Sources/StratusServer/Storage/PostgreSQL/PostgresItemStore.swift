@@ -17,11 +17,15 @@ import Synchronization
 /// Across instances:
 /// - A write runs in one transaction under a transaction-level advisory lock on its item, so
 ///   its `_version` check and the write are one step: no update is lost, no version reused.
-/// - A write that subscriptions hear appends to `_stratus_events` under a second advisory lock
-///   taken last and held until commit, so event sequence numbers follow commit order. The
-///   commit's `NOTIFY` carries only the sequence number; each instance reads the events after
-///   the last one it delivered, in order, and catches up the same way after losing its
-///   connection.
+/// - A write that subscriptions hear appends to `_stratus_events` in its transaction, which
+///   records the transaction's id (`xid8`); writes of different items take no common lock and
+///   commit concurrently. Each instance reads the events of the transactions that ended since
+///   its last read: those whose id is below the oldest transaction still running
+///   (`pg_snapshot_xmin(pg_current_snapshot())`), a horizon below which no event can appear any
+///   more, in transaction id order. Two writes of one item are ordered by its lock, and the
+///   second takes its id after the first committed, so each item's events are delivered in
+///   commit order, each once, and none is skipped. The commit's `NOTIFY` wakes the readers;
+///   they catch up the same way after losing their connection.
 /// - Schema migrations run once, in one transaction under an advisory lock, when several
 ///   instances start together.
 final class PostgresItemStore: ServerStore {
@@ -33,9 +37,8 @@ final class PostgresItemStore: ServerStore {
     static let publishedKind = "published"
     /// How long announced events are kept for an instance that lost its connection to catch up.
     static let eventRetention = 3_600_000
-    /// The advisory lock keys of migrations and of event appends.
+    /// The advisory lock key of migrations.
     static let migrationLock: Int64 = 0x5354_5241_5455_5301
-    static let eventLock: Int64 = 0x5354_5241_5455_5302
 
     let client: PostgresClient
     let location: PostgresLocation
@@ -44,7 +47,9 @@ final class PostgresItemStore: ServerStore {
     private let secret: [UInt8]
     private let runTask: Task<Void, Never>
     private let feed = Mutex<Task<Void, Never>?>(nil)
-    private let firstSequence: Int
+    /// The transaction id horizon when the store opened: the events of transactions from it on
+    /// are delivered.
+    private let firstHorizon: String
     private let lastPurge = Mutex(0)
     private let pageReads = Atomic<Int>(0)
     /// Whether the connection that listens for other servers' writes is listening.
@@ -74,7 +79,7 @@ final class PostgresItemStore: ServerStore {
         let runTask = Task { await client.run() }
         do {
             let layouts = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, TableLayout(model: $0)) })
-            let (changes, secret, sequence) = try await migrate(
+            let (changes, secret, horizon) = try await migrate(
                 client,
                 schema: schema,
                 layouts: layouts,
@@ -87,7 +92,7 @@ final class PostgresItemStore: ServerStore {
                 layouts: layouts,
                 changes: changes,
                 secret: secret,
-                firstSequence: sequence,
+                firstHorizon: horizon,
                 logger: logger
             )
         } catch {
@@ -107,7 +112,7 @@ final class PostgresItemStore: ServerStore {
         layouts: [String: TableLayout],
         changes: [SchemaChange],
         secret: [UInt8],
-        firstSequence: Int,
+        firstHorizon: String,
         logger: Logger
     ) {
         self.client = client
@@ -116,7 +121,7 @@ final class PostgresItemStore: ServerStore {
         self.layouts = layouts
         self.appliedChanges = changes
         self.secret = secret
-        self.firstSequence = firstSequence
+        self.firstHorizon = firstHorizon
         self.logger = logger
     }
 
@@ -132,13 +137,13 @@ final class PostgresItemStore: ServerStore {
     // MARK: - Schema
 
     /// Creates or migrates the tables in one transaction under the migration lock, and returns
-    /// the changes applied, the token secret and the last announced event's sequence number.
+    /// the changes applied, the token secret and the transaction id horizon.
     private static func migrate(
         _ client: PostgresClient,
         schema: AnnotatedSchema,
         layouts: [String: TableLayout],
         logger: Logger
-    ) async throws -> ([SchemaChange], [UInt8], Int) {
+    ) async throws -> ([SchemaChange], [UInt8], String) {
         try await client.withTransaction(logger: logger) { connection in
             func run(_ sql: String, _ statement: PostgresStatement = PostgresStatement()) async throws -> [PostgresRow]
             {
@@ -189,6 +194,12 @@ final class PostgresItemStore: ServerStore {
                   "sequence" bigserial PRIMARY KEY, "model" text NOT NULL, "kind" text NOT NULL,
                   "item" text NOT NULL, "selected" text, "createdAt" bigint NOT NULL)
                 """,
+                // Tables made before events recorded their transaction get the column; the events
+                // already there get the migration's id, below the horizon of every reader after it.
+                "ALTER TABLE \(eventsTable.quotedSQLIdentifier) ADD COLUMN IF NOT EXISTS \"xid\" xid8 NOT NULL "
+                    + "DEFAULT pg_current_xact_id()",
+                "CREATE INDEX IF NOT EXISTS \"_stratus_events_xid\" ON \(eventsTable.quotedSQLIdentifier) "
+                    + "(\"xid\", \"sequence\")",
                 "CREATE INDEX IF NOT EXISTS \"_stratus_events_created\" ON \(eventsTable.quotedSQLIdentifier) (\"createdAt\")",
             ] {
                 _ = try await run(sql)
@@ -267,10 +278,10 @@ final class PostgresItemStore: ServerStore {
             else { throw StorageError.corrupt("the token secret was not stored") }
             let secret = Array(try stored.decode(ByteBuffer.self).readableBytesView)
 
-            let sequence =
-                try await run("SELECT COALESCE(max(\"sequence\"), 0) FROM \(eventsTable.quotedSQLIdentifier)")
-                .first?.decode(Int64.self) ?? 0
-            return (changes, secret, Int(sequence))
+            let horizon =
+                try await run("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").first?.decode(String.self)
+            guard let horizon else { throw StorageError.corrupt("the transaction horizon could not be read") }
+            return (changes, secret, horizon)
         }
     }
 
@@ -559,19 +570,18 @@ final class PostgresItemStore: ServerStore {
         }
         var final = "SELECT 1"
         if let announcement = write.announcement {
-            // The event lock is taken before the event's sequence number and held until commit,
-            // so sequence numbers follow commit order.
+            // The event records the transaction's id (the column's default): readers deliver it
+            // once every transaction with a lower id has ended.
             let selected = announcement.selectedFields.map { JSON.array($0.sorted().map(JSON.string)).text }
             let marks = [
                 statement.bind(layout.model.name), statement.bind(announcement.kind.rawValue),
                 statement.bind(DeltaJournal.text(of: announcement.item)),
                 selected.map { statement.bind($0) } ?? "NULL::text", statement.bind(write.now),
             ]
-            clauses.append("\"_lock\" AS (SELECT pg_advisory_xact_lock(\(eventLock)) AS \"held\")")
             clauses.append(
                 "\"_event\" AS (INSERT INTO \(eventsTable.quotedSQLIdentifier) "
                     + "(\"model\", \"kind\", \"item\", \"selected\", \"createdAt\") "
-                    + "SELECT \(marks.joined(separator: ", ")) FROM \"_lock\" RETURNING \"sequence\")"
+                    + "VALUES (\(marks.joined(separator: ", "))) RETURNING \"sequence\")"
             )
             final = "SELECT pg_notify(\(statement.bind(Self.channel)), \"sequence\"::text) FROM \"_event\""
         }
@@ -660,7 +670,7 @@ final class PostgresItemStore: ServerStore {
             client: client,
             logger: logger,
             layouts: layouts,
-            after: firstSequence,
+            after: firstHorizon,
             deliver: deliver,
             published: published
         )
@@ -684,8 +694,8 @@ final class PostgresItemStore: ServerStore {
         feed.withLock { $0 = task }
     }
 
-    /// Appends `published` to the events under the event lock, as a write's announcement is, and
-    /// announces it: every server's reader delivers it in commit order with the writes.
+    /// Appends `published` to the events, as a write's announcement is, and announces it: every
+    /// server's reader delivers it with the writes.
     func announce(_ published: PublishedResult, now: Int) async throws {
         var statement = PostgresStatement()
         let marks = [
@@ -693,10 +703,9 @@ final class PostgresItemStore: ServerStore {
             statement.bind(JSON.object(published.result).text), "NULL::text", statement.bind(now),
         ]
         let sql =
-            "WITH \"_lock\" AS (SELECT pg_advisory_xact_lock(\(Self.eventLock)) AS \"held\"), "
-            + "\"_event\" AS (INSERT INTO \(Self.eventsTable.quotedSQLIdentifier) "
+            "WITH \"_event\" AS (INSERT INTO \(Self.eventsTable.quotedSQLIdentifier) "
             + "(\"model\", \"kind\", \"item\", \"selected\", \"createdAt\") "
-            + "SELECT \(marks.joined(separator: ", ")) FROM \"_lock\" RETURNING \"sequence\") "
+            + "VALUES (\(marks.joined(separator: ", "))) RETURNING \"sequence\") "
             + "SELECT pg_notify(\(statement.bind(Self.channel)), \"sequence\"::text) FROM \"_event\""
         _ = try await rows(sql, statement)
     }
@@ -730,10 +739,7 @@ final class PostgresItemStore: ServerStore {
                             defer { state.listening.store(false, ordering: .relaxed) }
                             try await reader.catchUp()
                             delay = .milliseconds(50)
-                            for try await notification in notifications {
-                                if let sequence = Int(notification.payload), await reader.hasDelivered(sequence) {
-                                    continue
-                                }
+                            for try await _ in notifications {
                                 try await reader.catchUp()
                             }
                         }
@@ -759,15 +765,16 @@ final class ListenerState: Sendable {
     var isListening: Bool { listening.load(ordering: .relaxed) }
 }
 
-/// Reads the events after the last one delivered, in order, one reader at a time: the
-/// notifications and the poll of ``PostgresItemStore`` share it.
+/// Reads the events of the transactions that ended since the last read, in transaction id order,
+/// one reader at a time: the notifications and the poll of ``PostgresItemStore`` share it.
 private actor EventReader {
     private let client: PostgresClient
     private let logger: Logger
     private let layouts: [String: TableLayout]
     private let deliver: @Sendable (String, WriteAnnouncement) -> Void
     private let published: @Sendable (PublishedResult) -> Void
-    private var last: Int
+    /// The horizon of the last read: the events of transactions below it were delivered.
+    private var horizon: String
     /// A catch-up is under way: a call meanwhile asks it to read once more instead of reading
     /// the same events beside it (an actor's calls interleave at each `await`).
     private var reading = false
@@ -777,24 +784,19 @@ private actor EventReader {
         client: PostgresClient,
         logger: Logger,
         layouts: [String: TableLayout],
-        after: Int,
+        after horizon: String,
         deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void,
         published: @escaping @Sendable (PublishedResult) -> Void
     ) {
         self.client = client
         self.logger = logger
         self.layouts = layouts
-        self.last = after
+        self.horizon = horizon
         self.deliver = deliver
         self.published = published
     }
 
-    /// Whether the event `sequence` was delivered already.
-    func hasDelivered(_ sequence: Int) -> Bool {
-        sequence <= last
-    }
-
-    /// Delivers the events after the last one delivered, in order, each once.
+    /// Delivers the events of the transactions that ended since the last read, each once.
     func catchUp() async throws {
         guard !reading else {
             readAgain = true
@@ -809,18 +811,29 @@ private actor EventReader {
     }
 
     private func readAll() async throws {
+        // Every transaction below the new horizon has ended: a later statement sees all their
+        // events, and no event below it can appear any more.
+        let read = try await client.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
+            .collect()
+        guard let next = try read.first?.decode(String.self) else {
+            throw StorageError.corrupt("the transaction horizon could not be read")
+        }
+        // The events from the last horizon to the new one, by transaction and sequence, a page at
+        // a time: `after` is the last one delivered.
+        var after = (xid: horizon, sequence: Int64(0))
         while true {
             var statement = PostgresStatement()
             let sql =
-                "SELECT \"sequence\", \"model\", \"kind\", \"item\", \"selected\", \"createdAt\" FROM "
+                "SELECT \"sequence\", \"model\", \"kind\", \"item\", \"selected\", \"createdAt\", \"xid\"::text FROM "
                 + "\(PostgresItemStore.eventsTable.quotedSQLIdentifier) "
-                + "WHERE \"sequence\" > \(statement.bind(last)) ORDER BY \"sequence\" LIMIT 1000"
+                + "WHERE (\"xid\", \"sequence\") > (\(statement.bind(after.xid))::xid8, \(statement.bind(Int(after.sequence)))) "
+                + "AND \"xid\" < \(statement.bind(next))::xid8 ORDER BY \"xid\", \"sequence\" LIMIT 1000"
             let rows = try await client.query(statement.query(sql), logger: logger).collect()
             for row in rows {
-                let (sequence, model, kind, text, selected, createdAt) = try row.decode(
-                    (Int64, String, String, String, String?, Int64).self
+                let (sequence, model, kind, text, selected, createdAt, xid) = try row.decode(
+                    (Int64, String, String, String, String?, Int64, String).self
                 )
-                last = Int(sequence)
+                after = (xid, sequence)
                 if kind == PostgresItemStore.publishedKind {
                     guard case .object(let result) = try JSON(parsing: text) else {
                         throw StorageError.corrupt("the event \(sequence) has a result that is not an object")
@@ -841,8 +854,9 @@ private actor EventReader {
                     WriteAnnouncement(kind: kind, item: item, selectedFields: fields, committedAt: Int(createdAt))
                 )
             }
-            if rows.count < 1000 { return }
+            if rows.count < 1000 { break }
         }
+        horizon = next
     }
 }
 
