@@ -492,7 +492,7 @@ let package = Package(
             name: "StratusCLITests",
             dependencies: [
                 "stratus", "AWSAppSync", "AWSPluginsCore", "Amplify", "StratusTesting", "StratusServer",
-                "StratusCodegen",
+                "StratusCodegen", "AWSDataStorePlugin", "BlogModels",
             ],
             swiftSettings: strict
         ),

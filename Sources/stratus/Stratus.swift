@@ -6,6 +6,6 @@ struct Stratus: AsyncParsableCommand {
         commandName: "stratus",
         abstract:
             "Offline-first data layer tools: code generation, a local AppSync-compatible backend, and client queues.",
-        subcommands: [Codegen.self, Serve.self, Users.self, Queue.self]
+        subcommands: [Codegen.self, Serve.self, Users.self, Queue.self, Inspect.self]
     )
 }
