@@ -7,7 +7,7 @@ import StratusServer
 import Synchronization
 
 /// The Stratus Console on the API's port: the page at `/console` and its JSON admin API under
-/// `/console/api` (see <doc:Console> in StratusServer's documentation for the routes).
+/// `/console/api` (the Console article of StratusServer's documentation lists the routes).
 ///
 /// Every request needs the admin secret (``ConsoleAccess``); the first visit trades the secret
 /// in the printed URL for a session cookie:
