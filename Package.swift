@@ -229,12 +229,29 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The Stratus Console: the page served at `/console` (HTML, CSS and JavaScript modules
+        // without a build step, shipped as resources) and its JSON admin API under `/console/api`.
+        .target(
+            name: "StratusConsole",
+            dependencies: [
+                "StratusServer",
+                "StratusCognito",
+                "StratusCodegen",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.copy("Page")],
+            swiftSettings: strict
+        ),
         // The local backend assembled in one place: the server on its store, the local Cognito,
         // the authorization that trusts it and the HTTP server, as `stratus serve`, the tests,
         // the fuzzer and the benchmarks start it.
         .target(
             name: "StratusBackend",
-            dependencies: ["StratusServer", "StratusCognito", "StratusCodegen"],
+            dependencies: ["StratusServer", "StratusCognito", "StratusCodegen", "StratusConsole"],
             swiftSettings: strict
         ),
         // Test vocabulary: the local backend in process on a free port, with configured clients.
@@ -474,7 +491,12 @@ let package = Package(
         // The backend as `stratus serve` assembles it.
         .testTarget(
             name: "StratusBackendTests",
-            dependencies: ["StratusBackend", "StratusServer", "StratusCodegen"],
+            dependencies: [
+                "StratusBackend", "StratusServer", "StratusCodegen", "StratusConsole", "StratusCognito",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         // The test vocabulary itself, such as the throwaway PostgreSQL cluster's databases.
@@ -494,6 +516,7 @@ let package = Package(
                 "stratus", "AWSAppSync", "AWSPluginsCore", "Amplify", "StratusTesting", "StratusServer",
                 "StratusCodegen", "AWSDataStorePlugin", "BlogModels",
             ],
+            exclude: ["Browser"],
             swiftSettings: strict
         ),
     ]

@@ -1,6 +1,7 @@
 import Foundation
 import StratusCodegen
 import StratusCognito
+import StratusConsole
 import StratusServer
 import Synchronization
 
@@ -73,6 +74,8 @@ public final class Backend: Sendable {
         /// Hears what opening the store did that people should know: the schema changes it
         /// migrated, and the API's warnings.
         public var notice: @Sendable (String) -> Void
+        /// The Stratus Console at `/console`; `nil` serves none.
+        public var console: ConsoleSettings?
 
         public init(
             schema: AnnotatedSchema,
@@ -93,7 +96,8 @@ public final class Backend: Sendable {
             requestLogFormat: LogFormat = .text,
             tracing: ServerTracing? = nil,
             cognitoLog: @escaping @Sendable (String) -> Void = Backend.standardError,
-            notice: @escaping @Sendable (String) -> Void = { _ in }
+            notice: @escaping @Sendable (String) -> Void = { _ in },
+            console: ConsoleSettings? = nil
         ) {
             self.schema = schema
             self.store = store
@@ -114,6 +118,7 @@ public final class Backend: Sendable {
             self.tracing = tracing
             self.cognitoLog = cognitoLog
             self.notice = notice
+            self.console = console
         }
     }
 
@@ -129,16 +134,20 @@ public final class Backend: Sendable {
     public var authorization: ServerAuthorization { http.authorization }
     /// The HTTP server in front of the API and the local Cognito.
     public let http: StratusHTTPServer
+    /// The Stratus Console on the same port, when the configuration has one.
+    public let console: ConsoleEndpoint?
     /// ``configuration``, which a reload changes.
     let assembled: Mutex<Configuration>
 
     private init(
         configuration: Configuration,
         cognito: CognitoUserPool?,
+        console: ConsoleEndpoint?,
         http: StratusHTTPServer
     ) {
         assembled = Mutex(configuration)
         self.cognito = cognito
+        self.console = console
         self.http = http
     }
 
@@ -185,10 +194,21 @@ public final class Backend: Sendable {
                 throw .cognito(error)
             }
         }
+        var console: ConsoleEndpoint?
+        if let settings = configuration.console {
+            do {
+                let secret = try await consoleSecret(settings, store: configuration.store, server: server)
+                console = ConsoleEndpoint(access: ConsoleAccess(secret: secret), cognito: cognito)
+            } catch {
+                closeAfterFailure(server, log: configuration.log)
+                throw error
+            }
+        }
         return Backend(
             configuration: configuration,
             cognito: cognito,
-            http: http(configuration, server: server, authorization: authorization, cognito: cognito)
+            console: console,
+            http: http(configuration, server: server, authorization: authorization, cognito: cognito, console: console)
         )
     }
 
@@ -204,7 +224,14 @@ public final class Backend: Sendable {
         return Backend(
             configuration: configuration,
             cognito: cognito,
-            http: Self.http(configuration, server: server, authorization: authorization, cognito: cognito)
+            console: console,
+            http: Self.http(
+                configuration,
+                server: server,
+                authorization: authorization,
+                cognito: cognito,
+                console: console
+            )
         )
     }
 
@@ -238,9 +265,10 @@ public final class Backend: Sendable {
         _ configuration: Configuration,
         server: StratusServer,
         authorization: ServerAuthorization,
-        cognito: CognitoUserPool?
+        cognito: CognitoUserPool?,
+        console: ConsoleEndpoint?
     ) -> StratusHTTPServer {
-        StratusHTTPServer(
+        let http = StratusHTTPServer(
             server: server,
             authorization: authorization,
             limits: configuration.limits,
@@ -251,11 +279,13 @@ public final class Backend: Sendable {
             clock: configuration.clock,
             log: configuration.httpLog ?? configuration.log,
             requestLog: configuration.requestLog,
-            routes: configuration.metrics.map { [$0] } ?? [],
+            routes: (configuration.metrics.map { [$0] } ?? []) + (console.map { [$0] } ?? []),
             metrics: configuration.metrics?.makeMetrics(),
             requestLogFormat: configuration.requestLogFormat,
             tracing: configuration.tracing
         )
+        console?.drive(http)
+        return http
     }
 
     /// Closes a server that opened when a later part of the backend could not: the failure of

@@ -11,6 +11,8 @@ public enum BackendError: Error, Sendable, CustomStringConvertible {
     case sharedAPIKey(store: String, ServerError)
     /// The local Cognito's state cannot be opened or set up.
     case cognito(ServerError)
+    /// The console's admin secret cannot be read or stored, or the one given is empty.
+    case consoleSecret(String)
     /// The HTTP server stopped before it listened, such as on a port in use.
     case stoppedBeforeListening(String)
     /// A schema reload was asked of a backend whose data is in a database (described by
@@ -23,6 +25,7 @@ public enum BackendError: Error, Sendable, CustomStringConvertible {
         case .apiKeyFile(let detail): detail
         case .sharedAPIKey(let store, let error): "Cannot read or store the API key in \(store): \(error)"
         case .cognito(let error): "Cannot start the local Cognito: \(error)"
+        case .consoleSecret(let detail): detail
         case .stoppedBeforeListening(let outcome): "The local backend stopped before it listened: \(outcome)"
         case .reloadNeedsDataDirectory(let store):
             "The schema reloads only on a data directory; the data is in the database \(store). "

@@ -293,8 +293,7 @@ extension CognitoUserPool {
     /// The ID token carries the user's attributes of the schema, then the claims the pool
     /// writes from its own records (`sub`, `cognito:groups`, `cognito:username`, `iss`, `aud`,
     /// the times and ids): written last, none of them can come from an attribute.
-    private func tokens(for user: CognitoUser, clientId: String, originJti: String, authTime: Date) throws -> JSONObject
-    {
+    func tokens(for user: CognitoUser, clientId: String, originJti: String, authTime: Date) throws -> JSONObject {
         let now = clock()
         let issuedAt = Int(now.timeIntervalSince1970)
         let expires = issuedAt + Int(configuration.tokenLifetime)

@@ -187,7 +187,31 @@ struct Serve: AsyncParsableCommand {
     )
     var otlpEndpoint: String?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Serve the Stratus Console at /console: run queries and mutations as the API key or a local Cognito \
+            user, and read and edit each model's items through the API. It answers only with the admin secret, \
+            which the printed Console URL carries once.
+            """
+    )
+    var console = true
+
+    @Option(
+        name: .long,
+        help: """
+            The console's admin secret. Without it, the data directory keeps one (its console-secret file), \
+            made on first use; with --database, the database does.
+            """
+    )
+    var consoleSecret: String?
+
     func validate() throws {
+        if consoleSecret != nil && !console {
+            throw ValidationError(
+                "--console-secret sets the secret of the console that --no-console turns off. Drop one."
+            )
+        }
         guard (0...65535).contains(port) else {
             throw ValidationError("--port \(port) is not a port. Give 1 to 65535, or 0 to pick a free one.")
         }
@@ -362,7 +386,8 @@ struct Serve: AsyncParsableCommand {
                 print(message, subsystem: "cognito")
                 fflush(nil)
             },
-            notice: { print($0) }
+            notice: { print($0) },
+            console: console ? Backend.ConsoleSettings(secret: consoleSecret) : nil
         )
     }
 
@@ -501,6 +526,8 @@ struct Serve: AsyncParsableCommand {
             print("Metrics (Prometheus): http://\(host):\(port)/metrics")
             if let token = metrics.token { print("Metrics token (Authorization: Bearer): \(token)") }
         }
+        let reachable = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
+        if let console = backend.consoleURL(origin: "http://\(reachable):\(port)") { print("Console: \(console)") }
         if let collector = backend.configuration.tracing?.collector {
             print("Traces (OTLP/HTTP): \(collector)")
         }

@@ -76,12 +76,16 @@ import Testing
         let first = try await Serving(arguments, in: directory)
         let port = first.port
         #expect(first.apiKey.wholeMatch(of: /da2-[a-z0-9]{26}/) != nil)
+        // The console's admin secret, made on first use and kept beside the data.
+        let secret = try String(contentsOfFile: directory.path("data/console-secret"), encoding: .utf8)
+        #expect(secret.wholeMatch(of: /[0-9a-f]{64}/) != nil)
         #expect(
             first.process.outputLines == [
                 "GraphQL endpoint: http://127.0.0.1:\(port)/graphql",
                 "Real-time endpoint: ws://127.0.0.1:\(port)/graphql/realtime",
                 "API key: \(first.apiKey)",
                 "Metrics (Prometheus): http://127.0.0.1:\(port)/metrics",
+                "Console: http://127.0.0.1:\(port)/console?secret=\(secret)",
                 "Data: \(directory.path("data"))",
                 "Wrote amplifyconfiguration.json, amplify_outputs.json and awsconfiguration.json to \(directory.url.path)",
                 "",
@@ -177,9 +181,13 @@ import Testing
         #expect(first.process.outputLines.last == "Stopped. The data stays in \(directory.path("data")).")
         #expect(first.process.standardError == "")
 
-        // The same data directory again: the same key and the same item.
+        // The same data directory again: the same key, console secret and item.
         let second = try await Serving(arguments, in: directory)
         #expect(second.apiKey == first.apiKey)
+        #expect(
+            try await second.process.line(startingWith: "Console: ")
+                == "Console: http://127.0.0.1:\(second.port)/console?secret=\(secret)"
+        )
         #expect(
             try await second.graphQL(#"{ getTodo(id: "t1") { id name _version } }"#)
                 == #"{"data":{"getTodo":{"id":"t1","name":"Milk","_version":1}}}"#

@@ -1,0 +1,179 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import StratusCodegen
+import StratusServer
+
+/// The admin API under `/console/api`: what the page reads, documented for scripts.
+extension ConsoleEndpoint {
+    /// The answer to an authorized request under `/console/api/`.
+    func api(_ request: Request) async -> Response {
+        guard let (origin, http) = serving else {
+            return Self.refusal(.serviceUnavailable, "The server is not listening yet.", json: true)
+        }
+        switch (request.method, request.uri.path) {
+        case (.get, "/console/api/models"):
+            return Self.jsonResponse(Self.models(of: http.server.api))
+        case (.get, "/console/api/identities"):
+            return await identities(http.authorization)
+        case (.post, "/console/api/graphql"):
+            return await graphQL(request, origin: origin, authorization: http.authorization)
+        default:
+            return Self.refusal(
+                .notFound,
+                "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
+                    + "GET /console/api/identities and POST /console/api/graphql.",
+                json: true
+            )
+        }
+    }
+
+    // MARK: - Models
+
+    /// `GET /console/api/models`: for each model, its operations, its key, the fields a row
+    /// shows and the input types its list, update and delete take.
+    static func models(of api: ServerAPI) -> JSON {
+        .object([
+            "models": .array(
+                api.schema.models.map { model in
+                    let syncs = api.configuration.detectsConflicts(on: model.name)
+                    let stored = model.fields.filter { $0.type.isLeaf && $0.relation == nil && $0.resolver == nil }
+                    let key = Set(model.primaryKey)
+                    let editable = stored.filter { !$0.isReadOnly && !key.contains($0.name) }
+                    var entry: JSONObject = ["name": .string(model.name)]
+                    entry["list"] = model.operations.list.map { .string($0) } ?? .null
+                    entry["update"] = model.operations.update.map { .string($0) } ?? .null
+                    entry["delete"] = model.operations.delete.map { .string($0) } ?? .null
+                    entry["primaryKey"] = .array(model.primaryKey.map { .string($0) })
+                    entry["fields"] = .array(stored.map { .string($0.name) })
+                    entry["editableFields"] = .array(editable.map { .string($0.name) })
+                    entry["syncFields"] = .array(syncs ? ["_version", "_deleted", "_lastChangedAt"] : [])
+                    entry["filterInput"] = .string("Model\(model.name)FilterInput")
+                    entry["updateInput"] = .string("Update\(model.name)Input")
+                    entry["deleteInput"] = .string("Delete\(model.name)Input")
+                    return .object(entry)
+                }
+            )
+        ])
+    }
+
+    // MARK: - Identities
+
+    /// `GET /console/api/identities`: who a request can run as, among the modes the API accepts:
+    /// the API key, and each confirmed, enabled user of the local Cognito.
+    func identities(_ authorization: ServerAuthorization) async -> Response {
+        let modes = [authorization.defaultMode] + authorization.additionalModes
+        var identities: [JSON] = []
+        if modes.contains(.apiKey), !authorization.apiKeys.isEmpty {
+            identities.append(["type": "API_KEY", "label": "API key"])
+        }
+        if modes.contains(.amazonCognitoUserPools), let cognito {
+            do {
+                for user in try await cognito.listUsers() where user.status == "CONFIRMED" {
+                    let groups = user.groups.isEmpty ? "" : " (\(user.groups.joined(separator: ", ")))"
+                    identities.append([
+                        "type": "AMAZON_COGNITO_USER_POOLS", "username": .string(user.username),
+                        "label": .string("Cognito user \(user.username)\(groups)"),
+                    ])
+                }
+            } catch {
+                return Self.refusal(.internalServerError, "Cannot list the local Cognito's users: \(error)", json: true)
+            }
+        }
+        return Self.jsonResponse([
+            "defaultMode": .string(authorization.defaultMode.rawValue), "identities": .array(identities),
+        ])
+    }
+
+    // MARK: - GraphQL
+
+    /// `POST /console/api/graphql` with `{"query", "variables", "operationName", "identity"}`:
+    /// the request sent to the server's own `/graphql` with the identity's real credentials (the
+    /// API key, or tokens the local Cognito issues for the user), so that the API's
+    /// authorization decides as it would for a client. Answers `{"status", "response"}`: the
+    /// API's status and JSON body.
+    func graphQL(_ request: Request, origin: String, authorization: ServerAuthorization) async -> Response {
+        let body: JSONObject
+        do {
+            let bytes = try await request.body.collect(upTo: 1 << 20)
+            guard let object = try JSON(parsing: Data(buffer: bytes)).objectValue else {
+                return Self.refusal(
+                    .badRequest,
+                    #"The body is not a JSON object. Send {"query": "…", "variables": {…}, "identity": {"type": "API_KEY"}}."#,
+                    json: true
+                )
+            }
+            body = object
+        } catch {
+            return Self.refusal(.badRequest, "The body is not JSON: \(error)", json: true)
+        }
+        guard let query = body["query"]?.stringValue else {
+            return Self.refusal(.badRequest, "The body has no \"query\" string.", json: true)
+        }
+        let headers: [(String, String)]
+        switch await credentials(for: body["identity"], authorization: authorization) {
+        case .success(let found): headers = found
+        case .failure(let problem): return Self.refusal(.badRequest, problem.message, json: true)
+        }
+        var forwarded: JSONObject = ["query": .string(query)]
+        if let variables = body["variables"], !variables.isNull { forwarded["variables"] = variables }
+        if let name = body["operationName"], !name.isNull { forwarded["operationName"] = name }
+        var outgoing = HTTPClientRequest(url: "\(origin)/graphql")
+        outgoing.method = .POST
+        outgoing.headers.add(name: "content-type", value: "application/json")
+        for (name, value) in headers { outgoing.headers.add(name: name, value: value) }
+        outgoing.body = .bytes(ByteBuffer(string: JSON.object(forwarded).text))
+        do {
+            let response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
+            let bytes = try await response.body.collect(upTo: 16 << 20)
+            let text = String(buffer: bytes)
+            let answer = (try? JSON(parsing: text)) ?? .string(text)
+            return Self.jsonResponse(["status": .int(Int(response.status.code)), "response": answer])
+        } catch {
+            return Self.refusal(.badGateway, "The request to \(origin)/graphql failed: \(error)", json: true)
+        }
+    }
+
+    /// A problem with the identity a request names.
+    struct IdentityProblem: Error {
+        let message: String
+    }
+
+    /// The headers that carry `identity`'s credentials.
+    func credentials(
+        for identity: JSON?,
+        authorization: ServerAuthorization
+    ) async -> Result<[(String, String)], IdentityProblem> {
+        let type = identity?["type"]?.stringValue ?? "API_KEY"
+        switch type {
+        case "API_KEY":
+            guard let key = authorization.apiKeys.first else {
+                return .failure(IdentityProblem(message: "The API has no API key to run the request with."))
+            }
+            return .success([("x-api-key", key.value)])
+        case "AMAZON_COGNITO_USER_POOLS":
+            guard let cognito else {
+                return .failure(
+                    IdentityProblem(message: "The server has no local Cognito: start stratus serve with --auth.")
+                )
+            }
+            guard let username = identity?["username"]?.stringValue else {
+                return .failure(IdentityProblem(message: #"A Cognito identity names its user: "username": "alice"."#))
+            }
+            do {
+                return .success([("authorization", try await cognito.issueTokens(for: username).idToken)])
+            } catch {
+                return .failure(IdentityProblem(message: "Cannot run as Cognito user '\(username)': \(error)"))
+            }
+        default:
+            return .failure(
+                IdentityProblem(
+                    message:
+                        "Unknown identity type '\(type)'. Use API_KEY, or AMAZON_COGNITO_USER_POOLS with a username."
+                )
+            )
+        }
+    }
+}

@@ -1,0 +1,39 @@
+// The console's shell: the pages, and who requests run as.
+import { api } from './api.js';
+import { Explorer } from './explorer.js';
+import { DataPage } from './data.js';
+
+const select = document.getElementById('identity');
+let identities = [];
+
+/** The identity chosen in "Run as". */
+export function currentIdentity() {
+  return identities[select.selectedIndex] ?? { type: 'API_KEY' };
+}
+
+async function loadIdentities() {
+  const { identities: found } = await api('identities');
+  identities = found;
+  select.replaceChildren(...found.map((identity) => new Option(identity.label)));
+}
+
+const pages = {
+  explorer: new Explorer(currentIdentity),
+  data: new DataPage(currentIdentity),
+};
+
+function show() {
+  const name = location.hash.slice(1) in pages ? location.hash.slice(1) : 'explorer';
+  for (const key of Object.keys(pages)) {
+    document.getElementById(`page-${key}`).hidden = key !== name;
+    const link = document.querySelector(`[data-page="${key}"]`);
+    if (key === name) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  pages[name].shown();
+}
+
+window.addEventListener('hashchange', show);
+await loadIdentities();
+show();
+document.body.dataset.ready = 'true';

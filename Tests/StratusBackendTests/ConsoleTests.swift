@@ -1,0 +1,375 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StratusBackend
+import StratusCodegen
+import StratusCognito
+import StratusConsole
+import StratusServer
+import Testing
+
+/// The Stratus Console and its admin API: who may use them, and what they answer.
+@Suite struct ConsoleTests {
+    static let schema = """
+        type Note @model @auth(rules: [{ allow: owner }, { allow: public }]) { id: ID! text: String }
+        """
+    static let secret = "console-test-secret"
+
+    /// A backend with the console on a data directory of its own, listening on a free port.
+    final class Served {
+        let backend: Backend
+        let serving: Backend.Serving
+        let directory: URL
+        var origin: String { "http://127.0.0.1:\(serving.port)" }
+
+        init(secret: String? = ConsoleTests.secret, console: Bool = true, cognito: Bool = false) async throws {
+            directory = FileManager.default.temporaryDirectory.appending(path: "stratus-console-\(UUID().uuidString)")
+            backend = try await Backend.open(
+                Backend.Configuration(
+                    schema: try SchemaParser().parse(ConsoleTests.schema),
+                    store: .dataDirectory(directory),
+                    authorization: ServerAuthorization(
+                        defaultMode: .apiKey,
+                        additionalModes: cognito ? [.amazonCognitoUserPools] : []
+                    ),
+                    usesStoredAPIKey: true,
+                    cognito: cognito ? CognitoConfiguration() : nil,
+                    log: { _ in },
+                    cognitoLog: { _ in },
+                    console: console ? Backend.ConsoleSettings(secret: secret) : nil
+                )
+            )
+            serving = try await backend.start()
+        }
+
+        func stop() async {
+            await serving.stop()
+            try? backend.close()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        /// Sends a request to `path`; no redirect is followed.
+        func send(
+            _ method: HTTPMethod = .GET,
+            _ path: String,
+            body: String? = nil,
+            headers: [(String, String)] = []
+        ) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
+            var request = HTTPClientRequest(url: origin + path)
+            request.method = method
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            if let body {
+                request.headers.add(name: "content-type", value: "application/json")
+                request.body = .bytes(ByteBuffer(string: body))
+            }
+            let response = try await ConsoleTests.client.execute(request, timeout: .seconds(10))
+            let bytes = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), response.headers, String(buffer: bytes))
+        }
+    }
+
+    /// A client that follows no redirect, to see the console's own answers.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// Each route of the console and of its admin API.
+    static let routes: [(method: HTTPMethod, path: String, body: String?)] = [
+        (.GET, "/console", nil),
+        (.GET, "/console/console.js", nil),
+        (.GET, "/console/api/models", nil),
+        (.GET, "/console/api/identities", nil),
+        (.POST, "/console/api/graphql", #"{"query":"{ listNotes { items { id text } } }"}"#),
+    ]
+
+    static let unauthorizedAPIBody =
+        #"{"errors":[{"errorType":"UnauthorizedException","message":"The console needs the admin secret: open the "#
+        + #"Console URL stratus serve printed (it sets a session cookie), or send Authorization: Bearer <secret>."}]}"#
+
+    @Test(arguments: 0..<5) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
+        let served = try await Served()
+        let (method, path, body) = Self.routes[route]
+        let withoutSecret = try await served.send(method, path, body: body)
+        let wrongSecret = try await served.send(method, path, body: body, headers: [("authorization", "Bearer nope")])
+        let wrongCookie = try await served.send(
+            method,
+            path,
+            body: body,
+            headers: [("cookie", "stratus_console_\(served.serving.port)=0123")]
+        )
+        await served.stop()
+        for answer in [withoutSecret, wrongSecret, wrongCookie] {
+            #expect(answer.status == 401)
+            #expect(answer.headers["www-authenticate"] == ["Bearer"])
+            if path.hasPrefix("/console/api/") {
+                #expect(answer.body == Self.unauthorizedAPIBody)
+            } else {
+                #expect(
+                    answer.body
+                        == "The console needs the admin secret: open the Console URL stratus serve printed (it sets "
+                        + "a session cookie), or send Authorization: Bearer <secret>."
+                )
+            }
+        }
+    }
+
+    @Test(arguments: 0..<5) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
+        let served = try await Served()
+        let (method, path, body) = Self.routes[route]
+        let bearer = ("authorization", "Bearer \(Self.secret)")
+        let otherOrigin = try await served.send(
+            method,
+            path,
+            body: body,
+            headers: [bearer, ("origin", "http://evil.example")]
+        )
+        let otherPort = try await served.send(
+            method,
+            path,
+            body: body,
+            headers: [bearer, ("origin", "http://127.0.0.1:1")]
+        )
+        let crossSite = try await served.send(
+            method,
+            path,
+            body: body,
+            headers: [bearer, ("sec-fetch-site", "cross-site")]
+        )
+        let sameSite = try await served.send(
+            method,
+            path,
+            body: body,
+            headers: [bearer, ("sec-fetch-site", "same-site")]
+        )
+        await served.stop()
+        #expect([otherOrigin, otherPort, crossSite, sameSite].map(\.status) == [403, 403, 403, 403])
+        #expect(!crossSite.body.contains("Note") && !crossSite.body.contains("items"))
+        if path.hasPrefix("/console/api/") {
+            #expect(
+                otherOrigin.body
+                    == #"{"errors":[{"errorType":"AccessDeniedException","message":"The console answers only its own "#
+                    + #"pages; this request comes from another site (Origin: http://evil.example)."}]}"#
+            )
+        }
+    }
+
+    @Test(arguments: 0..<5) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
+        let served = try await Served()
+        let (method, path, body) = Self.routes[route]
+        let own = served.origin
+        let bearer = try await served.send(
+            method,
+            path,
+            body: body,
+            headers: [("authorization", "Bearer \(Self.secret)")]
+        )
+        let page = try await served.send(
+            method,
+            path,
+            body: body,
+            headers: [
+                (
+                    "cookie",
+                    "other=1; stratus_console_\(served.serving.port)=\(ConsoleAccess(secret: Self.secret).sessionToken)"
+                ),
+                ("origin", own), ("sec-fetch-site", "same-origin"),
+            ]
+        )
+        await served.stop()
+        #expect(bearer.status == 200)
+        #expect(page.status == 200)
+        #expect(bearer.headers["cache-control"] == ["no-store"] || bearer.headers["cache-control"] == ["no-cache"])
+        #expect(bearer.headers["x-frame-options"] == ["DENY"])
+    }
+
+    @Test func theConsoleURLTradesTheSecretForASessionCookie() async throws {
+        let served = try await Served()
+        let url = try #require(served.backend.consoleURL(origin: served.origin))
+        #expect(url == "\(served.origin)/console?secret=\(Self.secret)")
+        let visit = try await served.send(.GET, "/console?secret=\(Self.secret)", headers: [("sec-fetch-site", "none")])
+        let wrong = try await served.send(.GET, "/console?secret=guess")
+        let cookie = try #require(visit.headers["set-cookie"].first)
+        let session = String(cookie.split(separator: ";")[0])
+        let page = try await served.send(.GET, "/console", headers: [("cookie", session)])
+        let models = try await served.send(.GET, "/console/api/models", headers: [("cookie", session)])
+        await served.stop()
+        #expect(visit.status == 303)
+        #expect(visit.headers["location"] == ["/console"])
+        #expect(
+            cookie
+                == "stratus_console_\(served.serving.port)=\(ConsoleAccess(secret: Self.secret).sessionToken); "
+                + "Path=/console; HttpOnly; SameSite=Strict"
+        )
+        #expect(!cookie.contains(Self.secret))
+        #expect(wrong.status == 401)
+        #expect(wrong.headers["set-cookie"].isEmpty)
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"] == ["text/html; charset=utf-8"])
+        #expect(page.body.contains(#"data-testid="nav-explorer""#))
+        #expect(models.status == 200)
+    }
+
+    @Test func thePageIsServedWithItsContentTypes() async throws {
+        let served = try await Served()
+        let bearer = ("authorization", "Bearer \(Self.secret)")
+        var types: [String: [String]] = [:]
+        for file in ["console.css", "console.js", "explorer.js", "data.js", "api.js"] {
+            let answer = try await served.send(.GET, "/console/\(file)", headers: [bearer])
+            #expect(answer.status == 200, "\(file)")
+            types[file] = answer.headers["content-type"]
+        }
+        let outside = try await served.send(.GET, "/console/..%2Fapi-key", headers: [bearer])
+        let missing = try await served.send(.GET, "/console/nothing.js", headers: [bearer])
+        await served.stop()
+        #expect(types["console.css"] == ["text/css; charset=utf-8"])
+        #expect(types["console.js"] == ["text/javascript; charset=utf-8"])
+        #expect(outside.status == 404)
+        #expect(missing.status == 404)
+        #expect(missing.body == "The console has no file at /console/nothing.js.")
+    }
+
+    @Test func withoutTheConsoleNothingIsServedAtItsPath() async throws {
+        let served = try await Served(console: false)
+        let answer = try await served.send(.GET, "/console/api/models")
+        let url = served.backend.consoleURL(origin: served.origin)
+        await served.stop()
+        #expect(answer.status == 404)
+        #expect(url == nil)
+    }
+
+    @Test func theDataDirectoryKeepsTheSecretItMade() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-console-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func open() async throws -> Backend {
+            try await Backend.open(
+                Backend.Configuration(
+                    schema: try SchemaParser().parse(Self.schema),
+                    store: .dataDirectory(directory),
+                    authorization: ServerAuthorization(defaultMode: .apiKey),
+                    usesStoredAPIKey: true,
+                    log: { _ in },
+                    console: Backend.ConsoleSettings()
+                )
+            )
+        }
+        let first = try await open()
+        let url = try #require(first.consoleURL(origin: "http://h"))
+        try first.close()
+        let second = try await open()
+        defer { try? second.close() }
+        let file = directory.appending(path: "console-secret")
+        let stored = try String(contentsOf: file, encoding: .utf8)
+        #expect(stored.count == 64)
+        #expect(url == "http://h/console?secret=\(stored)")
+        #expect(second.consoleURL(origin: "http://h") == url)
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func anEmptySecretIsRefused() async throws {
+        await #expect {
+            try await Served(secret: "")
+        } throws: { error in
+            "\(error)" == "The console secret is empty. Give one, or leave it out to have one made."
+        }
+    }
+
+    // MARK: - The admin API
+
+    static func post(_ served: Served, _ body: String) async throws -> String {
+        let answer = try await served.send(
+            .POST,
+            "/console/api/graphql",
+            body: body,
+            headers: [("authorization", "Bearer \(Self.secret)")]
+        )
+        #expect(answer.status == 200, "\(answer.body)")
+        return answer.body
+    }
+
+    @Test func graphQLRunsAsTheAPIKey() async throws {
+        let served = try await Served()
+        let created = try await Self.post(
+            served,
+            #"{"query":"mutation { createNote(input: {id: \"n1\", text: \"hi\"}) { id text owner } }","#
+                + #""identity":{"type":"API_KEY"}}"#
+        )
+        let listed = try await Self.post(served, #"{"query":"{ listNotes { items { id text } } }"}"#)
+        let unknown = try await served.send(
+            .POST,
+            "/console/api/graphql",
+            body: #"{"query":"{ listNotes { items { id } } }","identity":{"type":"X"}}"#,
+            headers: [("authorization", "Bearer \(Self.secret)")]
+        )
+        await served.stop()
+        #expect(created == #"{"status":200,"response":{"data":{"createNote":{"id":"n1","text":"hi","owner":null}}}}"#)
+        #expect(listed == #"{"status":200,"response":{"data":{"listNotes":{"items":[{"id":"n1","text":"hi"}]}}}}"#)
+        #expect(unknown.status == 400)
+        #expect(
+            unknown.body
+                == #"{"errors":[{"errorType":"BadRequestException","message":"Unknown identity type 'X'. Use API_KEY, "#
+                + #"or AMAZON_COGNITO_USER_POOLS with a username."}]}"#
+        )
+    }
+
+    /// Tokens the local pool issues for each user, checked by the API's owner rule like a client's.
+    @Test func graphQLRunsAsEachCognitoUserWithTheirOwnTokens() async throws {
+        let served = try await Served(cognito: true)
+        let pool = try #require(served.backend.cognito)
+        try await pool.addUser(username: "alice", password: "Alice-pass1!")
+        try await pool.addUser(username: "bob", password: "Bob-pass1!")
+        func create(_ id: String, as user: String) async throws -> String {
+            try await Self.post(
+                served,
+                #"{"query":"mutation { createNote(input: {id: \"\#(id)\"}) { id owner } }","#
+                    + #""identity":{"type":"AMAZON_COGNITO_USER_POOLS","username":"\#(user)"}}"#
+            )
+        }
+        let alicesNote = try await create("a1", as: "alice")
+        _ = try await create("b1", as: "bob")
+        let list = #""query":"{ listNotes { items { id owner } } }""#
+        let alicesList = try await Self.post(
+            served,
+            "{\(list),\"identity\":{\"type\":\"AMAZON_COGNITO_USER_POOLS\",\"username\":\"alice\"}}"
+        )
+        let bobsList = try await Self.post(
+            served,
+            "{\(list),\"identity\":{\"type\":\"AMAZON_COGNITO_USER_POOLS\",\"username\":\"bob\"}}"
+        )
+        let nobody = try await served.send(
+            .POST,
+            "/console/api/graphql",
+            body: "{\(list),\"identity\":{\"type\":\"AMAZON_COGNITO_USER_POOLS\",\"username\":\"carol\"}}",
+            headers: [("authorization", "Bearer \(Self.secret)")]
+        )
+        let identities = try await served.send(
+            .GET,
+            "/console/api/identities",
+            headers: [("authorization", "Bearer \(Self.secret)")]
+        )
+        let subs = Dictionary(uniqueKeysWithValues: try await pool.listUsers().map { ($0.username, $0.sub) })
+        let (alice, bob) = (try #require(subs["alice"]) + "::alice", try #require(subs["bob"]) + "::bob")
+        await served.stop()
+        #expect(
+            alicesNote == #"{"status":200,"response":{"data":{"createNote":{"id":"a1","owner":"\#(alice)"}}}}"#
+        )
+        #expect(
+            alicesList
+                == #"{"status":200,"response":{"data":{"listNotes":{"items":[{"id":"a1","owner":"\#(alice)"}]}}}}"#
+        )
+        #expect(
+            bobsList == #"{"status":200,"response":{"data":{"listNotes":{"items":[{"id":"b1","owner":"\#(bob)"}]}}}}"#
+        )
+        #expect(nobody.status == 400)
+        #expect(nobody.body.contains("Cannot run as Cognito user 'carol'"))
+        #expect(
+            identities.body
+                == #"{"defaultMode":"API_KEY","identities":[{"type":"API_KEY","label":"API key"},"#
+                + #"{"type":"AMAZON_COGNITO_USER_POOLS","username":"alice","label":"Cognito user alice"},"#
+                + #"{"type":"AMAZON_COGNITO_USER_POOLS","username":"bob","label":"Cognito user bob"}]}"#
+        )
+    }
+}

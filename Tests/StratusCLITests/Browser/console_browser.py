@@ -1,0 +1,145 @@
+"""The Stratus Console driven in headless Chromium, using only the page.
+
+Usage: console_browser.py CONSOLE_URL
+
+Opens the console URL `stratus serve` printed, runs a mutation and a query in the Explorer
+as the API key, creates and lists notes as two Cognito users of an owner rule and sees
+different rows, then opens Data, filters, edits a row and sees its _version rise. Prints
+one line per check. On failure it writes a screenshot and the page's HTML into a temporary
+directory, prints its path and exits with status 1.
+"""
+
+import json
+import os
+import sys
+import tempfile
+import traceback
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+url = sys.argv[1]
+profile = tempfile.mkdtemp(prefix="stratus-console-chromium-")
+options = webdriver.ChromeOptions()
+for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1280,720", f"--user-data-dir={profile}", "--no-first-run"):
+    options.add_argument(argument)
+options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+driver = webdriver.Chrome(options=options,
+                          service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
+# Rows are drawn anew after each read: a row found just before is stale, and read again.
+wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
+
+
+def testid(name):
+    return f'[data-testid="{name}"]'
+
+
+def find(name):
+    return driver.find_element(By.CSS_SELECTOR, testid(name))
+
+
+def run_as(label):
+    Select(find("identity-select")).select_by_visible_text(label)
+
+
+def run(query, variables="{}"):
+    """Types `query` and `variables` into the Explorer, runs it and returns the parsed result."""
+    editor = find("explorer-editor")
+    # CodeMirror (Debian's libjs-codemirror) takes keys in its own text area; without it the
+    # editor is a plain one.
+    typed = editor if editor.tag_name == "textarea" else editor.find_element(By.TAG_NAME, "textarea")
+    editor.click()
+    typed.send_keys(Keys.CONTROL, "a")
+    typed.send_keys(Keys.DELETE)
+    typed.send_keys(query)
+    field = find("explorer-variables")
+    field.clear()
+    field.send_keys(variables)
+    result = find("explorer-result")
+    driver.execute_script("arguments[0].textContent = ''", result)
+    find("explorer-run").click()
+    wait.until(lambda _: result.text.strip() != "")
+    return json.loads(result.text)
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+    print("ok:", message)
+
+
+def rows():
+    return driver.find_elements(By.CSS_SELECTOR, testid("data-row"))
+
+
+def cell(row, field):
+    return row.find_element(By.CSS_SELECTOR, f'td[data-field="{field}"]').text
+
+
+try:
+    driver.get(url)
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    check(driver.current_url.endswith("/console"), "the secret URL redirects to /console")
+    check(driver.get_cookies() and all(c["httpOnly"] and c["sameSite"] == "Strict" for c in driver.get_cookies()),
+          "the session cookie is HttpOnly and SameSite=Strict")
+
+    run_as("API key")
+    created = run('mutation { createNote(input: {id: "k1", text: "by key"}) { id text } }')
+    check(created == {"data": {"createNote": {"id": "k1", "text": "by key"}}}, "a mutation as the API key")
+    listed = run("query Notes($limit: Int) { listNotes(limit: $limit) { items { id text } } }", '{"limit": 10}')
+    check(listed == {"data": {"listNotes": {"items": [{"id": "k1", "text": "by key"}]}}},
+          "a query with variables as the API key")
+
+    for user in ("alice", "bob"):
+        run_as(f"Cognito user {user}")
+        made = run(f'mutation {{ createNote(input: {{id: "{user}-1", text: "{user}\'s"}}) {{ id owner }} }}')
+        note = made["data"]["createNote"]
+        # The owner is the user's sub and username, as the pool's tokens carry them.
+        check(note["id"] == f"{user}-1" and note["owner"].endswith(f"::{user}"), f"a mutation as {user}")
+    seen = {}
+    for user in ("alice", "bob"):
+        run_as(f"Cognito user {user}")
+        answer = run("{ listNotes { items { id owner } } }")
+        seen[user] = answer["data"]["listNotes"]["items"]
+    check([note["id"] for note in seen["alice"]] == ["alice-1"], "alice lists only her note")
+    check([note["id"] for note in seen["bob"]] == ["bob-1"], "bob lists only his note")
+
+    find("nav-data").click()
+    run_as("API key")
+    wait.until(lambda _: driver.find_elements(By.CSS_SELECTOR, testid("model-Note")))
+    find("model-Note").click()
+    wait.until(lambda _: len(rows()) == 3)
+    check(sorted(cell(r, "id") for r in rows()) == ["alice-1", "bob-1", "k1"], "Data lists every note as the API key")
+    headers = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#data-table th")]
+    check({"_version", "_deleted", "_lastChangedAt"} <= set(headers), "the rows show the sync fields")
+
+    find("data-filter").send_keys('{"id": {"eq": "k1"}}', Keys.ENTER)
+    wait.until(lambda _: len(rows()) == 1)
+    row = rows()[0]
+    version = int(cell(row, "_version"))
+    check(cell(row, "id") == "k1", "the filter narrows the rows")
+    row.find_element(By.CSS_SELECTOR, testid("data-edit")).click()
+    edit = find("data-edit-input")
+    edit.clear()
+    edit.send_keys('{"text": "edited in the console"}')
+    find("data-edit-save").click()
+    wait.until(lambda _: rows() and cell(rows()[0], "text") == "edited in the console")
+    check(int(cell(rows()[0], "_version")) == version + 1, f"the edit raised _version from {version}")
+    print("console browser test passed")
+except Exception:
+    directory = tempfile.mkdtemp(prefix="stratus-console-failure-")
+    driver.save_screenshot(os.path.join(directory, "page.png"))
+    with open(os.path.join(directory, "page.html"), "w") as file:
+        file.write(driver.page_source)
+    traceback.print_exc()
+    print(f"Screenshot and page source in {directory}")
+    sys.exit(1)
+finally:
+    driver.quit()
+    import shutil
+    shutil.rmtree(profile, ignore_errors=True)

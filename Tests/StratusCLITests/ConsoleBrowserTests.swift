@@ -1,0 +1,48 @@
+import Foundation
+import StratusTesting
+import Testing
+
+/// The Stratus Console of `stratus serve`, used in headless Chromium (Debian's `chromium` and
+/// `chromium-driver`) by a Selenium script that knows only the page (Browser/console_browser.py).
+@Suite struct ConsoleBrowserTests {
+    static let config = """
+        {
+          "auth": {
+            "users": [{ "username": "alice", "password": "Alice-pass1!" }, { "username": "bob", "password": "Bob-pass1!" }]
+          }
+        }
+        """
+
+    @Test func theConsoleRunsRequestsAsEachIdentityAndEditsData() async throws {
+        for program in ["/usr/bin/chromium", "/usr/bin/chromedriver"]
+        where !FileManager.default.fileExists(atPath: program) {
+            Issue.record(
+                "\(program) is missing: apt-get install chromium chromium-driver (scripts/test installs them)."
+            )
+            return
+        }
+        let directory = try TemporaryDirectory()
+        try directory.write(Self.config, to: "stratus.json")
+        let schema = try directory.write(
+            "type Note @model @auth(rules: [{ allow: owner }, { allow: public }]) { id: ID! text: String }",
+            to: "schema.graphql"
+        )
+        let serving = try await ServeCommandTests.Serving(
+            [
+                "--schema", schema.path, "--config", directory.path("stratus.json"), "--data-dir",
+                directory.path("data"),
+            ],
+            in: directory
+        )
+        let line = try await serving.process.line(startingWith: "Console: ")
+        let url = String(line.dropFirst("Console: ".count))
+        #expect(url.hasPrefix("http://127.0.0.1:\(serving.port)/console?secret="))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appending(path: "Browser/console_browser.py")
+        let result = try await ChildProcess.run(["python3", script.path(percentEncoded: false), url])
+        await serving.process.stop()
+        let output = result.outputText + result.errorText
+        #expect(result.status == .exited(0), "\(output)")
+        #expect(output.contains("console browser test passed"), "\(output)")
+    }
+}
