@@ -34,22 +34,7 @@ import Testing
             directory: directory
         )
         let authorization = ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: "da2-valid")])
-        let http = StratusHTTPServer(server: server, authorization: authorization, log: { _ in })
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task { try await http.run(port: 0) { continuation.yield($0) } }
-        var iterator = ports.makeAsyncIterator()
-        do {
-            let port = try #require(await iterator.next())
-            try await body(URL(string: "http://127.0.0.1:\(port)/graphql")!, server)
-        } catch {
-            task.cancel()
-            _ = await task.result
-            try? server.close()
-            throw error
-        }
-        task.cancel()
-        _ = await task.result
-        try server.close()
+        try await withHTTPEndpoint(server, authorization: authorization) { url in try await body(url, server) }
     }
 
     static func post(

@@ -37,22 +37,7 @@ import Testing
             apiKeys: [APIKey(value: "da2-valid")],
             iamCredentials: [HTTPEndpointTests.accessKey]
         )
-        let http = StratusHTTPServer(server: server, authorization: authorization, log: { _ in })
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task { try await http.run(port: 0) { continuation.yield($0) } }
-        var iterator = ports.makeAsyncIterator()
-        do {
-            let port = try #require(await iterator.next())
-            try await body(URL(string: "http://127.0.0.1:\(port)/graphql")!)
-        } catch {
-            task.cancel()
-            _ = await task.result
-            try? server.close()
-            throw error
-        }
-        task.cancel()
-        _ = await task.result
-        try server.close()
+        try await withHTTPEndpoint(server, authorization: authorization, body)
     }
 
     /// Like ``withEndpoint(directory:configuration:_:)`` on a temporary directory.

@@ -115,3 +115,28 @@ enum TestStore {
         )
     }
 }
+
+/// Serves `server` with `authorization` over a real socket on a free port, runs `body` with its
+/// `/graphql` URL, then stops the listener and closes the server, also when `body` throws.
+func withHTTPEndpoint(
+    _ server: StratusServer,
+    authorization: ServerAuthorization,
+    _ body: (URL) async throws -> Void
+) async throws {
+    let http = StratusHTTPServer(server: server, authorization: authorization, log: { _ in })
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let task = Task { try await http.run(port: 0) { continuation.yield($0) } }
+    var iterator = ports.makeAsyncIterator()
+    do {
+        let port = try #require(await iterator.next())
+        try await body(URL(string: "http://127.0.0.1:\(port)/graphql")!)
+    } catch {
+        task.cancel()
+        _ = await task.result
+        try? server.close()
+        throw error
+    }
+    task.cancel()
+    _ = await task.result
+    try server.close()
+}
