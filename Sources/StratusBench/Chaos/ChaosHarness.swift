@@ -80,8 +80,9 @@
             }
             try await healAll()
             let healed = ContinuousClock.now
-            let quiet = try await waitForQuiescence()
-            let converged = ContinuousClock.now - healed
+            let settled = try await waitForQuiescence()
+            let quiet = settled != nil
+            let converged = (settled ?? ContinuousClock.now) - healed
             let logs = try (0..<options.devices).reduce(into: [Int: [OperationLogEntry]]()) {
                 $0[$1] = try OperationLog.entries(at: logURL($1))
             }
@@ -160,7 +161,8 @@
                 let fault = schedule.next()
                 try await Task.sleep(for: .milliseconds(fault.after))
                 try await healing[fault.target]?.value
-                print("chaos: \(fault)")
+                // The wall-clock time matches the devices' logs of what their sync engines did.
+                print("chaos: \(Date()) \(fault)")
                 faultCounts.withLock { $0[fault.kind, default: 0] += 1 }
                 healing[fault.target] = try await apply(fault)
             }
@@ -210,29 +212,33 @@
             }
         }
 
-        /// Waits until every outbox is empty and neither the backend nor any device changed for
-        /// three seconds; `false` at the timeout.
-        private func waitForQuiescence() async throws -> Bool {
+        /// Waits until every outbox is empty, every device holds what the backend holds, and
+        /// neither changed for three seconds. Returns when that state began, or `nil` at the
+        /// timeout: a device that stays behind the backend (a lost subscription not mended) is
+        /// given the whole timeout to catch up.
+        private func waitForQuiescence() async throws -> ContinuousClock.Instant? {
             let deadline = ContinuousClock.now + .seconds(options.quiescenceTimeout)
             var last: [String] = []
             var since = ContinuousClock.now
             while ContinuousClock.now < deadline {
+                let records = try await ChaosStores.backendRecords(backend)
                 var snapshot = [try ChaosStores.journal(backend).count.description]
-                var empty = true
+                var devices: [Int: ChaosDeviceState] = [:]
                 for device in 0..<options.devices {
                     let state = try ChaosStores.device(at: databaseURL(device))
-                    empty = empty && state.outbox == 0
+                    devices[device] = state
                     snapshot.append(state.records.values.map(\.description).sorted().joined(separator: ";"))
                 }
-                if snapshot != last || !empty {
+                let settled = ChaosCheck(logs: [:], journal: [], backend: records, devices: devices)
+                if snapshot != last || !settled.passed {
                     last = snapshot
                     since = ContinuousClock.now
                 } else if ContinuousClock.now - since >= .seconds(3) {
-                    return true
+                    return since
                 }
                 try await Task.sleep(for: .milliseconds(250))
             }
-            return false
+            return nil
         }
 
         // MARK: - Result
@@ -242,7 +248,12 @@
             for line in check.duplicated.prefix(20) { print("chaos: DUPLICATED \(line)") }
             for line in check.diverged.prefix(20) { print("chaos: DIVERGED \(line)") }
             for line in check.outboxes { print("chaos: OUTBOX \(line)") }
-            if !quiet { print("chaos: no quiescence within \(Int(options.quiescenceTimeout)) s") }
+            if !quiet {
+                print(
+                    "chaos: no quiescence within \(Int(options.quiescenceTimeout)) s: outboxes not empty or devices "
+                        + "not equal to the backend"
+                )
+            }
             let counts = faultCounts.withLock { $0 }
             let faults = ChaosNemesis.Kind.allCases.map { "\(counts[$0, default: 0]) \($0.rawValue)" }
             print(
