@@ -111,6 +111,32 @@ import Testing
     }
 }
 
+extension RefusedChangeUndoTests {
+    /// The backend's record that replaces a refused create may belong to a parent the device
+    /// does not hold (here a deleted blog): it waits for that parent, and the refused record
+    /// leaves the device rather than stay with values the backend never had.
+    @Test func refusedCreateWhoseBackendRecordWaitsForItsParentLeavesTheDevice() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        _ = ModelRegistry.modelTypes(registeredBy: BlogRegistration())
+        let api = try backend.makeAPIPlugin()
+        let gone = try await api.mutate(request: .create(Blog(id: "b0", name: "Gone"))).get()
+        _ = try await api.mutate(request: .delete(gone, version: 1)).get()
+        // The backend keeps no link between a post and its blog: the post outlives it.
+        let theirs = BlogModels.Post(id: "p1", title: "Theirs", blog: gone, status: .draft)
+        _ = try await api.mutate(request: .create(theirs)).get()
+        let kept = try await api.mutate(request: .create(Blog(id: "b1", name: "Kept"))).get()
+        let device = try SyncDevice(backend: backend)
+        try await device.startAndWaitUntilReady()
+        #expect(try await device.plugin.query(BlogModels.Post.self, byId: "p1") == nil)
+        try await device.plugin.save(BlogModels.Post(id: "p1", title: "Mine", blog: kept, status: .draft))
+        try await device.waitUntilOutboxIsEmpty()
+        #expect(try await device.plugin.query(BlogModels.Post.self, byId: "p1") == nil)
+        #expect(device.errors.values.isEmpty, "\(device.errors.values)")
+        try await device.plugin.stop()
+    }
+}
+
 /// Breaks the network for the first request whose body holds `field`: each connection is
 /// closed before it carries a byte, until the network comes back 300 ms later.
 final class CutFirstRead: URLRequestInterceptor {

@@ -104,8 +104,10 @@
                         records[record.key] = record
                     }
                 }
-                // Metadata without a row: tombstones, compared by version only.
-                for (key, known) in metadata {
+                // Metadata without a row: tombstones, compared by version only. Metadata of a
+                // record not held and not deleted (its backend record waits for a parent) is no
+                // record.
+                for (key, known) in metadata where known.deleted {
                     let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
                     guard parts.count == 2 else { continue }
                     let record = ChaosRecord(
