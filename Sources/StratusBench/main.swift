@@ -4,7 +4,9 @@ import StratusCodegen
 
 // Benchmarks for Stratus. Run with
 // `swift run -c release StratusBench [codegen] [datastore] [datastore-transaction] [sync] [api] [sigv4]
-// [appsync-cache] [appsync-queue] [fanout] [functions] [metrics] [tracing] [server] [server-stores]`.
+// [appsync-cache] [appsync-queue] [fanout] [functions] [metrics] [tracing] [server] [server-stores]`,
+// or `swift run -c release StratusBench chaos [--devices N] [--operations N] [--seed N] ...` (see
+// Chaos/ChaosHarness.swift and the README's "Chaos" section).
 //
 // Each benchmark prints its figures next to a baseline measured in the same run, so the ratio
 // means something on a shared, noisy machine.
@@ -81,6 +83,19 @@ func runSelected() async throws {
 
 // A benchmark that cannot run says why, without a crash report, and the program fails.
 do {
+    #if STRATUS_BENCH_DATASTORE
+        // The chaos harness takes options, and restarts this program as its devices.
+        switch arguments.first {
+        case "chaos":
+            let passed = try await ChaosHarness.run(try ChaosOptions(Array(arguments.dropFirst())))
+            exit(passed ? 0 : 1)
+        case "chaos-device":
+            try await ChaosDevice(Array(arguments.dropFirst())).run()
+            exit(0)
+        default:
+            break
+        }
+    #endif
     try await runSelected()
 } catch {
     FileHandle.standardError.write(Data("StratusBench: \(error)\n".utf8))

@@ -5,9 +5,14 @@ import BlogModels
 import Foundation
 import StratusServer
 import StratusTesting
+import Synchronization
 import Testing
 
 @testable import AWSDataStorePlugin
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The network between a device and the backend is cut again and again while the device saves
 /// and another client writes: nothing is lost or applied twice, the device ends equal to the
@@ -75,5 +80,90 @@ import Testing
         // Each status differs from the one before: the Hub reports changes, not repeats.
         #expect(zip(statuses, statuses.dropFirst()).allSatisfy { $0 != $1 })
         try await device.plugin.stop()
+    }
+}
+
+/// A create the backend refuses is undone by reading the backend's record; when the network
+/// fails during that read, the undo waits for the network instead of leaving the refused record
+/// on the device for good.
+@Suite struct RefusedChangeUndoTests {
+    @Test func undoOfARefusedCreateSurvivesANetworkFailure() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        // The documents' selections of embedded types come from the registered models.
+        _ = ModelRegistry.modelTypes(registeredBy: BlogRegistration())
+        let api = try backend.makeAPIPlugin()
+        let blog = try await api.mutate(request: .create(Blog(id: "b1", name: "Theirs"))).get()
+        _ = try await api.mutate(request: .delete(blog, version: 1)).get()
+        let proxy = try await FaultProxy.start(forwardingTo: backend.endpoint)
+        defer { Task { await proxy.stop() } }
+        let cut = CutFirstRead(proxy: proxy, of: "getBlog")
+        let device = try SyncDevice(backend: backend, through: proxy, interceptor: cut)
+        try await device.startAndWaitUntilReady()
+        // The device knows b1 as a tombstone: a create of that id fails its condition.
+        try await device.plugin.save(Blog(id: "b1", name: "Mine"))
+        try await device.waitUntilOutboxIsEmpty()
+        // The read the network failed, then at least one that got through.
+        #expect(cut.reads >= 2)
+        #expect(try await device.plugin.query(Blog.self, byId: "b1") == nil)
+        #expect(device.errors.values.isEmpty, "\(device.errors.values)")
+        try await device.plugin.stop()
+    }
+}
+
+extension RefusedChangeUndoTests {
+    /// The backend's record that replaces a refused create may belong to a parent the device
+    /// does not hold (here a deleted blog): it waits for that parent, and the refused record
+    /// leaves the device rather than stay with values the backend never had.
+    @Test func refusedCreateWhoseBackendRecordWaitsForItsParentLeavesTheDevice() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        _ = ModelRegistry.modelTypes(registeredBy: BlogRegistration())
+        let api = try backend.makeAPIPlugin()
+        let gone = try await api.mutate(request: .create(Blog(id: "b0", name: "Gone"))).get()
+        _ = try await api.mutate(request: .delete(gone, version: 1)).get()
+        // The backend keeps no link between a post and its blog: the post outlives it.
+        let theirs = BlogModels.Post(id: "p1", title: "Theirs", blog: gone, status: .draft)
+        _ = try await api.mutate(request: .create(theirs)).get()
+        let kept = try await api.mutate(request: .create(Blog(id: "b1", name: "Kept"))).get()
+        let device = try SyncDevice(backend: backend)
+        try await device.startAndWaitUntilReady()
+        #expect(try await device.plugin.query(BlogModels.Post.self, byId: "p1") == nil)
+        try await device.plugin.save(BlogModels.Post(id: "p1", title: "Mine", blog: kept, status: .draft))
+        try await device.waitUntilOutboxIsEmpty()
+        #expect(try await device.plugin.query(BlogModels.Post.self, byId: "p1") == nil)
+        #expect(device.errors.values.isEmpty, "\(device.errors.values)")
+        try await device.plugin.stop()
+    }
+}
+
+/// Breaks the network for the first request whose body holds `field`: each connection is
+/// closed before it carries a byte, until the network comes back 300 ms later.
+final class CutFirstRead: URLRequestInterceptor {
+    let proxy: FaultProxy
+    let field: String
+    private let count = Mutex(0)
+
+    init(proxy: FaultProxy, of field: String) {
+        self.proxy = proxy
+        self.field = field
+    }
+
+    /// How many requests held `field`.
+    var reads: Int { count.withLock { $0 } }
+
+    func intercept(_ request: URLRequest) async throws -> URLRequest {
+        guard let body = request.httpBody, String(decoding: body, as: UTF8.self).contains(field),
+            count.withLock({ count in
+                defer { count += 1 }
+                return count == 0
+            })
+        else { return request }
+        proxy.dropAfter(bytes: 0)
+        Task { [proxy] in
+            try await Task.sleep(for: .milliseconds(300))
+            proxy.resume()
+        }
+        return request
     }
 }

@@ -60,10 +60,39 @@ extension StorageEngine {
                     )
                     .executeExactly([key.databaseValue])
                 }
+                let applied = result.applied.count
                 try reconcile(item, table: table, db, &result)
+                if force, !result.applied[applied...].contains(where: { $0.recordKey == key }) {
+                    try dropRefusedRecord(event, table: table, db, &result)
+                }
             }
         }
         try applyDeferred([key], db, &result)
+    }
+
+    /// Removes the local record of the refused `event` when the backend's record that replaces
+    /// it waits for a parent this device does not hold (``keepOrphan(_:table:key:parent:version:_:)``;
+    /// a parent the backend deleted never comes): the refused values, which the backend never
+    /// had, do not stay on the device.
+    private func dropRefusedRecord(
+        _ event: MutationEvent,
+        table: ModelTable,
+        _ db: Database,
+        _ result: inout ReconcileResult
+    ) throws {
+        let key = event.recordKey
+        let waits = try Row.fetchOne(
+            db,
+            sql: "SELECT 1 FROM \"\(SystemTables.orphans)\" WHERE \"id\" = ?",
+            arguments: [key.databaseValue]
+        )
+        guard waits != nil else { return }
+        let keyValues = try table.keyValues(of: try JSONValue(parsing: event.json))
+        guard let rowid = try Self.rowid(table.statements.rowidByKey, keyValues, db) else { return }
+        try db.cachedStatement(sql: table.statements.deleteByRowid).execute(arguments: [rowid])
+        result.applied.append(
+            MutationEvent(modelId: event.modelId, modelName: event.modelName, json: event.json, mutationType: .delete)
+        )
     }
 
     /// Removes a local record the backend does not have (a refused create), without an

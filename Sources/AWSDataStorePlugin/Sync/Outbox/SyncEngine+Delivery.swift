@@ -173,6 +173,11 @@ extension SyncEngine {
 
     /// Undoes a refused change: the backend's record replaces the local one, or the local one
     /// goes when the backend has none.
+    ///
+    /// The backend's record is read until it answers, backing off while the network fails, as
+    /// the change itself was sent: given up, the refused record would stay on the device for
+    /// good (a later sync brings the backend's record only when its `_version` is newer). When
+    /// the engine stops first, the event stays in the outbox, and is sent again at the next start.
     func revert(_ event: MutationEvent, table: ModelTable) async {
         do {
             let keyValues = try JSONValue(parsing: event.json)
@@ -180,7 +185,8 @@ extension SyncEngine {
             for name in table.primaryKey { key[name] = keyValues[name] ?? .null }
             let request = GraphQLRequest<JSONValue>.syncGet(modelSchema: table.schema, key: key)
             let modes = table.schema.authModes(for: .read, strategy: configuration.authModeStrategy)
-            switch try await send(request, modes: modes, mutation: false) {
+            guard let answer = try await readUntilAnswered(request, modes: modes) else { return }
+            switch answer {
             case .success(let item) where !item.isNull:
                 _ = try await storage.finish(event, item: item, force: true)
             case .success:
@@ -196,6 +202,28 @@ extension SyncEngine {
             report("DataStore could not undo the refused change '\(event.id)'", error)
             await forget(event)
         }
+    }
+
+    /// Sends the query `request` until the backend answers, backing off while the network
+    /// fails; `nil` when the engine stopped first.
+    ///
+    /// - Throws: what ``send(_:modes:mutation:)`` throws that no retry can mend.
+    private func readUntilAnswered(
+        _ request: GraphQLRequest<JSONValue>,
+        modes: [AWSAuthorizationType?]
+    ) async throws -> GraphQLResponse<JSONValue>? {
+        var attempt = 0
+        while !Task.isCancelled {
+            let generation = outboxSignal.generation
+            do {
+                return try await send(request, modes: modes, mutation: false)
+            } catch {
+                if !Self.isRetryable(error, sentWithIdempotencyKey: false), await !awaitsUser() { throw error }
+                attempt += 1
+                await outboxSignal.wait(after: generation, timeout: Self.backoff(attempt: attempt))
+            }
+        }
+        return nil
     }
 
     /// Removes `event` from the outbox without applying a record, after its undo failed.

@@ -1,0 +1,284 @@
+#if STRATUS_BENCH_DATASTORE
+    import Foundation
+    import StratusServer
+    import StratusTesting
+    import Synchronization
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
+
+    /// `StratusBench chaos`: devices in processes of their own, each behind its own fault proxy,
+    /// edit shared records against the local backend while a seeded nemesis kills devices,
+    /// restarts the server and breaks the network; then every fault heals, the harness waits for
+    /// quiescence and checks what ``ChaosCheck`` describes.
+    final class ChaosHarness: Sendable {
+        let options: ChaosOptions
+        let directory: URL
+        private let backend: LocalBackend
+        private let proxies: [FaultProxy]
+        private let processes: Mutex<[Int: ChildProcess]>
+        private let incarnations: Mutex<[Int: Int]>
+        private let faultCounts = Mutex<[ChaosNemesis.Kind: Int]>([:])
+
+        private init(options: ChaosOptions, directory: URL, backend: LocalBackend, proxies: [FaultProxy]) {
+            self.options = options
+            self.directory = directory
+            self.backend = backend
+            self.proxies = proxies
+            processes = Mutex([:])
+            incarnations = Mutex([:])
+        }
+
+        /// Runs a chaos run of `options` and prints its result; `false` when a check failed.
+        static func run(_ options: ChaosOptions) async throws -> Bool {
+            let directory =
+                options.directory
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "stratus-chaos-\(options.seed)-\(UUID())"
+                )
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let backend = try await LocalBackend.start(
+                schema: ChaosSchema.text,
+                configuration: ServerConfiguration(
+                    conflictResolution: options.conflicts == .optimistic ? .optimisticConcurrency : .automerge,
+                    deltaSyncTTL: .seconds(7 * 86_400)
+                )
+            )
+            var proxies: [FaultProxy] = []
+            for _ in 0..<options.devices { proxies.append(try await FaultProxy.start(forwardingTo: backend.endpoint)) }
+            let harness = ChaosHarness(options: options, directory: directory, backend: backend, proxies: proxies)
+            print(
+                "chaos: seed \(options.seed), \(options.devices) devices × \(options.operations) operations, "
+                    + "conflicts \(options.conflicts.rawValue), store sqlite, directory \(directory.path)"
+            )
+            let passed: Bool
+            do {
+                passed = try await harness.run()
+            } catch {
+                await harness.tearDown()
+                print("chaos: the run failed: \(error); seed \(options.seed); files in \(directory.path)")
+                throw error
+            }
+            await harness.tearDown()
+            if passed, options.directory == nil { try? FileManager.default.removeItem(at: directory) }
+            return passed
+        }
+
+        private func run() async throws -> Bool {
+            let started = ContinuousClock.now
+            for device in 0..<options.devices { try await start(device) }
+            let deadline = started + .seconds(options.minutes * 60)
+            let operating = Task { try await nemesis(until: deadline) }
+            do {
+                try await operating.value
+            } catch {
+                operating.cancel()
+                throw error
+            }
+            try await healAll()
+            let healed = ContinuousClock.now
+            let settled = try await waitForQuiescence()
+            let quiet = settled != nil
+            let converged = (settled ?? ContinuousClock.now) - healed
+            let logs = try (0..<options.devices).reduce(into: [Int: [OperationLogEntry]]()) {
+                $0[$1] = try OperationLog.entries(at: logURL($1))
+            }
+            var devices: [Int: ChaosDeviceState] = [:]
+            for device in 0..<options.devices { devices[device] = try ChaosStores.device(at: databaseURL(device)) }
+            let check = ChaosCheck(
+                logs: logs,
+                journal: try ChaosStores.journal(backend),
+                backend: try await ChaosStores.backendRecords(backend),
+                devices: devices
+            )
+            let passed = report(check, quiet: quiet, converged: converged)
+            if !passed {
+                try ChaosStores.copyBackend(backend, to: directory.appendingPathComponent("backend.sqlite"))
+                print(
+                    "chaos: FAILED; the devices' databases and logs and the backend's database are in "
+                        + "\(directory.path). Replay the schedule with: swift run -c release StratusBench chaos "
+                        + "--devices \(options.devices) --operations \(options.operations) --seed \(options.seed) "
+                        + "--conflicts \(options.conflicts.rawValue) --pace \(options.pace)"
+                )
+            }
+            return passed
+        }
+
+        // MARK: - Devices
+
+        /// The file that tells devices to make no more operations.
+        private var stopURL: URL { directory.appendingPathComponent("stop-operations") }
+        private func logURL(_ device: Int) -> URL { directory.appendingPathComponent("device-\(device).log.jsonl") }
+        private func databaseURL(_ device: Int) -> URL { directory.appendingPathComponent("device-\(device).sqlite") }
+
+        /// Starts device `device`'s next process.
+        private func start(_ device: Int) async throws {
+            let incarnation = incarnations.withLock { incarnations in
+                incarnations[device, default: -1] += 1
+                return incarnations[device]!
+            }
+            let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+            let arguments = [
+                executable, "chaos-device", "--database", databaseURL(device).path, "--log", logURL(device).path,
+                "--endpoint", proxies[device].url(proxying: backend.endpoint).absoluteString, "--api-key",
+                backend.apiKey, "--device", String(device), "--incarnation", String(incarnation), "--seed",
+                String(options.seed), "--operations", String(options.operations), "--pace", String(options.pace),
+                "--conflicts", options.conflicts.rawValue, "--stop", stopURL.path,
+            ]
+            let process = try await ChildProcess.start(
+                arguments,
+                output: directory.appendingPathComponent("device-\(device).\(incarnation).out")
+            )
+            processes.withLock { $0[device] = process }
+        }
+
+        private func kill(_ device: Int) async throws {
+            guard let process = processes.withLock({ $0.removeValue(forKey: device) }) else { return }
+            process.send(signal: SIGKILL)
+            _ = try await process.wait()
+        }
+
+        /// Whether every device logged that it made all its operations.
+        private func allFinished() throws -> Bool {
+            try (0..<options.devices).allSatisfy { device in
+                try OperationLog.entries(at: logURL(device)).contains { $0.entry == .finished }
+            }
+        }
+
+        // MARK: - Faults
+
+        /// Runs the schedule until every device finished its operations and a few more faults
+        /// hit their draining outboxes, or until `deadline`.
+        private func nemesis(until deadline: ContinuousClock.Instant) async throws {
+            var schedule = ChaosNemesis(seed: options.seed, devices: options.devices)
+            var healing: [String: Task<Void, any Error>] = [:]
+            var drainFaults = 0
+            while ContinuousClock.now < deadline, drainFaults < 2 * options.devices {
+                if try allFinished() { drainFaults += 1 }
+                let fault = schedule.next()
+                try await Task.sleep(for: .milliseconds(fault.after))
+                try await healing[fault.target]?.value
+                // The wall-clock time matches the devices' logs of what their sync engines did.
+                print("chaos: \(Date()) \(fault)")
+                faultCounts.withLock { $0[fault.kind, default: 0] += 1 }
+                healing[fault.target] = try await apply(fault)
+            }
+            if ContinuousClock.now >= deadline {
+                print("chaos: the time bound passed; the devices make no more operations")
+                try Data().write(to: stopURL)
+            }
+            for task in healing.values { try await task.value }
+        }
+
+        /// Starts `fault`; the task it returns heals it after its duration.
+        private func apply(_ fault: ChaosNemesis.Fault) async throws -> Task<Void, any Error> {
+            let duration = Duration.milliseconds(fault.duration)
+            switch fault.kind {
+            case .kill:
+                let device = fault.device ?? 0
+                try await kill(device)
+                return Task {
+                    try await Task.sleep(for: duration)
+                    try await self.start(device)
+                }
+            case .restart:
+                await backend.kill()
+                return Task {
+                    try await Task.sleep(for: duration)
+                    try await self.backend.restart()
+                }
+            case .cut:
+                proxies[fault.device ?? 0].cutAllConnections()
+                return Task {}
+            case .blackHole, .delay:
+                let proxy = proxies[fault.device ?? 0]
+                if fault.kind == .blackHole { proxy.blackHole() } else { proxy.delay(by: .milliseconds(fault.delay)) }
+                return Task {
+                    try await Task.sleep(for: duration)
+                    proxy.resume()
+                }
+            }
+        }
+
+        /// Ends every fault: the network flows, the server and every device run.
+        private func healAll() async throws {
+            for proxy in proxies { proxy.resume() }
+            for device in 0..<options.devices where processes.withLock({ $0[device]?.isRunning != true }) {
+                print("chaos: device \(device) is not running; starting it")
+                try await start(device)
+            }
+        }
+
+        /// Waits until every outbox is empty, every device holds what the backend holds, and
+        /// neither changed for three seconds. Returns when that state began, or `nil` at the
+        /// timeout: a device that stays behind the backend (a lost subscription not mended) is
+        /// given the whole timeout to catch up.
+        private func waitForQuiescence() async throws -> ContinuousClock.Instant? {
+            let deadline = ContinuousClock.now + .seconds(options.quiescenceTimeout)
+            var last: [String] = []
+            var since = ContinuousClock.now
+            while ContinuousClock.now < deadline {
+                let records = try await ChaosStores.backendRecords(backend)
+                var snapshot = [try ChaosStores.journal(backend).count.description]
+                var devices: [Int: ChaosDeviceState] = [:]
+                for device in 0..<options.devices {
+                    let state = try ChaosStores.device(at: databaseURL(device))
+                    devices[device] = state
+                    snapshot.append(state.records.values.map(\.description).sorted().joined(separator: ";"))
+                }
+                let settled = ChaosCheck(logs: [:], journal: [], backend: records, devices: devices)
+                if snapshot != last || !settled.passed {
+                    last = snapshot
+                    since = ContinuousClock.now
+                } else if ContinuousClock.now - since >= .seconds(3) {
+                    return since
+                }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            return nil
+        }
+
+        // MARK: - Result
+
+        private func report(_ check: ChaosCheck, quiet: Bool, converged: Duration) -> Bool {
+            for line in check.lost.prefix(20) { print("chaos: LOST \(line)") }
+            for line in check.duplicated.prefix(20) { print("chaos: DUPLICATED \(line)") }
+            for line in check.diverged.prefix(20) { print("chaos: DIVERGED \(line)") }
+            for line in check.outboxes { print("chaos: OUTBOX \(line)") }
+            if !quiet {
+                print(
+                    "chaos: no quiescence within \(Int(options.quiescenceTimeout)) s: outboxes not empty or devices "
+                        + "not equal to the backend"
+                )
+            }
+            let counts = faultCounts.withLock { $0 }
+            let faults = ChaosNemesis.Kind.allCases.map { "\(counts[$0, default: 0]) \($0.rawValue)" }
+            print(
+                "chaos: \(check.acknowledged) acknowledged writes; \(check.applied) writes in the journal; excused: "
+                    + "\(check.superseded) by a later write of the device, \(check.settledByConflict) by a conflict or "
+                    + "refusal, \(check.supersededByDelete) by a tombstone, \(check.cancelledCreates) deletes of unsent "
+                    + "creates; \(check.orphans) orphaned notes"
+            )
+            let seconds = Double(converged.components.seconds) + Double(converged.components.attoseconds) / 1e18
+            print(
+                "chaos: \(check.acknowledged) operations, \(counts.values.reduce(0, +)) faults "
+                    + "(\(faults.joined(separator: ", "))), \(check.lost.count) lost, \(check.duplicated.count) duplicated, "
+                    + "\(check.diverged.count) diverged, converged in \(String(format: "%.1f", seconds)) s, seed \(options.seed)"
+            )
+            return check.passed && quiet
+        }
+
+        private func tearDown() async {
+            let running = processes.withLock { processes in
+                defer { processes.removeAll() }
+                return Array(processes.values)
+            }
+            for process in running { process.kill() }
+            for proxy in proxies { await proxy.stop() }
+            await backend.stop()
+        }
+    }
+#endif

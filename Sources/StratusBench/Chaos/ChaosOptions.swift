@@ -1,0 +1,76 @@
+import Foundation
+
+/// The options of `StratusBench chaos`.
+struct ChaosOptions: Sendable {
+    /// How conflicts are settled: by the server's strategy, and on devices by their handler.
+    enum Conflicts: String, Sendable, CaseIterable {
+        case automerge
+        case optimistic
+    }
+
+    var devices = 3
+    /// Operations per device.
+    var operations = 200
+    var seed: UInt64 = 1
+    /// The longest the operations and faults run, in minutes; the check follows.
+    var minutes = 10.0
+    var conflicts = Conflicts.automerge
+    /// The longest the harness waits for quiescence once every fault healed, in seconds.
+    var quiescenceTimeout = 120.0
+    /// The mean pause between two operations of a device, in milliseconds.
+    var pace = 20
+    /// Where devices keep their databases and logs; a temporary directory by default, kept when
+    /// a check fails.
+    var directory: URL?
+
+    static let usage = """
+        usage: StratusBench chaos [--devices N] [--operations N (per device)] [--seed N] [--minutes M]
+                                  [--conflicts automerge|optimistic] [--pace MS] [--quiescence-timeout S]
+                                  [--directory PATH]
+        """
+
+    /// Reads `arguments` (those after `chaos`).
+    ///
+    /// - Throws: ``ChaosError`` naming the option and the values it takes.
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        func value(_ name: String) throws -> String {
+            guard let value = rest.popFirst() else { throw ChaosError("\(name) needs a value.\n\(Self.usage)") }
+            return value
+        }
+        func number<T: LosslessStringConvertible & Comparable>(_ name: String, atLeast minimum: T) throws -> T {
+            let text = try value(name)
+            guard let parsed = T(text), parsed >= minimum else {
+                throw ChaosError("\(name) takes a number of at least \(minimum), not '\(text)'.")
+            }
+            return parsed
+        }
+        while let option = rest.popFirst() {
+            switch option {
+            case "--devices": devices = try number(option, atLeast: 1)
+            case "--operations": operations = try number(option, atLeast: 0)
+            case "--seed": seed = try number(option, atLeast: 0)
+            case "--minutes": minutes = try number(option, atLeast: 0.01)
+            case "--pace": pace = try number(option, atLeast: 0)
+            case "--quiescence-timeout": quiescenceTimeout = try number(option, atLeast: 1)
+            case "--directory": directory = URL(fileURLWithPath: try value(option))
+            case "--conflicts":
+                let text = try value(option)
+                guard let parsed = Conflicts(rawValue: text) else {
+                    throw ChaosError(
+                        "--conflicts takes \(Conflicts.allCases.map(\.rawValue).joined(separator: " or ")), "
+                            + "not '\(text)'. (custom is not built yet.)"
+                    )
+                }
+                conflicts = parsed
+            case "--store":
+                let text = try value(option)
+                guard text == "sqlite" else {
+                    throw ChaosError("--store \(text) is not built yet: the chaos harness runs on sqlite only.")
+                }
+            default:
+                throw ChaosError("Unknown option '\(option)'.\n\(Self.usage)")
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+#if STRATUS_BENCH_DATASTORE
+    import Foundation
+    import GRDB
+    import StratusServer
+    import StratusTesting
+
+    /// Reads what the backend and the devices hold, for ``ChaosCheck``: the backend through its
+    /// own sync queries and its journal table, a device from its database file, read-only while
+    /// its DataStore runs.
+    enum ChaosStores {
+        /// The fields compared besides `ops`, by model.
+        static let fields = ["Folder": ["name"], "Note": ["title", "folderID"]]
+
+        /// Every record of the backend, tombstones included, from its `sync` queries.
+        ///
+        /// - Throws: ``ChaosError`` with the server's answer when a query fails.
+        static func backendRecords(_ backend: LocalBackend) async throws -> [ChaosKey: ChaosRecord] {
+            var records: [ChaosKey: ChaosRecord] = [:]
+            for (model, plural) in [("Folder", "Folders"), ("Note", "Notes")] {
+                let selection = (["id", "ops", "_version", "_deleted"] + fields[model, default: []]).joined(
+                    separator: " "
+                )
+                let answer = await backend.server.execute(
+                    query: "{ sync\(plural)(limit: 1000000) { items { \(selection) } nextToken } }",
+                    identity: .apiKey
+                ).body
+                guard let items = answer["data"]?["sync\(plural)"]?["items"]?.arrayValue else {
+                    throw ChaosError("The backend's sync\(plural) failed: \(answer.text)")
+                }
+                for item in items {
+                    guard let id = item["id"]?.stringValue else { continue }
+                    var values: [String: String] = [:]
+                    for field in fields[model, default: []] { values[field] = item[field]?.stringValue ?? "" }
+                    values["ops"] = (item["ops"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ",")
+                    let record = ChaosRecord(
+                        model: model,
+                        id: id,
+                        values: values,
+                        version: item["_version"]?.intValue,
+                        deleted: item["_deleted"]?.boolValue == true
+                    )
+                    records[record.key] = record
+                }
+            }
+            return records
+        }
+
+        /// The backend's delta journal, in commit order.
+        ///
+        /// - Throws: ``ChaosError`` when an entry cannot be read.
+        static func journal(_ backend: LocalBackend) throws -> [ChaosJournalEntry] {
+            let queue = try readOnly(backend.dataDirectory.appendingPathComponent("stratus.sqlite"))
+            return try queue.read { db in
+                try Row.fetchAll(db, sql: "SELECT \"model\", \"item\" FROM \"_stratus_delta\" ORDER BY \"position\"")
+                    .map { row in
+                        let text: String = row["item"]
+                        guard let item = try? JSON(parsing: text), let id = item["id"]?.stringValue else {
+                            throw ChaosError("A journal entry of the backend is not a record: \(text)")
+                        }
+                        return ChaosJournalEntry(
+                            key: ChaosKey(model: row["model"], id: id),
+                            version: item["_version"]?.intValue,
+                            deleted: item["_deleted"]?.boolValue == true,
+                            ops: (item["ops"]?.arrayValue ?? []).compactMap(\.stringValue)
+                        )
+                    }
+            }
+        }
+
+        /// What the device database at `url` holds: its live rows with their metadata, the
+        /// tombstones of its metadata, and the size of its outbox.
+        ///
+        /// - Throws: what GRDB throws when the file cannot be read.
+        static func device(at url: URL) throws -> ChaosDeviceState {
+            let queue = try readOnly(url)
+            return try queue.read { db in
+                var metadata: [String: (version: Int?, deleted: Bool)] = [:]
+                for row in try Row.fetchAll(
+                    db,
+                    sql: "SELECT \"id\", \"version\", \"deleted\" FROM \"_stratus_sync_metadata\""
+                ) {
+                    metadata[row["id"]] = (row["version"], (row["deleted"] as Int?) == 1)
+                }
+                var records: [ChaosKey: ChaosRecord] = [:]
+                for (model, fields) in Self.fields {
+                    let columns = (["id", "ops"] + fields).map { "\"\($0)\"" }.joined(separator: ", ")
+                    for row in try Row.fetchAll(db, sql: "SELECT \(columns) FROM \"\(model)\"") {
+                        let id: String = row["id"]
+                        var values: [String: String] = [:]
+                        for field in fields { values[field] = row[field] ?? "" }
+                        let ops: String = row["ops"] ?? "[]"
+                        guard let list = try? JSON(parsing: ops).arrayValue else {
+                            throw ChaosError("\(model) '\(id)' of \(url.lastPathComponent) has ops \(ops), not a list.")
+                        }
+                        values["ops"] = list.compactMap(\.stringValue).joined(separator: ",")
+                        let known = metadata.removeValue(forKey: "\(model)|\(id)")
+                        let record = ChaosRecord(
+                            model: model,
+                            id: id,
+                            values: values,
+                            version: known?.version,
+                            deleted: known?.deleted ?? false
+                        )
+                        records[record.key] = record
+                    }
+                }
+                // Metadata without a row: tombstones, compared by version only. Metadata of a
+                // record not held and not deleted (its backend record waits for a parent) is no
+                // record.
+                for (key, known) in metadata where known.deleted {
+                    let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
+                    guard parts.count == 2 else { continue }
+                    let record = ChaosRecord(
+                        model: parts[0],
+                        id: parts[1],
+                        values: [:],
+                        version: known.version,
+                        deleted: known.deleted
+                    )
+                    records[record.key] = record
+                }
+                let outbox = try Int.fetchOne(db, sql: "SELECT count(*) FROM \"_stratus_outbox\"") ?? 0
+                return ChaosDeviceState(records: records, outbox: outbox)
+            }
+        }
+
+        /// Copies the backend's database to `url`, for a failed run's files.
+        ///
+        /// - Throws: what GRDB throws when a file cannot be read or written.
+        static func copyBackend(_ backend: LocalBackend, to url: URL) throws {
+            let source = try readOnly(backend.dataDirectory.appendingPathComponent("stratus.sqlite"))
+            try source.backup(to: try DatabaseQueue(path: url.path))
+        }
+
+        private static func readOnly(_ url: URL) throws -> DatabaseQueue {
+            var configuration = Configuration()
+            configuration.readonly = true
+            return try DatabaseQueue(path: url.path, configuration: configuration)
+        }
+    }
+#endif

@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One line of a chaos device's operation log: a write the device's DataStore acknowledged, a
+/// conflict or refusal the device was told of, or a mark of its progress.
+struct OperationLogEntry: Codable, Sendable, Hashable {
+    /// What the line records.
+    enum Entry: String, Codable, Sendable {
+        /// A device process started (`incarnation` counts the starts of this device).
+        case started
+        /// A save or delete returned without error: DataStore acknowledged it locally.
+        case write
+        /// The backend answered a conflict and the device's conflict handler settled it.
+        case conflict
+        /// The backend refused an outbox change for good (a failed condition or an error).
+        case rejected
+        /// The device made all its operations.
+        case finished
+    }
+
+    /// The kind of a write.
+    enum Kind: String, Codable, Sendable {
+        case create, update, delete
+    }
+
+    var entry: Entry
+    var device: Int
+    var incarnation: Int
+    /// The position of the write among the device's operations, from 0.
+    var sequence: Int?
+    var kind: Kind?
+    var model: String?
+    var id: String?
+    /// The write's operation id (`d<device>.<incarnation>.<sequence>`), the value it put in
+    /// `ops`; for a conflict or refusal, the last id in the local record's `ops`.
+    var op: String?
+    /// The write's values besides `id` and `ops`.
+    var values: [String: String]?
+    /// How a conflict was settled.
+    var resolution: String?
+}
+
+/// A file of ``OperationLogEntry`` lines, one JSON object each, appended and synced to disk one
+/// line at a time, so that what it holds was acknowledged even when the process is killed right
+/// after.
+final class OperationLog: Sendable {
+    private let descriptor: Int32
+    private let lock = Mutex(())
+    let url: URL
+
+    /// Opens `url` for appending, creating it when missing.
+    ///
+    /// - Throws: ``ChaosError`` naming the file when it cannot be opened.
+    init(appendingTo url: URL) throws {
+        self.url = url
+        descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ChaosError("Cannot open the operation log \(url.path) (errno \(errno)).")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Appends `entry` as one line and waits until it is on disk.
+    ///
+    /// - Throws: ``ChaosError`` when the line cannot be written or synced.
+    func append(_ entry: OperationLogEntry) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let line = try encoder.encode(entry) + Data("\n".utf8)
+        try lock.withLock { _ in
+            let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            guard written == line.count else {
+                throw ChaosError("Cannot append to the operation log \(url.path) (errno \(errno)).")
+            }
+            guard fsync(descriptor) == 0 else {
+                throw ChaosError("Cannot sync the operation log \(url.path) (errno \(errno)).")
+            }
+        }
+    }
+
+    /// The complete lines of the log at `url`; a last line without its newline, which a
+    /// process killed mid-write leaves, was never acknowledged and is left out.
+    ///
+    /// - Throws: ``ChaosError`` naming the file and line when a complete line is not an entry.
+    static func entries(at url: URL) throws -> [OperationLogEntry] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        let data = try Data(contentsOf: url)
+        var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // After the last newline: empty, or a line whose write did not end.
+        lines.removeLast()
+        let decoder = JSONDecoder()
+        return try lines.enumerated().map { number, line in
+            do {
+                return try decoder.decode(OperationLogEntry.self, from: Data(line))
+            } catch {
+                throw ChaosError(
+                    "Line \(number + 1) of the operation log \(url.path) is not an entry: "
+                        + "\(String(decoding: line, as: UTF8.self)) (\(error))"
+                )
+            }
+        }
+    }
+}
+
+/// A chaos run could not be set up or went wrong outside what it checks.
+struct ChaosError: Error, CustomStringConvertible, Sendable {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
