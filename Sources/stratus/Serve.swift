@@ -382,7 +382,6 @@ struct Serve: AsyncParsableCommand {
             requestLogFormat: logFormat,
             tracing: tracing,
             cognitoLog: { message in
-                guard LogLevels.current.writes(.info, from: "cognito") else { return }
                 print(message, subsystem: "cognito")
                 fflush(nil)
             },

@@ -389,7 +389,7 @@ extension ModelResolver {
 
     /// The name of an item's write lock.
     private func lockName(_ model: ModelType, _ key: [JSON]) -> String {
-        model.name + ":" + JSON.array(key).text
+        ItemWrite.lockName(model: model.name, key: key)
     }
 
     /// The fields a mutation input may set: stored fields but the implicit timestamps.

@@ -65,6 +65,15 @@ struct ChangePage: Sendable {
 
 /// An atomic, conditional write of one item.
 struct ItemWrite: Sendable {
+    /// The name of the lock of the item `key` of `model`, the same in every server and store:
+    /// `Post:["p1"]`.
+    static func lockName(model: String, key: [JSON]) -> String {
+        model + ":" + JSON.array(key).text
+    }
+
+    /// The name of the lock of the item this write writes.
+    var lockName: String { Self.lockName(model: model, key: key) }
+
     /// What must hold about the stored item for the write to happen.
     enum Expectation: Sendable, Hashable {
         /// No item has the key (tombstones count as items).

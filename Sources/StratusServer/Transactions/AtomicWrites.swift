@@ -114,6 +114,6 @@ final class AtomicWrites: Sendable {
     }
 
     private static func name(_ model: String, _ key: [JSON]) -> String {
-        model + ":" + JSON.array(key).text
+        ItemWrite.lockName(model: model, key: key)
     }
 }

@@ -415,7 +415,7 @@ final class PostgresItemStore: ServerStore {
         // Every item's lock first, in sorted order, so that two batches never wait for each other
         // in a circle; each write takes its own again, which a transaction already holding it
         // gets at once.
-        let lockNames = Set(writes.map { $0.model + ":" + JSON.array($0.key).text }).sorted()
+        let lockNames = Set(writes.map(\.lockName)).sorted()
         do {
             try await client.withTransaction(logger: logger) { connection in
                 for name in lockNames {
@@ -484,7 +484,7 @@ final class PostgresItemStore: ServerStore {
         // One writer per item at a time, across every instance: the check and the write are one
         // step. The lock is its own statement, so that the read after it sees the last commit.
         var lock = PostgresStatement()
-        let lockName = lock.bind(layout.model.name + ":" + JSON.array(write.key).text)
+        let lockName = lock.bind(write.lockName)
         _ = try await run("SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))", lock)
 
         // An expired tombstone does not exist: the read leaves it out, and a put replaces it.
