@@ -15,6 +15,14 @@ struct OutgoingMutation {
     /// record does not set, instead of clearing them.
     let unknownFields: Set<String>
 
+    /// A `kind` mutation's `input` without the fields the model gained after the event was made
+    /// that the record does not set: an update leaves them as they are instead of clearing them.
+    func trimming(_ input: JSONValue?, kind: MutationEvent.MutationType) -> JSONValue? {
+        guard kind == .update, case .object(var members)? = input else { return input }
+        for field in unknownFields where json[field] == nil { members[field] = nil }
+        return .object(members)
+    }
+
     /// The mutation of `taken`, as first sent.
     ///
     /// - Throws: ``DataStoreError`` when the stored record is not a JSON object, or

@@ -13,8 +13,7 @@ extension SyncEngine {
         let all = [taken] + taken.siblings
         var changes: [GraphQLRequest<JSONValue>.SyncChange] = []
         var tables: [ModelTable] = []
-        var records: [[String: JSONValue]] = []
-        var unknownFields: [Set<String>] = []
+        var outgoings: [OutgoingMutation] = []
         // A record changed twice in the transaction: each later change is based on the version
         // the earlier one makes, one more than the version it was based on.
         var versions: [RecordKey: Int] = [:]
@@ -45,15 +44,13 @@ extension SyncEngine {
                 )
             )
             tables.append(table)
-            records.append(outgoing.json)
-            unknownFields.append(event.kind == .update ? outgoing.unknownFields.subtracting(outgoing.json.keys) : [])
+            outgoings.append(outgoing)
         }
         var request = GraphQLRequest<JSONValue>.syncTransaction(changes)
-        for (index, fields) in unknownFields.enumerated() where !fields.isEmpty {
-            if case .object(var input) = request.variables?["input\(index)"] {
-                for field in fields { input[field] = nil }
-                request.variables?["input\(index)"] = .object(input)
-            }
+        for (index, outgoing) in outgoings.enumerated() {
+            let name = "input\(index)"
+            let input = outgoing.trimming(request.variables?[name], kind: all[index].event.kind)
+            request.variables?[name] = input
         }
         request.headers["Idempotency-Key"] = taken.event.id
         request.headers["Stratus-Transaction"] = "atomic"
@@ -70,14 +67,18 @@ extension SyncEngine {
                 response = try await send(request, modes: modes, mutation: true)
             } catch {
                 if !Self.isRetryable(error, sentWithIdempotencyKey: true), await !awaitsUser() {
-                    await refuse(Sent(events: all, tables: tables, records: records), because: "\(error)", errors: [])
+                    await refuse(
+                        Sent(events: all, tables: tables, records: outgoings.map(\.json)),
+                        because: "\(error)",
+                        errors: []
+                    )
                     return false
                 }
                 attempt += 1
                 await outboxSignal.wait(after: generation, timeout: Self.backoff(attempt: attempt))
                 continue
             }
-            return await settleTransaction(response, Sent(events: all, tables: tables, records: records))
+            return await settleTransaction(response, Sent(events: all, tables: tables, records: outgoings.map(\.json)))
         }
         return false
     }

@@ -118,10 +118,8 @@ extension SyncEngine {
             condition: outgoing.condition
         )
         request.headers["Idempotency-Key"] = outgoing.key
-        if kind == .update, case .object(var input) = request.variables?["input"] {
-            for field in outgoing.unknownFields where outgoing.json[field] == nil { input[field] = nil }
-            request.variables?["input"] = .object(input)
-        }
+        let input = outgoing.trimming(request.variables?["input"], kind: kind)
+        request.variables?["input"] = input
         return request
     }
 
