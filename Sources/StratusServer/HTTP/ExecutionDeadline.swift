@@ -18,8 +18,10 @@ enum ExecutionDeadline {
                     // Cancelled when the work finishes first; the guard below tells which.
                     try? await Task.sleep(for: timeout)
                     guard !Task.isCancelled else { return }
-                    work.cancel()
+                    // The deadline's answer first: work that ends as soon as it is cancelled
+                    // must not win the race with the value it gives then.
                     race.finish(with: nil)
+                    work.cancel()
                 }
                 Task {
                     let value = await work.value
@@ -28,8 +30,8 @@ enum ExecutionDeadline {
                 }
             }
         } onCancel: {
-            work.cancel()
             race.finish(with: nil)
+            work.cancel()
         }
     }
 
