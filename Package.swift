@@ -164,6 +164,7 @@ let package = Package(
                 "AWSWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "SQLiteExactText",
                 openCombine,
             ],
@@ -416,6 +417,8 @@ let package = Package(
             dependencies: [
                 "StratusServer",
                 "AWSAPIPlugin",
+                "AWSDataStorePlugin",
+                "BlogModels",
                 "AWSPluginsCore",
                 "StratusBackend",
                 "StratusCognito",

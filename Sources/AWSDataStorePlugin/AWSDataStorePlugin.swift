@@ -159,7 +159,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     ///   ``configure(using:)`` when the store opens now. Nothing is written when it throws.
     @discardableResult
     public func save<M: Model>(_ model: M, where condition: (any QueryPredicate)?) async throws -> M {
-        try await withEngine { try await $0.save(model, where: condition) }
+        try await withEngine { engine in
+            try await engine.traced("DataStore.save \(M.modelName)") { try await engine.save(model, where: condition) }
+        }
     }
 
     /// The stored model of type `modelType` whose identifier is `id`, or `nil`.
@@ -210,7 +212,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
         try await withEngine { engine in
             let table = try engine.catalog.table(for: M.self)
             let (json, _) = try StorageEngine.encode(model)
-            try await engine.delete(from: table, identifier: try table.identifier(of: json), where: predicate)
+            try await engine.traced("DataStore.delete \(M.modelName)") {
+                try await engine.delete(from: table, identifier: try table.identifier(of: json), where: predicate)
+            }
         }
     }
 
@@ -228,7 +232,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
         where predicate: (any QueryPredicate)?
     ) async throws {
         try await withEngine { engine in
-            try await engine.delete(from: try engine.catalog.table(for: M.self), identifier: id, where: predicate)
+            try await engine.traced("DataStore.delete \(M.modelName)") {
+                try await engine.delete(from: try engine.catalog.table(for: M.self), identifier: id, where: predicate)
+            }
         }
     }
 
@@ -243,7 +249,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     ///   is deleted when it throws.
     public func delete<M: Model>(_ modelType: M.Type, where predicate: any QueryPredicate) async throws {
         try await withEngine { engine in
-            try await engine.delete(from: try engine.catalog.table(for: M.self), where: predicate)
+            try await engine.traced("DataStore.delete \(M.modelName)") {
+                try await engine.delete(from: try engine.catalog.table(for: M.self), where: predicate)
+            }
         }
     }
 
@@ -275,7 +283,9 @@ public final class AWSDataStorePlugin: DataStoreCategoryPlugin, SyncAdvising {
     public func transaction<T: Sendable>(
         _ body: @Sendable (any DataStoreTransaction) throws -> T
     ) async throws -> T {
-        try await withEngine { try await $0.transaction(body) }
+        try await withEngine { engine in
+            try await engine.traced("DataStore.transaction") { try await engine.transaction(body) }
+        }
     }
 
     public func observe<M: Model>(_ modelType: M.Type) -> AsyncThrowingStream<MutationEvent, any Error> {

@@ -1,6 +1,7 @@
 import Amplify
 import Foundation
 import Metrics
+import Tracing
 
 /// How the DataStore plugin stores its data.
 ///
@@ -138,6 +139,22 @@ public struct DataStoreConfiguration: Sendable {
     /// configuration.metricsFactory = prometheus  // or MetricsSystem.bootstrap(prometheus)
     /// ```
     public var metricsFactory: (any MetricsFactory)?
+
+    /// What makes DataStore's spans; `nil` uses swift-distributed-tracing's
+    /// `InstrumentationSystem.tracer` as it is when the store opens (the no-op tracer until the
+    /// application bootstraps one: then DataStore makes no span and stores no trace).
+    ///
+    /// A save, a delete or a transaction is a span (`DataStore.save Post`), and its outbox events
+    /// keep its trace context in the database: when the outbox sends one, even after the app
+    /// restarted, the send is a span of that trace (`DataStore.send createPost`), parent of the
+    /// API plugin's request span when the API plugin traces too, so that one trace runs from the
+    /// save to the backend's commit and on to the subscribers' deliveries. See <doc:DeviceHealth>.
+    ///
+    /// ```swift
+    /// var configuration = DataStoreConfiguration()
+    /// configuration.tracer = tracer  // or InstrumentationSystem.bootstrap(tracer)
+    /// ```
+    public var tracer: (any Tracer)?
 
     /// The default configuration.
     public init() {}

@@ -1,13 +1,16 @@
 import AWSAPIPlugin
+import AWSDataStorePlugin
 import Amplify
+import BlogModels
 import Foundation
 import OTel
 import StratusCodegen
-import StratusServer
 import StratusTesting
 import Synchronization
 import Testing
 import Tracing
+
+@testable import StratusServer
 
 /// Spans received by a real OTLP/HTTP endpoint: a Python `http.server` decoding each export with
 /// `opentelemetry-proto`'s types (PyPI), so that what swift-otel sends is read as a collector
@@ -20,7 +23,7 @@ import Tracing
         let traceID: String
         let spanID: String
         let parentSpanID: String
-        /// OTLP's `SpanKind`: 1 internal, 2 server, 3 client, 4 producer.
+        /// OTLP's `SpanKind`: 1 internal, 2 server, 3 client, 4 producer, 5 consumer.
         let kind: Int
         let attributes: JSONObject
 
@@ -89,9 +92,12 @@ import Tracing
             return try text.split(separator: "\n").map { try ReceivedSpan(JSON(parsing: Data($0.utf8))) }
         }
 
-        /// The spans once `condition` holds of them, waiting up to 20 seconds.
-        func spans(until condition: ([ReceivedSpan]) -> Bool) async throws -> [ReceivedSpan] {
-            let deadline = ContinuousClock.now + .seconds(20)
+        /// The spans once `condition` holds of them, waiting up to `timeout`.
+        func spans(
+            timeout: Duration = .seconds(20),
+            until condition: ([ReceivedSpan]) -> Bool
+        ) async throws -> [ReceivedSpan] {
+            let deadline = ContinuousClock.now + timeout
             var spans = try spans()
             while !condition(spans), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
@@ -251,6 +257,131 @@ import Tracing
             #expect(write.traceID == client.traceID)
             #expect(write.parentSpanID == operation.spanID)
             await backend.stop()
+        }
+    }
+
+    /// The spans of the last requests are sent when the server shuts down gracefully (as
+    /// `stratus serve` does at SIGTERM), not lost with the batch that waits for its schedule:
+    /// here a schedule of a minute, which the test never reaches.
+    @Test func aGracefulShutdownSendsTheSpansTheServerHolds() async throws {
+        try await Self.withReceiver { receiver in
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let server = try await TestStore.server(schema: try SchemaParser().parse(postSchema), directory: directory)
+            let http = StratusHTTPServer(
+                server: server,
+                authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: "da2-valid")]),
+                log: { _ in },
+                tracing: try .otlp(endpoint: receiver.endpoint, scheduleDelay: .seconds(60))
+            )
+            let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+            let (shutdownRequests, shutdown) = AsyncStream.makeStream(of: Void.self)
+            let task = Task {
+                try await http.run(port: 0, shutdownRequests: shutdownRequests) { portContinuation.yield($0) }
+            }
+            defer { task.cancel() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let create = #"""
+                {"query":"mutation Kept { createPost(input: {title: \"T\", rating: 1, status: DRAFT}) { id } }"}
+                """#
+            let answered = try await HTTPEndpointTests.exchange(
+                URL(string: "http://127.0.0.1:\(port)/graphql")!,
+                body: create,
+                headers: ["x-api-key": "da2-valid"]
+            )
+            #expect(answered.status == 200, "\(answered.body)")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try receiver.spans().isEmpty, "Nothing is sent before the schedule or the shutdown.")
+            shutdown.yield()
+            _ = await task.result
+            let spans = try await receiver.spans { spans in
+                ["POST /graphql", "mutation Kept", "write Post"].allSatisfy { name in spans.contains { $0.name == name }
+                }
+            }
+            #expect(Set(spans.map(\.name)).isSuperset(of: ["POST /graphql", "mutation Kept", "write Post"]))
+            try server.close()
+        }
+    }
+
+    /// One trace from a DataStore save to the other subscribers' delivery: the save's span, kept
+    /// with its outbox event across a restart of the app; the outbox's send of it; the API
+    /// plugin's request; the server's request, operation, write and publication; and the
+    /// real-time delivery of the write to the subscribed connections.
+    @Test func oneTraceRunsFromADataStoreSaveToTheDelivery() async throws {
+        try await Self.withReceiver { receiver in
+            let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appending(path: "Fixtures")
+            let schema = try String(contentsOf: fixtures.appending(path: "blog.graphql"), encoding: .utf8)
+                .replacingOccurrences(of: "@auth(rules: [", with: "@auth(rules: [{ allow: public }, ")
+            let backend = try await LocalBackend.start(
+                schema: schema,
+                tracing: try .otlp(endpoint: receiver.endpoint, scheduleDelay: .milliseconds(20))
+            )
+            var otel = OTel.Configuration.default
+            otel.serviceName = "device"
+            otel.logs.enabled = false
+            otel.metrics.enabled = false
+            otel.traces.otlpExporter.endpoint = receiver.endpoint + "/v1/traces"
+            otel.traces.batchSpanProcessor.scheduleDelay = .milliseconds(20)
+            let device = try OTel.makeTracingBackend(configuration: otel)
+            Self.keptDevices.withLock { $0.append((device.factory, device.service)) }
+            let exporting = Task { try await device.service.run() }
+            defer { exporting.cancel() }
+            let directory = temporaryDirectory()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var configuration = DataStoreConfiguration(databaseURL: directory.appending(path: "datastore.sqlite"))
+            configuration.durability = .normal
+            configuration.tracer = device.factory
+            // Saved while the app has not synced yet; the app then stops.
+            let offline = AWSDataStorePlugin(modelRegistration: AmplifyModels(), configuration: configuration)
+            try await offline.save(Blog(id: "b1", name: "Traced"))
+            try await offline.stop()
+            // The next launch syncs, and sends the change saved before.
+            let plugin = AWSDataStorePlugin(
+                modelRegistration: AmplifyModels(),
+                configuration: configuration,
+                api: try backend.makeAPIPlugin(tracer: device.factory),
+                hub: HubCategory()
+            )
+            try await plugin.start()
+            // Generous: DataStore syncs every model of the fixture first, slow when the whole
+            // suite runs on two cores.
+            let spans = try await receiver.spans(timeout: .seconds(90)) { spans in
+                ["DataStore.save Blog", "DataStore.send create Blog", "write Blog", "publish Blog", "deliver Blog"]
+                    .allSatisfy { name in spans.contains { $0.name == name } }
+            }
+            try await plugin.stop()
+            await backend.stop()
+            let names = "\(spans.map(\.name))"
+            let save = try #require(spans.first { $0.name == "DataStore.save Blog" }, "\(names)")
+            #expect(save.service == "device")
+            #expect(save.kind == 4)
+            let send = try #require(spans.first { $0.name == "DataStore.send create Blog" }, "\(names)")
+            #expect(send.traceID == save.traceID)
+            #expect(send.parentSpanID == save.spanID)
+            #expect(send.kind == 5)
+            let client = try #require(spans.first { $0.parentSpanID == send.spanID }, "\(names)")
+            #expect(client.name == "mutation")
+            #expect(client.kind == 3)
+            let request = try #require(spans.first { $0.parentSpanID == client.spanID }, "\(names)")
+            #expect(request.name == "POST /graphql")
+            #expect(request.service == "stratus")
+            let write = try #require(spans.first { $0.name == "write Blog" && $0.traceID == save.traceID }, "\(names)")
+            let publish = try #require(
+                spans.first { $0.name == "publish Blog" && $0.traceID == save.traceID },
+                "\(names)"
+            )
+            #expect(publish.parentSpanID == write.parentSpanID)
+            let deliver = try #require(
+                spans.first { $0.name == "deliver Blog" && $0.traceID == save.traceID },
+                "\(names)"
+            )
+            #expect(deliver.parentSpanID == publish.spanID)
+            #expect(deliver.kind == 5)
+            // The device's own subscription to onCreateBlog is the connection delivered to.
+            #expect((deliver.attributes["stratus.connections"]?.intValue ?? 0) >= 1)
         }
     }
 }

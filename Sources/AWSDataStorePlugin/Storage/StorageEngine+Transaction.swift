@@ -19,13 +19,16 @@ extension StorageEngine {
         _ body: @Sendable (any DataStoreTransaction) throws -> T
     ) async throws -> T {
         do {
+            let trace = outboxTrace()
             return try await pool.write { db in
-                let transaction = StoreTransaction(engine: self, db: db)
-                defer { transaction.end() }
-                let value = try body(transaction)
-                if let failure = transaction.failure { throw failure }
-                try self.publishLocalChange(transaction.change.events, enqueued: transaction.change.enqueued, db)
-                return value
+                try OutboxTrace.$current.withValue(trace) {
+                    let transaction = StoreTransaction(engine: self, db: db)
+                    defer { transaction.end() }
+                    let value = try body(transaction)
+                    if let failure = transaction.failure { throw failure }
+                    try self.publishLocalChange(transaction.change.events, enqueued: transaction.change.enqueued, db)
+                    return value
+                }
             }
         } catch let error as DataStoreError {
             throw error

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Metrics
 import Synchronization
+import Tracing
 
 /// The on-device store: one SQLite database in WAL mode, a table per model, and the system
 /// tables (see ``SystemTables``).
@@ -33,6 +34,8 @@ final class StorageEngine: Sendable {
     let log: @Sendable (DataStoreConfiguration.LogEntry) -> Void
     /// The device-health metrics; `nil` without a metrics backend.
     let metrics: DataStoreMetrics?
+    /// What makes DataStore's spans; `nil` without a tracer (see ``OutboxTrace``).
+    let tracer: (any Tracer)?
 
     private init(
         url: URL,
@@ -40,7 +43,8 @@ final class StorageEngine: Sendable {
         catalog: ModelCatalog,
         conditions: InMemoryConditions,
         log: @escaping @Sendable (DataStoreConfiguration.LogEntry) -> Void,
-        metrics: DataStoreMetrics?
+        metrics: DataStoreMetrics?,
+        tracer: (any Tracer)?
     ) {
         self.url = url
         self.pool = pool
@@ -48,6 +52,7 @@ final class StorageEngine: Sendable {
         self.conditions = conditions
         self.log = log
         self.metrics = metrics
+        self.tracer = tracer
     }
 
     /// Opens the store at `configuration.databaseURL` (or the default path), creating it when
@@ -107,7 +112,8 @@ final class StorageEngine: Sendable {
             metrics: DataStoreMetrics(
                 factory: configuration.metricsFactory ?? MetricsSystem.factory,
                 modelNames: catalog.modelNames
-            )
+            ),
+            tracer: Self.tracer(configuration.tracer ?? InstrumentationSystem.tracer)
         )
         do {
             try pool.write { db in try SystemTables.createLaterTables(db) }
@@ -159,15 +165,28 @@ final class StorageEngine: Sendable {
 
     // MARK: - Transactions
 
+    /// `tracer`, or `nil` for the no-op tracer: DataStore then makes no span and stores no trace.
+    private static func tracer(_ tracer: any Tracer) -> (any Tracer)? {
+        tracer is NoOpTracer ? nil : tracer
+    }
+
     /// Runs `updates` in one write transaction.
     ///
     /// - Throws: what `updates` throws, database errors translated to ``DataStoreError``.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws(DataStoreError) -> T {
         do {
-            return try await pool.write(updates)
+            guard let trace = outboxTrace() else { return try await pool.write(updates) }
+            return try await pool.write { db in try OutboxTrace.$current.withValue(trace) { try updates(db) } }
         } catch {
             throw Self.translate(error, url: url)
         }
+    }
+
+    /// The current span's context for the outbox events of a write, when DataStore traces: the
+    /// writer runs the write on a thread of its own, which the caller's context does not reach,
+    /// so the write binds ``OutboxTrace/current`` to it there.
+    func outboxTrace() -> String? {
+        tracer.flatMap(OutboxTrace.capture)
     }
 
     /// Runs `value` in one read transaction.

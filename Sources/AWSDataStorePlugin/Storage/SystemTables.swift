@@ -8,7 +8,8 @@ import SQLiteExactText
 ///   the model registration the tables were made for.
 /// - `_stratus_outbox`: the pending changes to send to the backend, one ``MutationEvent`` a row
 ///   in the order they were made; a save writes its row in the same transaction as the record
-///   (see ``Outbox``). `transactionId` names the DataStore transaction an event belongs to.
+///   (see ``Outbox``). `transactionId` names the DataStore transaction an event belongs to,
+///   `traceContext` the trace of the save that made it (``OutboxTrace``).
 /// - `_stratus_sync_metadata`: per record (its ``RecordKey``), the backend's `_version`,
 ///   `_deleted` and `_lastChangedAt`.
 /// - `_stratus_model_sync`: per model, when it was last synced and with which sync expression.
@@ -94,6 +95,10 @@ enum SystemTables {
         // no such column; its events belong to none).
         if try !db.columns(in: outbox).contains(where: { $0.name == "transactionId" }) {
             try db.execute(sql: "ALTER TABLE \"\(outbox)\" ADD COLUMN \"transactionId\" TEXT")
+        }
+        // The trace context of the save that made an event, when DataStore traces (``OutboxTrace``).
+        if try !db.columns(in: outbox).contains(where: { $0.name == "traceContext" }) {
+            try db.execute(sql: "ALTER TABLE \"\(outbox)\" ADD COLUMN \"traceContext\" TEXT")
         }
         try db.execute(
             sql: """

@@ -99,12 +99,14 @@ final class MutationBroadcaster: Sendable {
     }
 
     /// Announces a committed write of `item` to every listener subscribed to its model and
-    /// kind; `selectedFields` is evaluated only when there is one.
+    /// kind; `selectedFields` is evaluated only when there is one. With a `trace`, the fan-outs
+    /// deliver the event in spans of that trace.
     func publish(
         model: ModelType,
         kind: WriteEvent.Kind,
         item: StoredItem,
-        selectedFields: @autoclosure () -> Set<String>? = nil
+        selectedFields: @autoclosure () -> Set<String>? = nil,
+        trace: @autoclosure () -> EventTrace? = nil
     ) {
         state.withLock { state in
             guard let listeners = state.fanout[Topic(model: model.name, kind: kind)], !listeners.isEmpty else {
@@ -115,7 +117,8 @@ final class MutationBroadcaster: Sendable {
                 sequence: state.sequence,
                 kind: kind,
                 item: ResolvedItem(model: model, item: item),
-                selectedFields: selectedFields()
+                selectedFields: selectedFields(),
+                trace: trace()
             )
             for subscriber in listeners {
                 subscriber.listener(event)

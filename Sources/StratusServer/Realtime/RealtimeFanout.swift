@@ -1,6 +1,7 @@
 import NIOCore
 import OrderedCollections
 import Synchronization
+import Tracing
 
 /// The subscribed real-time connections of one event loop, and the events published for them
 /// that some of them have not had yet.
@@ -14,6 +15,12 @@ import Synchronization
 /// the others, so an event waits at most about one sweep. When events come faster than a sweep,
 /// each connection gets several per visit, and the work paid per connection (its state read from
 /// memory, its socket written) is paid once for all of them rather than once per event.
+///
+/// An event published in a traced request is delivered in a span of its trace, a child of the
+/// request's `publish` span: `deliver Post` (a consumer span), from the moment the loop takes the
+/// event to the end of the sweep that brought it to the last connection, with the number of
+/// connections the sweep visited (`stratus.connections`). One span per loop and event, whatever
+/// the number of subscribers.
 final class RealtimeFanout: Sendable {
     /// A connection of the loop and how many of its subscriptions have one topic.
     ///
@@ -36,6 +43,8 @@ final class RealtimeFanout: Sendable {
         var targets: [MutationBroadcaster.Topic: OrderedDictionary<ObjectIdentifier, Target>] = [:]
         /// The loop's listener in the broadcaster.
         var listener: UInt64 = 0
+        /// The delivery spans of the traced events in the log, by sequence.
+        var deliveries: [UInt64: any Span] = [:]
     }
 
     /// One pass over the connections of the topics of the events in the log when it began.
@@ -136,8 +145,12 @@ final class RealtimeFanout: Sendable {
     /// Takes `event` for delivery on the loop; called by the broadcaster, under its lock, in
     /// publication order.
     private func post(_ event: WriteEvent) {
+        let delivery = event.trace.map { trace in
+            trace.tracer.startSpan("deliver \(event.modelName)", context: trace.context, ofKind: .consumer)
+        }
         let schedules = state.withLock { state in
             state.log.append(event)
+            if let delivery { state.deliveries[event.sequence] = delivery }
             if state.sweeping { return false }
             state.sweeping = true
             return true
@@ -162,14 +175,26 @@ final class RealtimeFanout: Sendable {
             sweep.value = current
         } else {
             sweep.value = nil
-            let more = state.withLock { state in
+            let (more, delivered) = state.withLock { state in
+                var delivered: [any Span] = []
+                if !state.deliveries.isEmpty {
+                    for (sequence, span) in state.deliveries where sequence <= current.end {
+                        delivered.append(span)
+                        state.deliveries[sequence] = nil
+                    }
+                }
                 if let kept = state.log.firstIndex(where: { $0.sequence > current.end }) {
                     state.log.removeSubrange(..<kept)
                 } else {
                     state.log.removeAll(keepingCapacity: true)
                 }
                 state.sweeping = !state.log.isEmpty
-                return state.sweeping
+                return (state.sweeping, delivered)
+            }
+            for span in delivered {
+                span.attributes["messaging.operation.type"] = "process"
+                span.attributes["stratus.connections"] = current.targets.count
+                span.end()
             }
             guard more else { return }
         }

@@ -1,6 +1,8 @@
 import NIOCore
+import ServiceContextModule
 import StratusCodegen
 import Synchronization
+import Tracing
 
 /// A committed write, as subscriptions hear it: the model, the kind of mutation and the item as
 /// stored after the write.
@@ -61,12 +63,22 @@ final class WriteEvent: Sendable {
     var model: ModelType { item.model }
     /// The model's name, read by every subscription the event is matched against.
     let modelName: String
+    /// The span that published the event, in a traced request: the real-time fan-outs deliver
+    /// it in child spans.
+    let trace: EventTrace?
 
     /// An event for `item`; `selectedFields` are the fields the mutation selected, `nil` for all.
-    init(sequence: UInt64, kind: Kind, item: ResolvedItem, selectedFields: Set<String>? = nil) {
+    init(
+        sequence: UInt64,
+        kind: Kind,
+        item: ResolvedItem,
+        selectedFields: Set<String>? = nil,
+        trace: EventTrace? = nil
+    ) {
         self.sequence = sequence
         self.kind = kind
         self.item = item
+        self.trace = trace
         modelName = item.model.name
         guard let selectedFields else {
             result = item
@@ -80,6 +92,19 @@ final class WriteEvent: Sendable {
         if !selectedFields.contains(TableLayout.deletedColumn) { visible.deleted = nil }
         if !selectedFields.contains(TableLayout.lastChangedAtColumn) { visible.lastChangedAt = nil }
         result = ResolvedItem(model: item.model, item: visible)
+    }
+}
+
+/// The trace of a published write: the tracer of the request that made it and the context of
+/// its `publish` span.
+struct EventTrace: Sendable {
+    let tracer: any Tracer
+    let context: ServiceContext
+
+    /// The trace of the current span, when the current request is traced.
+    static var current: EventTrace? {
+        guard let tracer = Traces.tracer, let context = ServiceContext.current else { return nil }
+        return EventTrace(tracer: tracer, context: context)
     }
 }
 

@@ -373,7 +373,8 @@ extension ModelResolver {
                     model: request.model,
                     kind: kind,
                     item: item,
-                    selectedFields: request.selection.fieldNames
+                    selectedFields: request.selection.fieldNames,
+                    trace: span == nil ? nil : EventTrace.current
                 )
             }
         }

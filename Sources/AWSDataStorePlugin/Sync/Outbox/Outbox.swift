@@ -18,7 +18,7 @@ enum Outbox {
     /// The statement that appends an event.
     static let insertEvent = """
         INSERT INTO "\(table)" ("id", "modelName", "modelId", "mutationType", "json", "createdAt", "version", \
-        "graphQLFilterJSON", "transactionId") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        "graphQLFilterJSON", "transactionId", "traceContext") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// What ``enqueue(_:_:)`` did with an event.
@@ -72,6 +72,7 @@ enum Outbox {
             event.id.databaseValue, event.modelName.databaseValue, event.modelId.databaseValue,
             event.kind.rawValue.databaseValue, event.json.databaseValue, event.createdAt.iso8601String.databaseValue,
             event.version.databaseValue, event.graphQLFilterJSON.databaseValue, transaction.databaseValue,
+            OutboxTrace.current.databaseValue,
         ])
         return .pending
     }
@@ -136,6 +137,15 @@ enum Outbox {
         )
         .fetchExactRows([])
         .map(event(from:))
+    }
+
+    /// The trace context the event `id` keeps (see ``OutboxTrace``), if it has one.
+    static func traceContext(of id: String, _ db: Database) throws -> String? {
+        try String.fetchOne(
+            db,
+            sql: "SELECT \"traceContext\" FROM \"\(table)\" WHERE \"id\" = ?",
+            arguments: [id]
+        )
     }
 
     /// Whether `record` has a pending event.

@@ -17,6 +17,8 @@ struct TakenEvent: Sendable {
     /// When the outbox sends transactions whole, the events of the transaction after this one,
     /// taken with it, in order.
     var siblings: [TakenEvent] = []
+    /// The trace context the event keeps, when DataStore traces (``OutboxTrace``).
+    var traceContext: String?
 
     /// The records of the event and its siblings.
     var recordKeys: [RecordKey] { [event.recordKey] + siblings.map(\.event.recordKey) }
@@ -103,7 +105,8 @@ extension StorageEngine {
         return TakenEvent(
             event: event,
             version: try Self.storedVersion(event.recordKey, db),
-            unknownFields: try SystemTables.unknownFields(of: event, db)
+            unknownFields: try SystemTables.unknownFields(of: event, db),
+            traceContext: tracer == nil ? nil : try Outbox.traceContext(of: event.id, db)
         )
     }
 }

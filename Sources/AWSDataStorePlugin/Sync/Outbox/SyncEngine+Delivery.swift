@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import Synchronization
+import Tracing
 
 extension SyncEngine {
     /// What the backend answered to an outbox event.
@@ -25,7 +26,25 @@ extension SyncEngine {
     /// Sends one event until the backend answers it. An accepted event goes to the outbox loop
     /// to be settled, and the call returns `true`: the record stays in flight until then. Any
     /// other answer is settled here, and the call returns `false`.
+    ///
+    /// When the event keeps the trace of its save (``OutboxTrace``), sending it is a span of that
+    /// trace, `DataStore.send create Post`, parent of the API plugin's request spans.
     func send(_ taken: TakenEvent) async -> Bool {
+        guard let tracer = storage.tracer, let trace = taken.traceContext else { return await sendTraced(taken) }
+        let event = taken.event
+        return await tracer.withSpan(
+            "DataStore.send \(event.kind.rawValue) \(event.modelName)",
+            context: OutboxTrace.context(of: trace, tracer),
+            ofKind: .consumer
+        ) { span in
+            span.attributes["messaging.operation.type"] = "process"
+            span.attributes["stratus.outbox.event_id"] = event.id
+            return await sendTraced(taken)
+        }
+    }
+
+    /// Sends `taken`, in its span when it has one: see ``send(_:)``.
+    private func sendTraced(_ taken: TakenEvent) async -> Bool {
         if !taken.siblings.isEmpty { return await sendTransaction(taken) }
         let event = taken.event
         guard let table = storage.catalog.tables[event.modelName] else { return false }
