@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Foundation
 import NIOCore
 import NIOPosix
@@ -8,6 +9,9 @@ import StratusTesting
 
 #if canImport(Glibc)
     import Glibc
+#endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
 #endif
 
 /// Real-time fan-out with the subscribers in another process: this process runs the server and
@@ -30,6 +34,11 @@ import StratusTesting
 /// default) share that database in this process, each on its own port: the subscribers are
 /// spread over them in turn, and so are the mutations, so most deliveries cross servers through
 /// the database's event journal.
+///
+/// With `STRATUS_FANOUT_OBSERVE=1` (one server on SQLite), the mutations are sent over HTTP, as
+/// clients send them, to a server that neither counts nor traces, then to one serving `/metrics`
+/// and exporting every request's spans, deliveries included, over OTLP to a collector in this
+/// process: the run ends with the second's latency and CPU time as multiples of the first's.
 struct FanoutBenchmark {
     /// Overridden by `STRATUS_FANOUT_SUBSCRIBERS`, `STRATUS_FANOUT_RATE` and `STRATUS_FANOUT_SECONDS`.
     var subscribers = Self.setting("STRATUS_FANOUT_SUBSCRIBERS") ?? 1000
@@ -106,7 +115,6 @@ struct FanoutBenchmark {
             try await bareServer.close()
         }
 
-        let schema = try SchemaParser().parse(Self.schema, fileName: "schema.graphql")
         var stores: [Backend.Store] = [.dataDirectory(directory.appending(path: "data"))]
         if let database {
             let location = try PostgresLocation(database)
@@ -114,37 +122,44 @@ struct FanoutBenchmark {
             print("fanout: \(instances) servers sharing the PostgreSQL database \(location)")
             stores = Array(repeating: .database(location, connections: 16), count: instances)
         }
-        var backends: [Backend] = []
-        var servings: [Backend.Serving] = []
-        for store in stores {
-            let backend = try await Backend.open(
-                Backend.Configuration(
-                    schema: schema,
-                    store: store,
-                    server: ServerConfiguration(conflictDetection: false),
-                    authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: Self.apiKey)]),
-                    // Every subscriber connects from the loopback address.
-                    limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16, maxConnections: subscribers + 16),
-                    httpLog: { print($0) }
-                )
+        let observe = ProcessInfo.processInfo.environment["STRATUS_FANOUT_OBSERVE"] == "1"
+        if observe, database != nil {
+            throw FanoutError(
+                "STRATUS_FANOUT_OBSERVE compares one server on SQLite with itself observed; unset STRATUS_FANOUT_DATABASE."
             )
-            backends.append(backend)
-            servings.append(try await backend.start(port: 0))
         }
-        // The servers stop on a failure too, rather than serve on while the error is reported.
-        let measured: Measured
-        do {
-            measured = try await measureStratus(
-                backends.map(\.server),
-                ports: servings.map(\.port),
-                mutations: mutations,
-                records: records,
-                taskset: taskset,
-                output: directory.appending(path: "clients.log")
+        if observe { print("fanout: the mutations go over HTTP, without and then with metrics and tracing") }
+        let measured = try await measureStratus(
+            stores: stores,
+            label: "fanout:",
+            mutations: mutations,
+            records: records,
+            taskset: taskset,
+            overHTTP: observe,
+            output: directory.appending(path: "clients.log")
+        )
+        if observe {
+            let observed = try await SpanCollector.run { collector, endpoint in
+                let measured = try await measureStratus(
+                    stores: [.dataDirectory(directory.appending(path: "observed"))],
+                    label: "fanout observed:",
+                    metrics: MetricsEndpoint(),
+                    tracing: try .otlp(endpoint: endpoint, scheduleDelay: .milliseconds(500)),
+                    mutations: mutations,
+                    records: records,
+                    taskset: taskset,
+                    overHTTP: true,
+                    output: directory.appending(path: "observed-clients.log")
+                )
+                print("fanout observed: the collector received \(collector.receivedBytes) bytes of spans")
+                return measured
+            }
+            print(
+                "fanout: with metrics and tracing against without: latency p50 "
+                    + "\(Self.ratio(observed.deliveries.p50, measured.deliveries.p50)), "
+                    + "p99 \(Self.ratio(observed.deliveries.p99, measured.deliveries.p99)); server CPU while mutating "
+                    + "\(Self.ratio(observed.serverCPUMutations, measured.serverCPUMutations)) (target: within 1.10x)"
             )
-        } catch {
-            for serving in servings { await serving.stop() }
-            throw error
         }
         if let bare {
             print(
@@ -155,18 +170,73 @@ struct FanoutBenchmark {
                     + "\(Self.ratio(measured.clientsCPU, bare.clientsCPU))"
             )
         }
-        for serving in servings { await serving.stop() }
-        for backend in backends { try backend.close() }
     }
 
-    /// Creates the `records` posts, then measures the clients against `servers` on `ports`, the
-    /// mutations spread over the servers.
+    /// Opens a server on each of `stores`, with `metrics` and `tracing`, measures them with
+    /// ``measureStratus(_:ports:label:mutations:records:taskset:overHTTP:output:)`` and stops
+    /// them, on a failure too, rather than serve on while the error is reported.
     private func measureStratus(
-        _ servers: [StratusServer],
-        ports: [Int],
+        stores: [Backend.Store],
+        label: String,
+        metrics: MetricsEndpoint? = nil,
+        tracing: ServerTracing? = nil,
         mutations: Int,
         records: Int,
         taskset: String?,
+        overHTTP: Bool,
+        output: URL
+    ) async throws -> Measured {
+        let schema = try SchemaParser().parse(Self.schema, fileName: "schema.graphql")
+        var backends: [Backend] = []
+        var servings: [Backend.Serving] = []
+        defer { for backend in backends { try? backend.close() } }
+        for store in stores {
+            let backend = try await Backend.open(
+                Backend.Configuration(
+                    schema: schema,
+                    store: store,
+                    server: ServerConfiguration(conflictDetection: false),
+                    authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: Self.apiKey)]),
+                    // Every subscriber connects from the loopback address.
+                    limits: ServerLimits(maxConnectionsPerAddress: subscribers + 16, maxConnections: subscribers + 16),
+                    httpLog: { print($0) },
+                    metrics: metrics,
+                    tracing: tracing
+                )
+            )
+            backends.append(backend)
+            servings.append(try await backend.start(port: 0))
+        }
+        do {
+            let measured = try await measureStratus(
+                backends.map(\.server),
+                ports: servings.map(\.port),
+                label: label,
+                mutations: mutations,
+                records: records,
+                taskset: taskset,
+                overHTTP: overHTTP,
+                output: output
+            )
+            for serving in servings { await serving.stop() }
+            return measured
+        } catch {
+            for serving in servings { await serving.stop() }
+            throw error
+        }
+    }
+
+    /// Creates the `records` posts, then measures the clients against `servers` on `ports`, the
+    /// mutations spread over the servers: called in this process, or `overHTTP`, as clients send
+    /// them.
+    private func measureStratus(
+        _ servers: [StratusServer],
+        ports: [Int],
+        label: String,
+        mutations: Int,
+        records: Int,
+        taskset: String?,
+        overHTTP: Bool,
         output: URL
     ) async throws -> Measured {
         for record in 0..<records {
@@ -179,23 +249,35 @@ struct FanoutBenchmark {
                 throw FanoutError("Could not create post r\(record): \(response.body)")
             }
         }
+        let transport = AsyncHTTPClientTransport()
         return try await measure(
-            label: "fanout:",
+            label: label,
             ports: ports,
             mutations: mutations,
             records: records,
             taskset: taskset,
             output: output
         ) { mutation, record, sequence, sentAt in
+            let input: JSONObject = [
+                "id": .string("r\(record)"), "title": .string("\(mutation)"),
+                "rating": .int(sequence), "sentAt": .string("\(sentAt)"),
+            ]
+            if overHTTP {
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(ports[mutation % ports.count])/graphql")!)
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "content-type")
+                request.setValue(Self.apiKey, forHTTPHeaderField: "x-api-key")
+                let body: JSON = ["query": .string(Self.update), "variables": ["input": .object(input)]]
+                request.httpBody = Data(body.text.utf8)
+                guard let response = try? await transport.send(request), response.statusCode == 200,
+                    let body = try? JSON(parsing: response.body)
+                else { return false }
+                return body["errors"] == nil
+            }
             // One document with variables, as clients send it: the server parses it once.
             let response = await servers[mutation % servers.count].execute(
                 query: Self.update,
-                variables: [
-                    "input": [
-                        "id": .string("r\(record)"), "title": .string("\(mutation)"),
-                        "rating": .int(sequence), "sentAt": .string("\(sentAt)"),
-                    ]
-                ],
+                variables: ["input": .object(input)],
                 identity: .apiKey
             )
             return response.body["errors"] == nil

@@ -4,10 +4,8 @@
 // Run with `swift run -c release StratusBench tracing`.
 import AWSPluginsCore
 import Foundation
-import Hummingbird
 import StratusServer
 import StratusTesting
-import Synchronization
 
 /// Requests per second and processor time per request (client, server and exporter, one
 /// process) of ``MetricsBenchmark``'s creates and gets, against a server tracing nothing (the
@@ -18,29 +16,15 @@ struct TracingBenchmark {
     var rounds = 5
 
     func run() async throws {
-        let received = Atomic<Int>(0)
-        let router = Router()
-        router.post("v1/traces") { request, _ -> Response in
-            let body = try await request.body.collect(upTo: 64 << 20)
-            received.add(body.readableBytes, ordering: .relaxed)
-            return Response(status: .ok, headers: [.contentType: "application/x-protobuf"])
-        }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let collector = Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }
-        )
-        let collecting = Task { try await collector.run() }
-        defer { collecting.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { return }
+        try await SpanCollector.run { collector, endpoint in try await run(collector, endpoint) }
+    }
 
+    private func run(_ collector: SpanCollector, _ endpoint: String) async throws {
         let plain = try await LocalBackend.start(schema: MetricsBenchmark.schema)
         defer { Task { await plain.stop() } }
         let traced = try await LocalBackend.start(
             schema: MetricsBenchmark.schema,
-            tracing: try .otlp(endpoint: "http://127.0.0.1:\(port)")
+            tracing: try .otlp(endpoint: endpoint)
         )
         defer { Task { await traced.stop() } }
         let transport = AsyncHTTPClientTransport()
@@ -65,7 +49,7 @@ struct TracingBenchmark {
             "  exporting: processor per request \(format(onCPU / offCPU))x, throughput "
                 + "\(format(onRate / offRate))x (target: within 1.10x)"
         )
-        print("  the collector received \(received.load(ordering: .relaxed)) bytes of spans")
+        print("  the collector received \(collector.receivedBytes) bytes of spans")
     }
 
     private func format(_ value: Double) -> String {
