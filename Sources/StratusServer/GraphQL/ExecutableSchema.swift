@@ -1,6 +1,7 @@
 import GraphQL
 import StratusCodegen
 import Synchronization
+import Tracing
 
 /// What every resolver of one request sees.
 struct RequestContext: Sendable {
@@ -202,25 +203,45 @@ private struct Wiring {
                 }
                 continue
             }
+            let spanName = "resolve \(type.name).\(name)"
             field.resolve = { source, arguments, context, info in
                 let request = context as? RequestContext
                 let budget = request?.budget
                 if Task.isCancelled, budget?.isExhausted != true { throw CancellationError() }
                 if countsResolvers, budget?.spend() == false { return nil }
-                do {
-                    guard let gate = request?.reads else { return try await resolve(source, arguments, context, info) }
-                    return try await gate.run {
-                        // A resolver that waited may find the request's answer decided.
-                        if budget?.isExhausted == true { return nil }
-                        return try await resolve(source, arguments, context, info)
+                if Traces.tracer != nil {
+                    return try await Traces.span(spanName, attributes: { $0["stratus.resolver.kind"] = "generated" }) {
+                        try await Self.resolve(source, arguments, context, info, resolve, request: request)
                     }
-                } catch is CancellationError where budget?.isExhausted == true {
-                    // Its fields end with `null` rather than errors, which cost more.
-                    return nil
                 }
+                return try await Self.resolve(source, arguments, context, info, resolve, request: request)
             }
         }
         type.fields = { fields }
+    }
+
+    /// Runs the resolver `resolve` of a root field or of a field that reads the store: through
+    /// the request's ``AsyncGate``, and to `null` once the request's answer is decided.
+    private static func resolve(
+        _ source: any Sendable,
+        _ arguments: Map,
+        _ context: any Sendable,
+        _ info: GraphQLResolveInfo,
+        _ resolve: GraphQLFieldResolve,
+        request: RequestContext?
+    ) async throws -> (any Sendable)? {
+        let budget = request?.budget
+        do {
+            guard let gate = request?.reads else { return try await resolve(source, arguments, context, info) }
+            return try await gate.run {
+                // A resolver that waited may find the request's answer decided.
+                if budget?.isExhausted == true { return nil }
+                return try await resolve(source, arguments, context, info)
+            }
+        } catch is CancellationError where budget?.isExhausted == true {
+            // Its fields end with `null` rather than errors, which cost more.
+            return nil
+        }
     }
 
     /// ``guardedResolve(_:log:_:)`` with the wiring's log.

@@ -5,6 +5,12 @@ import ServiceLifecycle
 import Synchronization
 import Tracing
 
+/// The OTLP backends made in this process, kept until it exits. swift-otel's exporter shuts its
+/// HTTP client down in its `deinit` with `syncShutdown()`, which traps when the last reference
+/// goes on a SwiftNIO event loop thread, as the end of a request's can; kept, it never goes. The
+/// exporter's client is shut down when its service stops, so a kept one holds memory only.
+private let keptBackends = Mutex<[(any Sendable, any Sendable)]>([])
+
 /// Traces of the requests the server answers, through swift-distributed-tracing: one span per
 /// request to `/graphql` or a REST API, continuing the caller's trace when the request carries a
 /// W3C `traceparent` (and `tracestate`), with children for what the request runs.
@@ -26,15 +32,11 @@ import Tracing
 /// | `POST /graphql`, `GET /rest/{api}` | server | `http.request.method`, `http.route`, `url.path`, `http.response.status_code`, `aws.request_id`, `graphql.operation.type`, `graphql.operation.name`, `stratus.authorization_mode`, `client.address`, `user_agent.original` |
 /// | `graphql.parse`, `graphql.validate` | internal | (a document not in the cache) |
 /// | `query ListTodos` (the operation's type and name) | internal | `graphql.operation.type`, `graphql.operation.name` |
+/// | `resolve Query.listTodos` (a root field, or a field that reads the store) | internal | `stratus.resolver.kind` (`generated`, `direct`) |
 /// | `function {name}` | internal | `faas.invoked_name` |
 /// | `fetchItem Todo`, `fetchPage Todo`, `fetchChanges`, `write Todo` | client | `db.system.name`, `db.operation.name`, `db.collection.name` |
-/// | `publish Todo` | producer | `messaging.operation.type`, `stratus.listeners` (the real-time fan-outs that hear it) |
-/// The OTLP backends made in this process, kept until it exits. swift-otel's exporter shuts its
-/// HTTP client down in its `deinit` with `syncShutdown()`, which traps when the last reference
-/// goes on a SwiftNIO event loop thread, as the end of a request's can; kept, it never goes. The
-/// exporter's client is shut down when its service stops, so a kept one holds memory only.
-private let keptBackends = Mutex<[(any Sendable, any Sendable)]>([])
-
+/// | `publish Todo` (a write that has subscribers) | producer | `messaging.operation.type`, `stratus.listeners` (the real-time fan-outs that hear it) |
+/// | `deliver Todo` (per event loop) | consumer | `messaging.operation.type`, `stratus.connections` |
 public struct ServerTracing: Sendable {
     /// What makes the spans.
     public let tracer: any Tracer

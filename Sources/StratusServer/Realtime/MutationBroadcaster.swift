@@ -1,5 +1,6 @@
 import StratusCodegen
 import Synchronization
+import Tracing
 
 /// Hands every committed write to the listeners that subscribed to its model and kind at the
 /// time, in publication order.
@@ -123,6 +124,36 @@ final class MutationBroadcaster: Sendable {
             for subscriber in listeners {
                 subscriber.listener(event)
             }
+        }
+    }
+
+    /// Publishes as ``publish(model:kind:item:selectedFields:trace:)`` does; in a traced request
+    /// whose write has listeners, in a `publish` span whose context the fan-outs deliver in. A
+    /// write nobody listens to gets no span: publishing it does nothing.
+    func publishTraced(
+        model: ModelType,
+        kind: WriteEvent.Kind,
+        item: StoredItem,
+        selectedFields: @autoclosure () -> Set<String>? = nil
+    ) {
+        guard Traces.tracer != nil else {
+            return publish(model: model, kind: kind, item: item, selectedFields: selectedFields())
+        }
+        let listeners = listenerCount(of: Topic(model: model.name, kind: kind))
+        guard listeners > 0 else {
+            // Published all the same: a subscription may start in between.
+            return publish(model: model, kind: kind, item: item, selectedFields: selectedFields())
+        }
+        Traces.span("publish \(model.name)", kind: .producer) { span in
+            span?.attributes["messaging.operation.type"] = "publish"
+            span?.attributes["stratus.listeners"] = listeners
+            publish(
+                model: model,
+                kind: kind,
+                item: item,
+                selectedFields: selectedFields(),
+                trace: span == nil ? nil : EventTrace.current
+            )
         }
     }
 }

@@ -364,19 +364,12 @@ extension ModelResolver {
                 .init(model: request.model, kind: kind, item: item, selectedFields: request.selection.fieldNames)
             )
         } else if outcome == .written, !store.announcesWrites, let kind {
-            Traces.span("publish \(request.model.name)", kind: .producer) { span in
-                span?.attributes["messaging.operation.type"] = "publish"
-                span?.attributes["stratus.listeners"] = events.listenerCount(
-                    of: MutationBroadcaster.Topic(model: request.model.name, kind: kind)
-                )
-                events.publish(
-                    model: request.model,
-                    kind: kind,
-                    item: item,
-                    selectedFields: request.selection.fieldNames,
-                    trace: span == nil ? nil : EventTrace.current
-                )
-            }
+            events.publishTraced(
+                model: request.model,
+                kind: kind,
+                item: item,
+                selectedFields: request.selection.fieldNames
+            )
         }
         return outcome
     }

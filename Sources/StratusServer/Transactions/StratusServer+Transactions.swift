@@ -1,6 +1,5 @@
 import AWSWire
 import GraphQL
-import Tracing
 
 /// Requests sent with `Stratus-Transaction: atomic`: a mutation document whose root fields are
 /// the generated mutations (`createPost`, `updatePost`, `deletePost`, …), applied all or nothing.
@@ -91,16 +90,12 @@ extension StratusServer {
             switch outcome {
             case .written:
                 for publication in batch.publications {
-                    Traces.span("publish \(publication.model.name)", kind: .producer) { span in
-                        span?.attributes["messaging.operation.type"] = "publish"
-                        events.publish(
-                            model: publication.model,
-                            kind: publication.kind,
-                            item: publication.item,
-                            selectedFields: publication.selectedFields,
-                            trace: span == nil ? nil : EventTrace.current
-                        )
-                    }
+                    events.publishTraced(
+                        model: publication.model,
+                        kind: publication.kind,
+                        item: publication.item,
+                        selectedFields: publication.selectedFields
+                    )
                 }
                 await writeLocks.unlock(all: held)
                 return body

@@ -1,5 +1,6 @@
 import GraphQL
 import StratusCodegen
+import Tracing
 
 /// Answers the commonest mutations, a single `create*`, `update*` or `delete*` whose arguments
 /// are variables, without GraphQLSwift's executor, which starts a task for each selected field
@@ -83,7 +84,11 @@ struct DirectMutations: Sendable {
             idempotency: idempotency
         )
         do {
-            let item = try await guardedResolve(field, log: log) { try await resolver.mutate(kind, request) }
+            // Its span is named as the executor's resolver spans are.
+            let span = "resolve \(stored.api.schema.rootTypes.mutation).\(field)"
+            let item = try await Traces.span(span, attributes: { $0["stratus.resolver.kind"] = "direct" }) {
+                try await guardedResolve(field, log: log) { try await resolver.mutate(kind, request) }
+            }
             return ["data": .object(JSONObject([(key, plan.apply(to: item.item))]))]
         } catch {
             // As the executor locates a resolver's error: at the field, which answers `null`.

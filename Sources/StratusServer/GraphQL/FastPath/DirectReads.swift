@@ -1,5 +1,6 @@
 import GraphQL
 import StratusCodegen
+import Tracing
 
 /// Answers the commonest reads, a single `list*`, `sync*` or index query over stored fields,
 /// without GraphQLSwift's executor, which starts a task per item and per field.
@@ -91,31 +92,35 @@ struct DirectReads: Sendable {
         let field = root.name.value
         let result: ResolvedConnection
         do {
-            switch kind {
-            case .list:
-                result = try await resolver.list(
-                    model,
-                    field: field,
-                    arguments: arguments,
-                    identity: identity,
-                    restriction: restriction
-                )
-            case .sync:
-                result = try await resolver.sync(
-                    model,
-                    field: field,
-                    arguments: arguments,
-                    identity: identity,
-                    restriction: restriction
-                )
-            case .index(let index):
-                result = try await resolver.indexQuery(
-                    model,
-                    index: index,
-                    arguments: arguments,
-                    identity: identity,
-                    restriction: restriction
-                )
+            // Its span is named as the executor's resolver spans are.
+            let span = "resolve \(api.schema.rootTypes.query).\(field)"
+            result = try await Traces.span(span, attributes: { $0["stratus.resolver.kind"] = "direct" }) {
+                switch kind {
+                case .list:
+                    return try await resolver.list(
+                        model,
+                        field: field,
+                        arguments: arguments,
+                        identity: identity,
+                        restriction: restriction
+                    )
+                case .sync:
+                    return try await resolver.sync(
+                        model,
+                        field: field,
+                        arguments: arguments,
+                        identity: identity,
+                        restriction: restriction
+                    )
+                case .index(let index):
+                    return try await resolver.indexQuery(
+                        model,
+                        index: index,
+                        arguments: arguments,
+                        identity: identity,
+                        restriction: restriction
+                    )
+                }
             }
         } catch {
             return nil
