@@ -61,6 +61,8 @@ struct StoreBenchmark {
         let postgres = try await StratusServer(schema: schema, database: location)
         let postgresFigures = try await measure(postgres)
         try postgres.close()
+        let raw = try await RawPostgresCreates(location: location, items: items, concurrentItems: items / rounds)
+            .measure(clients: 8, databaseCPU: Self.postgresCPUSeconds)
 
         func row(_ label: String, _ unit: String, _ sqlite: Double, _ postgres: Double) {
             let cells = [
@@ -95,6 +97,25 @@ struct StoreBenchmark {
                     format: "%.0f µs server process + %.0f µs PostgreSQL processes",
                     postgresFigures.serverCPU * 1e6,
                     postgresFigures.databaseCPU * 1e6
+                )
+        )
+        print(
+            "  raw postgres-nio, the same statements per create (lock, read, one write statement): "
+                + String(format: "%.0f creates/s, 8 clients %.0f/s; ", raw.creates, raw.concurrentCreates)
+                + String(
+                    format: "%.0f µs client process + %.0f µs PostgreSQL",
+                    raw.clientCPU * 1e6,
+                    raw.databaseCPU * 1e6
+                )
+        )
+        print(
+            "  PostgreSQL store against raw postgres-nio: "
+                + String(
+                    format:
+                        "creates %.2fx slower, 8 clients %.2fx slower; server CPU per create %.2fx (target: within 1.5x)",
+                    raw.creates / postgresFigures.creates,
+                    raw.concurrentCreates / postgresFigures.concurrentCreates,
+                    postgresFigures.serverCPU / raw.clientCPU
                 )
         )
         print("  (medians: creates of 5 batches, gets of 5 rounds of 2,000, lists of 5 full pagings, syncs of 3)")
