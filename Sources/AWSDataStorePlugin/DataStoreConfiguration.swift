@@ -148,7 +148,8 @@ public struct DataStoreConfiguration: Sendable {
     /// keep its trace context in the database: when the outbox sends one, even after the app
     /// restarted, the send is a span of that trace (`DataStore.send createPost`), parent of the
     /// API plugin's request span when the API plugin traces too, so that one trace runs from the
-    /// save to the backend's commit and on to the subscribers' deliveries. See <doc:DeviceHealth>.
+    /// save to the backend's commit and on to the subscribers' deliveries. Each model's sync is a
+    /// span too (`DataStore.sync Post`). See <doc:DeviceHealth>.
     ///
     /// ```swift
     /// var configuration = DataStoreConfiguration()

@@ -374,8 +374,11 @@ import Tracing
             // Generous: DataStore syncs every model of the fixture first, slow when the whole
             // suite runs on two cores.
             let spans = try await receiver.spans(timeout: .seconds(90)) { spans in
-                ["DataStore.save Blog", "DataStore.send create Blog", "write Blog", "publish Blog", "deliver Blog"]
-                    .allSatisfy { name in spans.contains { $0.name == name } }
+                [
+                    "DataStore.save Blog", "DataStore.send create Blog", "DataStore.sync Blog", "write Blog",
+                    "publish Blog", "deliver Blog",
+                ]
+                .allSatisfy { name in spans.contains { $0.name == name } }
             }
             try await plugin.stop()
             await backend.stop()
@@ -393,6 +396,13 @@ import Tracing
             let request = try #require(spans.first { $0.parentSpanID == client.spanID }, "\(names)")
             #expect(request.name == "POST /graphql")
             #expect(request.service == "stratus")
+            // The start's sync of the model, a trace of its own: its query is the API plugin's.
+            let sync = try #require(spans.first { $0.name == "DataStore.sync Blog" }, "\(names)")
+            #expect(sync.service == "device")
+            #expect(sync.attributes["stratus.sync.kind"] == "base")
+            let syncQuery = try #require(spans.first { $0.parentSpanID == sync.spanID }, "\(names)")
+            #expect(syncQuery.name == "query")
+            #expect(syncQuery.kind == 3)
             let operation = try #require(
                 spans.first { $0.parentSpanID == request.spanID && $0.name.hasPrefix("mutation") }
             )

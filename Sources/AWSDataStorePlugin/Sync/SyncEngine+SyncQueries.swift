@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import Foundation
+import Tracing
 
 extension SyncEngine {
     /// Runs every model's sync query, in sync order.
@@ -10,7 +11,7 @@ extension SyncEngine {
             try Task.checkCancellation()
             let event: ModelSyncedEvent
             do {
-                event = try await syncModel(name)
+                event = try await tracedSync(name)
             } catch let refused as SyncQueryRefused {
                 report(refused.error)
                 continue
@@ -21,6 +22,20 @@ extension SyncEngine {
             dispatch(HubPayload.EventName.DataStore.modelSynced, event)
         }
         dispatch(HubPayload.EventName.DataStore.syncQueriesReady)
+    }
+
+    /// Syncs one model, in a span `DataStore.sync Post` when DataStore traces: the API plugin's
+    /// spans of its sync queries are its children.
+    private func tracedSync(_ name: String) async throws -> ModelSyncedEvent {
+        guard let tracer = storage.tracer else { return try await syncModel(name) }
+        return try await tracer.withSpan("DataStore.sync \(name)", ofKind: .internal) { span in
+            let event = try await syncModel(name)
+            span.attributes["stratus.sync.kind"] = event.isDeltaSync ? "delta" : "base"
+            span.attributes["stratus.sync.added"] = event.added
+            span.attributes["stratus.sync.updated"] = event.updated
+            span.attributes["stratus.sync.deleted"] = event.deleted
+            return event
+        }
     }
 
     /// Syncs one model: a delta sync when the last sync is recent and used the same
