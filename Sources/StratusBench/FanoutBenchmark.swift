@@ -96,7 +96,9 @@ struct FanoutBenchmark {
         // against several sharing a database it would not compare like with like.
         let database = ProcessInfo.processInfo.environment["STRATUS_FANOUT_DATABASE"]
         var bare: Measured?
-        if ProcessInfo.processInfo.environment["STRATUS_FANOUT_BARE"] != "0", database == nil {
+        if ProcessInfo.processInfo.environment["STRATUS_FANOUT_BARE"] != "0", database == nil,
+            ProcessInfo.processInfo.environment["STRATUS_FANOUT_OBSERVE"] == nil
+        {
             let bareServer = try await BareFanoutServer.start(group: MultiThreadedEventLoopGroup.singleton)
             print(
                 "fanout bare: a SwiftNIO WebSocket server that only writes the same messages "
@@ -138,49 +140,74 @@ struct FanoutBenchmark {
             throw FanoutError("STRATUS_FANOUT_OBSERVE is metrics, tracing, or 1 for both.")
         }
         let observed = [counts ? "metrics" : nil, traces ? "tracing" : nil].compactMap { $0 }.joined(separator: " and ")
-        if observe != nil { print("fanout: the mutations go over HTTP, without and then with \(observed)") }
-        let measured = try await measureStratus(
-            stores: stores,
-            label: "fanout:",
-            mutations: mutations,
-            records: records,
-            taskset: taskset,
-            overHTTP: observe != nil,
-            output: directory.appending(path: "clients.log")
-        )
-        if observe != nil {
+        if observe == nil {
+            let measured = try await measureStratus(
+                stores: stores,
+                label: "fanout:",
+                mutations: mutations,
+                records: records,
+                taskset: taskset,
+                overHTTP: false,
+                output: directory.appending(path: "clients.log")
+            )
+            if let bare {
+                print(
+                    "fanout: Stratus against the bare server: latency p50 "
+                        + "\(Self.ratio(measured.deliveries.p50, bare.deliveries.p50)), "
+                        + "p99 \(Self.ratio(measured.deliveries.p99, bare.deliveries.p99)); server CPU while mutating "
+                        + "\(Self.ratio(measured.serverCPUMutations, bare.serverCPUMutations)), clients CPU "
+                        + "\(Self.ratio(measured.clientsCPU, bare.clientsCPU))"
+                )
+            }
+            return
+        }
+        // Alternating rounds: this machine's load comes and goes, and a ratio of one pair of runs
+        // says as much of it as of what observing costs.
+        let rounds = max(1, Self.setting("STRATUS_FANOUT_ROUNDS") ?? 3)
+        print("fanout: the mutations go over HTTP, without and then with \(observed), \(rounds) alternating rounds")
+        var ratios: (p50: [Double], p99: [Double], cpu: [Double]) = ([], [], [])
+        for round in 0..<rounds {
+            let measured = try await measureStratus(
+                stores: [.dataDirectory(directory.appending(path: "plain-\(round)"))],
+                label: "fanout round \(round + 1):",
+                mutations: mutations,
+                records: records,
+                taskset: taskset,
+                overHTTP: true,
+                output: directory.appending(path: "clients-\(round).log")
+            )
             let observedFigures = try await SpanCollector.run { collector, endpoint in
                 let measured = try await measureStratus(
-                    stores: [.dataDirectory(directory.appending(path: "observed"))],
-                    label: "fanout observed:",
+                    stores: [.dataDirectory(directory.appending(path: "observed-\(round)"))],
+                    label: "fanout round \(round + 1) observed:",
                     metrics: counts ? MetricsEndpoint() : nil,
                     tracing: traces ? try .otlp(endpoint: endpoint) : nil,
                     mutations: mutations,
                     records: records,
                     taskset: taskset,
                     overHTTP: true,
-                    output: directory.appending(path: "observed-clients.log")
+                    output: directory.appending(path: "observed-clients-\(round).log")
                 )
-                if traces { print("fanout observed: the collector received \(collector.receivedBytes) bytes of spans") }
+                if traces {
+                    print("fanout round \(round + 1) observed: the collector received \(collector.receivedBytes) bytes")
+                }
                 return measured
             }
-            print(
-                "fanout: with \(observed) against without: latency p50 "
-                    + "\(Self.ratio(observedFigures.deliveries.p50, measured.deliveries.p50)), "
-                    + "p99 \(Self.ratio(observedFigures.deliveries.p99, measured.deliveries.p99)); server CPU while "
-                    + "mutating \(Self.ratio(observedFigures.serverCPUMutations, measured.serverCPUMutations)) "
-                    + "(target: within \(traces ? "1.10x" : "1.05x"))"
-            )
+            if let p50 = observedFigures.deliveries.p50, let base = measured.deliveries.p50, base > 0 {
+                ratios.p50.append(p50 / base)
+            }
+            if let p99 = observedFigures.deliveries.p99, let base = measured.deliveries.p99, base > 0 {
+                ratios.p99.append(p99 / base)
+            }
+            ratios.cpu.append(observedFigures.serverCPUMutations / measured.serverCPUMutations)
         }
-        if let bare {
-            print(
-                "fanout: Stratus against the bare server: latency p50 "
-                    + "\(Self.ratio(measured.deliveries.p50, bare.deliveries.p50)), "
-                    + "p99 \(Self.ratio(measured.deliveries.p99, bare.deliveries.p99)); server CPU while mutating "
-                    + "\(Self.ratio(measured.serverCPUMutations, bare.serverCPUMutations)), clients CPU "
-                    + "\(Self.ratio(measured.clientsCPU, bare.clientsCPU))"
-            )
-        }
+        print(
+            "fanout: with \(observed) against without, medians of \(rounds) rounds: latency p50 "
+                + String(format: "%.2fx, p99 %.2fx", median(ratios.p50), median(ratios.p99))
+                + String(format: "; server CPU while mutating %.2fx", median(ratios.cpu))
+                + " (target: within \(traces ? "1.10x" : "1.05x"); rounds "
+                + ratios.cpu.map { String(format: "%.2fx", $0) }.joined(separator: ", ") + ")"
+        )
     }
 
     /// Opens a server on each of `stores`, with `metrics` and `tracing`, measures them with
