@@ -86,6 +86,22 @@ import Tracing
         let port: Int
         var endpoint: String { "http://127.0.0.1:\(port)" }
 
+        /// A device's tracer exporting to this receiver as the service `device`, and the task
+        /// that runs its exporter, which the caller cancels.
+        func deviceTracer() throws -> (any Tracer, Task<Void, any Error>) {
+            var configuration = OTel.Configuration.default
+            configuration.serviceName = "device"
+            configuration.logs.enabled = false
+            configuration.metrics.enabled = false
+            configuration.traces.otlpExporter.endpoint = endpoint + "/v1/traces"
+            configuration.traces.batchSpanProcessor.scheduleDelay = .milliseconds(20)
+            let device = try OTel.makeTracingBackend(configuration: configuration)
+            // Kept for the process's life, as the server's are (see ServerTracing): the exporter's
+            // deinit traps on an event loop thread.
+            TracingTests.keptDevices.withLock { $0.append((device.factory, device.service)) }
+            return (device.factory, Task { try await device.service.run() })
+        }
+
         /// The spans received so far.
         func spans() throws -> [ReceivedSpan] {
             let text = (try? String(contentsOf: directory.appending(path: "spans.jsonl"), encoding: .utf8)) ?? ""
@@ -224,29 +240,20 @@ import Tracing
         }
     }
 
-    /// The API plugin with a tracer makes a client span and sends its `traceparent`: the client's
-    /// save and the server's commit are one trace, the server's span a child of the client's.
+    /// The devices' OTLP backends, kept for the process's life (see ``Receiver/deviceTracer()``).
     static let keptDevices = Mutex<[(any Sendable, any Sendable)]>([])
 
+    /// The API plugin with a tracer makes a client span and sends its `traceparent`: the client's
+    /// save and the server's commit are one trace, the server's span a child of the client's.
     @Test func oneTraceRunsFromTheClientsMutationToTheServersWrite() async throws {
         try await Self.withReceiver { receiver in
             let backend = try await LocalBackend.start(
                 schema: postSchema,
                 tracing: try .otlp(endpoint: receiver.endpoint, scheduleDelay: .milliseconds(20))
             )
-            var configuration = OTel.Configuration.default
-            configuration.serviceName = "device"
-            configuration.logs.enabled = false
-            configuration.metrics.enabled = false
-            configuration.traces.otlpExporter.endpoint = receiver.endpoint + "/v1/traces"
-            configuration.traces.batchSpanProcessor.scheduleDelay = .milliseconds(20)
-            let device = try OTel.makeTracingBackend(configuration: configuration)
-            // Kept for the process's life, as the server's are (see ServerTracing): the exporter's
-            // deinit traps on an event loop thread.
-            Self.keptDevices.withLock { $0.append((device.factory, device.service)) }
-            let exporting = Task { try await device.service.run() }
+            let (device, exporting) = try receiver.deviceTracer()
             defer { exporting.cancel() }
-            let plugin = try backend.makeAPIPlugin(tracer: device.factory)
+            let plugin = try backend.makeAPIPlugin(tracer: device)
             let save = GraphQLRequest<JSONValue>(
                 document: #"mutation Save { createPost(input: {title: "T", rating: 1, status: DRAFT}) { id } }"#,
                 responseType: JSONValue.self,
@@ -343,22 +350,14 @@ import Tracing
                 schema: schema,
                 tracing: try .otlp(endpoint: receiver.endpoint, scheduleDelay: .milliseconds(20))
             )
-            var otel = OTel.Configuration.default
-            otel.serviceName = "device"
-            otel.logs.enabled = false
-            otel.metrics.enabled = false
-            otel.traces.otlpExporter.endpoint = receiver.endpoint + "/v1/traces"
-            otel.traces.batchSpanProcessor.scheduleDelay = .milliseconds(20)
-            let device = try OTel.makeTracingBackend(configuration: otel)
-            Self.keptDevices.withLock { $0.append((device.factory, device.service)) }
-            let exporting = Task { try await device.service.run() }
+            let (device, exporting) = try receiver.deviceTracer()
             defer { exporting.cancel() }
             let directory = temporaryDirectory()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             var configuration = DataStoreConfiguration(databaseURL: directory.appending(path: "datastore.sqlite"))
             configuration.durability = .normal
-            configuration.tracer = device.factory
+            configuration.tracer = device
             // Saved while the app has not synced yet; the app then stops.
             let offline = AWSDataStorePlugin(modelRegistration: AmplifyModels(), configuration: configuration)
             try await offline.save(Blog(id: "b1", name: "Traced"))
@@ -367,7 +366,7 @@ import Tracing
             let plugin = AWSDataStorePlugin(
                 modelRegistration: AmplifyModels(),
                 configuration: configuration,
-                api: try backend.makeAPIPlugin(tracer: device.factory),
+                api: try backend.makeAPIPlugin(tracer: device),
                 hub: HubCategory()
             )
             try await plugin.start()
