@@ -165,19 +165,21 @@ struct FanoutBenchmark {
         // says as much of it as of what observing costs.
         let rounds = max(1, Self.setting("STRATUS_FANOUT_ROUNDS") ?? 3)
         print("fanout: the mutations go over HTTP, without and then with \(observed), \(rounds) alternating rounds")
-        var ratios: (p50: [Double], p99: [Double], cpu: [Double]) = ([], [], [])
-        for round in 0..<rounds {
-            let measured = try await measureStratus(
-                stores: [.dataDirectory(directory.appending(path: "plain-\(round)"))],
-                label: "fanout round \(round + 1):",
-                mutations: mutations,
-                records: records,
-                taskset: taskset,
-                overHTTP: true,
-                output: directory.appending(path: "clients-\(round).log")
-            )
-            let observedFigures = try await SpanCollector.run { collector, endpoint in
+        // One collector for every round, stopped after the last server: an exporter still sending
+        // to a collector that is stopping would race its shutdown.
+        let ratios = try await SpanCollector.run { collector, endpoint in
+            var ratios: (p50: [Double], p99: [Double], cpu: [Double]) = ([], [], [])
+            for round in 0..<rounds {
                 let measured = try await measureStratus(
+                    stores: [.dataDirectory(directory.appending(path: "plain-\(round)"))],
+                    label: "fanout round \(round + 1):",
+                    mutations: mutations,
+                    records: records,
+                    taskset: taskset,
+                    overHTTP: true,
+                    output: directory.appending(path: "clients-\(round).log")
+                )
+                let observedFigures = try await measureStratus(
                     stores: [.dataDirectory(directory.appending(path: "observed-\(round)"))],
                     label: "fanout round \(round + 1) observed:",
                     metrics: counts ? MetricsEndpoint() : nil,
@@ -189,17 +191,17 @@ struct FanoutBenchmark {
                     output: directory.appending(path: "observed-clients-\(round).log")
                 )
                 if traces {
-                    print("fanout round \(round + 1) observed: the collector received \(collector.receivedBytes) bytes")
+                    print("fanout round \(round + 1) observed: the collector has \(collector.receivedBytes) bytes")
                 }
-                return measured
+                if let p50 = observedFigures.deliveries.p50, let base = measured.deliveries.p50, base > 0 {
+                    ratios.p50.append(p50 / base)
+                }
+                if let p99 = observedFigures.deliveries.p99, let base = measured.deliveries.p99, base > 0 {
+                    ratios.p99.append(p99 / base)
+                }
+                ratios.cpu.append(observedFigures.serverCPUMutations / measured.serverCPUMutations)
             }
-            if let p50 = observedFigures.deliveries.p50, let base = measured.deliveries.p50, base > 0 {
-                ratios.p50.append(p50 / base)
-            }
-            if let p99 = observedFigures.deliveries.p99, let base = measured.deliveries.p99, base > 0 {
-                ratios.p99.append(p99 / base)
-            }
-            ratios.cpu.append(observedFigures.serverCPUMutations / measured.serverCPUMutations)
+            return ratios
         }
         print(
             "fanout: with \(observed) against without, medians of \(rounds) rounds: latency p50 "
