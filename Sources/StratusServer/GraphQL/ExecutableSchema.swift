@@ -309,8 +309,12 @@ private struct Wiring {
         field: String,
         type: String
     ) throws(ResolverError) -> Authorization.Access {
-        let access = Authorization.access(operation, on: model, for: identity(context))
-        if access == .denied { throw Authorization.unauthorized(field: field, type: type) }
+        let caller = identity(context)
+        let access = Authorization.access(operation, on: model, for: caller)
+        if access == .denied {
+            Authorization.noteRefusal(Authorization.denial(of: field, on: model, for: caller))
+            throw Authorization.unauthorized(field: field, type: type)
+        }
         return access
     }
 

@@ -41,6 +41,9 @@ public struct StratusHTTPServer: Sendable {
     public let requestLogFormat: LogFormat
     /// What makes (and exports) a span per request; `nil` traces nothing.
     public let tracing: ServerTracing?
+    /// Where each request to `/graphql`, the REST APIs and each subscription `start` is kept
+    /// once answered, for the console; `nil` keeps none, and costs nothing.
+    public let requestHistory: RequestHistory?
     /// The bytes waiting in the real-time connections, added up.
     let realtimeQueues: RealtimeQueueGauge
     private let clock: @Sendable () -> Date
@@ -59,9 +62,11 @@ public struct StratusHTTPServer: Sendable {
         requestLog: (@Sendable (String) -> Void)? = nil,
         metrics: ServerMetrics? = nil,
         requestLogFormat: LogFormat = .text,
-        tracing: ServerTracing? = nil
+        tracing: ServerTracing? = nil,
+        requestHistory: RequestHistory? = nil
     ) {
         current = CurrentServer(server, metrics: metrics)
+        self.requestHistory = requestHistory
         self.tracing = tracing
         self.metrics = metrics
         self.requestLogFormat = requestLogFormat
@@ -128,7 +133,8 @@ public struct StratusHTTPServer: Sendable {
             authorizer: authorizer,
             limits: realtimeLimits,
             log: log,
-            queues: realtimeQueues
+            queues: realtimeQueues,
+            history: requestHistory
         )
         let router = Router(context: ClientAddressRequestContext.self)
         // First: they wrap the routes added after them, and requests that match none.
@@ -137,7 +143,8 @@ public struct StratusHTTPServer: Sendable {
                 write: requestLog,
                 metrics: metrics,
                 format: requestLogFormat,
-                tracer: tracing?.tracer
+                tracer: tracing?.tracer,
+                history: requestHistory
             )
         )
         router.add(middleware: HostCheckMiddleware(hosts: hosts))
