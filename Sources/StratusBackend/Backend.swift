@@ -282,7 +282,9 @@ public final class Backend: Sendable {
             routes: (configuration.metrics.map { [$0] } ?? []) + (console.map { [$0] } ?? []),
             metrics: configuration.metrics?.makeMetrics(),
             requestLogFormat: configuration.requestLogFormat,
-            tracing: configuration.tracing
+            tracing: configuration.tracing,
+            // Kept for the console's Requests page only: without a console nothing is kept.
+            requestHistory: console.map { _ in RequestHistory() }
         )
         console?.drive(http)
         return http

@@ -20,14 +20,65 @@ extension ConsoleEndpoint {
             return await identities(http.authorization)
         case (.post, "/console/api/graphql"):
             return await graphQL(request, origin: origin, authorization: http.authorization)
+        case (.get, "/console/api/requests"):
+            return requests(request, history: http.requestHistory)
         default:
             return Self.refusal(
                 .notFound,
                 "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
-                    + "GET /console/api/identities and POST /console/api/graphql.",
+                    + "GET /console/api/identities, GET /console/api/requests and POST /console/api/graphql.",
                 json: true
             )
         }
+    }
+
+    // MARK: - Requests
+
+    /// `GET /console/api/requests[?after=<sequence>]`: the requests the server answered last,
+    /// newest first (those numbered after `after` only), and how many it keeps.
+    func requests(_ request: Request, history: RequestHistory?) -> Response {
+        guard let history else {
+            return Self.refusal(.notFound, "The server keeps no request history.", json: true)
+        }
+        var after = 0
+        if let text = request.uri.queryParameters["after"] {
+            guard let value = Int(String(text)), value >= 0 else {
+                return Self.refusal(
+                    .badRequest,
+                    "The 'after' parameter is '\(text)'. Give the sequence number of the last request seen (0 or more).",
+                    json: true
+                )
+            }
+            after = value
+        }
+        let records = history.records.prefix { $0.sequence > after }
+        return Self.jsonResponse([
+            "capacity": .int(history.capacity), "requests": .array(records.map(Self.json(of:))),
+        ])
+    }
+
+    /// A record as the admin API shows it.
+    static func json(of record: RequestRecord) -> JSON {
+        func text(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+        let decision: JSONObject
+        switch record.decision {
+        case .allowed: decision = ["outcome": "ALLOWED"]
+        case .refused(let reasons): decision = ["outcome": "REFUSED", "reasons": .array(reasons.map { .string($0) })]
+        case .undecided: decision = ["outcome": "UNDECIDED"]
+        }
+        let milliseconds = (record.durationMilliseconds * 10).rounded() / 10
+        return .object(
+            JSONObject([
+                ("sequence", .int(record.sequence)), ("requestId", .string(record.requestID)),
+                ("time", .string(record.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))),
+                ("transport", .string(record.transport.rawValue)), ("method", .string(record.method)),
+                ("path", .string(record.path)), ("operationType", text(record.operationType)),
+                ("operationName", text(record.operationName)), ("authorizationMode", text(record.authorizationMode)),
+                ("identity", text(record.identity)), ("decision", .object(decision)), ("status", .int(record.status)),
+                ("durationMs", .double(milliseconds)), ("errors", .array(record.errors)), ("query", text(record.query)),
+                ("variables", record.variables.map { .object($0) } ?? .null),
+            ])
+        )
     }
 
     // MARK: - Models

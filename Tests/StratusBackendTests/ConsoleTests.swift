@@ -82,6 +82,7 @@ import Testing
         (.GET, "/console/console.js", nil),
         (.GET, "/console/api/models", nil),
         (.GET, "/console/api/identities", nil),
+        (.GET, "/console/api/requests", nil),
         (.POST, "/console/api/graphql", #"{"query":"{ listNotes { items { id text } } }"}"#),
     ]
 
@@ -89,7 +90,7 @@ import Testing
         #"{"errors":[{"errorType":"UnauthorizedException","message":"The console needs the admin secret: open the "#
         + #"Console URL stratus serve printed (it sets a session cookie), or send Authorization: Bearer <secret>."}]}"#
 
-    @Test(arguments: 0..<5) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
+    @Test(arguments: 0..<6) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let withoutSecret = try await served.send(method, path, body: body)
@@ -116,7 +117,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<5) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
+    @Test(arguments: 0..<6) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let bearer = ("authorization", "Bearer \(Self.secret)")
@@ -156,7 +157,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<5) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
+    @Test(arguments: 0..<6) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let own = served.origin
@@ -238,6 +239,8 @@ import Testing
         await served.stop()
         #expect(answer.status == 404)
         #expect(url == nil)
+        // Nothing is kept of the requests either.
+        #expect(served.backend.http.requestHistory == nil)
     }
 
     @Test func theDataDirectoryKeepsTheSecretItMade() async throws {
@@ -370,6 +373,81 @@ import Testing
                 == #"{"defaultMode":"API_KEY","identities":[{"type":"API_KEY","label":"API key"},"#
                 + #"{"type":"AMAZON_COGNITO_USER_POOLS","username":"alice","label":"Cognito user alice"},"#
                 + #"{"type":"AMAZON_COGNITO_USER_POOLS","username":"bob","label":"Cognito user bob"}]}"#
+        )
+    }
+
+    // MARK: - Requests
+
+    /// bob's update of alice's note, refused by the owner rule: the Requests route shows who
+    /// was refused, by which rule, and the request to replay.
+    @Test func requestsShowEachDecisionWithTheRuleThatRefused() async throws {
+        let served = try await Served(cognito: true)
+        let pool = try #require(served.backend.cognito)
+        try await pool.addUser(username: "alice", password: "Alice-pass1!")
+        try await pool.addUser(username: "bob", password: "Bob-pass1!")
+        let bearer = ("authorization", "Bearer \(Self.secret)")
+        _ = try await Self.post(
+            served,
+            #"{"query":"mutation { createNote(input: {id: \"a1\"}) { id } }","#
+                + #""identity":{"type":"AMAZON_COGNITO_USER_POOLS","username":"alice"}}"#
+        )
+        let before = try await served.send(.GET, "/console/api/requests", headers: [bearer])
+        let refused = try await Self.post(
+            served,
+            #"{"query":"mutation Trespass($input: UpdateNoteInput!) { updateNote(input: $input) { id } }","#
+                + #""variables":{"input":{"id":"a1","text":"bob's"}},"#
+                + #""identity":{"type":"AMAZON_COGNITO_USER_POOLS","username":"bob"}}"#
+        )
+        let seen = try #require(JSON(parsing: before.body)["requests"]?.arrayValue?.first?["sequence"]?.intValue)
+        let after = try await served.send(.GET, "/console/api/requests?after=\(seen)", headers: [bearer])
+        let all = try await served.send(.GET, "/console/api/requests", headers: [bearer])
+        let wrong = try await served.send(.GET, "/console/api/requests?after=x", headers: [bearer])
+        let bobsSub = try #require(try await pool.listUsers().first { $0.username == "bob" }?.sub)
+        await served.stop()
+        #expect(refused.contains(#""errorType":"Unauthorized""#))
+        let newer = try #require(JSON(parsing: after.body)["requests"]?.arrayValue)
+        try #require(newer.count == 1, "\(after.body)")
+        var record = try #require(newer[0].objectValue)
+        #expect(record["sequence"] == .int(seen + 1))
+        for varying in ["requestId", "time", "durationMs"] {
+            #expect(record[varying] != nil)
+            record[varying] = nil
+        }
+        let expected: JSON = [
+            "sequence": .int(seen + 1), "transport": "HTTP", "method": "POST", "path": "/graphql",
+            "operationType": "mutation", "operationName": "Trespass", "authorizationMode": "AMAZON_COGNITO_USER_POOLS",
+            "identity": "bob",
+            "decision": [
+                "outcome": "REFUSED",
+                "reasons": [
+                    "Not Authorized to access updateNote on type Mutation (at updateNote)",
+                    .string(
+                        "The owner rule on 'owner' refused the item: it holds none of the caller's identities "
+                            + "('\(bobsSub)::bob', '\(bobsSub)', 'bob')."
+                    ),
+                ],
+            ],
+            "status": 200,
+            "errors": [
+                [
+                    "path": ["updateNote"], "data": nil, "errorType": "Unauthorized", "errorInfo": nil,
+                    "locations": [["line": 1, "column": 47, "sourceName": nil]],
+                    "message": "Not Authorized to access updateNote on type Mutation",
+                ]
+            ],
+            "query": "mutation Trespass($input: UpdateNoteInput!) { updateNote(input: $input) { id } }",
+            "variables": ["input": ["id": "a1", "text": "bob's"]],
+        ]
+        #expect(JSON.object(record) == expected, "\(JSON.object(record).text)")
+        let everything = try #require(JSON(parsing: all.body).objectValue)
+        #expect(everything["capacity"] == 500)
+        let decisions = everything["requests"]?.arrayValue?.map { $0["decision"]?["outcome"]?.stringValue ?? "-" }
+        #expect(decisions == ["REFUSED", "ALLOWED"])
+        #expect(wrong.status == 400)
+        #expect(
+            wrong.body
+                == #"{"errors":[{"errorType":"BadRequestException","message":"The 'after' parameter is 'x'. Give the "#
+                + #"sequence number of the last request seen (0 or more)."}]}"#
         )
     }
 }

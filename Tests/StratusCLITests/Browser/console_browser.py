@@ -4,7 +4,8 @@ Usage: console_browser.py CONSOLE_URL
 
 Opens the console URL `stratus serve` printed, runs a mutation and a query in the Explorer
 as the API key, creates and lists notes as two Cognito users of an owner rule and sees
-different rows, then opens Data, filters, edits a row and sees its _version rise. Prints
+different rows, sees bob refused alice's note by the owner rule in Requests and replays that
+request in the Explorer, then opens Data, filters, edits a row and sees its _version rise. Prints
 one line per check. On failure it writes a screenshot and the page's HTML into a temporary
 directory, prints its path and exits with status 1.
 """
@@ -67,6 +68,14 @@ def run(query, variables="{}"):
     return json.loads(result.text)
 
 
+def run_current():
+    """Runs what the Explorer holds and returns the parsed result."""
+    result = find("explorer-result")
+    find("explorer-run").click()
+    wait.until(lambda _: result.text.strip() != "")
+    return json.loads(result.text)
+
+
 def check(condition, message):
     if not condition:
         raise AssertionError(message)
@@ -108,6 +117,35 @@ try:
         seen[user] = answer["data"]["listNotes"]["items"]
     check([note["id"] for note in seen["alice"]] == ["alice-1"], "alice lists only her note")
     check([note["id"] for note in seen["bob"]] == ["bob-1"], "bob lists only his note")
+
+    # bob may not edit alice's note: the owner rule refuses him, and Requests says which rule.
+    refused = run('mutation Trespass { updateNote(input: {id: "alice-1", text: "bob was here"}) { id } }')
+    check(refused["data"] == {"updateNote": None}
+          and [e["errorType"] for e in refused["errors"]] == ["Unauthorized"], "the owner rule refuses bob")
+    find("nav-requests").click()
+
+    def trespass():
+        for row in driver.find_elements(By.CSS_SELECTOR, testid("request-row")):
+            if "Trespass" in row.text:
+                return row
+        return None
+
+    wait.until(lambda _: trespass() is not None)
+    decision = trespass().find_element(By.CSS_SELECTOR, testid("request-decision")).text
+    check(decision.startswith("refused: Not Authorized to access updateNote on type Mutation (at updateNote)")
+          and "The owner rule on 'owner' refused the item" in decision and "::bob'" in decision,
+          f"Requests shows the refusal and its rule: {decision}")
+    check("bob" in trespass().text and "AMAZON_COGNITO_USER_POOLS" in trespass().text,
+          "Requests shows who was refused and how they were authorized")
+    allowed = [r for r in driver.find_elements(By.CSS_SELECTOR, testid("request-row")) if "createNote" in r.text]
+    check(allowed and all(r.find_element(By.CSS_SELECTOR, testid("request-decision")).text == "allowed"
+                          for r in allowed), "the creates are allowed")
+    trespass().send_keys(Keys.ENTER)
+    find("request-replay").click()
+    wait.until(lambda _: driver.execute_script("return location.hash") == "#explorer")
+    replayed = run_current()
+    check(replayed["errors"][0]["message"] == "Not Authorized to access updateNote on type Mutation",
+          "the replayed request runs as bob again in the Explorer")
 
     find("nav-data").click()
     run_as("API key")
