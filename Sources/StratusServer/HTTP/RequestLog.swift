@@ -208,11 +208,12 @@ package final class RequestLogEntry: Sendable {
     /// Whether the request goes into a ``RequestHistory``: only then do the endpoints note its
     /// identity, document and errors, which nothing else reads.
     package let isRecorded: Bool
-    /// When the request arrived.
-    let time = Date()
+    /// When the request arrived, for a recorded one: nothing else reads the clock for it.
+    let time: Date?
 
     package init(isRecorded: Bool = false) {
         self.isRecorded = isRecorded
+        time = isRecorded ? Date() : nil
     }
 
     /// Records the operation the request runs.
@@ -285,7 +286,7 @@ package final class RequestLogEntry: Sendable {
         let fields = fields
         return RequestRecord(
             requestID: id,
-            time: time,
+            time: time ?? Date(),
             transport: transport,
             method: method,
             path: path,
