@@ -66,7 +66,8 @@ extension StratusHTTPServer {
         metrics: ServerMetrics? = nil,
         requestLogFormat: LogFormat = .text,
         tracing: ServerTracing? = nil,
-        requestHistory: RequestHistory? = nil
+        requestHistory: RequestHistory? = nil,
+        liveMonitor: LiveMonitor? = nil
     ) {
         var trusting = authorization
         var routes = routes
@@ -96,7 +97,8 @@ extension StratusHTTPServer {
             metrics: metrics,
             requestLogFormat: requestLogFormat,
             tracing: tracing,
-            requestHistory: requestHistory
+            requestHistory: requestHistory,
+            liveMonitor: liveMonitor
         )
     }
 }

@@ -61,6 +61,7 @@ import Testing
         schema: String? = nil,
         configuration: ServerConfiguration = ServerConfiguration(),
         requestHistory: RequestHistory? = nil,
+        liveMonitor: LiveMonitor? = nil,
         _ body: (Endpoint) async throws -> Void
     ) async throws {
         let directory = temporaryDirectory()
@@ -78,7 +79,8 @@ import Testing
             authorization: authorization,
             realtimeLimits: limits,
             log: { _ in },
-            requestHistory: requestHistory
+            requestHistory: requestHistory,
+            liveMonitor: liveMonitor
         )
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await http.run(port: 0) { continuation.yield($0) } }

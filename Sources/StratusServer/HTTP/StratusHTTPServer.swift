@@ -44,6 +44,9 @@ public struct StratusHTTPServer: Sendable {
     /// Where each request to `/graphql`, the REST APIs and each subscription `start` is kept
     /// once answered, for the console; `nil` keeps none, and costs nothing.
     public let requestHistory: RequestHistory?
+    /// What is told of each real-time connection, subscription and committed write, for the
+    /// console; `nil` tells nothing.
+    public let liveMonitor: LiveMonitor?
     /// The bytes waiting in the real-time connections, added up.
     let realtimeQueues: RealtimeQueueGauge
     private let clock: @Sendable () -> Date
@@ -63,10 +66,12 @@ public struct StratusHTTPServer: Sendable {
         metrics: ServerMetrics? = nil,
         requestLogFormat: LogFormat = .text,
         tracing: ServerTracing? = nil,
-        requestHistory: RequestHistory? = nil
+        requestHistory: RequestHistory? = nil,
+        liveMonitor: LiveMonitor? = nil
     ) {
         current = CurrentServer(server, metrics: metrics)
         self.requestHistory = requestHistory
+        self.liveMonitor = liveMonitor
         self.tracing = tracing
         self.metrics = metrics
         self.requestLogFormat = requestLogFormat
@@ -134,8 +139,13 @@ public struct StratusHTTPServer: Sendable {
             limits: realtimeLimits,
             log: log,
             queues: realtimeQueues,
-            history: requestHistory
+            history: requestHistory,
+            monitor: liveMonitor
         )
+        // The monitor hears every committed write of the models served when the server starts.
+        let events = current.server.events
+        let liveListener = liveMonitor.map { $0.listen(to: events, models: current.server.api.schema.models) }
+        defer { if let liveListener { events.removeListener(liveListener) } }
         let router = Router(context: ClientAddressRequestContext.self)
         // First: they wrap the routes added after them, and requests that match none.
         router.add(

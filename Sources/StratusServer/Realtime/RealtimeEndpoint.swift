@@ -36,6 +36,8 @@ struct RealtimeEndpoint: Sendable {
     let queues: RealtimeQueueGauge
     /// Where each subscription `start` is kept once answered; `nil` keeps none.
     let history: RequestHistory?
+    /// What is told of each connection and subscription; `nil` tells nothing.
+    let monitor: LiveMonitor?
     /// Where connections with messages waiting are written, one task per event loop and tick.
     let writeQueues = PerEventLoop<RealtimeWriteQueue>()
     /// What delivers the published events to the subscribed connections, one per event loop.
@@ -89,6 +91,12 @@ struct RealtimeEndpoint: Sendable {
         }
         defer { connection.release() }
         let (connectionIdentity, connectionToken) = await authorizeConnection(request, graphQLPath: graphQLPath)
+        let connected = try? connectionIdentity.get()
+        let liveID = monitor?.opened(
+            authorizationMode: connected?.authorizationMode.rawValue,
+            identity: connected?.summary(apiKey: ConnectionCredentials.headers(of: request)["x-api-key"]?.stringValue)
+        )
+        defer { if let liveID { monitor?.closed(liveID) } }
         let events = current.server.events
         let fanout = fanouts.value(for: channel.eventLoop) { RealtimeFanout.make(eventLoop: $0, events: events) }
         defer { fanout.remove(connection) }
@@ -96,7 +104,8 @@ struct RealtimeEndpoint: Sendable {
             connection: connection,
             writer: writer,
             fanout: fanout,
-            connectionToken: connectionToken
+            connectionToken: connectionToken,
+            liveID: liveID
         )
         defer { subscriber.handWritten.stopAll() }
         // The tokens in use expire and can be revoked: checked at their expiry and now and then.
@@ -152,6 +161,8 @@ struct RealtimeEndpoint: Sendable {
         let connectionToken: RealtimeToken?
         /// Its subscriptions to hand-written subscription fields.
         let handWritten = HandWrittenStarts()
+        /// Its number in the live monitor, when there is one.
+        let liveID: Int?
     }
 
     private func handle(
@@ -216,6 +227,7 @@ struct RealtimeEndpoint: Sendable {
             if subscriber.handWritten.stop(id: object["id"]?.stringValue ?? "", on: connection) { return }
             if let stopped = connection.stop(id: object["id"]?.stringValue ?? "") {
                 subscriber.fanout.unsubscribe(connection, from: stopped.topic)
+                if let liveID = subscriber.liveID { monitor?.stopped(object["id"]?.stringValue ?? "", on: liveID) }
             }
         case "ka", "connection_terminate":
             break
@@ -343,6 +355,7 @@ struct RealtimeEndpoint: Sendable {
             subscriber.fanout.unsubscribe(connection, from: request.topic)
             throw error
         }
+        if let liveID = subscriber.liveID { monitor?.started(id, request, on: liveID, identity: identity) }
     }
 
     // MARK: - Connection authorization
