@@ -283,8 +283,9 @@ public final class Backend: Sendable {
             metrics: configuration.metrics?.makeMetrics(),
             requestLogFormat: configuration.requestLogFormat,
             tracing: configuration.tracing,
-            // Kept for the console's Requests page only: without a console nothing is kept.
-            requestHistory: console.map { _ in RequestHistory() }
+            // For the console's Requests and Live pages only: without a console nothing is kept.
+            requestHistory: console.map { _ in RequestHistory() },
+            liveMonitor: console.map { _ in LiveMonitor() }
         )
         console?.drive(http)
         return http

@@ -22,11 +22,14 @@ extension ConsoleEndpoint {
             return await graphQL(request, origin: origin, authorization: http.authorization)
         case (.get, "/console/api/requests"):
             return requests(request, history: http.requestHistory)
+        case (.get, "/console/api/live"):
+            return live(request, monitor: http.liveMonitor)
         default:
             return Self.refusal(
                 .notFound,
                 "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
-                    + "GET /console/api/identities, GET /console/api/requests and POST /console/api/graphql.",
+                    + "GET /console/api/identities, GET /console/api/requests, GET /console/api/live and "
+                    + "POST /console/api/graphql.",
                 json: true
             )
         }
@@ -40,21 +43,39 @@ extension ConsoleEndpoint {
         guard let history else {
             return Self.refusal(.notFound, "The server keeps no request history.", json: true)
         }
-        var after = 0
-        if let text = request.uri.queryParameters["after"] {
-            guard let value = Int(String(text)), value >= 0 else {
-                return Self.refusal(
-                    .badRequest,
-                    "The 'after' parameter is '\(text)'. Give the sequence number of the last request seen (0 or more).",
-                    json: true
-                )
-            }
-            after = value
+        let after: Int
+        switch Self.after(request, seen: "request") {
+        case .success(let value): after = value
+        case .failure(let refusal): return refusal.response
         }
         let records = history.records.prefix { $0.sequence > after }
         return Self.jsonResponse([
             "capacity": .int(history.capacity), "requests": .array(records.map(Self.json(of:))),
         ])
+    }
+
+    /// A refusal as an error, for `Result`.
+    struct Refused: Error {
+        let response: Response
+    }
+
+    /// The `after` parameter of `request`: the sequence number of the last `seen` the caller has,
+    /// 0 without one.
+    static func after(_ request: Request, seen: String) -> Result<Int, Refused> {
+        guard let text = request.uri.queryParameters["after"] else { return .success(0) }
+        guard let value = Int(String(text)), value >= 0 else {
+            return .failure(
+                Refused(
+                    response: refusal(
+                        .badRequest,
+                        "The 'after' parameter is '\(text)'. Give the sequence number of the last \(seen) seen (0 or "
+                            + "more).",
+                        json: true
+                    )
+                )
+            )
+        }
+        return .success(value)
     }
 
     /// A record as the admin API shows it.
@@ -70,7 +91,7 @@ extension ConsoleEndpoint {
         return .object(
             JSONObject([
                 ("sequence", .int(record.sequence)), ("requestId", .string(record.requestID)),
-                ("time", .string(record.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))),
+                ("time", timestamp(record.time)),
                 ("transport", .string(record.transport.rawValue)), ("method", .string(record.method)),
                 ("path", .string(record.path)), ("operationType", text(record.operationType)),
                 ("operationName", text(record.operationName)), ("authorizationMode", text(record.authorizationMode)),
@@ -226,5 +247,68 @@ extension ConsoleEndpoint {
                 )
             )
         }
+    }
+}
+
+// MARK: - Live
+
+extension ConsoleEndpoint {
+    /// `GET /console/api/live[?after=<sequence>]`: the open real-time connections with their
+    /// subscriptions, and the last committed writes, newest first (those numbered after `after`
+    /// only).
+    func live(_ request: Request, monitor: LiveMonitor?) -> Response {
+        guard let monitor else {
+            return Self.refusal(.notFound, "The server keeps no live view.", json: true)
+        }
+        let after: Int
+        switch Self.after(request, seen: "event") {
+        case .success(let value): after = value
+        case .failure(let refusal): return refusal.response
+        }
+        return Self.jsonResponse([
+            "capacity": .int(monitor.capacity),
+            "connections": .array(monitor.connections.map(Self.json(of:))),
+            "events": .array(monitor.events(after: after).map(Self.json(of:))),
+        ])
+    }
+
+    static func timestamp(_ date: Date) -> JSON {
+        .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+
+    static func json(of connection: LiveMonitor.Connection) -> JSON {
+        func text(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+        return .object(
+            JSONObject([
+                ("id", .int(connection.id)), ("opened", timestamp(connection.opened)),
+                ("authorizationMode", text(connection.authorizationMode)), ("identity", text(connection.identity)),
+                (
+                    "subscriptions",
+                    .array(
+                        connection.subscriptions.map { subscription in
+                            .object(
+                                JSONObject([
+                                    ("id", .string(subscription.id)), ("field", .string(subscription.field)),
+                                    ("model", .string(subscription.model)), ("filter", subscription.filter ?? .null),
+                                    ("authorizationMode", .string(subscription.authorizationMode)),
+                                    ("identity", .string(subscription.identity)),
+                                    ("started", timestamp(subscription.started)),
+                                ])
+                            )
+                        }
+                    )
+                ),
+            ])
+        )
+    }
+
+    static func json(of event: LiveMonitor.Event) -> JSON {
+        .object(
+            JSONObject([
+                ("sequence", .int(event.sequence)), ("time", timestamp(event.time)), ("model", .string(event.model)),
+                ("kind", .string(event.kind)), ("mutation", event.mutation.map { .string($0) } ?? .null),
+                ("item", .object(event.item)),
+            ])
+        )
     }
 }

@@ -83,6 +83,7 @@ import Testing
         (.GET, "/console/api/models", nil),
         (.GET, "/console/api/identities", nil),
         (.GET, "/console/api/requests", nil),
+        (.GET, "/console/api/live", nil),
         (.POST, "/console/api/graphql", #"{"query":"{ listNotes { items { id text } } }"}"#),
     ]
 
@@ -90,7 +91,7 @@ import Testing
         #"{"errors":[{"errorType":"UnauthorizedException","message":"The console needs the admin secret: open the "#
         + #"Console URL stratus serve printed (it sets a session cookie), or send Authorization: Bearer <secret>."}]}"#
 
-    @Test(arguments: 0..<6) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
+    @Test(arguments: 0..<7) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let withoutSecret = try await served.send(method, path, body: body)
@@ -117,7 +118,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<6) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
+    @Test(arguments: 0..<7) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let bearer = ("authorization", "Bearer \(Self.secret)")
@@ -157,7 +158,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<6) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
+    @Test(arguments: 0..<7) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let own = served.origin
@@ -449,5 +450,42 @@ import Testing
                 == #"{"errors":[{"errorType":"BadRequestException","message":"The 'after' parameter is 'x'. Give the "#
                 + #"sequence number of the last request seen (0 or more)."}]}"#
         )
+    }
+
+    // MARK: - Live
+
+    /// A write made through the API is told as it commits, with the item as stored.
+    @Test func liveShowsEachCommittedWrite() async throws {
+        let served = try await Served()
+        let bearer = ("authorization", "Bearer \(Self.secret)")
+        let empty = try await served.send(.GET, "/console/api/live", headers: [bearer])
+        _ = try await Self.post(
+            served,
+            #"{"query":"mutation { createNote(input: {id: \"n1\", text: \"hi\"}) { id } }"}"#
+        )
+        let after = try await served.send(.GET, "/console/api/live?after=0", headers: [bearer])
+        let none = try await served.send(.GET, "/console/api/live?after=1", headers: [bearer])
+        await served.stop()
+        #expect(empty.body == #"{"capacity":200,"connections":[],"events":[]}"#)
+        let events = try #require(JSON(parsing: after.body)["events"]?.arrayValue)
+        try #require(events.count == 1, "\(after.body)")
+        var event = try #require(events[0].objectValue)
+        #expect(event["time"] != nil)
+        event["time"] = nil
+        var item = try #require(event["item"]?.objectValue)
+        for varying in ["createdAt", "updatedAt", "_lastChangedAt"] {
+            #expect(item[varying] != nil, "\(varying)")
+            item[varying] = nil
+        }
+        event["item"] = .object(item)
+        #expect(
+            JSON.object(event)
+                == [
+                    "sequence": 1, "model": "Note", "kind": "create", "mutation": "createNote",
+                    "item": ["id": "n1", "text": "hi", "_version": 1, "_deleted": nil],
+                ],
+            "\(JSON.object(event).text)"
+        )
+        #expect(none.body == #"{"capacity":200,"connections":[],"events":[]}"#)
     }
 }

@@ -3,6 +3,7 @@ import { api } from './api.js';
 import { Explorer } from './explorer.js';
 import { DataPage } from './data.js';
 import { RequestsPage } from './requests.js';
+import { LivePage } from './live.js';
 
 const select = document.getElementById('identity');
 let identities = [];
@@ -32,6 +33,7 @@ function replay(record) {
 const pages = {
   explorer: new Explorer(currentIdentity),
   data: new DataPage(currentIdentity),
+  live: new LivePage(),
   requests: new RequestsPage(replay),
 };
 
