@@ -254,8 +254,8 @@ extension ConsoleEndpoint {
 
 extension ConsoleEndpoint {
     /// `GET /console/api/live[?after=<sequence>]`: the open real-time connections with their
-    /// subscriptions, and the last committed writes, newest first (those numbered after `after`
-    /// only).
+    /// subscriptions, the `data` messages delivered so far, and the last committed writes,
+    /// newest first (those numbered after `after` only).
     func live(_ request: Request, monitor: LiveMonitor?) -> Response {
         guard let monitor else {
             return Self.refusal(.notFound, "The server keeps no live view.", json: true)
@@ -266,7 +266,7 @@ extension ConsoleEndpoint {
         case .failure(let refusal): return refusal.response
         }
         return Self.jsonResponse([
-            "capacity": .int(monitor.capacity),
+            "capacity": .int(monitor.capacity), "deliveries": .int(monitor.deliveries),
             "connections": .array(monitor.connections.map(Self.json(of:))),
             "events": .array(monitor.events(after: after).map(Self.json(of:))),
         ])

@@ -466,7 +466,7 @@ import Testing
         let after = try await served.send(.GET, "/console/api/live?after=0", headers: [bearer])
         let none = try await served.send(.GET, "/console/api/live?after=1", headers: [bearer])
         await served.stop()
-        #expect(empty.body == #"{"capacity":200,"connections":[],"events":[]}"#)
+        #expect(empty.body == #"{"capacity":200,"deliveries":0,"connections":[],"events":[]}"#)
         let events = try #require(JSON(parsing: after.body)["events"]?.arrayValue)
         try #require(events.count == 1, "\(after.body)")
         var event = try #require(events[0].objectValue)
@@ -486,6 +486,6 @@ import Testing
                 ],
             "\(JSON.object(event).text)"
         )
-        #expect(none.body == #"{"capacity":200,"connections":[],"events":[]}"#)
+        #expect(none.body == #"{"capacity":200,"deliveries":0,"connections":[],"events":[]}"#)
     }
 }

@@ -44,6 +44,7 @@ import Testing
                         == #"{"id":"s1","type":"data","payload":{"data":{"onCreatePost":{"id":"\#(id)"}}}}"#
                 )
             }
+            #expect(monitor.deliveries == 2)
             let events = monitor.events()
             #expect(events.map(\.sequence) == [3, 2])
             #expect(events.map(\.mutation) == ["createPost", "createPost"])

@@ -43,7 +43,14 @@ export class LivePage {
       this.renderEvents();
     }
     const subscriptions = answer.connections.reduce((sum, c) => sum + c.subscriptions.length, 0);
-    this.report(`${answer.connections.length} connections, ${subscriptions} subscriptions; `
+    // Deliveries per second between this answer and the one before.
+    const now = performance.now();
+    const rate = this.delivered === undefined ? 0
+      : (answer.deliveries - this.delivered) / Math.max((now - this.readAt) / 1000, 0.001);
+    this.delivered = answer.deliveries;
+    this.readAt = now;
+    this.report(`${answer.connections.length} connections, ${subscriptions} subscriptions, `
+      + `${rate.toFixed(1)} deliveries/s (${answer.deliveries} in all); `
       + `${this.events.length} writes shown (the server keeps the last ${answer.capacity})`, false);
   }
 

@@ -75,7 +75,7 @@ public struct StratusHTTPServer: Sendable {
         self.tracing = tracing
         self.metrics = metrics
         self.requestLogFormat = requestLogFormat
-        realtimeQueues = RealtimeQueueGauge(metrics: metrics)
+        realtimeQueues = RealtimeQueueGauge(metrics: metrics, monitor: liveMonitor)
         self.authorization = authorization
         self.limits = limits
         self.realtimeLimits = realtimeLimits

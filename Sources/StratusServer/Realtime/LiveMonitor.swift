@@ -65,6 +65,11 @@ public final class LiveMonitor: Sendable {
     /// How many events the monitor keeps.
     public let capacity: Int
     private let state = Mutex(State())
+    private let deliveryCount = Atomic<Int>(0)
+
+    /// The `data` messages queued to subscribers since the server started: read twice, the
+    /// deliveries per second between.
+    public var deliveries: Int { deliveryCount.load(ordering: .relaxed) }
 
     private struct State {
         var connections: [Int: Connection] = [:]
@@ -108,6 +113,11 @@ public final class LiveMonitor: Sendable {
             )
             return id
         }
+    }
+
+    /// Counts `count` `data` messages queued to subscribers.
+    func delivered(_ count: Int) {
+        deliveryCount.add(count, ordering: .relaxed)
     }
 
     func closed(_ connection: Int) {
