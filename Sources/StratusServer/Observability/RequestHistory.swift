@@ -91,19 +91,25 @@ public struct RequestRecord: Sendable, Hashable {
     public var requestID: String
     /// When the request arrived.
     public var time: Date
+    /// How the request arrived.
     public var transport: Transport
     /// `POST`, `GET`…; `start` for a subscription.
     public var method: String
+    /// The request's path: `/graphql`, `/rest/items/keyed`.
     public var path: String
     /// `query`, `mutation` or `subscription`; `nil` when the document could not be read.
     public var operationType: String?
+    /// The operation's name, when it has one.
     public var operationName: String?
+    /// The mode the caller was authenticated with (`API_KEY`…); `nil` before authentication.
     public var authorizationMode: String?
     /// Who the caller was, as far as the server knows: the user's name, the role, the API key.
     public var identity: String?
+    /// What authorization decided.
     public var decision: Decision
     /// The HTTP status; for a subscription, 200 when it started, else 400 (401 when refused).
     public var status: Int
+    /// How long the server took to answer.
     public var durationMilliseconds: Double
     /// The errors of the answer, as sent (`{"errorType", "message", "path"}`), at most 20.
     public var errors: [JSON]

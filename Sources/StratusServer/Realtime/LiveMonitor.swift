@@ -23,9 +23,12 @@ public final class LiveMonitor: Sendable {
     public struct Connection: Sendable, Hashable {
         /// The connection's number, from 1 in the order they opened.
         public var id: Int
+        /// When it opened.
         public var opened: Date
-        /// The mode and identity the connection was authorized with; `nil` when it was refused.
+        /// The mode the connection was authorized with; `nil` when it was refused.
         public var authorizationMode: String?
+        /// Who opened it (``Identity``, summarized as a request history shows it); `nil` when
+        /// it was refused.
         public var identity: String?
         /// Its subscriptions, in the order they started.
         public var subscriptions: [Subscription]
@@ -37,13 +40,16 @@ public final class LiveMonitor: Sendable {
         public var id: String
         /// The subscription field: `onCreateNote`.
         public var field: String
+        /// The model whose writes it hears.
         public var model: String
         /// The filter the server applies to each event, its arguments included, in the filter
         /// grammar (`{"and": [{"owner": {"eq": "alice"}}]}`); `nil` for none.
         public var filter: JSON?
-        /// Who started it (a `start` may carry credentials of its own).
+        /// The mode its `start` was authorized with (a `start` may carry credentials of its own).
         public var authorizationMode: String
+        /// Who started it.
         public var identity: String
+        /// When it started.
         public var started: Date
     }
 
@@ -51,7 +57,9 @@ public final class LiveMonitor: Sendable {
     public struct Event: Sendable, Hashable {
         /// The event's number, from 1 in commit order.
         public var sequence: Int
+        /// When the write was heard, just after its commit.
         public var time: Date
+        /// The model written.
         public var model: String
         /// `create`, `update` or `delete`.
         public var kind: String
@@ -79,6 +87,7 @@ public final class LiveMonitor: Sendable {
         var lastEvent = 0
     }
 
+    /// A monitor that keeps the last `capacity` writes.
     public init(capacity: Int = LiveMonitor.defaultCapacity) {
         precondition(capacity > 0, "A live monitor keeps at least one event; it was given \(capacity).")
         self.capacity = capacity
