@@ -214,7 +214,12 @@ package struct GraphQLEndpoint: Sendable {
     /// ``ServerLimits/executionTimeout`` (the work goes on).
     func answer(of work: Task<Data, Never>) async -> Data {
         guard let data = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
-            return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null).data
+            let body = AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null)
+            // The history keeps the answer sent, whatever the work, which goes on, notes later.
+            if let entry = RequestLogEntry.current, entry.isRecorded {
+                entry.note(errors: body["errors"]?.arrayValue ?? [], final: true)
+            }
+            return body.data
         }
         return data
     }

@@ -199,6 +199,7 @@ package final class RequestLogEntry: Sendable {
         var query: String?
         var variables: JSONObject?
         var errors: [JSON] = []
+        var errorsAreFinal = false
         var ruleRefusals: [String] = []
     }
 
@@ -248,9 +249,14 @@ package final class RequestLogEntry: Sendable {
     }
 
     /// Records the errors of the answer (its `errors` member), at most
-    /// ``RequestHistory/maxKeptErrors``.
-    package func note(errors: [JSON]) {
-        state.withLock { $0.errors = Array(errors.prefix(RequestHistory.maxKeptErrors)) }
+    /// ``RequestHistory/maxKeptErrors``; `final` errors, those of the answer sent, are not
+    /// replaced by work that ends after it.
+    package func note(errors: [JSON], final: Bool = false) {
+        state.withLock { fields in
+            guard !fields.errorsAreFinal else { return }
+            fields.errors = Array(errors.prefix(RequestHistory.maxKeptErrors))
+            fields.errorsAreFinal = final
+        }
     }
 
     /// Records why an `@auth` rule refused the request a row, as the rule that refused it says.
