@@ -96,7 +96,9 @@ extension ConsoleEndpoint {
                 ("path", .string(record.path)), ("operationType", text(record.operationType)),
                 ("operationName", text(record.operationName)), ("authorizationMode", text(record.authorizationMode)),
                 ("identity", text(record.identity)), ("decision", .object(decision)), ("status", .int(record.status)),
-                ("durationMs", .double(milliseconds)), ("errors", .array(record.errors)), ("query", text(record.query)),
+                ("durationMs", .double(milliseconds)),
+                ("resolverCount", record.resolverCount.map { .int($0) } ?? .null),
+                ("errors", .array(record.errors)), ("query", text(record.query)),
                 ("variables", record.variables.map { .object($0) } ?? .null),
             ])
         )

@@ -428,7 +428,7 @@ import Testing
                     ),
                 ],
             ],
-            "status": 200,
+            "status": 200, "resolverCount": 1,
             "errors": [
                 [
                     "path": ["updateNote"], "data": nil, "errorType": "Unauthorized", "errorInfo": nil,

@@ -52,6 +52,13 @@ import Testing
                 headers: ["x-api-key": "da2-valid"]
             )
             #expect(unreadable.status == 400)
+            // Two root fields: the executor runs them, one resolver each.
+            let twice = try await HTTPEndpointTests.exchange(
+                endpoint.graphQLURL,
+                body: #"{"query":"{ a: listPosts { items { id } } b: listPosts { items { id } } }"}"#,
+                headers: ["x-api-key": "da2-valid"]
+            )
+            #expect(twice.status == 200)
             let health = try await HTTPEndpointTests.exchange(
                 URL(string: "http://127.0.0.1:\(endpoint.port)/health")!,
                 method: "GET",
@@ -60,8 +67,11 @@ import Testing
             #expect(health.status == 200)
         }
         let records = history.records
-        try #require(records.count == 3, "\(records)")
-        let (unreadable, refused, allowed) = (records[0], records[1], records[2])
+        try #require(records.count == 4, "\(records)")
+        let (twice, unreadable, refused, allowed) = (records[0], records[1], records[2], records[3])
+        #expect(twice.resolverCount == 2)
+        #expect(allowed.resolverCount == 1)
+        #expect(refused.resolverCount == nil)
         #expect(allowed.operationType == "query")
         #expect(allowed.operationName == "Posts")
         #expect(allowed.authorizationMode == "API_KEY")

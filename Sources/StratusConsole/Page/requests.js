@@ -74,7 +74,7 @@ export class RequestsPage {
     const cells = [
       time, record.transport === 'REALTIME' ? 'real-time' : `${record.method} ${record.path}`, operation,
       record.authorizationMode ?? '-', record.identity ?? '-', null, String(record.status), `${record.durationMs} ms`,
-      record.errors.map((e) => e.message).join('; '),
+      record.resolverCount === null ? '-' : String(record.resolverCount), record.errors.map((e) => e.message).join('; '),
     ];
     for (const [index, value] of cells.entries()) {
       const cell = document.createElement('td');
@@ -84,7 +84,7 @@ export class RequestsPage {
         cell.textContent = outcome === 'REFUSED' ? `refused: ${record.decision.reasons.join(' ')}` : outcome.toLowerCase();
       } else {
         cell.textContent = value;
-        if (index === 8) cell.className = 'errors';
+        if (index === 9) cell.className = 'errors';
       }
       row.append(cell);
     }

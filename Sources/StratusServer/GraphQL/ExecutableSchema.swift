@@ -34,6 +34,9 @@ final class ResolverBudget: Sendable {
     /// Whether the request tried to run more resolvers than ``limit``.
     var isExhausted: Bool { spent.load(ordering: .relaxed) > limit }
 
+    /// The resolvers counted so far.
+    var count: Int { spent.load(ordering: .relaxed) }
+
     /// The error of a request that ran out of resolvers.
     var exhaustedError: AppSyncError {
         AppSyncError(

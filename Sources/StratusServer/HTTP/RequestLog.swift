@@ -200,6 +200,7 @@ package final class RequestLogEntry: Sendable {
         var variables: JSONObject?
         var errors: [JSON] = []
         var errorsAreFinal = false
+        var resolverCount: Int?
         var ruleRefusals: [String] = []
     }
 
@@ -259,6 +260,11 @@ package final class RequestLogEntry: Sendable {
         }
     }
 
+    /// Records how many resolvers the request ran.
+    package func note(resolverCount: Int) {
+        state.withLock { $0.resolverCount = resolverCount }
+    }
+
     /// Records why an `@auth` rule refused the request a row, as the rule that refused it says.
     package func note(ruleRefusal: String) {
         state.withLock { fields in
@@ -308,6 +314,7 @@ package final class RequestLogEntry: Sendable {
             ),
             status: status,
             durationMilliseconds: duration.milliseconds,
+            resolverCount: fields.resolverCount,
             errors: fields.errors,
             query: fields.query,
             variables: fields.variables

@@ -111,6 +111,10 @@ public struct RequestRecord: Sendable, Hashable {
     public var status: Int
     /// How long the server took to answer.
     public var durationMilliseconds: Double
+    /// The resolvers the request ran, as AppSync's `resolverCountLimit` counts them: each root
+    /// field, relation field and function run; `nil` when it ran none (refused, unreadable) or
+    /// is not a GraphQL request.
+    public var resolverCount: Int?
     /// The errors of the answer, as sent (`{"errorType", "message", "path"}`), at most 20.
     public var errors: [JSON]
     /// The request's document and variables, to replay it; `nil` for a body over
