@@ -210,7 +210,9 @@ import Testing
         #expect(wrong.headers["set-cookie"].isEmpty)
         #expect(page.status == 200)
         #expect(page.headers["content-type"] == ["text/html; charset=utf-8"])
-        #expect(page.body.contains(#"data-testid="nav-explorer""#))
+        for name in ["explorer", "data", "live", "requests"] {
+            #expect(page.body.contains(#"data-testid="nav-\#(name)""#))
+        }
         #expect(models.status == 200)
     }
 
@@ -218,7 +220,7 @@ import Testing
         let served = try await Served()
         let bearer = ("authorization", "Bearer \(Self.secret)")
         var types: [String: [String]] = [:]
-        for file in ["console.css", "console.js", "explorer.js", "data.js", "api.js"] {
+        for file in ["console.css", "console.js", "explorer.js", "data.js", "api.js", "requests.js", "live.js"] {
             let answer = try await served.send(.GET, "/console/\(file)", headers: [bearer])
             #expect(answer.status == 200, "\(file)")
             types[file] = answer.headers["content-type"]
