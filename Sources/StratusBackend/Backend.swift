@@ -282,7 +282,10 @@ public final class Backend: Sendable {
             routes: (configuration.metrics.map { [$0] } ?? []) + (console.map { [$0] } ?? []),
             metrics: configuration.metrics?.makeMetrics(),
             requestLogFormat: configuration.requestLogFormat,
-            tracing: configuration.tracing
+            tracing: configuration.tracing,
+            // For the console's Requests and Live pages only: without a console nothing is kept.
+            requestHistory: console.map { _ in RequestHistory() },
+            liveMonitor: console.map { _ in LiveMonitor() }
         )
         console?.drive(http)
         return http

@@ -65,7 +65,9 @@ extension StratusHTTPServer {
         routes: [any HTTPRouteProvider] = [],
         metrics: ServerMetrics? = nil,
         requestLogFormat: LogFormat = .text,
-        tracing: ServerTracing? = nil
+        tracing: ServerTracing? = nil,
+        requestHistory: RequestHistory? = nil,
+        liveMonitor: LiveMonitor? = nil
     ) {
         var trusting = authorization
         var routes = routes
@@ -94,7 +96,9 @@ extension StratusHTTPServer {
             requestLog: requestLog,
             metrics: metrics,
             requestLogFormat: requestLogFormat,
-            tracing: tracing
+            tracing: tracing,
+            requestHistory: requestHistory,
+            liveMonitor: liveMonitor
         )
     }
 }

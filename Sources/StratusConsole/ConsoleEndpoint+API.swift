@@ -20,14 +20,88 @@ extension ConsoleEndpoint {
             return await identities(http.authorization)
         case (.post, "/console/api/graphql"):
             return await graphQL(request, origin: origin, authorization: http.authorization)
+        case (.get, "/console/api/requests"):
+            return requests(request, history: http.requestHistory)
+        case (.get, "/console/api/live"):
+            return live(request, monitor: http.liveMonitor)
         default:
             return Self.refusal(
                 .notFound,
                 "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
-                    + "GET /console/api/identities and POST /console/api/graphql.",
+                    + "GET /console/api/identities, GET /console/api/requests, GET /console/api/live and "
+                    + "POST /console/api/graphql.",
                 json: true
             )
         }
+    }
+
+    // MARK: - Requests
+
+    /// `GET /console/api/requests[?after=<sequence>]`: the requests the server answered last,
+    /// newest first (those numbered after `after` only), and how many it keeps.
+    func requests(_ request: Request, history: RequestHistory?) -> Response {
+        guard let history else {
+            return Self.refusal(.notFound, "The server keeps no request history.", json: true)
+        }
+        let after: Int
+        switch Self.after(request, seen: "request") {
+        case .success(let value): after = value
+        case .failure(let refusal): return refusal.response
+        }
+        let records = history.records.prefix { $0.sequence > after }
+        return Self.jsonResponse([
+            "capacity": .int(history.capacity), "requests": .array(records.map(Self.json(of:))),
+        ])
+    }
+
+    /// A refusal as an error, for `Result`.
+    struct Refused: Error {
+        let response: Response
+    }
+
+    /// The `after` parameter of `request`: the sequence number of the last `seen` the caller has,
+    /// 0 without one.
+    static func after(_ request: Request, seen: String) -> Result<Int, Refused> {
+        guard let text = request.uri.queryParameters["after"] else { return .success(0) }
+        guard let value = Int(String(text)), value >= 0 else {
+            return .failure(
+                Refused(
+                    response: refusal(
+                        .badRequest,
+                        "The 'after' parameter is '\(text)'. Give the sequence number of the last \(seen) seen (0 or "
+                            + "more).",
+                        json: true
+                    )
+                )
+            )
+        }
+        return .success(value)
+    }
+
+    /// A record as the admin API shows it.
+    static func json(of record: RequestRecord) -> JSON {
+        func text(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+        let decision: JSONObject
+        switch record.decision {
+        case .allowed: decision = ["outcome": "ALLOWED"]
+        case .refused(let reasons): decision = ["outcome": "REFUSED", "reasons": .array(reasons.map { .string($0) })]
+        case .undecided: decision = ["outcome": "UNDECIDED"]
+        }
+        let milliseconds = (record.durationMilliseconds * 10).rounded() / 10
+        return .object(
+            JSONObject([
+                ("sequence", .int(record.sequence)), ("requestId", .string(record.requestID)),
+                ("time", timestamp(record.time)),
+                ("transport", .string(record.transport.rawValue)), ("method", .string(record.method)),
+                ("path", .string(record.path)), ("operationType", text(record.operationType)),
+                ("operationName", text(record.operationName)), ("authorizationMode", text(record.authorizationMode)),
+                ("identity", text(record.identity)), ("decision", .object(decision)), ("status", .int(record.status)),
+                ("durationMs", .double(milliseconds)),
+                ("resolverCount", record.resolverCount.map { .int($0) } ?? .null),
+                ("errors", .array(record.errors)), ("query", text(record.query)),
+                ("variables", record.variables.map { .object($0) } ?? .null),
+            ])
+        )
     }
 
     // MARK: - Models
@@ -175,5 +249,68 @@ extension ConsoleEndpoint {
                 )
             )
         }
+    }
+}
+
+// MARK: - Live
+
+extension ConsoleEndpoint {
+    /// `GET /console/api/live[?after=<sequence>]`: the open real-time connections with their
+    /// subscriptions, the `data` messages delivered so far, and the last committed writes,
+    /// newest first (those numbered after `after` only).
+    func live(_ request: Request, monitor: LiveMonitor?) -> Response {
+        guard let monitor else {
+            return Self.refusal(.notFound, "The server keeps no live view.", json: true)
+        }
+        let after: Int
+        switch Self.after(request, seen: "event") {
+        case .success(let value): after = value
+        case .failure(let refusal): return refusal.response
+        }
+        return Self.jsonResponse([
+            "capacity": .int(monitor.capacity), "deliveries": .int(monitor.deliveries),
+            "connections": .array(monitor.connections.map(Self.json(of:))),
+            "events": .array(monitor.events(after: after).map(Self.json(of:))),
+        ])
+    }
+
+    static func timestamp(_ date: Date) -> JSON {
+        .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+
+    static func json(of connection: LiveMonitor.Connection) -> JSON {
+        func text(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+        return .object(
+            JSONObject([
+                ("id", .int(connection.id)), ("opened", timestamp(connection.opened)),
+                ("authorizationMode", text(connection.authorizationMode)), ("identity", text(connection.identity)),
+                (
+                    "subscriptions",
+                    .array(
+                        connection.subscriptions.map { subscription in
+                            .object(
+                                JSONObject([
+                                    ("id", .string(subscription.id)), ("field", .string(subscription.field)),
+                                    ("model", .string(subscription.model)), ("filter", subscription.filter ?? .null),
+                                    ("authorizationMode", .string(subscription.authorizationMode)),
+                                    ("identity", .string(subscription.identity)),
+                                    ("started", timestamp(subscription.started)),
+                                ])
+                            )
+                        }
+                    )
+                ),
+            ])
+        )
+    }
+
+    static func json(of event: LiveMonitor.Event) -> JSON {
+        .object(
+            JSONObject([
+                ("sequence", .int(event.sequence)), ("time", timestamp(event.time)), ("model", .string(event.model)),
+                ("kind", .string(event.kind)), ("mutation", event.mutation.map { .string($0) } ?? .null),
+                ("item", .object(event.item)),
+            ])
+        )
     }
 }

@@ -512,7 +512,13 @@ public final class StratusServer: Sendable {
                         identity: identity
                     )
                 }
-            if let body { return (ServerResponse(body: body), true) }
+            if let body {
+                // One resolver per root field: the direct paths answer stored fields only.
+                if let entry = RequestLogEntry.current, entry.isRecorded {
+                    entry.note(resolverCount: operation.selectionSet.selections.count)
+                }
+                return (ServerResponse(body: body), true)
+            }
         }
 
         if !isHeavy, (operation?.selectionSet.selections.count ?? 0) > HeavyRequestLane.rootSelections {
@@ -576,6 +582,7 @@ public final class StratusServer: Sendable {
         } catch {
             result = GraphQLResult(errors: [GraphQLError(message: String(describing: error))])
         }
+        if let entry = RequestLogEntry.current, entry.isRecorded { entry.note(resolverCount: budget.count) }
         if budget.isExhausted {
             return ServerResponse(body: AppSyncError.body([budget.exhaustedError], data: .null))
         }

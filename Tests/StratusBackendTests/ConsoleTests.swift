@@ -82,6 +82,8 @@ import Testing
         (.GET, "/console/console.js", nil),
         (.GET, "/console/api/models", nil),
         (.GET, "/console/api/identities", nil),
+        (.GET, "/console/api/requests", nil),
+        (.GET, "/console/api/live", nil),
         (.POST, "/console/api/graphql", #"{"query":"{ listNotes { items { id text } } }"}"#),
     ]
 
@@ -89,7 +91,7 @@ import Testing
         #"{"errors":[{"errorType":"UnauthorizedException","message":"The console needs the admin secret: open the "#
         + #"Console URL stratus serve printed (it sets a session cookie), or send Authorization: Bearer <secret>."}]}"#
 
-    @Test(arguments: 0..<5) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
+    @Test(arguments: 0..<7) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let withoutSecret = try await served.send(method, path, body: body)
@@ -116,7 +118,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<5) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
+    @Test(arguments: 0..<7) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let bearer = ("authorization", "Bearer \(Self.secret)")
@@ -156,7 +158,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<5) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
+    @Test(arguments: 0..<7) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
         let served = try await Served()
         let (method, path, body) = Self.routes[route]
         let own = served.origin
@@ -208,7 +210,9 @@ import Testing
         #expect(wrong.headers["set-cookie"].isEmpty)
         #expect(page.status == 200)
         #expect(page.headers["content-type"] == ["text/html; charset=utf-8"])
-        #expect(page.body.contains(#"data-testid="nav-explorer""#))
+        for name in ["explorer", "data", "live", "requests"] {
+            #expect(page.body.contains(#"data-testid="nav-\#(name)""#))
+        }
         #expect(models.status == 200)
     }
 
@@ -216,7 +220,7 @@ import Testing
         let served = try await Served()
         let bearer = ("authorization", "Bearer \(Self.secret)")
         var types: [String: [String]] = [:]
-        for file in ["console.css", "console.js", "explorer.js", "data.js", "api.js"] {
+        for file in ["console.css", "console.js", "explorer.js", "data.js", "api.js", "requests.js", "live.js"] {
             let answer = try await served.send(.GET, "/console/\(file)", headers: [bearer])
             #expect(answer.status == 200, "\(file)")
             types[file] = answer.headers["content-type"]
@@ -238,6 +242,8 @@ import Testing
         await served.stop()
         #expect(answer.status == 404)
         #expect(url == nil)
+        // Nothing is kept of the requests either.
+        #expect(served.backend.http.requestHistory == nil)
     }
 
     @Test func theDataDirectoryKeepsTheSecretItMade() async throws {
@@ -371,5 +377,117 @@ import Testing
                 + #"{"type":"AMAZON_COGNITO_USER_POOLS","username":"alice","label":"Cognito user alice"},"#
                 + #"{"type":"AMAZON_COGNITO_USER_POOLS","username":"bob","label":"Cognito user bob"}]}"#
         )
+    }
+
+    // MARK: - Requests
+
+    /// bob's update of alice's note, refused by the owner rule: the Requests route shows who
+    /// was refused, by which rule, and the request to replay.
+    @Test func requestsShowEachDecisionWithTheRuleThatRefused() async throws {
+        let served = try await Served(cognito: true)
+        let pool = try #require(served.backend.cognito)
+        try await pool.addUser(username: "alice", password: "Alice-pass1!")
+        try await pool.addUser(username: "bob", password: "Bob-pass1!")
+        let bearer = ("authorization", "Bearer \(Self.secret)")
+        _ = try await Self.post(
+            served,
+            #"{"query":"mutation { createNote(input: {id: \"a1\"}) { id } }","#
+                + #""identity":{"type":"AMAZON_COGNITO_USER_POOLS","username":"alice"}}"#
+        )
+        let before = try await served.send(.GET, "/console/api/requests", headers: [bearer])
+        let refused = try await Self.post(
+            served,
+            #"{"query":"mutation Trespass($input: UpdateNoteInput!) { updateNote(input: $input) { id } }","#
+                + #""variables":{"input":{"id":"a1","text":"bob's"}},"#
+                + #""identity":{"type":"AMAZON_COGNITO_USER_POOLS","username":"bob"}}"#
+        )
+        let seen = try #require(JSON(parsing: before.body)["requests"]?.arrayValue?.first?["sequence"]?.intValue)
+        let after = try await served.send(.GET, "/console/api/requests?after=\(seen)", headers: [bearer])
+        let all = try await served.send(.GET, "/console/api/requests", headers: [bearer])
+        let wrong = try await served.send(.GET, "/console/api/requests?after=x", headers: [bearer])
+        let bobsSub = try #require(try await pool.listUsers().first { $0.username == "bob" }?.sub)
+        await served.stop()
+        #expect(refused.contains(#""errorType":"Unauthorized""#))
+        let newer = try #require(JSON(parsing: after.body)["requests"]?.arrayValue)
+        try #require(newer.count == 1, "\(after.body)")
+        var record = try #require(newer[0].objectValue)
+        #expect(record["sequence"] == .int(seen + 1))
+        for varying in ["requestId", "time", "durationMs"] {
+            #expect(record[varying] != nil)
+            record[varying] = nil
+        }
+        let expected: JSON = [
+            "sequence": .int(seen + 1), "transport": "HTTP", "method": "POST", "path": "/graphql",
+            "operationType": "mutation", "operationName": "Trespass", "authorizationMode": "AMAZON_COGNITO_USER_POOLS",
+            "identity": "bob",
+            "decision": [
+                "outcome": "REFUSED",
+                "reasons": [
+                    "Not Authorized to access updateNote on type Mutation (at updateNote)",
+                    .string(
+                        "The owner rule on 'owner' refused the item: it holds none of the caller's identities "
+                            + "('\(bobsSub)::bob', '\(bobsSub)', 'bob')."
+                    ),
+                ],
+            ],
+            "status": 200, "resolverCount": 1,
+            "errors": [
+                [
+                    "path": ["updateNote"], "data": nil, "errorType": "Unauthorized", "errorInfo": nil,
+                    "locations": [["line": 1, "column": 47, "sourceName": nil]],
+                    "message": "Not Authorized to access updateNote on type Mutation",
+                ]
+            ],
+            "query": "mutation Trespass($input: UpdateNoteInput!) { updateNote(input: $input) { id } }",
+            "variables": ["input": ["id": "a1", "text": "bob's"]],
+        ]
+        #expect(JSON.object(record) == expected, "\(JSON.object(record).text)")
+        let everything = try #require(JSON(parsing: all.body).objectValue)
+        #expect(everything["capacity"] == 500)
+        let decisions = everything["requests"]?.arrayValue?.map { $0["decision"]?["outcome"]?.stringValue ?? "-" }
+        #expect(decisions == ["REFUSED", "ALLOWED"])
+        #expect(wrong.status == 400)
+        #expect(
+            wrong.body
+                == #"{"errors":[{"errorType":"BadRequestException","message":"The 'after' parameter is 'x'. Give the "#
+                + #"sequence number of the last request seen (0 or more)."}]}"#
+        )
+    }
+
+    // MARK: - Live
+
+    /// A write made through the API is told as it commits, with the item as stored.
+    @Test func liveShowsEachCommittedWrite() async throws {
+        let served = try await Served()
+        let bearer = ("authorization", "Bearer \(Self.secret)")
+        let empty = try await served.send(.GET, "/console/api/live", headers: [bearer])
+        _ = try await Self.post(
+            served,
+            #"{"query":"mutation { createNote(input: {id: \"n1\", text: \"hi\"}) { id } }"}"#
+        )
+        let after = try await served.send(.GET, "/console/api/live?after=0", headers: [bearer])
+        let none = try await served.send(.GET, "/console/api/live?after=1", headers: [bearer])
+        await served.stop()
+        #expect(empty.body == #"{"capacity":200,"deliveries":0,"connections":[],"events":[]}"#)
+        let events = try #require(JSON(parsing: after.body)["events"]?.arrayValue)
+        try #require(events.count == 1, "\(after.body)")
+        var event = try #require(events[0].objectValue)
+        #expect(event["time"] != nil)
+        event["time"] = nil
+        var item = try #require(event["item"]?.objectValue)
+        for varying in ["createdAt", "updatedAt", "_lastChangedAt"] {
+            #expect(item[varying] != nil, "\(varying)")
+            item[varying] = nil
+        }
+        event["item"] = .object(item)
+        #expect(
+            JSON.object(event)
+                == [
+                    "sequence": 1, "model": "Note", "kind": "create", "mutation": "createNote",
+                    "item": ["id": "n1", "text": "hi", "_version": 1, "_deleted": nil],
+                ],
+            "\(JSON.object(event).text)"
+        )
+        #expect(none.body == #"{"capacity":200,"deliveries":0,"connections":[],"events":[]}"#)
     }
 }

@@ -34,12 +34,13 @@ import Testing
             ],
             in: directory
         )
+        let key = try await serving.process.line(startingWith: "API key: ").dropFirst("API key: ".count)
         let line = try await serving.process.line(startingWith: "Console: ")
         let url = String(line.dropFirst("Console: ".count))
         #expect(url.hasPrefix("http://127.0.0.1:\(serving.port)/console?secret="))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appending(path: "Browser/console_browser.py")
-        let result = try await ChildProcess.run(["python3", script.path(percentEncoded: false), url])
+        let result = try await ChildProcess.run(["python3", script.path(percentEncoded: false), url, String(key)])
         await serving.process.stop()
         let output = result.outputText + result.errorText
         #expect(result.status == .exited(0), "\(output)")

@@ -234,7 +234,7 @@ extension ConnectionLimitsTests {
         static let slowMutation =
             #"{"query":"mutation { updatePost(input: {id: \"p1\", title: \"C\", _version: 1}) { id } }"}"#
 
-        init(limits: ServerLimits) async throws {
+        init(limits: ServerLimits, requestHistory: RequestHistory? = nil) async throws {
             directory = temporaryDirectory()
             let finished = handlerFinished
             let handler: ConflictHandler = { _ in
@@ -258,7 +258,8 @@ extension ConnectionLimitsTests {
                 server: server,
                 authorization: ServerAuthorization(defaultMode: .apiKey, apiKeys: [APIKey(value: "da2-valid")]),
                 limits: limits,
-                log: { _ in }
+                log: { _ in },
+                requestHistory: requestHistory
             )
             let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
             let (shutdownRequests, shutdown) = AsyncStream.makeStream(of: Void.self)
@@ -295,6 +296,25 @@ extension ConnectionLimitsTests {
         // The handler would hold the request for 30 seconds.
         #expect(!slow.handlerFinished.isSet)
         try await slow.stop()
+    }
+
+    /// The history keeps the answer the client got, not what the work answers later.
+    @Test func aRequestPastTheExecutionLimitIsKeptWithItsTimeout() async throws {
+        let history = RequestHistory()
+        let slow = try await SlowServer(
+            limits: ServerLimits(executionTimeout: .milliseconds(300)),
+            requestHistory: history
+        )
+        let response = try await HTTPEndpointTests.send(
+            slow.url,
+            body: SlowServer.slowMutation,
+            headers: ["x-api-key": "da2-valid"]
+        )
+        try await slow.stop()
+        #expect(response.status == 200)
+        let record = try #require(history.records.first)
+        #expect(record.errors == [["errorType": "ExecutionTimeout", "message": "Execution timed out."]])
+        #expect(record.decision == .allowed)
     }
 
     @Test func aGracefulShutdownCancelsWhatStillRunsAtItsDeadline() async throws {

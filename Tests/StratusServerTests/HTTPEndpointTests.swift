@@ -32,6 +32,7 @@ import Testing
         restAPIs: [RESTAPI] = [],
         allowedHosts: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() },
+        requestHistory: RequestHistory? = nil,
         _ body: (URL) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-http-\(UUID().uuidString)")
@@ -45,7 +46,8 @@ import Testing
             restAPIs: restAPIs,
             allowedHosts: allowedHosts,
             clock: clock,
-            log: { _ in }
+            log: { _ in },
+            requestHistory: requestHistory
         )
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await http.run(port: 0) { continuation.yield($0) } }

@@ -60,6 +60,8 @@ import Testing
         limits: RealtimeLimits = RealtimeLimits(),
         schema: String? = nil,
         configuration: ServerConfiguration = ServerConfiguration(),
+        requestHistory: RequestHistory? = nil,
+        liveMonitor: LiveMonitor? = nil,
         _ body: (Endpoint) async throws -> Void
     ) async throws {
         let directory = temporaryDirectory()
@@ -76,7 +78,9 @@ import Testing
             server: server,
             authorization: authorization,
             realtimeLimits: limits,
-            log: { _ in }
+            log: { _ in },
+            requestHistory: requestHistory,
+            liveMonitor: liveMonitor
         )
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await http.run(port: 0) { continuation.yield($0) } }

@@ -2,6 +2,8 @@
 import { api } from './api.js';
 import { Explorer } from './explorer.js';
 import { DataPage } from './data.js';
+import { RequestsPage } from './requests.js';
+import { LivePage } from './live.js';
 
 const select = document.getElementById('identity');
 let identities = [];
@@ -17,9 +19,22 @@ async function loadIdentities() {
   select.replaceChildren(...found.map((identity) => new Option(identity.label)));
 }
 
+/** Opens a request of the Requests page in the Explorer, as the identity it ran as when the
+ *  console knows it. */
+function replay(record) {
+  const index = identities.findIndex((identity) =>
+    identity.type === record.authorizationMode
+    && (identity.type !== 'AMAZON_COGNITO_USER_POOLS' || identity.username === record.identity));
+  if (index >= 0) select.selectedIndex = index;
+  pages.explorer.load(record.query, record.variables ?? {});
+  location.hash = '#explorer';
+}
+
 const pages = {
   explorer: new Explorer(currentIdentity),
   data: new DataPage(currentIdentity),
+  live: new LivePage(),
+  requests: new RequestsPage(replay),
 };
 
 function show() {

@@ -58,6 +58,15 @@ export class Explorer {
     this.editor?.refresh();
   }
 
+  /** Puts `query` and `variables` in the editor, to run them again. */
+  load(query, variables) {
+    if (this.editor) this.editor.setValue(query);
+    else this.textarea.value = query;
+    this.variables.value = JSON.stringify(variables, null, 2);
+    this.result.textContent = '';
+    this.report('Loaded from Requests: Run (Ctrl+Enter) to send it again.', false);
+  }
+
   get query() {
     return this.editor ? this.editor.getValue() : this.textarea.value;
   }

@@ -41,6 +41,15 @@ enum Authorization {
             }
         }
 
+        /// Why the rule refused an item, as a request history shows it.
+        var refusal: String {
+            let kind = isOwner ? "owner" : "dynamic group"
+            let whose = isOwner ? "identities" : "groups"
+            let listed = values.map { "'\($0)'" }.joined(separator: ", ")
+            return
+                "The \(kind) rule on '\(field)' refused the item: it holds none of the caller's \(whose) (\(listed))."
+        }
+
         /// The same test as a storage predicate.
         var predicate: ItemPredicate {
             .any(values.map { .field(field, isList ? .contains(.string($0)) : .compare(.eq, .string($0))) })
@@ -68,6 +77,25 @@ enum Authorization {
     /// The error AppSync returns for a field the caller may not reach.
     static func unauthorized(field: String, type: String) -> ResolverError {
         ResolverError(errorType: .unauthorized, message: "Not Authorized to access \(field) on type \(type)")
+    }
+
+    /// Notes why a rule refused the request in its history entry, when it has one
+    /// (``RequestLogEntry/isRecorded``); `reason` is made only then.
+    static func noteRefusal(_ reason: @autoclosure () -> String) {
+        guard let entry = RequestLogEntry.current, entry.isRecorded else { return }
+        entry.note(ruleRefusal: reason())
+    }
+
+    /// Why `model` refused `identity` the root field `field` (its reach was ``Access/denied``).
+    static func denial(of field: String, on model: ModelType, for identity: Identity) -> String {
+        let mode = identity.authorizationMode.rawValue
+        guard model.authRules.isEmpty else {
+            return "No @auth rule of \(model.name) admits \(mode) callers to \(field)."
+        }
+        guard model.awsAuth.isEmpty else {
+            return "No @aws_* directive of \(model.name) admits \(mode) callers to \(field)."
+        }
+        return "\(model.name) has no @auth rule nor @aws_* directive: only the API's default mode may reach \(field)."
     }
 
     /// The reach of `operation` on `model` for `identity`: the model's `@auth` rules when it has

@@ -35,6 +35,9 @@ final class ResolverBudget: Sendable {
     /// Whether the request tried to run more resolvers than ``limit``.
     var isExhausted: Bool { spent.load(ordering: .relaxed) > limit }
 
+    /// The resolvers counted so far.
+    var count: Int { spent.load(ordering: .relaxed) }
+
     /// The error of a request that ran out of resolvers.
     var exhaustedError: AppSyncError {
         AppSyncError(
@@ -330,8 +333,12 @@ private struct Wiring {
         field: String,
         type: String
     ) throws(ResolverError) -> Authorization.Access {
-        let access = Authorization.access(operation, on: model, for: identity(context))
-        if access == .denied { throw Authorization.unauthorized(field: field, type: type) }
+        let caller = identity(context)
+        let access = Authorization.access(operation, on: model, for: caller)
+        if access == .denied {
+            Authorization.noteRefusal(Authorization.denial(of: field, on: model, for: caller))
+            throw Authorization.unauthorized(field: field, type: type)
+        }
         return access
     }
 

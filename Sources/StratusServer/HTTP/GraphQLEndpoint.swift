@@ -61,11 +61,22 @@ package struct GraphQLEndpoint: Sendable {
                     operationType: summary.map { "\($0.type)" },
                     operationName: summary?.name ?? operation.operationName
                 )
+                // Kept only for a history, and only when small enough to keep.
+                if entry.isRecorded,
+                    body.count + (request.uri.query?.utf8.count ?? 0) <= RequestHistory.maxKeptBodyBytes
+                {
+                    entry.note(query: operation.query, variables: operation.variables)
+                }
             }
             let identity = try await authorizer.identity(
                 for: RequestAuthenticator.SignedParts(request: request, body: body)
             )
-            RequestLogEntry.current?.note(authorizationMode: identity.authorizationMode.rawValue)
+            if let entry = RequestLogEntry.current {
+                entry.note(authorizationMode: identity.authorizationMode.rawValue)
+                if entry.isRecorded {
+                    entry.note(identity: identity.summary(apiKey: request.headers[Self.apiKeyHeader]))
+                }
+            }
             // After authorization: only known callers get their document parsed.
             if request.method == .get,
                 server.operationType(of: operation.query, operationName: operation.operationName) == .mutation
@@ -94,6 +105,9 @@ package struct GraphQLEndpoint: Sendable {
             }
             return Self.response(status: 200, data: result)
         } catch let rejection as HTTPRejection {
+            if let entry = RequestLogEntry.current, entry.isRecorded {
+                entry.note(errors: rejection.body["errors"]?.arrayValue ?? [])
+            }
             var response = Self.response(status: rejection.status, body: rejection.body)
             if rejection == .mutationOverGET { response.headers[.allow] = "POST" }
             return response
@@ -157,6 +171,15 @@ package struct GraphQLEndpoint: Sendable {
 
     /// Runs `operation`, recording `idempotency` with its writes.
     func run(_ operation: Operation, identity: Identity, idempotency: IdempotencyClaim?) async -> JSON {
+        let body = await answer(operation, identity: identity, idempotency: idempotency)
+        if let entry = RequestLogEntry.current, entry.isRecorded, let errors = body["errors"]?.arrayValue {
+            entry.note(errors: errors)
+        }
+        return body
+    }
+
+    /// The body of the server's answer to `operation`.
+    private func answer(_ operation: Operation, identity: Identity, idempotency: IdempotencyClaim?) async -> JSON {
         if operation.isAtomic {
             return await server.executeAtomically(
                 query: operation.query,
@@ -191,10 +214,18 @@ package struct GraphQLEndpoint: Sendable {
     /// ``ServerLimits/executionTimeout`` (the work goes on).
     func answer(of work: Task<Data, Never>) async -> Data {
         guard let data = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
-            return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null).data
+            let body = AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null)
+            // The history keeps the answer sent, whatever the work, which goes on, notes later.
+            if let entry = RequestLogEntry.current, entry.isRecorded {
+                entry.note(errors: body["errors"]?.arrayValue ?? [], final: true)
+            }
+            return body.data
         }
         return data
     }
+
+    /// `x-api-key`, whose value a request history shows the first characters of.
+    static let apiKeyHeader = HTTPField.Name("x-api-key")!
 
     static func response(status: Int, body: JSON) -> Response {
         response(status: status, data: body.data)

@@ -36,17 +36,21 @@ package struct RequestLogMiddleware<Context: Hummingbird.RequestContext>: Router
     let metrics: ServerMetrics?
     let format: LogFormat
     let tracer: (any Tracer)?
+    /// Where requests to `/graphql` and the REST APIs are kept once answered; `nil` keeps none.
+    let history: RequestHistory?
 
     package init(
         write: (@Sendable (String) -> Void)?,
         metrics: ServerMetrics? = nil,
         format: LogFormat = .text,
-        tracer: (any Tracer)? = nil
+        tracer: (any Tracer)? = nil,
+        history: RequestHistory? = nil
     ) {
         self.write = write
         self.metrics = metrics
         self.format = format
         self.tracer = tracer
+        self.history = history
     }
 
     package func handle(
@@ -54,7 +58,7 @@ package struct RequestLogMiddleware<Context: Hummingbird.RequestContext>: Router
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let entry = RequestLogEntry()
+        let entry = RequestLogEntry(isRecorded: history != nil && Self.isRecorded(request.uri.path))
         guard let tracer, let route = Self.tracedRoute(of: request.uri.path) else {
             return try await answer(request, context: context, entry: entry, next: next)
         }
@@ -97,6 +101,12 @@ package struct RequestLogMiddleware<Context: Hummingbird.RequestContext>: Router
         guard path.hasPrefix("/rest/") else { return nil }
         let api = path.dropFirst("/rest/".count).prefix { $0 != "/" }
         return api.isEmpty ? nil : "/rest/\(api)"
+    }
+
+    /// Whether a request to `path` goes into the history: `/graphql` and the REST APIs, not the
+    /// console's own requests, health checks or Cognito's.
+    static func isRecorded(_ path: String) -> Bool {
+        path == "/graphql" || path.hasPrefix("/rest/")
     }
 
     /// Sets what the request learnt of itself and its status on its span; a 5xx is an error.
@@ -150,6 +160,9 @@ package struct RequestLogMiddleware<Context: Hummingbird.RequestContext>: Router
         since start: ContinuousClock.Instant
     ) {
         let duration = ContinuousClock.now - start
+        if let history, entry.isRecorded {
+            history.add(entry.record(request, status: status, duration: duration))
+        }
         if let write {
             switch format {
             case .text: write(entry.line(request, status: status, duration: duration))
@@ -181,11 +194,29 @@ package final class RequestLogEntry: Sendable {
         var operationName: String?
         var authorizationMode: String?
         var traceID: String?
+        /// What only a recorded request notes (``isRecorded``).
+        var identity: String?
+        var query: String?
+        var variables: JSONObject?
+        var errors: [JSON] = []
+        var errorsAreFinal = false
+        var resolverCount: Int?
+        var ruleRefusals: [String] = []
     }
 
     private let state = Mutex(Fields())
     /// The request's id, sent back in `x-amzn-RequestId`.
     package let id = UUID().uuidString.lowercased()
+    /// Whether the request goes into a ``RequestHistory``: only then do the endpoints note its
+    /// identity, document and errors, which nothing else reads.
+    package let isRecorded: Bool
+    /// When the request arrived, for a recorded one: nothing else reads the clock for it.
+    let time: Date?
+
+    package init(isRecorded: Bool = false) {
+        self.isRecorded = isRecorded
+        time = isRecorded ? Date() : nil
+    }
 
     /// Records the operation the request runs.
     package func note(operationType: String?, operationName: String?) {
@@ -205,6 +236,91 @@ package final class RequestLogEntry: Sendable {
         state.withLock { $0.authorizationMode = authorizationMode }
     }
 
+    /// Records who the caller is (``Identity/summary(apiKey:)``).
+    package func note(identity: String) {
+        state.withLock { $0.identity = identity }
+    }
+
+    /// Records the request's document and variables, to replay it.
+    package func note(query: String, variables: JSONObject) {
+        state.withLock {
+            $0.query = query
+            $0.variables = variables
+        }
+    }
+
+    /// Records the errors of the answer (its `errors` member), at most
+    /// ``RequestHistory/maxKeptErrors``; `final` errors, those of the answer sent, are not
+    /// replaced by work that ends after it.
+    package func note(errors: [JSON], final: Bool = false) {
+        state.withLock { fields in
+            guard !fields.errorsAreFinal else { return }
+            fields.errors = Array(errors.prefix(RequestHistory.maxKeptErrors))
+            fields.errorsAreFinal = final
+        }
+    }
+
+    /// Records how many resolvers the request ran.
+    package func note(resolverCount: Int) {
+        state.withLock { $0.resolverCount = resolverCount }
+    }
+
+    /// Records why an `@auth` rule refused the request a row, as the rule that refused it says.
+    package func note(ruleRefusal: String) {
+        state.withLock { fields in
+            if fields.ruleRefusals.count < RequestHistory.maxKeptErrors, !fields.ruleRefusals.contains(ruleRefusal) {
+                fields.ruleRefusals.append(ruleRefusal)
+            }
+        }
+    }
+
+    /// The request as a ``RequestHistory`` keeps it.
+    func record(_ request: Request, status: Int, duration: Duration) -> RequestRecord {
+        record(
+            transport: .http,
+            method: request.method.rawValue,
+            path: request.uri.path,
+            id: id,
+            status: status,
+            duration: duration
+        )
+    }
+
+    /// The request as a ``RequestHistory`` keeps it, made with `method` to `path` and known by `id`.
+    func record(
+        transport: RequestRecord.Transport,
+        method: String,
+        path: String,
+        id: String,
+        status: Int,
+        duration: Duration
+    ) -> RequestRecord {
+        let fields = fields
+        return RequestRecord(
+            requestID: id,
+            time: time ?? Date(),
+            transport: transport,
+            method: method,
+            path: path,
+            operationType: fields.operationType,
+            operationName: fields.operationName,
+            authorizationMode: fields.authorizationMode,
+            identity: fields.identity,
+            decision: .of(
+                status: status,
+                errors: fields.errors,
+                authorized: fields.authorizationMode != nil,
+                ruleRefusals: fields.ruleRefusals
+            ),
+            status: status,
+            durationMilliseconds: duration.milliseconds,
+            resolverCount: fields.resolverCount,
+            errors: fields.errors,
+            query: fields.query,
+            variables: fields.variables
+        )
+    }
+
     /// What was noted so far.
     var fields: Fields { state.withLock { $0 } }
 
@@ -219,8 +335,7 @@ package final class RequestLogEntry: Sendable {
 
     func jsonLine(_ request: Request, status: Int, duration: Duration) -> String {
         let fields = fields
-        let milliseconds =
-            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let milliseconds = duration.milliseconds
         func text(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
         var members: [(String, JSON)] = [
             ("time", .string(LogFormat.timestamp())), ("level", "info"), ("subsystem", "request"),
@@ -264,6 +379,13 @@ public enum LogFormat: String, Sendable, CaseIterable {
     /// Now, in ISO 8601 with milliseconds, in UTC.
     static func timestamp() -> String {
         Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds.
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
     }
 }
 

@@ -41,6 +41,12 @@ public struct StratusHTTPServer: Sendable {
     public let requestLogFormat: LogFormat
     /// What makes (and exports) a span per request; `nil` traces nothing.
     public let tracing: ServerTracing?
+    /// Where each request to `/graphql`, the REST APIs and each subscription `start` is kept
+    /// once answered, for the console; `nil` keeps none, and costs nothing.
+    public let requestHistory: RequestHistory?
+    /// What is told of each real-time connection, subscription and committed write, for the
+    /// console; `nil` tells nothing.
+    public let liveMonitor: LiveMonitor?
     /// The bytes waiting in the real-time connections, added up.
     let realtimeQueues: RealtimeQueueGauge
     private let clock: @Sendable () -> Date
@@ -59,13 +65,17 @@ public struct StratusHTTPServer: Sendable {
         requestLog: (@Sendable (String) -> Void)? = nil,
         metrics: ServerMetrics? = nil,
         requestLogFormat: LogFormat = .text,
-        tracing: ServerTracing? = nil
+        tracing: ServerTracing? = nil,
+        requestHistory: RequestHistory? = nil,
+        liveMonitor: LiveMonitor? = nil
     ) {
         current = CurrentServer(server, metrics: metrics)
+        self.requestHistory = requestHistory
+        self.liveMonitor = liveMonitor
         self.tracing = tracing
         self.metrics = metrics
         self.requestLogFormat = requestLogFormat
-        realtimeQueues = RealtimeQueueGauge(metrics: metrics)
+        realtimeQueues = RealtimeQueueGauge(metrics: metrics, monitor: liveMonitor)
         self.authorization = authorization
         self.limits = limits
         self.realtimeLimits = realtimeLimits
@@ -128,8 +138,14 @@ public struct StratusHTTPServer: Sendable {
             authorizer: authorizer,
             limits: realtimeLimits,
             log: log,
-            queues: realtimeQueues
+            queues: realtimeQueues,
+            history: requestHistory,
+            monitor: liveMonitor
         )
+        // The monitor hears every committed write of the models served when the server starts.
+        let events = current.server.events
+        let liveListener = liveMonitor.map { $0.listen(to: events, models: current.server.api.schema.models) }
+        defer { if let liveListener { events.removeListener(liveListener) } }
         let router = Router(context: ClientAddressRequestContext.self)
         // First: they wrap the routes added after them, and requests that match none.
         router.add(
@@ -137,7 +153,8 @@ public struct StratusHTTPServer: Sendable {
                 write: requestLog,
                 metrics: metrics,
                 format: requestLogFormat,
-                tracer: tracing?.tracer
+                tracer: tracing?.tracer,
+                history: requestHistory
             )
         )
         router.add(middleware: HostCheckMiddleware(hosts: hosts))

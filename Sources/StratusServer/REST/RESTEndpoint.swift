@@ -68,8 +68,11 @@ struct RESTEndpoint: Sendable {
         let identity: JSONObject
         switch await authorize(route, signed) {
         case .success(let value): identity = value
-        case .failure(let refusal): return refusal.response(cors: api.cors)
+        case .failure(let refusal):
+            Self.note(refusal: refusal)
+            return refusal.response(cors: api.cors)
         }
+        Self.note(route.authorization, identity: identity)
         let event = proxyEvent(
             api: api,
             route: route,
@@ -164,6 +167,34 @@ struct RESTEndpoint: Sendable {
             // `StratusHTTPServer.run` refuses such routes before listening (`RESTAPI.validate`).
             return .failure(Self.unauthorized)
         }
+    }
+
+    /// Notes the route's authorization mode in the request's log entry, and who the caller is
+    /// when the request is recorded.
+    private static func note(_ mode: Identity.AuthorizationMode, identity: JSONObject) {
+        guard let entry = RequestLogEntry.current else { return }
+        entry.note(authorizationMode: mode.rawValue)
+        guard entry.isRecorded else { return }
+        var claims = identity["claims"]?.objectValue ?? [:]
+        if mode == .awsIAM {
+            // The claims an IAM identity holds, under the names the event gives them.
+            for (claim, member) in [
+                ("accessKeyId", "accessKey"), ("cognitoIdentityId", "cognitoIdentityId"),
+                ("cognitoIdentityAuthType", "cognitoAuthenticationType"),
+            ] {
+                if let value = identity[member], !value.isNull { claims[claim] = value }
+            }
+        }
+        let caller = Identity(authorizationMode: mode, claims: claims)
+        entry.note(identity: caller.summary(apiKey: identity["apiKey"]?.stringValue))
+    }
+
+    /// Notes a refusal's message as the request's error, when the request is recorded.
+    private static func note(refusal: RESTResponse) {
+        guard let entry = RequestLogEntry.current, entry.isRecorded, let body = try? JSON(parsing: refusal.body) else {
+            return
+        }
+        entry.note(errors: [body])
     }
 
     /// API Gateway's message for a SigV4 refusal: for a signature that does not match, it

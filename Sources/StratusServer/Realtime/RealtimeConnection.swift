@@ -478,7 +478,10 @@ final class RealtimeConnection: Sendable {
         guard let gauge else { return }
         if changes.bytes != 0 { gauge.add(changes.bytes, connectionQueue: connectionQueue) }
         if changes.subscriptions != 0 { gauge.metrics?.subscriptionsChanged(by: changes.subscriptions) }
-        if changes.data != 0 { gauge.metrics?.published(changes.data) }
+        if changes.data != 0 {
+            gauge.metrics?.published(changes.data)
+            gauge.monitor?.delivered(changes.data)
+        }
     }
 
     /// Tells the writer how the connection ends.

@@ -34,6 +34,10 @@ struct RealtimeEndpoint: Sendable {
     let log: @Sendable (String) -> Void
     /// The bytes waiting in the connections, added up.
     let queues: RealtimeQueueGauge
+    /// Where each subscription `start` is kept once answered; `nil` keeps none.
+    let history: RequestHistory?
+    /// What is told of each connection and subscription; `nil` tells nothing.
+    let monitor: LiveMonitor?
     /// Where connections with messages waiting are written, one task per event loop and tick.
     let writeQueues = PerEventLoop<RealtimeWriteQueue>()
     /// What delivers the published events to the subscribed connections, one per event loop.
@@ -87,6 +91,12 @@ struct RealtimeEndpoint: Sendable {
         }
         defer { connection.release() }
         let (connectionIdentity, connectionToken) = await authorizeConnection(request, graphQLPath: graphQLPath)
+        let connected = try? connectionIdentity.get()
+        let liveID = monitor?.opened(
+            authorizationMode: connected?.authorizationMode.rawValue,
+            identity: connected?.summary(apiKey: ConnectionCredentials.headers(of: request)["x-api-key"]?.stringValue)
+        )
+        defer { if let liveID { monitor?.closed(liveID) } }
         let events = current.server.events
         let fanout = fanouts.value(for: channel.eventLoop) { RealtimeFanout.make(eventLoop: $0, events: events) }
         defer { fanout.remove(connection) }
@@ -94,7 +104,8 @@ struct RealtimeEndpoint: Sendable {
             connection: connection,
             writer: writer,
             fanout: fanout,
-            connectionToken: connectionToken
+            connectionToken: connectionToken,
+            liveID: liveID
         )
         defer { subscriber.handWritten.stopAll() }
         // The tokens in use expire and can be revoked: checked at their expiry and now and then.
@@ -150,6 +161,8 @@ struct RealtimeEndpoint: Sendable {
         let connectionToken: RealtimeToken?
         /// Its subscriptions to hand-written subscription fields.
         let handWritten = HandWrittenStarts()
+        /// Its number in the live monitor, when there is one.
+        let liveID: Int?
     }
 
     private func handle(
@@ -179,27 +192,42 @@ struct RealtimeEndpoint: Sendable {
             }
         case "start":
             let id = object["id"]?.stringValue ?? ""
-            do throws(RealtimeError) {
-                guard case .success(let identity) = connectionIdentity else { throw RealtimeError.unauthorized }
-                guard connection.isAcknowledged else { throw RealtimeError.notInitialized }
-                try await start(
+            let start = {
+                await self.start(
                     id: id,
                     payload: object["payload"],
                     size: text.utf8.count,
                     subscriber: subscriber,
-                    connectionIdentity: identity,
+                    connectionIdentity: connectionIdentity,
                     graphQLPath: graphQLPath
                 )
-                queues.metrics?.subscribed(true)
-            } catch {
-                queues.metrics?.subscribed(false)
-                connection.send(["id": .string(id), "type": "error", "payload": error.payload])
             }
+            guard let history else {
+                _ = await start()
+                return
+            }
+            // Noted in an entry of its own, as an HTTP request is, and kept once answered.
+            let entry = RequestLogEntry(isRecorded: true)
+            let started = ContinuousClock.now
+            let failure = await RequestLogEntry.$current.withValue(entry) { await start() }
+            if let failure { entry.note(errors: failure.payload["errors"]?.arrayValue ?? []) }
+            let status = failure.map { $0.errorType == .unauthorizedException ? 401 : 400 } ?? 200
+            history.add(
+                entry.record(
+                    transport: .realtime,
+                    method: "start",
+                    path: graphQLPath,
+                    id: id,
+                    status: status,
+                    duration: .now - started
+                )
+            )
         case "stop":
             queues.metrics?.unsubscribed()
             if subscriber.handWritten.stop(id: object["id"]?.stringValue ?? "", on: connection) { return }
             if let stopped = connection.stop(id: object["id"]?.stringValue ?? "") {
                 subscriber.fanout.unsubscribe(connection, from: stopped.topic)
+                if let liveID = subscriber.liveID { monitor?.stopped(object["id"]?.stringValue ?? "", on: liveID) }
             }
         case "ka", "connection_terminate":
             break
@@ -209,6 +237,37 @@ struct RealtimeEndpoint: Sendable {
                 message: "The message type '\(type)' is not part of the protocol."
             )
             connection.send(["type": "error", "payload": error.payload])
+        }
+    }
+
+    /// Starts the subscription of a `start` message, or sends its error; the error, or `nil`
+    /// once it started.
+    private func start(
+        id: String,
+        payload: JSON?,
+        size: Int,
+        subscriber: Subscriber,
+        connectionIdentity: Result<Identity, RealtimeError>,
+        graphQLPath: String
+    ) async -> RealtimeError? {
+        let connection = subscriber.connection
+        do throws(RealtimeError) {
+            guard case .success(let identity) = connectionIdentity else { throw RealtimeError.unauthorized }
+            guard connection.isAcknowledged else { throw RealtimeError.notInitialized }
+            try await start(
+                id: id,
+                payload: payload,
+                size: size,
+                subscriber: subscriber,
+                connectionIdentity: identity,
+                graphQLPath: graphQLPath
+            )
+            queues.metrics?.subscribed(true)
+            return nil
+        } catch {
+            queues.metrics?.subscribed(false)
+            connection.send(["id": .string(id), "type": "error", "payload": error.payload])
+            return error
         }
     }
 
@@ -241,12 +300,27 @@ struct RealtimeEndpoint: Sendable {
             }
             identity = connectionIdentity
         }
+        let entry = RequestLogEntry.current
+        entry?.note(authorizationMode: identity.authorizationMode.rawValue)
+        entry?.note(
+            identity: identity.summary(apiKey: payload?["extensions"]?["authorization"]?["x-api-key"]?.stringValue)
+        )
         // Variables that cannot be read refuse the start, as they refuse an HTTP request: read
         // as none, they would widen the subscription's filter.
         guard let object = (try? JSON(parsing: data))?.objectValue, let operation = GraphQLEndpoint.Operation(object)
         else { throw .malformed }
         let server = await current.lease()
         defer { current.release() }
+        if let entry {
+            let summary = server.operationSummary(of: operation.query, operationName: operation.operationName)
+            entry.note(
+                operationType: summary.map { "\($0.type)" },
+                operationName: summary?.name ?? operation.operationName
+            )
+            if size <= RequestHistory.maxKeptBodyBytes {
+                entry.note(query: operation.query, variables: operation.variables)
+            }
+        }
         if let handWritten = try server.handWrittenSubscription(
             query: operation.query,
             variables: operation.variables,
@@ -281,6 +355,7 @@ struct RealtimeEndpoint: Sendable {
             subscriber.fanout.unsubscribe(connection, from: request.topic)
             throw error
         }
+        if let liveID = subscriber.liveID { monitor?.started(id, request, on: liveID, identity: identity) }
     }
 
     // MARK: - Connection authorization

@@ -14,9 +14,12 @@ final class RealtimeQueueGauge: Sendable {
     private let peak = Atomic<Int>(0)
     /// Where subscriptions and deliveries are counted, if anywhere.
     let metrics: ServerMetrics?
+    /// Where deliveries are counted for the console, if anywhere.
+    let monitor: LiveMonitor?
 
-    init(metrics: ServerMetrics? = nil) {
+    init(metrics: ServerMetrics? = nil, monitor: LiveMonitor? = nil) {
         self.metrics = metrics
+        self.monitor = monitor
     }
 
     /// The bytes waiting in all connections now.

@@ -22,11 +22,18 @@ enum SubscriptionAuthorization {
         case .all:
             break
         case .denied:
+            Authorization.noteRefusal(Authorization.denial(of: request.fieldName, on: request.model, for: identity))
             throw unauthorized
         case .rows(let rules):
             for rule in rules where rule.isOwner {
                 guard let argument = request.equalityArguments[rule.field]?.stringValue else { continue }
-                guard rule.values.contains(where: { $0.isExactly(argument) }) else { throw unauthorized }
+                guard rule.values.contains(where: { $0.isExactly(argument) }) else {
+                    Authorization.noteRefusal(
+                        "The owner rule on '\(rule.field)' refused the subscription: its argument '\(argument)' is "
+                            + "none of the caller's identities (\(rule.values.map { "'\($0)'" }.joined(separator: ", ")))."
+                    )
+                    throw unauthorized
+                }
             }
         }
         return access

@@ -44,9 +44,12 @@ struct MutationRequest: Sendable {
     func authorize(_ values: JSONObject) throws(ResolverError) {
         switch access {
         case .all: return
-        case .denied: throw Authorization.unauthorized(field: field, type: "Mutation")
+        case .denied:
+            Authorization.noteRefusal(Authorization.denial(of: field, on: model, for: identity))
+            throw Authorization.unauthorized(field: field, type: "Mutation")
         case .rows(let rules):
             guard rules.contains(where: { $0.admits(values) }) else {
+                for rule in rules { Authorization.noteRefusal(rule.refusal) }
                 throw Authorization.unauthorized(field: field, type: "Mutation")
             }
         }
