@@ -191,10 +191,16 @@ package struct GraphQLEndpoint: Sendable {
     /// ``ServerLimits/executionTimeout`` (the work goes on).
     func answer(of work: Task<Data, Never>) async -> Data {
         guard let data = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
-            return AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null).data
+            return Self.executionTimedOut
         }
         return data
     }
+
+    /// The answer of a request that ran past its execution deadline.
+    static let executionTimedOut = AppSyncError.body(
+        [AppSyncError(.executionTimeout, "Execution timed out.")],
+        data: .null
+    ).data
 
     static func response(status: Int, body: JSON) -> Response {
         response(status: status, data: body.data)
