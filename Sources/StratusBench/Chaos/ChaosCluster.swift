@@ -38,6 +38,7 @@
         private let stratus: URL
         private let processes = Mutex<[Int: ChildProcess]>([:])
         private let starts = Mutex<[Int: Int]>([:])
+        private let hangs = Mutex<[String]>([])
 
         private init(files: URL, directory: URL, port: Int, bin: URL, stratus: URL, endpoints: [URL]) {
             self.files = files
@@ -119,11 +120,22 @@
 
         // MARK: - Instances
 
+        /// How many processes of `stratus serve` were started, those that failed to start included.
+        var startCount: Int { starts.withLock { $0.values.reduce(0) { $0 + $1 + 1 } } }
+
+        /// Starts that did not serve within ``startTimeout`` and were killed, a line each.
+        var hungStarts: [String] { hangs.withLock { $0 } }
+
+        /// How long a start may take before it counts as hung: an instance serves within a second
+        /// or two once PostgreSQL answers.
+        static let startTimeout = Duration.seconds(20)
+
         /// Starts instance `instance` on its port and waits until it serves; an instance that
-        /// ends before (PostgreSQL restarting, the port not yet free) is started again, for up to
-        /// a minute.
+        /// ends before (PostgreSQL restarting, the port not yet free) is started again, and one
+        /// that neither serves nor ends within ``startTimeout`` is killed, recorded in
+        /// ``hungStarts`` and started again, for up to two minutes.
         func startInstance(_ instance: Int) async throws {
-            let deadline = ContinuousClock.now + .seconds(60)
+            let deadline = ContinuousClock.now + .seconds(120)
             let port = endpoints[instance].port ?? 0
             let outputDirectory = files.appendingPathComponent("instance-\(instance)")
             try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
@@ -138,12 +150,13 @@
                         stratus.path, "serve", "--port", String(port), "--schema",
                         files.appendingPathComponent("schema.graphql").path, "--config",
                         files.appendingPathComponent("stratus.json").path, "--database", databaseURL,
-                        "--config-output", outputDirectory.path, "--no-log-requests",
+                        "--config-output", outputDirectory.path, "--log-requests",
                     ],
                     in: files,
                     output: output
                 )
-                while process.isRunning, ContinuousClock.now < deadline {
+                let hung = ContinuousClock.now + Self.startTimeout
+                while process.isRunning, ContinuousClock.now < min(deadline, hung) {
                     let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
                     if text.contains("GraphQL endpoint: ") {
                         processes.withLock { $0[instance] = process }
@@ -151,10 +164,17 @@
                     }
                     try await Task.sleep(for: .milliseconds(50))
                 }
+                if process.isRunning {
+                    let line =
+                        "stratus serve (instance \(instance)) neither served nor ended within "
+                        + "\(Self.startTimeout) of its start; its output is in \(output.path)"
+                    print("chaos: HUNG \(line)")
+                    hangs.withLock { $0.append(line) }
+                }
                 process.kill()
                 guard ContinuousClock.now < deadline else {
                     throw ChaosError(
-                        "stratus serve (instance \(instance)) did not serve within a minute; its output is in "
+                        "stratus serve (instance \(instance)) did not serve within two minutes; its output is in "
                             + output.path
                     )
                 }
@@ -221,6 +241,30 @@
                 var count = 0
                 for try await (terminated) in rows.decode(Int64.self) { count = Int(terminated) }
                 return count
+            }
+        }
+
+        /// What every connection to the shared database does, a line each, for a run that did
+        /// not settle.
+        func activity() async throws -> [String] {
+            try await Self.withConnection(port: port, database: "postgres") { connection, logger in
+                let rows = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL:
+                            "SELECT \"pid\"::text, coalesce(\"state\", ''), coalesce(\"wait_event_type\", '') || ' ' "
+                            + "|| coalesce(\"wait_event\", ''), coalesce(now() - \"state_change\", '0')::text, "
+                            + "left(\"query\", 200) FROM pg_stat_activity WHERE \"datname\" = '\(Self.database)' "
+                            + "AND \"pid\" <> pg_backend_pid() ORDER BY \"state_change\""
+                    ),
+                    logger: logger
+                )
+                var lines: [String] = []
+                for try await (pid, state, wait, age, query) in rows.decode(
+                    (String, String, String, String, String).self
+                ) {
+                    lines.append("pid \(pid) \(state) for \(age) waiting \(wait): \(query)")
+                }
+                return lines
             }
         }
 

@@ -141,6 +141,7 @@
             let healed = ContinuousClock.now
             let settled = try await waitForQuiescence()
             let quiet = settled != nil
+            if !quiet { await describeUnsettled() }
             let converged = (settled ?? ContinuousClock.now) - healed
             let logs = try (0..<options.devices).reduce(into: [Int: [OperationLogEntry]]()) {
                 $0[$1] = try OperationLog.entries(at: logURL($1))
@@ -392,6 +393,26 @@
             return nil
         }
 
+        /// Prints what the outboxes still hold and, on PostgreSQL, what the database's connections
+        /// do: what a run that did not settle waits for.
+        private func describeUnsettled() async {
+            for device in 0..<options.devices {
+                do {
+                    for line in try ChaosStores.outbox(at: databaseURL(device)) {
+                        print("chaos: device \(device) outbox: \(line)")
+                    }
+                } catch {
+                    print("chaos: device \(device)'s outbox cannot be read: \(error)")
+                }
+            }
+            guard case .cluster(let cluster) = servers else { return }
+            do {
+                for line in try await cluster.activity() { print("chaos: postgres: \(line)") }
+            } catch {
+                print("chaos: PostgreSQL's activity cannot be read: \(error)")
+            }
+        }
+
         // MARK: - Result
 
         private func report(_ check: ChaosCheck, quiet: Bool, converged: Duration) -> Bool {
@@ -401,6 +422,14 @@
             for line in check.outboxes { print("chaos: OUTBOX \(line)") }
             let crashes = crashes.withLock { $0 }
             for line in crashes { print("chaos: CRASHED \(line)") }
+            if case .cluster(let cluster) = servers {
+                let hangs = cluster.hungStarts
+                for line in hangs { print("chaos: HUNG \(line)") }
+                print(
+                    "chaos: \(cluster.startCount) starts of stratus serve, \(hangs.count) hung (killed and started "
+                        + "again), \(crashes.count) ended by themselves"
+                )
+            }
             if !quiet {
                 print(
                     "chaos: no quiescence within \(Int(options.quiescenceTimeout)) s: outboxes not empty or devices "

@@ -135,6 +135,28 @@
             }
         }
 
+        /// The outbox of the device database at `url`, a line per change, for a run that did not
+        /// settle: which record, what change, since when, and whether it is being sent.
+        ///
+        /// - Throws: what GRDB throws when the file cannot be read.
+        static func outbox(at url: URL) throws -> [String] {
+            try readOnly(url).read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT \"modelName\", \"modelId\", \"mutationType\", \"createdAt\", \"inProcess\", "
+                        + "\"json\" FROM \"_stratus_outbox\" ORDER BY \"sequence\""
+                ).map { row in
+                    let model: String = row["modelName"]
+                    let id: String = row["modelId"]
+                    let kind: String = row["mutationType"]
+                    let since: String = row["createdAt"]
+                    let sending: Bool = row["inProcess"]
+                    let json: String = row["json"]
+                    return "\(kind) \(model) \(id) since \(since)\(sending ? " (being sent)" : ""): \(json)"
+                }
+            }
+        }
+
         /// Copies the backend's database to `url`, for a failed run's files.
         ///
         /// - Throws: what GRDB throws when a file cannot be read or written.
