@@ -53,6 +53,13 @@ extension PostgresConnection {
 }
 
 extension PostgresClient {
+    /// The rows of `query` on a pooled connection, through
+    /// ``PostgresConnection/answeredRows(_:logger:)``: the pool may lease a connection that
+    /// PostgreSQL has just ended, on which PostgresNIO's own query never answers.
+    func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await withConnection { connection in try await connection.answeredRows(query, logger: logger) }
+    }
+
     /// Runs `body` in a transaction on a pooled connection, each of `BEGIN`, `COMMIT` and
     /// `ROLLBACK` through ``PostgresConnection/answeredRows(_:logger:)``: a connection that
     /// closes at any point fails the transaction at once rather than holding it forever. `body`

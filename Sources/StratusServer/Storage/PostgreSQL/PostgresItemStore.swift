@@ -294,7 +294,7 @@ final class PostgresItemStore: ServerStore {
     /// Runs `sql` on a connection of the pool and returns its rows.
     private func rows(_ sql: String, _ statement: PostgresStatement) async throws(StorageError) -> [PostgresRow] {
         do {
-            return try await client.query(statement.query(sql), logger: logger).collect()
+            return try await client.answeredRows(statement.query(sql), logger: logger)
         } catch {
             throw StorageError.postgres(error)
         }
@@ -812,8 +812,7 @@ private actor EventReader {
     private func readAll() async throws {
         // Every transaction below the new horizon has ended: a later statement sees all their
         // events, and no event below it can appear any more.
-        let read = try await client.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
-            .collect()
+        let read = try await client.answeredRows("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
         guard let next = try read.first?.decode(String.self) else {
             throw StorageError.corrupt("the transaction horizon could not be read")
         }
@@ -827,7 +826,7 @@ private actor EventReader {
                 + "\(PostgresItemStore.eventsTable.quotedSQLIdentifier) "
                 + "WHERE (\"xid\", \"sequence\") > (\(statement.bind(after.xid))::xid8, \(statement.bind(Int(after.sequence)))) "
                 + "AND \"xid\" < \(statement.bind(next))::xid8 ORDER BY \"xid\", \"sequence\" LIMIT 1000"
-            let rows = try await client.query(statement.query(sql), logger: logger).collect()
+            let rows = try await client.answeredRows(statement.query(sql), logger: logger)
             for row in rows {
                 let (sequence, model, kind, text, selected, createdAt, xid) = try row.decode(
                     (Int64, String, String, String, String?, Int64, String).self
