@@ -260,6 +260,60 @@ import Testing
         }
     }
 
+    /// Runs `statements` on the store of `directory`, behind the server's back.
+    static func alterStore(_ statements: [String], in directory: URL) async throws {
+        if TestStore.isPostgres {
+            for sql in statements { _ = try await PostgresTestDatabases.shared.strings(sql, in: directory) }
+        } else {
+            let database = try DatabaseQueue(path: directory.appending(path: "stratus.sqlite").path)
+            try await database.write { db in for sql in statements { try db.execute(sql: sql) } }
+            try database.close()
+        }
+    }
+
+    /// The store failed under the mutation (its database restarting, its connection cut): the
+    /// answer is a 500, which clients send again with the same key, not a 200 that they take
+    /// for a refusal of the write and drop. The repeat, once the store is back, runs the
+    /// mutation, which wrote nothing the first time.
+    @Test func aMutationTheStoreFailedIsA500AndItsRepeatRuns() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await Self.withEndpoint(directory: directory) { url in
+            let create = #"{"query":"mutation { createNote(input: {id: \"n1\", text: \"hello\"}) { id text } }"}"#
+            try await Self.alterStore(
+                TestStore.isPostgres
+                    ? [
+                        "CREATE FUNCTION \"fail_notes\"() RETURNS trigger LANGUAGE plpgsql AS "
+                            + "$$ BEGIN RAISE EXCEPTION 'the disk is gone'; END $$",
+                        "CREATE TRIGGER \"fail_notes\" BEFORE INSERT ON \"Note\" FOR EACH ROW EXECUTE FUNCTION \"fail_notes\"()",
+                    ]
+                    : [
+                        "CREATE TRIGGER \"fail_notes\" BEFORE INSERT ON \"Note\" "
+                            + "BEGIN SELECT RAISE(ABORT, 'the disk is gone'); END"
+                    ],
+                in: directory
+            )
+            let failed = try await Self.post(url, create, key: "create-n1")
+            #expect(failed.status == 500)
+            #expect(
+                failed.body
+                    == #"{"data":{"createNote":null},"errors":[{"path":["createNote"],"data":null,"#
+                    + #""errorType":"InternalFailure","errorInfo":null,"locations":[{"line":1,"column":12,"#
+                    + #""sourceName":null}],"message":"An internal failure occurred while resolving this field. "#
+                    + #"The server log has the details."}]}"#
+            )
+            try await Self.alterStore(
+                [TestStore.isPostgres ? "DROP TRIGGER \"fail_notes\" ON \"Note\"" : "DROP TRIGGER \"fail_notes\""],
+                in: directory
+            )
+            let repeated = try await Self.post(url, create, key: "create-n1")
+            #expect(repeated.status == 200)
+            #expect(repeated.headers["idempotent-replayed"] == nil)
+            #expect(repeated.body == #"{"data":{"createNote":{"id":"n1","text":"hello"}}}"#)
+            #expect(try await Self.noteCount(url) == 1)
+        }
+    }
+
     @Test func keysExpireAndArePurged() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

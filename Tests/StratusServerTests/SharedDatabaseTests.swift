@@ -172,6 +172,65 @@ struct SharedDatabaseTests {
         #expect(heard.all == (1...31).map { "p1@\($0)" })
     }
 
+    /// PostgreSQL ends a connection that is idle in a transaction, between two of its statements
+    /// (a restart, `pg_terminate_backend`): the next statement fails at once, and so does the
+    /// transaction. PostgresNIO's own query never answered on such a connection, which held a
+    /// write (and a server starting, in its migration) for good.
+    @Test(.timeLimit(.minutes(1)))
+    func aStatementAfterItsConnectionEndedFailsAtOnce() async throws {
+        let directory = temporaryDirectory()
+        let location = try await PostgresTestDatabases.shared.database(for: directory)
+        let logger = Logger(label: "SharedDatabaseTests") { _ in SwiftLogNoOpLogHandler() }
+        let client = PostgresClient(configuration: location.configuration(connections: 2), backgroundLogger: logger)
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        do {
+            try await client.answeredTransaction(logger: logger) { connection in
+                let rows = try await connection.answeredRows("SELECT pg_backend_pid()", logger: logger)
+                let pid = try rows[0].decode(Int32.self)
+                let ended = try await PostgresTestDatabases.shared.strings(
+                    "SELECT pg_terminate_backend(\(pid))::text",
+                    in: directory
+                )
+                #expect(ended == ["true"])
+                while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+                _ = try await connection.answeredRows("SELECT 1", logger: logger)
+            }
+            Issue.record("the transaction went on after its connection ended")
+        } catch let failure as PostgresTransactionFailure {
+            #expect(failure.step == .body)
+            #expect(failure.error is PostgresConnectionClosed)
+            #expect(failure.rollbackError is PostgresConnectionClosed)
+        }
+    }
+
+    /// PostgreSQL ends a write's connection in the middle of its transaction (a restart,
+    /// `pg_terminate_backend`): the write fails at once with an internal failure, which a client
+    /// sends again, rather than waiting forever, and the next write is applied.
+    @Test(.timeLimit(.minutes(1)))
+    func aWriteWhoseConnectionEndsMidTransactionFailsAtOnce() async throws {
+        let directory = temporaryDirectory()
+        let server = try await TestServer(postSchema, directory: directory)
+        for sql in [
+            "CREATE FUNCTION \"end_connection\"() RETURNS trigger LANGUAGE plpgsql AS "
+                + "$$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NEW; END $$",
+            "CREATE TRIGGER \"end_connection\" BEFORE INSERT ON \"Post\" FOR EACH ROW EXECUTE FUNCTION \"end_connection\"()",
+        ] {
+            _ = try await PostgresTestDatabases.shared.strings(sql, in: directory)
+        }
+        let create = #"mutation { createPost(input: {id: "p1", title: "t", rating: 0, status: DRAFT}) { id } }"#
+        let failed = await server.run(create)
+        #expect(
+            failed
+                == #"{"data":{"createPost":null},"errors":[{"path":["createPost"],"data":null,"#
+                + #""errorType":"InternalFailure","errorInfo":null,"locations":[{"line":1,"column":12,"#
+                + #""sourceName":null}],"message":"An internal failure occurred while resolving this field. "#
+                + #"The server log has the details."}]}"#
+        )
+        _ = try await PostgresTestDatabases.shared.strings("DROP TRIGGER \"end_connection\" ON \"Post\"", in: directory)
+        #expect(await server.run(create) == #"{"data":{"createPost":{"id":"p1"}}}"#)
+    }
+
     /// A write's transaction held open takes no lock another item's write waits for: the other
     /// write commits at once. Its event is delivered only once the held transaction ended, after
     /// the held one's, so that no reader passes an event that is not committed yet.

@@ -22,6 +22,9 @@
         var operations: Int
         var pace: Int
         var conflicts: ChaosOptions.Conflicts
+        /// The shared folders and notes, `f0`… and `n0`….
+        var folders: Int
+        var notes: Int
         /// A file whose presence ends the operations early: the harness's time bound passed.
         var stop: URL
 
@@ -64,6 +67,10 @@
                 throw ChaosError("chaos-device: --conflicts is automerge or optimistic.")
             }
             self.conflicts = conflicts
+            let records = try integer("records")
+            guard records >= 2 else { throw ChaosError("chaos-device: --records is at least 2, not \(records).") }
+            folders = ChaosOptions.folders(of: records)
+            notes = records - folders
             stop = URL(fileURLWithPath: try required("stop"))
         }
 
@@ -184,7 +191,7 @@
             let label = "device \(device) operation \(sequence)"
             do {
                 if random.next(below: 10) < 3 {
-                    let id = "f\(random.next(below: ChaosRandom.folders))"
+                    let id = "f\(random.next(below: folders))"
                     entry.model = "Folder"
                     entry.id = id
                     let existing = try await plugin.query(Folder.self, byId: id)
@@ -202,7 +209,7 @@
                     _ = try await plugin.save(folder, where: nil)
                     return entry
                 }
-                let id = "n\(random.next(below: ChaosRandom.notes))"
+                let id = "n\(random.next(below: notes))"
                 entry.model = "Note"
                 entry.id = id
                 let existing = try await plugin.query(Note.self, byId: id)
@@ -217,7 +224,7 @@
                     note = existing
                     entry.kind = .update
                 } else {
-                    let folderID = "f\(random.next(below: ChaosRandom.folders))"
+                    let folderID = "f\(random.next(below: folders))"
                     guard let folder = try await plugin.query(Folder.self, byId: folderID) else { return nil }
                     note = Note(id: id, title: "", ops: [], folder: folder)
                     entry.kind = .create
@@ -239,9 +246,6 @@
     /// the device and the operation's position, so a restarted device makes the same operations
     /// and a seed replays the same run.
     struct ChaosRandom {
-        static let folders = 4
-        static let notes = 12
-
         private var state: UInt64
 
         init(_ seed: UInt64, _ stream: Int, _ position: Int) {

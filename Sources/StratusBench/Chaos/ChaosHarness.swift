@@ -1,5 +1,7 @@
 #if STRATUS_BENCH_DATASTORE
     import Foundation
+    import StratusBackend
+    import StratusCodegen
     import StratusServer
     import StratusTesting
     import Synchronization
@@ -14,19 +16,48 @@
     /// edit shared records against the local backend while a seeded nemesis kills devices,
     /// restarts the server and breaks the network; then every fault heals, the harness waits for
     /// quiescence and checks what ``ChaosCheck`` describes.
+    ///
+    /// The backend is one server in this process on SQLite, or `stratus serve` instances sharing
+    /// a PostgreSQL database (``ChaosCluster``), device `d` on instance `d % instances`.
     final class ChaosHarness: Sendable {
+        /// What serves the devices.
+        enum Servers: Sendable {
+            case local(LocalBackend)
+            case cluster(ChaosCluster)
+
+            var apiKey: String {
+                switch self {
+                case .local(let backend): backend.apiKey
+                case .cluster: ChaosCluster.apiKey
+                }
+            }
+
+            /// The endpoint device `device` syncs with.
+            func endpoint(of device: Int) -> URL {
+                switch self {
+                case .local(let backend): backend.endpoint
+                case .cluster(let cluster): cluster.endpoints[device % cluster.endpoints.count]
+                }
+            }
+        }
+
         let options: ChaosOptions
         let directory: URL
-        private let backend: LocalBackend
+        private let servers: Servers
         private let proxies: [FaultProxy]
         private let processes: Mutex<[Int: ChildProcess]>
         private let incarnations: Mutex<[Int: Int]>
         private let faultCounts = Mutex<[ChaosNemesis.Kind: Int]>([:])
+        /// Instances that ended without being killed, with how they ended.
+        private let crashes = Mutex<[String]>([])
+        /// On PostgreSQL, a server of this process on the shared database that reads the records
+        /// once every fault healed.
+        private let reader = Mutex<Backend?>(nil)
 
-        private init(options: ChaosOptions, directory: URL, backend: LocalBackend, proxies: [FaultProxy]) {
+        private init(options: ChaosOptions, directory: URL, servers: Servers, proxies: [FaultProxy]) {
             self.options = options
             self.directory = directory
-            self.backend = backend
+            self.servers = servers
             self.proxies = proxies
             processes = Mutex([:])
             incarnations = Mutex([:])
@@ -40,19 +71,47 @@
                     "stratus-chaos-\(options.seed)-\(UUID())"
                 )
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let backend = try await LocalBackend.start(
-                schema: ChaosSchema.text,
-                configuration: ServerConfiguration(
-                    conflictResolution: options.conflicts == .optimistic ? .optimisticConcurrency : .automerge,
-                    deltaSyncTTL: .seconds(7 * 86_400)
+            let servers: Servers
+            switch options.store {
+            case .sqlite:
+                servers = .local(
+                    try await LocalBackend.start(
+                        schema: ChaosSchema.text,
+                        configuration: ServerConfiguration(
+                            conflictResolution: options.conflicts == .optimistic ? .optimisticConcurrency : .automerge,
+                            deltaSyncTTL: .seconds(7 * 86_400)
+                        )
+                    )
                 )
-            )
+            case .postgres:
+                let stratus =
+                    options.stratus
+                    ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
+                    .appendingPathComponent("stratus")
+                servers = .cluster(
+                    try await ChaosCluster.start(
+                        in: directory,
+                        instances: options.instances,
+                        stratus: stratus,
+                        conflicts: options.conflicts
+                    )
+                )
+            }
             var proxies: [FaultProxy] = []
-            for _ in 0..<options.devices { proxies.append(try await FaultProxy.start(forwardingTo: backend.endpoint)) }
-            let harness = ChaosHarness(options: options, directory: directory, backend: backend, proxies: proxies)
+            for device in 0..<options.devices {
+                proxies.append(try await FaultProxy.start(forwardingTo: servers.endpoint(of: device)))
+            }
+            let harness = ChaosHarness(options: options, directory: directory, servers: servers, proxies: proxies)
+            let store =
+                switch servers {
+                case .local: "sqlite"
+                case .cluster(let cluster):
+                    "postgres (\(options.instances) instances of stratus serve on \(cluster.databaseURL))"
+                }
             print(
-                "chaos: seed \(options.seed), \(options.devices) devices × \(options.operations) operations, "
-                    + "conflicts \(options.conflicts.rawValue), store sqlite, directory \(directory.path)"
+                "chaos: seed \(options.seed), \(options.devices) devices × \(options.operations) operations on "
+                    + "\(options.records) records, conflicts \(options.conflicts.rawValue), store \(store), "
+                    + "directory \(directory.path)"
             )
             let passed: Bool
             do {
@@ -82,6 +141,7 @@
             let healed = ContinuousClock.now
             let settled = try await waitForQuiescence()
             let quiet = settled != nil
+            if !quiet { await describeUnsettled() }
             let converged = (settled ?? ContinuousClock.now) - healed
             let logs = try (0..<options.devices).reduce(into: [Int: [OperationLogEntry]]()) {
                 $0[$1] = try OperationLog.entries(at: logURL($1))
@@ -90,21 +150,64 @@
             for device in 0..<options.devices { devices[device] = try ChaosStores.device(at: databaseURL(device)) }
             let check = ChaosCheck(
                 logs: logs,
-                journal: try ChaosStores.journal(backend),
-                backend: try await ChaosStores.backendRecords(backend),
+                journal: try await journal(),
+                backend: try await backendRecords(),
                 devices: devices
             )
             let passed = report(check, quiet: quiet, converged: converged)
             if !passed {
-                try ChaosStores.copyBackend(backend, to: directory.appendingPathComponent("backend.sqlite"))
+                switch servers {
+                case .local(let backend):
+                    try ChaosStores.copyBackend(backend, to: directory.appendingPathComponent("backend.sqlite"))
+                case .cluster(let cluster):
+                    try await cluster.dump(to: directory.appendingPathComponent("backend.sql"))
+                }
+                let store =
+                    options.store == .postgres ? " --store postgres --instances \(options.instances)" : ""
                 print(
                     "chaos: FAILED; the devices' databases and logs and the backend's database are in "
                         + "\(directory.path). Replay the schedule with: swift run -c release StratusBench chaos "
                         + "--devices \(options.devices) --operations \(options.operations) --seed \(options.seed) "
-                        + "--conflicts \(options.conflicts.rawValue) --pace \(options.pace)"
+                        + "--conflicts \(options.conflicts.rawValue) --pace \(options.pace) --records \(options.records)"
+                        + store
                 )
             }
             return passed
+        }
+
+        // MARK: - The backend's data
+
+        private func journal() async throws -> [ChaosJournalEntry] {
+            switch servers {
+            case .local(let backend): try ChaosStores.journal(backend)
+            case .cluster(let cluster): try await cluster.journal()
+            }
+        }
+
+        private func backendRecords() async throws -> [ChaosKey: ChaosRecord] {
+            switch servers {
+            case .local(let backend):
+                return try await ChaosStores.backendRecords(backend)
+            case .cluster(let cluster):
+                if let open = reader.withLock({ $0 }) { return try await ChaosStores.backendRecords(open.server) }
+                let opened = try await Backend.open(
+                    Backend.Configuration(
+                        schema: try SchemaParser().parse(ChaosSchema.text),
+                        store: .database(
+                            try PostgresLocation(cluster.databaseURL + "?sslmode=disable"),
+                            connections: 2
+                        ),
+                        authorization: ServerAuthorization(
+                            defaultMode: .apiKey,
+                            apiKeys: [APIKey(value: ChaosCluster.apiKey)]
+                        ),
+                        httpLog: { _ in },
+                        cognitoLog: { _ in }
+                    )
+                )
+                reader.withLock { $0 = opened }
+                return try await ChaosStores.backendRecords(opened.server)
+            }
         }
 
         // MARK: - Devices
@@ -123,10 +226,10 @@
             let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
             let arguments = [
                 executable, "chaos-device", "--database", databaseURL(device).path, "--log", logURL(device).path,
-                "--endpoint", proxies[device].url(proxying: backend.endpoint).absoluteString, "--api-key",
-                backend.apiKey, "--device", String(device), "--incarnation", String(incarnation), "--seed",
+                "--endpoint", proxies[device].url(proxying: servers.endpoint(of: device)).absoluteString, "--api-key",
+                servers.apiKey, "--device", String(device), "--incarnation", String(incarnation), "--seed",
                 String(options.seed), "--operations", String(options.operations), "--pace", String(options.pace),
-                "--conflicts", options.conflicts.rawValue, "--stop", stopURL.path,
+                "--conflicts", options.conflicts.rawValue, "--records", String(options.records), "--stop", stopURL.path,
             ]
             let process = try await ChildProcess.start(
                 arguments,
@@ -153,13 +256,18 @@
         /// Runs the schedule until every device finished its operations and a few more faults
         /// hit their draining outboxes, or until `deadline`.
         private func nemesis(until deadline: ContinuousClock.Instant) async throws {
-            var schedule = ChaosNemesis(seed: options.seed, devices: options.devices)
+            var schedule = ChaosNemesis(
+                seed: options.seed,
+                devices: options.devices,
+                instances: options.store == .postgres ? options.instances : nil
+            )
             var healing: [String: Task<Void, any Error>] = [:]
             var drainFaults = 0
             while ContinuousClock.now < deadline, drainFaults < 2 * options.devices {
                 if try allFinished() { drainFaults += 1 }
                 let fault = schedule.next()
                 try await Task.sleep(for: .milliseconds(fault.after))
+                try await restartCrashedInstances()
                 try await healing[fault.target]?.value
                 // The wall-clock time matches the devices' logs of what their sync engines did.
                 print("chaos: \(Date()) \(fault)")
@@ -185,11 +293,34 @@
                     try await self.start(device)
                 }
             case .restart:
-                await backend.kill()
+                switch servers {
+                case .local(let backend):
+                    await backend.kill()
+                    return Task {
+                        try await Task.sleep(for: duration)
+                        try await backend.restart()
+                    }
+                case .cluster(let cluster):
+                    let instance = fault.instance ?? 0
+                    try await cluster.killInstance(instance)
+                    return Task {
+                        try await Task.sleep(for: duration)
+                        try await cluster.startInstance(instance)
+                    }
+                }
+            case .postgresFast, .postgresImmediate:
+                let cluster = try self.cluster(for: fault)
+                try await cluster.stopPostgres(mode: fault.kind == .postgresFast ? "fast" : "immediate")
                 return Task {
                     try await Task.sleep(for: duration)
-                    try await self.backend.restart()
+                    try await cluster.startPostgres()
                 }
+            case .terminate, .terminateListeners:
+                let terminated = try await cluster(for: fault).terminate(
+                    listenersOnly: fault.kind == .terminateListeners
+                )
+                print("chaos: \(terminated) connections terminated")
+                return Task {}
             case .cut:
                 proxies[fault.device ?? 0].cutAllConnections()
                 return Task {}
@@ -203,8 +334,29 @@
             }
         }
 
+        /// The cluster a fault of the database hits.
+        private func cluster(for fault: ChaosNemesis.Fault) throws -> ChaosCluster {
+            guard case .cluster(let cluster) = servers else {
+                throw ChaosError("\(fault) hits PostgreSQL, but the run is on sqlite.")
+            }
+            return cluster
+        }
+
+        /// Starts again the instances that ended without being killed, and records them: an
+        /// instance must survive whatever its database and its clients do.
+        private func restartCrashedInstances() async throws {
+            guard case .cluster(let cluster) = servers else { return }
+            for (instance, status) in try await cluster.instancesEndedByThemselves() {
+                let line = "instance \(instance) \(status) by itself; its output is in \(directory.path)"
+                print("chaos: CRASH \(line)")
+                crashes.withLock { $0.append(line) }
+                try await cluster.startInstance(instance)
+            }
+        }
+
         /// Ends every fault: the network flows, the server and every device run.
         private func healAll() async throws {
+            try await restartCrashedInstances()
             for proxy in proxies { proxy.resume() }
             for device in 0..<options.devices where processes.withLock({ $0[device]?.isRunning != true }) {
                 print("chaos: device \(device) is not running; starting it")
@@ -221,8 +373,8 @@
             var last: [String] = []
             var since = ContinuousClock.now
             while ContinuousClock.now < deadline {
-                let records = try await ChaosStores.backendRecords(backend)
-                var snapshot = [try ChaosStores.journal(backend).count.description]
+                let records = try await backendRecords()
+                var snapshot = [try await journal().count.description]
                 var devices: [Int: ChaosDeviceState] = [:]
                 for device in 0..<options.devices {
                     let state = try ChaosStores.device(at: databaseURL(device))
@@ -241,6 +393,26 @@
             return nil
         }
 
+        /// Prints what the outboxes still hold and, on PostgreSQL, what the database's connections
+        /// do: what a run that did not settle waits for.
+        private func describeUnsettled() async {
+            for device in 0..<options.devices {
+                do {
+                    for line in try ChaosStores.outbox(at: databaseURL(device)) {
+                        print("chaos: device \(device) outbox: \(line)")
+                    }
+                } catch {
+                    print("chaos: device \(device)'s outbox cannot be read: \(error)")
+                }
+            }
+            guard case .cluster(let cluster) = servers else { return }
+            do {
+                for line in try await cluster.activity() { print("chaos: postgres: \(line)") }
+            } catch {
+                print("chaos: PostgreSQL's activity cannot be read: \(error)")
+            }
+        }
+
         // MARK: - Result
 
         private func report(_ check: ChaosCheck, quiet: Bool, converged: Duration) -> Bool {
@@ -248,6 +420,16 @@
             for line in check.duplicated.prefix(20) { print("chaos: DUPLICATED \(line)") }
             for line in check.diverged.prefix(20) { print("chaos: DIVERGED \(line)") }
             for line in check.outboxes { print("chaos: OUTBOX \(line)") }
+            let crashes = crashes.withLock { $0 }
+            for line in crashes { print("chaos: CRASHED \(line)") }
+            if case .cluster(let cluster) = servers {
+                let hangs = cluster.hungStarts
+                for line in hangs { print("chaos: HUNG \(line)") }
+                print(
+                    "chaos: \(cluster.startCount) starts of stratus serve, \(hangs.count) hung (killed and started "
+                        + "again), \(crashes.count) ended by themselves"
+                )
+            }
             if !quiet {
                 print(
                     "chaos: no quiescence within \(Int(options.quiescenceTimeout)) s: outboxes not empty or devices "
@@ -255,7 +437,7 @@
                 )
             }
             let counts = faultCounts.withLock { $0 }
-            let faults = ChaosNemesis.Kind.allCases.map { "\(counts[$0, default: 0]) \($0.rawValue)" }
+            let faults = ChaosNemesis.Kind.of(options.store).map { "\(counts[$0, default: 0]) \($0.rawValue)" }
             print(
                 "chaos: \(check.acknowledged) acknowledged writes; \(check.applied) writes in the journal; excused: "
                     + "\(check.superseded) by a later write of the device, \(check.settledByConflict) by a conflict or "
@@ -268,7 +450,7 @@
                     + "(\(faults.joined(separator: ", "))), \(check.lost.count) lost, \(check.duplicated.count) duplicated, "
                     + "\(check.diverged.count) diverged, converged in \(String(format: "%.1f", seconds)) s, seed \(options.seed)"
             )
-            return check.passed && quiet
+            return check.passed && quiet && crashes.isEmpty
         }
 
         private func tearDown() async {
@@ -278,7 +460,11 @@
             }
             for process in running { process.kill() }
             for proxy in proxies { await proxy.stop() }
-            await backend.stop()
+            if let reader = reader.withLock({ $0 }) { try? reader.close() }
+            switch servers {
+            case .local(let backend): await backend.stop()
+            case .cluster(let cluster): await cluster.stop()
+            }
         }
     }
 #endif

@@ -4,12 +4,16 @@
 /// Faults of different targets overlap (a device killed while the server restarts during a
 /// partition of a third device): each fault waits only for the previous fault of its own target
 /// to heal. Which operations a fault meets depends on timing, which no seed fixes.
+///
+/// On PostgreSQL (`instances` given), `restart` hits one `stratus serve` instance and the
+/// database has faults of its own; on SQLite the schedule is the one it always was.
 struct ChaosNemesis {
     /// A kind of fault.
     enum Kind: String, Sendable, CaseIterable {
         /// SIGKILL of a device process, started again after the fault's duration.
         case kill
-        /// The server stops (its store closed) and starts again on the same port and data.
+        /// On SQLite, the server stops (its store closed) and starts again on the same port and
+        /// data; on PostgreSQL, one `stratus serve` instance is SIGKILLed and started again.
         case restart
         /// Every open connection of a device is closed.
         case cut
@@ -17,6 +21,24 @@ struct ChaosNemesis {
         case blackHole = "black-hole"
         /// Each chunk a device sends or receives is held for 50–500 ms.
         case delay
+        /// PostgreSQL stops with `pg_ctl stop -m fast` (clients disconnected, a checkpoint) and
+        /// starts again after the fault's duration.
+        case postgresFast = "postgres-fast-restart"
+        /// PostgreSQL stops with `pg_ctl stop -m immediate` (as a crash: recovery at the next
+        /// start) and starts again after the fault's duration.
+        case postgresImmediate = "postgres-immediate-restart"
+        /// `pg_terminate_backend` of every connection the instances hold to the database.
+        case terminate = "postgres-terminate"
+        /// `pg_terminate_backend` of the connections that `LISTEN` for other instances' writes.
+        case terminateListeners = "postgres-terminate-listeners"
+
+        /// The kinds of a run on `store`.
+        static func of(_ store: ChaosOptions.Store) -> [Kind] {
+            switch store {
+            case .sqlite: [.kill, .restart, .cut, .blackHole, .delay]
+            case .postgres: allCases
+            }
+        }
     }
 
     /// One fault of the schedule.
@@ -25,8 +47,10 @@ struct ChaosNemesis {
         /// The pause before the fault starts, after the previous one started, in milliseconds.
         var after: Int
         var kind: Kind
-        /// The device it hits; `nil` for the server.
+        /// The device it hits; `nil` for the server and the database.
         var device: Int?
+        /// The instance a `restart` on PostgreSQL hits.
+        var instance: Int?
         /// How long it lasts before it heals, in milliseconds.
         var duration: Int
         /// For a delay, the delay of each chunk, in milliseconds.
@@ -35,14 +59,17 @@ struct ChaosNemesis {
         /// What the fault hits, for the waits between faults of one target.
         var target: String {
             switch kind {
-            case .restart: "server"
+            case .restart: instance.map { "instance \($0)" } ?? "server"
+            case .postgresFast, .postgresImmediate, .terminate, .terminateListeners: "postgres"
             case .kill: "process \(device ?? 0)"
             case .cut, .blackHole, .delay: "network \(device ?? 0)"
             }
         }
 
         var description: String {
-            let hit = device.map { "device \($0)" } ?? "server"
+            let hit =
+                device.map { "device \($0)" } ?? instance.map { "instance \($0)" }
+                ?? (target == "postgres" ? "postgres" : "server")
             let extra = kind == .delay ? " by \(delay) ms" : ""
             return "fault \(number): +\(after) ms \(kind.rawValue) \(hit)\(extra) for \(duration) ms"
         }
@@ -50,35 +77,67 @@ struct ChaosNemesis {
 
     private var random: ChaosRandom
     private let devices: Int
+    /// The `stratus serve` instances on PostgreSQL; `nil` on SQLite.
+    private let instances: Int?
     private var count = 0
 
-    init(seed: UInt64, devices: Int) {
+    init(seed: UInt64, devices: Int, instances: Int? = nil) {
         random = ChaosRandom(seed, -1, 0)
         self.devices = devices
+        self.instances = instances
     }
 
     /// The next fault of the schedule.
     mutating func next() -> Fault {
         count += 1
         let roll = random.next(below: 100)
-        let kind: Kind =
-            switch roll {
-            case ..<30: .kill
-            case ..<42: .restart
-            case ..<62: .cut
-            case ..<80: .blackHole
-            default: .delay
+        let kind: Kind
+        if instances == nil {
+            kind =
+                switch roll {
+                case ..<30: .kill
+                case ..<42: .restart
+                case ..<62: .cut
+                case ..<80: .blackHole
+                default: .delay
+                }
+        } else {
+            kind =
+                switch roll {
+                case ..<24: .kill
+                case ..<34: .restart
+                case ..<46: .cut
+                case ..<56: .blackHole
+                case ..<66: .delay
+                case ..<75: .postgresFast
+                case ..<82: .postgresImmediate
+                case ..<91: .terminate
+                default: .terminateListeners
+                }
+        }
+        let device: Int? =
+            switch kind {
+            case .kill, .cut, .blackHole, .delay: random.next(below: devices)
+            case .restart, .postgresFast, .postgresImmediate, .terminate, .terminateListeners: nil
             }
-        let device = kind == .restart ? nil : random.next(below: devices)
+        let instance = kind == .restart ? instances.map { random.next(below: $0) } : nil
         let after = 100 + random.next(below: 600)
         let duration =
             switch kind {
             case .kill: 50 + random.next(below: 1_500)
-            case .restart: 100 + random.next(below: 1_500)
-            case .cut: 0
+            case .restart, .postgresFast, .postgresImmediate: 100 + random.next(below: 1_500)
+            case .cut, .terminate, .terminateListeners: 0
             case .blackHole, .delay: 200 + random.next(below: 3_000)
             }
         let delay = kind == .delay ? 50 + random.next(below: 450) : 0
-        return Fault(number: count, after: after, kind: kind, device: device, duration: duration, delay: delay)
+        return Fault(
+            number: count,
+            after: after,
+            kind: kind,
+            device: device,
+            instance: instance,
+            duration: duration,
+            delay: delay
+        )
     }
 }

@@ -8,6 +8,14 @@ struct ChaosOptions: Sendable {
         case optimistic
     }
 
+    /// Where the backend keeps its data.
+    enum Store: String, Sendable, CaseIterable {
+        /// One server in the harness's process on a SQLite data directory.
+        case sqlite
+        /// `stratus serve` processes sharing a database of a throwaway PostgreSQL cluster.
+        case postgres
+    }
+
     var devices = 3
     /// Operations per device.
     var operations = 200
@@ -15,6 +23,14 @@ struct ChaosOptions: Sendable {
     /// The longest the operations and faults run, in minutes; the check follows.
     var minutes = 10.0
     var conflicts = Conflicts.automerge
+    var store = Store.sqlite
+    /// How many `stratus serve` instances share the PostgreSQL database (`--store postgres`).
+    var instances = 2
+    /// The `stratus` executable the instances run; by default the one beside this program.
+    var stratus: URL?
+    /// The shared records the devices edit: a quarter of them folders (at least one), the rest
+    /// notes.
+    var records = 16
     /// The longest the harness waits for quiescence once every fault healed, in seconds.
     var quiescenceTimeout = 120.0
     /// The mean pause between two operations of a device, in milliseconds.
@@ -25,8 +41,9 @@ struct ChaosOptions: Sendable {
 
     static let usage = """
         usage: StratusBench chaos [--devices N] [--operations N (per device)] [--seed N] [--minutes M]
-                                  [--conflicts automerge|optimistic] [--pace MS] [--quiescence-timeout S]
-                                  [--directory PATH]
+                                  [--conflicts automerge|optimistic] [--records N] [--pace MS]
+                                  [--quiescence-timeout S] [--directory PATH]
+                                  [--store sqlite|postgres] [--instances N (postgres)] [--stratus PATH (postgres)]
         """
 
     /// Reads `arguments` (those after `chaos`).
@@ -34,6 +51,7 @@ struct ChaosOptions: Sendable {
     /// - Throws: ``ChaosError`` naming the option and the values it takes.
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
+        var instancesGiven = false
         func value(_ name: String) throws -> String {
             guard let value = rest.popFirst() else { throw ChaosError("\(name) needs a value.\n\(Self.usage)") }
             return value
@@ -54,6 +72,11 @@ struct ChaosOptions: Sendable {
             case "--pace": pace = try number(option, atLeast: 0)
             case "--quiescence-timeout": quiescenceTimeout = try number(option, atLeast: 1)
             case "--directory": directory = URL(fileURLWithPath: try value(option))
+            case "--records": records = try number(option, atLeast: 2)
+            case "--instances":
+                instances = try number(option, atLeast: 1)
+                instancesGiven = true
+            case "--stratus": stratus = URL(fileURLWithPath: try value(option))
             case "--conflicts":
                 let text = try value(option)
                 guard let parsed = Conflicts(rawValue: text) else {
@@ -65,12 +88,25 @@ struct ChaosOptions: Sendable {
                 conflicts = parsed
             case "--store":
                 let text = try value(option)
-                guard text == "sqlite" else {
-                    throw ChaosError("--store \(text) is not built yet: the chaos harness runs on sqlite only.")
+                guard let parsed = Store(rawValue: text) else {
+                    throw ChaosError(
+                        "--store takes \(Store.allCases.map(\.rawValue).joined(separator: " or ")), not '\(text)'."
+                    )
                 }
+                store = parsed
             default:
                 throw ChaosError("Unknown option '\(option)'.\n\(Self.usage)")
             }
         }
+        if store == .sqlite, instancesGiven {
+            throw ChaosError("--instances needs --store postgres: on sqlite one server holds the data.")
+        }
     }
+
+    /// How many of ``records`` are folders and how many notes.
+    var folders: Int { Self.folders(of: records) }
+    var notes: Int { records - folders }
+
+    /// The folders among `records` shared records: a quarter, at least one.
+    static func folders(of records: Int) -> Int { max(1, records / 4) }
 }

@@ -15,12 +15,19 @@
         ///
         /// - Throws: ``ChaosError`` with the server's answer when a query fails.
         static func backendRecords(_ backend: LocalBackend) async throws -> [ChaosKey: ChaosRecord] {
+            try await backendRecords(backend.server)
+        }
+
+        /// Every record `server` holds, tombstones included, from its `sync` queries.
+        ///
+        /// - Throws: ``ChaosError`` with the server's answer when a query fails.
+        static func backendRecords(_ server: StratusServer) async throws -> [ChaosKey: ChaosRecord] {
             var records: [ChaosKey: ChaosRecord] = [:]
             for (model, plural) in [("Folder", "Folders"), ("Note", "Notes")] {
                 let selection = (["id", "ops", "_version", "_deleted"] + fields[model, default: []]).joined(
                     separator: " "
                 )
-                let answer = await backend.server.execute(
+                let answer = await server.execute(
                     query: "{ sync\(plural)(limit: 1000000) { items { \(selection) } nextToken } }",
                     identity: .apiKey
                 ).body
@@ -52,19 +59,23 @@
             let queue = try readOnly(backend.dataDirectory.appendingPathComponent("stratus.sqlite"))
             return try queue.read { db in
                 try Row.fetchAll(db, sql: "SELECT \"model\", \"item\" FROM \"_stratus_delta\" ORDER BY \"position\"")
-                    .map { row in
-                        let text: String = row["item"]
-                        guard let item = try? JSON(parsing: text), let id = item["id"]?.stringValue else {
-                            throw ChaosError("A journal entry of the backend is not a record: \(text)")
-                        }
-                        return ChaosJournalEntry(
-                            key: ChaosKey(model: row["model"], id: id),
-                            version: item["_version"]?.intValue,
-                            deleted: item["_deleted"]?.boolValue == true,
-                            ops: (item["ops"]?.arrayValue ?? []).compactMap(\.stringValue)
-                        )
-                    }
+                    .map { row in try journalEntry(model: row["model"], item: row["item"]) }
             }
+        }
+
+        /// The journal entry of a change of a `model` record to `item` (its JSON text).
+        ///
+        /// - Throws: ``ChaosError`` when `item` is not a record.
+        static func journalEntry(model: String, item text: String) throws -> ChaosJournalEntry {
+            guard let item = try? JSON(parsing: text), let id = item["id"]?.stringValue else {
+                throw ChaosError("A journal entry of the backend is not a record: \(text)")
+            }
+            return ChaosJournalEntry(
+                key: ChaosKey(model: model, id: id),
+                version: item["_version"]?.intValue,
+                deleted: item["_deleted"]?.boolValue == true,
+                ops: (item["ops"]?.arrayValue ?? []).compactMap(\.stringValue)
+            )
         }
 
         /// What the device database at `url` holds: its live rows with their metadata, the
@@ -121,6 +132,28 @@
                 }
                 let outbox = try Int.fetchOne(db, sql: "SELECT count(*) FROM \"_stratus_outbox\"") ?? 0
                 return ChaosDeviceState(records: records, outbox: outbox)
+            }
+        }
+
+        /// The outbox of the device database at `url`, a line per change, for a run that did not
+        /// settle: which record, what change, since when, and whether it is being sent.
+        ///
+        /// - Throws: what GRDB throws when the file cannot be read.
+        static func outbox(at url: URL) throws -> [String] {
+            try readOnly(url).read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT \"modelName\", \"modelId\", \"mutationType\", \"createdAt\", \"inProcess\", "
+                        + "\"json\" FROM \"_stratus_outbox\" ORDER BY \"sequence\""
+                ).map { row in
+                    let model: String = row["modelName"]
+                    let id: String = row["modelId"]
+                    let kind: String = row["mutationType"]
+                    let since: String = row["createdAt"]
+                    let sending: Bool = row["inProcess"]
+                    let json: String = row["json"]
+                    return "\(kind) \(model) \(id) since \(since)\(sending ? " (being sent)" : ""): \(json)"
+                }
             }
         }
 

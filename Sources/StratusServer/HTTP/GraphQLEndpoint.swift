@@ -214,18 +214,23 @@ package struct GraphQLEndpoint: Sendable {
     /// ``ServerLimits/executionTimeout`` (the work goes on).
     func answer(of work: Task<Data, Never>) async -> Data {
         guard let data = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
-            let body = AppSyncError.body([AppSyncError(.executionTimeout, "Execution timed out.")], data: .null)
             // The history keeps the answer sent, whatever the work, which goes on, notes later.
             if let entry = RequestLogEntry.current, entry.isRecorded {
-                entry.note(errors: body["errors"]?.arrayValue ?? [], final: true)
+                entry.note(errors: Self.executionTimedOutErrors.map(\.json), final: true)
             }
-            return body.data
+            return Self.executionTimedOut
         }
         return data
     }
 
     /// `x-api-key`, whose value a request history shows the first characters of.
     static let apiKeyHeader = HTTPField.Name("x-api-key")!
+
+    /// The errors of a request that ran past its execution deadline.
+    static let executionTimedOutErrors = [AppSyncError(.executionTimeout, "Execution timed out.")]
+
+    /// The answer of a request that ran past its execution deadline.
+    static let executionTimedOut = AppSyncError.body(executionTimedOutErrors, data: .null).data
 
     static func response(status: Int, body: JSON) -> Response {
         response(status: status, data: body.data)

@@ -14,6 +14,12 @@ import Hummingbird
 ///   recording its response: the mutation does not run again, and the answer says so.
 /// The same key with another body gets `422`. Keys are per caller (``Identity/idempotencyScope``)
 /// and expire after ``ServerConfiguration/idempotencyKeyTTL``.
+///
+/// A response that tells of an internal failure (the store failed under the mutation: its
+/// database restarting, its connection cut) is not recorded, and its status is `500`: clients
+/// send a 5xx again with the same key, and the repeat runs the mutation unless its first run
+/// wrote. With a `200`, DataStore and the AppSync client take the errors for the backend's
+/// refusal of the write and drop it.
 extension GraphQLEndpoint {
     func respondOnce(
         to operation: Operation,
@@ -54,17 +60,20 @@ extension GraphQLEndpoint {
         let mutation = Task { [self] in
             let result = await run(operation, identity: identity, idempotency: claim)
             let data = finalBody(result)
-            let recorded =
-                Self.isTransientFailure(result) ? nil : IdempotencyRecord.Response(status: 200, body: [UInt8](data))
+            let transient = Self.isTransientFailure(result)
+            let recorded = transient ? nil : IdempotencyRecord.Response(status: 200, body: [UInt8](data))
             do {
                 try await server.finishIdempotent(claim, recording: recorded)
             } catch {
                 log("Cannot record the response to the mutation with the Idempotency-Key '\(claim.key)': \(error)")
             }
-            return data
+            return (data: data, status: transient ? 500 : 200)
         }
         let work = Task { await mutation.value }
-        return Self.response(status: 200, data: await answer(of: work))
+        guard let answered = await ExecutionDeadline.value(of: work, timeout: limits.executionTimeout) else {
+            return Self.response(status: 200, data: Self.executionTimedOut)
+        }
+        return Self.response(status: answered.status, data: answered.data)
     }
 
     /// Whether a response tells of a failure a repeat may not meet (an internal failure): such a

@@ -97,8 +97,7 @@ final class PostgresItemStore: ServerStore {
             )
         } catch {
             runTask.cancel()
-            let underlying =
-                (error as? PostgresTransactionError).map { $0.closureError ?? $0.beginError ?? $0 } ?? error
+            let underlying = (error as? PostgresTransactionFailure).map(\.error) ?? error
             // The store's own refusals (a destructive schema change) are said as they are.
             if let refusal = underlying as? StorageError { throw refusal }
             throw StorageError.database(PostgresUnreachable(location: location, failure: StorageError.postgres(error)))
@@ -144,10 +143,10 @@ final class PostgresItemStore: ServerStore {
         layouts: [String: TableLayout],
         logger: Logger
     ) async throws -> ([SchemaChange], [UInt8], String) {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.answeredTransaction(logger: logger) { connection in
             func run(_ sql: String, _ statement: PostgresStatement = PostgresStatement()) async throws -> [PostgresRow]
             {
-                try await connection.query(statement.query(sql), logger: logger).collect()
+                try await connection.answeredRows(statement.query(sql), logger: logger)
             }
             _ = try await run("SELECT pg_advisory_xact_lock(\(migrationLock))")
             _ = try await run(
@@ -295,7 +294,7 @@ final class PostgresItemStore: ServerStore {
     /// Runs `sql` on a connection of the pool and returns its rows.
     private func rows(_ sql: String, _ statement: PostgresStatement) async throws(StorageError) -> [PostgresRow] {
         do {
-            return try await client.query(statement.query(sql), logger: logger).collect()
+            return try await client.answeredRows(statement.query(sql), logger: logger)
         } catch {
             throw StorageError.postgres(error)
         }
@@ -400,7 +399,7 @@ final class PostgresItemStore: ServerStore {
         let layout = try layout(write.model)
         try await purgeIfDue(now: write.now)
         do {
-            return try await client.withTransaction(logger: logger) { connection in
+            return try await client.answeredTransaction(logger: logger) { connection in
                 try await Self.perform(write, layout: layout, on: connection, logger: self.logger)
             }
         } catch {
@@ -417,14 +416,14 @@ final class PostgresItemStore: ServerStore {
         // gets at once.
         let lockNames = Set(writes.map(\.lockName)).sorted()
         do {
-            try await client.withTransaction(logger: logger) { connection in
+            try await client.answeredTransaction(logger: logger) { connection in
                 for name in lockNames {
                     var lock = PostgresStatement()
                     let mark = lock.bind(name)
-                    _ = try await connection.query(
+                    _ = try await connection.answeredRows(
                         lock.query("SELECT pg_advisory_xact_lock(hashtextextended(\(mark), 0))"),
                         logger: self.logger
-                    ).collect()
+                    )
                 }
                 for (index, (write, layout)) in prepared.enumerated() {
                     let outcome = try await Self.perform(write, layout: layout, on: connection, logger: self.logger)
@@ -432,8 +431,8 @@ final class PostgresItemStore: ServerStore {
                 }
             }
             return .written
-        } catch let error as PostgresTransactionError {
-            if let refusal = error.closureError as? BatchRefusal, error.rollbackError == nil {
+        } catch let error as PostgresTransactionFailure {
+            if error.step == .body, let refusal = error.error as? BatchRefusal, error.rollbackError == nil {
                 return .refused(index: refusal.index, outcome: refusal.outcome)
             }
             throw StorageError.postgres(error)
@@ -479,7 +478,7 @@ final class PostgresItemStore: ServerStore {
         logger: Logger
     ) async throws -> WriteOutcome {
         func run(_ sql: String, _ statement: PostgresStatement) async throws -> [PostgresRow] {
-            try await connection.query(statement.query(sql), logger: logger).collect()
+            try await connection.answeredRows(statement.query(sql), logger: logger)
         }
         // One writer per item at a time, across every instance: the check and the write are one
         // step. The lock is its own statement, so that the read after it sees the last commit.
@@ -813,8 +812,7 @@ private actor EventReader {
     private func readAll() async throws {
         // Every transaction below the new horizon has ended: a later statement sees all their
         // events, and no event below it can appear any more.
-        let read = try await client.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
-            .collect()
+        let read = try await client.answeredRows("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
         guard let next = try read.first?.decode(String.self) else {
             throw StorageError.corrupt("the transaction horizon could not be read")
         }
@@ -828,7 +826,7 @@ private actor EventReader {
                 + "\(PostgresItemStore.eventsTable.quotedSQLIdentifier) "
                 + "WHERE (\"xid\", \"sequence\") > (\(statement.bind(after.xid))::xid8, \(statement.bind(Int(after.sequence)))) "
                 + "AND \"xid\" < \(statement.bind(next))::xid8 ORDER BY \"xid\", \"sequence\" LIMIT 1000"
-            let rows = try await client.query(statement.query(sql), logger: logger).collect()
+            let rows = try await client.answeredRows(statement.query(sql), logger: logger)
             for row in rows {
                 let (sequence, model, kind, text, selected, createdAt, xid) = try row.decode(
                     (Int64, String, String, String, String?, Int64, String).self

@@ -341,6 +341,7 @@ extension StorageError {
     /// A failure of PostgreSQL, with the server's message when it sent one.
     static func postgres(_ error: any Error) -> StorageError {
         if let error = error as? StorageError { return error }
+        if let error = error as? PostgresTransactionFailure { return postgres(error.error) }
         if let error = error as? PostgresTransactionError {
             return postgres(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
         }

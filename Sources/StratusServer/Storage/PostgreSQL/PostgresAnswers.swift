@@ -1,0 +1,144 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// The connection a statement was sent on closed before PostgreSQL answered it: PostgreSQL ended
+/// the connection (a restart, `pg_terminate_backend`) or the network failed.
+struct PostgresConnectionClosed: Error, CustomStringConvertible {
+    var description: String {
+        "PostgreSQL closed the connection before it answered the statement (it restarted, or the connection "
+            + "was terminated)."
+    }
+}
+
+/// A transaction of ``PostgresClient/answeredTransaction(logger:_:)`` that failed, with the
+/// failure of the step that failed.
+struct PostgresTransactionFailure: Error, CustomStringConvertible {
+    /// What failed: `BEGIN`, the transaction's own statements, or `COMMIT`.
+    enum Step: Sendable { case begin, body, commit }
+
+    var step: Step
+    var error: any Error
+    /// Why the `ROLLBACK` after a failed body failed, when it did.
+    var rollbackError: (any Error)?
+
+    var description: String { "\(error)" }
+}
+
+extension PostgresConnection {
+    /// The rows of `query`, or ``PostgresConnectionClosed`` when the connection closes before
+    /// they all came.
+    ///
+    /// PostgresNIO's `query` hands the statement to the connection's channel without waiting for
+    /// the handoff: on a channel that closed since the previous statement (PostgreSQL ended an
+    /// idle connection in a transaction), the handoff fails unseen and the query never answers,
+    /// which held a write, and the connection, for good. The rows are read in a task of their
+    /// own, raced with the connection's close.
+    func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        guard !isClosed else { throw PostgresConnectionClosed() }
+        let answer = FirstAnswer<[PostgresRow]>()
+        return try await withCheckedThrowingContinuation { continuation in
+            answer.await(continuation)
+            closeFuture.whenComplete { _ in answer.give(.failure(PostgresConnectionClosed())) }
+            Task {
+                do {
+                    answer.give(.success(try await self.query(query, logger: logger).collect()))
+                } catch {
+                    answer.give(.failure(error))
+                }
+            }
+        }
+    }
+}
+
+extension PostgresClient {
+    /// The rows of `query` on a pooled connection, through
+    /// ``PostgresConnection/answeredRows(_:logger:)``: the pool may lease a connection that
+    /// PostgreSQL has just ended, on which PostgresNIO's own query never answers.
+    func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await withConnection { connection in try await connection.answeredRows(query, logger: logger) }
+    }
+
+    /// Runs `body` in a transaction on a pooled connection, each of `BEGIN`, `COMMIT` and
+    /// `ROLLBACK` through ``PostgresConnection/answeredRows(_:logger:)``: a connection that
+    /// closes at any point fails the transaction at once rather than holding it forever. `body`
+    /// sends its own statements through `answeredRows` too.
+    ///
+    /// - Throws: ``PostgresTransactionFailure`` naming the step that failed.
+    func answeredTransaction<Result: Sendable>(
+        logger: Logger,
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await withConnection { connection in
+            do {
+                _ = try await connection.answeredRows("BEGIN", logger: logger)
+            } catch {
+                throw PostgresTransactionFailure(step: .begin, error: error)
+            }
+            let value: Result
+            do {
+                value = try await body(connection)
+            } catch {
+                var failure = PostgresTransactionFailure(step: .body, error: error)
+                do {
+                    _ = try await connection.answeredRows("ROLLBACK", logger: logger)
+                } catch {
+                    failure.rollbackError = error
+                }
+                throw failure
+            }
+            do {
+                _ = try await connection.answeredRows("COMMIT", logger: logger)
+            } catch {
+                throw PostgresTransactionFailure(step: .commit, error: error)
+            }
+            return value
+        }
+    }
+}
+
+/// The first of several outcomes that race to resume one continuation; the later ones are
+/// dropped.
+private final class FirstAnswer<Value: Sendable>: Sendable {
+    private enum State {
+        case waiting
+        case awaiting(CheckedContinuation<Value, any Error>)
+        case early(Result<Value, any Error>)
+        case done
+    }
+
+    private let state = Mutex<State>(.waiting)
+
+    /// Takes the continuation the outcome resumes; an outcome given before resumes it at once.
+    func await(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early: Result<Value, any Error>? = state.withLock { state in
+            switch state {
+            case .early(let result):
+                state = .done
+                return result
+            default:
+                state = .awaiting(continuation)
+                return nil
+            }
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    /// Gives an outcome: the first one resumes the continuation.
+    func give(_ result: Result<Value, any Error>) {
+        let continuation: CheckedContinuation<Value, any Error>? = state.withLock { state in
+            switch state {
+            case .waiting:
+                state = .early(result)
+                return nil
+            case .awaiting(let continuation):
+                state = .done
+                return continuation
+            case .early, .done:
+                return nil
+            }
+        }
+        continuation?.resume(with: result)
+    }
+}
