@@ -38,9 +38,13 @@ extension PostgresConnection {
     func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         guard !isClosed else { throw PostgresConnectionClosed() }
         let answer = FirstAnswer<[PostgresRow]>()
+        // Told of the close through one callback per connection, not one per statement: a
+        // callback stays on the close future until the connection closes, which on a pooled
+        // connection may be never.
+        let token = PendingStatements.shared.add(self) { answer.give(.failure(PostgresConnectionClosed())) }
+        defer { PendingStatements.shared.remove(token, of: self) }
         return try await withCheckedThrowingContinuation { continuation in
             answer.await(continuation)
-            closeFuture.whenComplete { _ in answer.give(.failure(PostgresConnectionClosed())) }
             Task {
                 do {
                     answer.give(.success(try await self.query(query, logger: logger).collect()))
@@ -95,6 +99,45 @@ extension PostgresClient {
             }
             return value
         }
+    }
+}
+
+/// The statements of each open connection that wait for their answer, which the connection's
+/// close fails: one callback on each connection's close future, whatever the number of its
+/// statements.
+private final class PendingStatements: Sendable {
+    static let shared = PendingStatements()
+
+    private struct State {
+        /// Per connection seen and not closed yet, its waiting statements' failures by token.
+        var connections: [ObjectIdentifier: [UInt64: @Sendable () -> Void]] = [:]
+        var nextToken: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Registers `fail`, called when `connection` closes before ``remove(_:of:)``.
+    func add(_ connection: PostgresConnection, _ fail: @escaping @Sendable () -> Void) -> UInt64 {
+        let id = ObjectIdentifier(connection)
+        let (token, isNew) = state.withLock { state in
+            state.nextToken += 1
+            let isNew = state.connections[id] == nil
+            state.connections[id, default: [:]][state.nextToken] = fail
+            return (state.nextToken, isNew)
+        }
+        if isNew { connection.closeFuture.whenComplete { _ in self.closed(id) } }
+        return token
+    }
+
+    /// Forgets the statement `token`, answered.
+    func remove(_ token: UInt64, of connection: PostgresConnection) {
+        _ = state.withLock { $0.connections[ObjectIdentifier(connection)]?.removeValue(forKey: token) }
+    }
+
+    /// Fails the waiting statements of a connection that closed, and forgets it.
+    private func closed(_ id: ObjectIdentifier) {
+        let failures = state.withLock { $0.connections.removeValue(forKey: id) } ?? [:]
+        for fail in failures.values { fail() }
     }
 }
 
