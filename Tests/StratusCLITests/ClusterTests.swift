@@ -42,24 +42,6 @@ struct ClusterTests {
         var connected: Bool { state.withLock { $0.connected } }
     }
 
-    /// A free loopback port, as the kernel picks one.
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(socket, socketAddress, length) == 0 && getsockname(socket, socketAddress, &length) == 0
-            }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Sends a mutation through nginx with an Idempotency-Key, again until it is answered (an
     /// instance killed under it answers nothing; the key makes the repeat safe).
     static func mutate(_ query: String, at endpoint: URL) async throws -> String {
@@ -108,7 +90,7 @@ struct ClusterTests {
         }
 
         // nginx in front, from the example's template.
-        let port = try Self.freePort()
+        let port = try freeLoopbackPort()
         let template = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appending(path: "Examples/cluster/nginx.conf.template")
         let nginxDirectory = directory.url.appending(path: "nginx")

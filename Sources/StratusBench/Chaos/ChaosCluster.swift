@@ -99,7 +99,7 @@
             ).write(to: files.appendingPathComponent("stratus.json"))
             var endpoints: [URL] = []
             for _ in 0..<instances {
-                endpoints.append(URL(string: "http://127.0.0.1:\(try freePort())/graphql")!)
+                endpoints.append(URL(string: "http://127.0.0.1:\(try freeLoopbackPort())/graphql")!)
             }
             let cluster = ChaosCluster(
                 files: files,
@@ -362,28 +362,6 @@
                 try? await connection.close()
                 throw error
             }
-        }
-
-        /// A free loopback port, as the kernel picks one.
-        private static func freePort() throws -> Int {
-            #if canImport(Glibc)
-                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #else
-                let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-            #endif
-            defer { close(descriptor) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-                }
-            }
-            guard bound else { throw ChaosError("Could not find a free port (errno \(errno)).") }
-            return Int(UInt16(bigEndian: address.sin_port))
         }
     }
 
