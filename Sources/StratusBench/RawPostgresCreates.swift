@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StratusServer
+import Synchronization
 
 /// The baseline of `server-stores`' PostgreSQL creates: the statements a create sends, sent
 /// with postgres-nio directly, in the same run, to tables of the same shape in a schema of their
@@ -26,6 +27,8 @@ struct RawPostgresCreates {
     }
 
     private static let schema = "stratus_raw_baseline"
+    /// The `createdAt` and `updatedAt` values, as the server writes them.
+    private static let timestamps = Mutex(ISO8601DateFormatter())
 
     func measure(clients: Int, databaseCPU: () -> Double) async throws -> Figures {
         let client = PostgresClient(
@@ -68,39 +71,41 @@ struct RawPostgresCreates {
         var figures = Figures()
         let cpuBefore = ProcessCPUTime.now().seconds
         let databaseBefore = databaseCPU()
-        let start = ContinuousClock.now
-        for index in 0..<items {
-            try await create(id: String(format: "item-%08d", index), index: index, client: client, logger: logger)
+        figures.creates = try await rate(items) {
+            for index in 0..<items {
+                try await create(id: String(format: "item-%08d", index), index: index, client: client, logger: logger)
+            }
         }
-        figures.creates = Double(items) / Self.seconds(ContinuousClock.now - start)
         figures.clientCPU = (ProcessCPUTime.now().seconds - cpuBefore) / Double(items)
         figures.databaseCPU = (databaseCPU() - databaseBefore) / Double(items)
 
         let perClient = concurrentItems / clients
-        let concurrentStart = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0..<clients {
-                group.addTask {
-                    for index in 0..<perClient {
-                        try await create(
-                            id: "concurrent-\(worker)-\(index)",
-                            index: index,
-                            client: client,
-                            logger: logger
-                        )
+        figures.concurrentCreates = try await rate(perClient * clients) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<clients {
+                    group.addTask {
+                        for index in 0..<perClient {
+                            try await create(
+                                id: "concurrent-\(worker)-\(index)",
+                                index: index,
+                                client: client,
+                                logger: logger
+                            )
+                        }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
         }
-        figures.concurrentCreates = Double(perClient * clients) / Self.seconds(ContinuousClock.now - concurrentStart)
         return figures
     }
 
     /// One create, as the store writes it.
     private func create(id: String, index: Int, client: PostgresClient, logger: Logger) async throws {
-        let now = Int(Date().timeIntervalSince1970 * 1000)
-        let stamp = ISO8601DateFormatter().string(from: Date())
+        let date = Date()
+        let now = Int(date.timeIntervalSince1970 * 1000)
+        // One formatter for the run: making one per create would charge the baseline for it.
+        let stamp = Self.timestamps.withLock { $0.string(from: date) }
         let item: JSON = [
             "id": .string(id), "name": .string("Item \(index)"), "category": .string("category-\(index % 10)"),
             "rating": .int(index % 100), "createdAt": .string(stamp), "updatedAt": .string(stamp), "_version": 1,
@@ -139,9 +144,5 @@ struct RawPostgresCreates {
             ).collect()
             guard rows.count == 1 else { throw BenchmarkFailure(message: "The raw baseline's create wrote no event.") }
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
