@@ -78,6 +78,7 @@ extension PostgresClient {
             do {
                 _ = try await connection.answeredRows("BEGIN", logger: logger)
             } catch {
+                connection.closeInDoubt()
                 throw PostgresTransactionFailure(step: .begin, error: error)
             }
             let value: Result
@@ -89,16 +90,34 @@ extension PostgresClient {
                     _ = try await connection.answeredRows("ROLLBACK", logger: logger)
                 } catch {
                     failure.rollbackError = error
+                    connection.closeInDoubt()
                 }
                 throw failure
             }
             do {
                 _ = try await connection.answeredRows("COMMIT", logger: logger)
             } catch {
+                connection.closeInDoubt()
                 throw PostgresTransactionFailure(step: .commit, error: error)
             }
             return value
         }
+    }
+}
+
+extension PostgresConnection {
+    /// Closes a connection whose transaction state is unknown (its `BEGIN`, `COMMIT` or
+    /// `ROLLBACK` failed), rather than let the pool lease it again: a transaction left open on
+    /// it would take in the statements of the connection's next users, which would then commit
+    /// or roll back with it, and its transaction id, older than theirs, would deliver their
+    /// events out of commit order. PostgreSQL ends a closed connection's transaction; the pool
+    /// opens another connection.
+    fileprivate func closeInDoubt() {
+        guard !isClosed else { return }
+        // Not awaited: the channel closes on its loop, and the pool hears of it from the close
+        // future; a close that fails leaves nothing more to do.
+        let closing: EventLoopFuture<Void> = close()
+        _ = closing
     }
 }
 
@@ -109,8 +128,13 @@ private final class PendingStatements: Sendable {
     static let shared = PendingStatements()
 
     private struct State {
-        /// Per connection seen and not closed yet, its waiting statements' failures by token.
-        var connections: [ObjectIdentifier: [UInt64: @Sendable () -> Void]] = [:]
+        /// Per connection seen and not closed yet, the connection and its waiting statements'
+        /// failures by token. The entry holds the connection until its close: an identifier
+        /// stands for one connection only while that connection lives, and another one made at
+        /// the same address would otherwise take over the entry, so that the first one's close
+        /// failed the second one's statements, and the second one's close failed none.
+        var connections: [ObjectIdentifier: (connection: PostgresConnection, waiting: [UInt64: @Sendable () -> Void])] =
+            [:]
         var nextToken: UInt64 = 0
     }
 
@@ -122,7 +146,7 @@ private final class PendingStatements: Sendable {
         let (token, isNew) = state.withLock { state in
             state.nextToken += 1
             let isNew = state.connections[id] == nil
-            state.connections[id, default: [:]][state.nextToken] = fail
+            state.connections[id, default: (connection, [:])].waiting[state.nextToken] = fail
             return (state.nextToken, isNew)
         }
         if isNew { connection.closeFuture.whenComplete { _ in self.closed(id) } }
@@ -131,12 +155,12 @@ private final class PendingStatements: Sendable {
 
     /// Forgets the statement `token`, answered.
     func remove(_ token: UInt64, of connection: PostgresConnection) {
-        _ = state.withLock { $0.connections[ObjectIdentifier(connection)]?.removeValue(forKey: token) }
+        _ = state.withLock { $0.connections[ObjectIdentifier(connection)]?.waiting.removeValue(forKey: token) }
     }
 
     /// Fails the waiting statements of a connection that closed, and forgets it.
     private func closed(_ id: ObjectIdentifier) {
-        let failures = state.withLock { $0.connections.removeValue(forKey: id) } ?? [:]
+        let failures = state.withLock { $0.connections.removeValue(forKey: id)?.waiting } ?? [:]
         for fail in failures.values { fail() }
     }
 }
