@@ -197,7 +197,12 @@ public final class StratusServer: Sendable {
         _ = try CustomFieldPlan(schema: schema, configuration: configuration)
         let store: PostgresItemStore
         do {
-            store = try await PostgresItemStore.open(database, schema: schema, connections: max(1, connections))
+            store = try await PostgresItemStore.open(
+                database,
+                schema: schema,
+                connections: max(1, connections),
+                log: log
+            )
         } catch {
             throw ServerError.storage(error)
         }

@@ -71,6 +71,15 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long,
         help: """
+            With --database, how many seconds the start waits for PostgreSQL to accept connections while it \
+            starts or restarts (0 fails at once). A wrong password or a missing database fails at once.
+            """
+    )
+    var databaseWait: Double = 30
+
+    @Option(
+        name: .long,
+        help: """
             A JSON file with authorization modes, API keys, IAM credentials and conflict handling \
             (conflictResolution AUTOMERGE, OPTIMISTIC_CONCURRENCY or LAMBDA, for all models or under \
             "models": {"Post": {...}}; a LAMBDA handler is a command: "conflictHandler": {"command": \
@@ -248,7 +257,11 @@ struct Serve: AsyncParsableCommand {
             )
         }
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
-        let location = try settings.databaseLocation(override: database)
+        guard databaseWait >= 0, databaseWait.isFinite else {
+            throw CommandFailure("--database-wait takes a number of seconds, 0 or more, not \(databaseWait).")
+        }
+        var location = try settings.databaseLocation(override: database)
+        location?.startupWait = .milliseconds(Int(databaseWait * 1000))
         if location == nil, let problem = Self.problem(ofDirectory: directory, creating: true) {
             throw CommandFailure(
                 "Cannot use the data directory '\(dataDir)': \(problem). Pass --data-dir with a directory you can "

@@ -570,6 +570,10 @@ import Testing
                 "--reset deletes a data directory; the data is in the database postgres://app@127.0.0.1:5432/app. "
                     + "Drop its tables yourself (or use another database) to start empty."
             ),
+            (
+                ["--database", "postgres://app@127.0.0.1:5432/app", "--database-wait", "nan"],
+                "--database-wait takes a number of seconds, 0 or more, not nan."
+            ),
         ]
     )
     func aBadDatabaseIsNamed(arguments: [String], message: String) async throws {

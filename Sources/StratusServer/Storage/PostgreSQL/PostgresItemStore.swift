@@ -63,15 +63,20 @@ final class PostgresItemStore: ServerStore {
     ///
     /// - Parameters:
     ///   - connections: The most connections the store opens.
+    ///   - log: Told why opening waits, while the database does not accept connections yet
+    ///     (``PostgresLocation/startupWait``).
     /// - Throws: ``StorageError`` when the database cannot be reached or refuses the statements,
     ///   or when the schema changed in ways that would lose stored data (then the database is
     ///   left as it was).
     static func open(
         _ location: PostgresLocation,
         schema: AnnotatedSchema,
-        connections: Int = 16
+        connections: Int = 16,
+        log: (String) -> Void = { _ in }
     ) async throws(StorageError) -> PostgresItemStore {
         let logger = LogLevels.logger("postgres", otherwise: .critical)
+        // The pool waits without a word while the database is away; the start says why it waits.
+        try await PostgresStartup.waitUntilReachable(location, logger: logger, report: log)
         let client = PostgresClient(
             configuration: location.configuration(connections: connections),
             backgroundLogger: logger
@@ -862,11 +867,18 @@ private actor EventReader {
 struct PostgresUnreachable: Error, CustomStringConvertible {
     var location: PostgresLocation
     var failure: StorageError
+    /// How long opening waited for the database to accept connections, when it waited.
+    var waited: Duration? = nil
 
     var description: String {
-        "The PostgreSQL database \(location) cannot be opened (\(failure)). "
-            + "Check that the server runs, that the URL's user, host, port and database are right, "
-            + "and that the user may create tables there."
+        guard let waited else {
+            return "The PostgreSQL database \(location) cannot be opened (\(failure)). "
+                + "Check that the server runs, that the URL's user, host, port and database are right, "
+                + "and that the user may create tables there."
+        }
+        return "The PostgreSQL database \(location) did not accept connections within \(waited) (\(failure)). "
+            + "Check that the server runs and that the URL's host and port are right, or wait longer for it "
+            + "(--database-wait)."
     }
 }
 

@@ -25,6 +25,11 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public var password: String?
     public var database: String
     public var tlsMode: TLSMode
+    /// How long opening a store waits for the database to accept connections, when it is
+    /// starting, restarting or not reachable yet: 30 s unless set. A refusal that waiting cannot
+    /// mend (a wrong password, a database that does not exist) fails at once, and so does any
+    /// failure when the wait is zero.
+    public var startupWait: Duration = .seconds(30)
 
     /// Parses a connection URL.
     ///
