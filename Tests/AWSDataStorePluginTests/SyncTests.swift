@@ -2,6 +2,7 @@ import AWSAPIPlugin
 import Amplify
 import BlogModels
 import Foundation
+import GRDB
 import StratusServer
 import StratusTesting
 import Synchronization
@@ -246,6 +247,71 @@ import Testing
             device.errors.values.first { $0.message.contains("refused the create of Post 'p1'") }
         )
         #expect(refusal.code == .sync)
+        try await device.plugin.stop()
+    }
+
+    /// Sends the first `failures` reads of a post to `stalled`, a backend whose store fails
+    /// them (`InternalFailure`), with its API key; everything else goes on as it was.
+    final class StalledReads: URLRequestInterceptor {
+        let stalled: LocalBackend
+        let failures: Int
+        private let sent = Mutex(0)
+
+        init(to stalled: LocalBackend, failures: Int) {
+            self.stalled = stalled
+            self.failures = failures
+        }
+
+        var redirected: Int { sent.withLock { $0 } }
+
+        func intercept(_ request: URLRequest) async throws -> URLRequest {
+            let body = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+            guard body.contains("getPost("),
+                sent.withLock({ count in
+                    guard count < failures else { return false }
+                    count += 1
+                    return true
+                })
+            else { return request }
+            var redirected = request
+            redirected.url = stalled.endpoint
+            redirected.setValue(stalled.apiKey, forHTTPHeaderField: "x-api-key")
+            return redirected
+        }
+    }
+
+    /// The backend refuses a change, and the read of its record that undoes the change fails
+    /// on the backend's side (its store failing, as while it restarts: `InternalFailure`): the
+    /// read is asked again, and the refused record leaves the device. Taking the failure as the
+    /// answer kept the refused record on the device for good.
+    @Test func aRefusedChangesUndoReadsAgainWhenTheBackendFailsTheRead() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        // A backend whose posts' table is gone: its store fails every read of a post.
+        let stalled = try await SyncFixture.backend()
+        defer { Task { await stalled.stop() } }
+        let database = try DatabaseQueue(path: stalled.dataDirectory.appending(path: "stratus.sqlite").path)
+        try await database.write { try $0.execute(sql: #"DROP TABLE "Post""#) }
+        try database.close()
+        let reads = StalledReads(to: stalled, failures: 2)
+        let device = try SyncDevice(backend: backend, interceptor: reads)
+        try await device.startAndWaitUntilReady()
+        try await device.plugin.save(Blog(id: "b1", name: "Blog"))
+        try await device.plugin.save(
+            BlogPost(
+                id: "p1",
+                title: "Bad",
+                blog: Blog(id: "b1", name: "Blog"),
+                status: .draft,
+                contactEmail: "not an email"
+            )
+        )
+        try await device.waitUntilOutboxIsEmpty()
+        try await waitUntil("the refused post removed") {
+            try await device.plugin.query(BlogPost.self, byId: "p1") == nil
+        }
+        #expect(reads.redirected == 2)
+        #expect(!device.errors.values.contains { $0.message.contains("could not read the backend's") })
         try await device.plugin.stop()
     }
 

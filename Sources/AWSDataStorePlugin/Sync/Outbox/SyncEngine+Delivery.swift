@@ -222,7 +222,10 @@ extension SyncEngine {
     }
 
     /// Sends the query `request` until the backend answers, backing off while the network
-    /// fails; `nil` when the engine stopped first.
+    /// fails; `nil` when the engine stopped first. An answer that is only a failure of the
+    /// backend's own (`InternalFailure`, `ExecutionTimeout`: its store restarting, say) is asked
+    /// again too, up to ``transientAnswerAttempts`` times: taken as the answer, it left the
+    /// refused record on the device.
     ///
     /// - Throws: what ``send(_:modes:mutation:)`` throws that no retry can mend.
     private func readUntilAnswered(
@@ -230,17 +233,33 @@ extension SyncEngine {
         modes: [AWSAuthorizationType?]
     ) async throws -> GraphQLResponse<JSONValue>? {
         var attempt = 0
+        var transientAnswers = 0
         while !Task.isCancelled {
             let generation = outboxSignal.generation
             do {
-                return try await send(request, modes: modes, mutation: false)
+                let response = try await send(request, modes: modes, mutation: false)
+                guard Self.isTransientFailure(response), transientAnswers < Self.transientAnswerAttempts else {
+                    return response
+                }
+                transientAnswers += 1
             } catch {
                 if !Self.isRetryable(error, sentWithIdempotencyKey: false), await !awaitsUser() { throw error }
-                attempt += 1
-                await outboxSignal.wait(after: generation, timeout: Self.backoff(attempt: attempt))
             }
+            attempt += 1
+            await outboxSignal.wait(after: generation, timeout: Self.backoff(attempt: attempt))
         }
         return nil
+    }
+
+    /// How many answers that are only the backend's own failure a read takes before it keeps
+    /// one: about a minute and a half of backing off.
+    static let transientAnswerAttempts = 8
+
+    /// Whether `response` is no answer but a failure of the backend's own, which asking again
+    /// may mend.
+    static func isTransientFailure(_ response: GraphQLResponse<JSONValue>) -> Bool {
+        guard case .failure(.error(let errors)) = response, !errors.isEmpty else { return false }
+        return errors.allSatisfy { $0.appSyncErrorType == .internalFailure || $0.appSyncErrorType == .executionTimeout }
     }
 
     /// Removes `event` from the outbox without applying a record, after its undo failed.
