@@ -52,6 +52,47 @@ import Testing
         #expect(inbox.body == expected)
     }
 
+    @Test func malformedCallsSayWhatToSend() async throws {
+        let served = try await Served(cognito: true)
+        let array = try await Self.call(served, .POST, "/console/api/users/confirm", "[]")
+        let noPassword = try await Self.call(served, .POST, "/console/api/users", #"{"username":"carol"}"#)
+        let noGroup = try await Self.call(served, .POST, "/console/api/users/groups", #"{"username":"carol"}"#)
+        let noRoute = try await Self.call(served, .GET, "/console/api/people")
+        await served.stop()
+        func error(_ message: String) -> String {
+            #"{"errors":[{"errorType":"BadRequestException","message":"# + message + "}]}"
+        }
+        #expect(array.status == 400)
+        #expect(array.body == error(#""The body is not a JSON object. Send {\"username\": \"alice\"}.""#))
+        #expect(noPassword.status == 400)
+        #expect(
+            noPassword.body
+                == error(
+                    #""A new user needs a password: send {\"username\": \"alice\", \"password\": \"…\", "#
+                        + #"\"email\": \"…\"}.""#
+                )
+        )
+        #expect(noGroup.status == 400)
+        #expect(
+            noGroup.body
+                == error(
+                    #""Name the group and whether the user joins it: {\"username\": \"alice\", \"group\": "#
+                        + #"\"admins\", \"member\": true} (false removes the user from it).""#
+                )
+        )
+        #expect(noRoute.status == 404)
+        #expect(
+            noRoute.body
+                == error(
+                    #""The admin API has no GET /console/api/people. It answers GET /console/api/models, GET "#
+                        + #"/console/api/identities, GET /console/api/requests, GET /console/api/live, POST "#
+                        + #"/console/api/graphql, and (with --auth) GET /console/api/users, GET /console/api/inbox, "#
+                        + #"POST /console/api/users (create), and POST /console/api/users/confirm, /disable, /enable, "#
+                        + #"/delete, /groups and /password.""#
+                )
+        )
+    }
+
     @Test func theUsersAreListedWithStatusAttributesAndGroups() async throws {
         let served = try await Served(cognito: true)
         let pool = try #require(served.backend.cognito)
