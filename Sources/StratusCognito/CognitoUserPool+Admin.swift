@@ -103,6 +103,14 @@ extension CognitoUserPool {
         case "AdminGetUser":
             let user = try await self.user(username)
             return Self.summary(of: user, attributesKey: "UserAttributes")
+        case "AdminDisableUser", "AdminEnableUser":
+            // A disabled user cannot sign in, and the tokens it holds are revoked.
+            var user = try await self.user(username)
+            user.enabled = operation == "AdminEnableUser"
+            if !user.enabled { try await signOutEverywhere(&user) }
+            user.modified = clock()
+            try await store.write(user)
+            return [:]
         case "AdminUserGlobalSignOut":
             var user = try await self.user(username)
             try await signOutEverywhere(&user)
@@ -162,6 +170,8 @@ extension CognitoUserPool {
         public var groups: [String]
         /// The user's attributes other than `sub`.
         public var attributes: [String: String]
+        /// Whether the user may sign in (`AdminDisableUser` clears it).
+        public var enabled: Bool
     }
 
     /// Adds a confirmed user with a permanent password.
@@ -197,7 +207,8 @@ extension CognitoUserPool {
                     sub: $0.sub,
                     status: $0.status.rawValue,
                     groups: $0.groups,
-                    attributes: $0.attributes
+                    attributes: $0.attributes,
+                    enabled: $0.enabled
                 )
             }
         }

@@ -24,6 +24,7 @@ extension CognitoUserPool {
         let code = try await storeCode(for: user.username, purpose: purpose, value: nil)
         let what = purpose == .signUp ? "confirmation code" : "password reset code"
         log("Cognito: the \(what) of '\(user.username)' is \(code)")
+        recordSent(code, to: user.attributes["email"] ?? user.attributes["phone_number"], of: user, purpose: purpose)
         return try await deliveryDetails(of: user)
     }
 
@@ -40,7 +41,71 @@ extension CognitoUserPool {
         }
         let code = try await storeCode(for: user.username, purpose: purpose, value: value)
         log("Cognito: the verification code of '\(user.username)' for \(attribute) \(value) is \(code)")
+        recordSent(code, to: value, of: user, purpose: purpose)
         return Self.delivery(attribute: attribute, value: value)
+    }
+
+    /// A code the pool would have sent: what the console's inbox shows.
+    public struct SentCode: Sendable, Hashable {
+        /// What a code is for.
+        public enum Purpose: String, Sendable, Hashable {
+            /// Confirms a sign-up (`ConfirmSignUp`).
+            case confirmSignUp = "CONFIRM_SIGN_UP"
+            /// Resets a password (`ConfirmForgotPassword`).
+            case resetPassword = "RESET_PASSWORD"
+            /// Verifies an email address (`VerifyUserAttribute`).
+            case verifyEmail = "VERIFY_EMAIL"
+            /// Verifies a phone number (`VerifyUserAttribute`).
+            case verifyPhoneNumber = "VERIFY_PHONE_NUMBER"
+
+            init(_ purpose: CognitoCode.Purpose) {
+                switch purpose {
+                case .signUp: self = .confirmSignUp
+                case .forgotPassword: self = .resetPassword
+                case .verifyEmail: self = .verifyEmail
+                case .verifyPhoneNumber: self = .verifyPhoneNumber
+                }
+            }
+        }
+
+        /// When the code was made.
+        public var time: Date
+        /// The user it was made for.
+        public var username: String
+        /// The email address or phone number it would have gone to; `nil` for a user with
+        /// neither, whose codes are only printed.
+        public var destination: String?
+        public var purpose: Purpose
+        public var code: String
+    }
+
+    /// How many sent codes ``sentCodes()`` keeps.
+    public static let sentCodesKept = 100
+
+    /// The last ``sentCodesKept`` codes this pool would have sent, newest first. They are kept
+    /// in memory, by this server only: they start afresh when it starts.
+    public func sentCodes() -> [SentCode] {
+        codesSent.withLock { $0.reversed() }
+    }
+
+    /// Keeps `code`, made for `user` and sent to `destination`, among the ``sentCodes()``.
+    private func recordSent(
+        _ code: String,
+        to destination: String?,
+        of user: CognitoUser,
+        purpose: CognitoCode.Purpose
+    ) {
+        let sent = SentCode(
+            time: clock(),
+            username: user.username,
+            destination: destination,
+            purpose: SentCode.Purpose(purpose),
+            code: code
+        )
+        codesSent.withLock { codes in
+            codes.append(sent)
+            if codes.count > Self.sentCodesKept { codes.removeFirst(codes.count - Self.sentCodesKept) }
+        }
     }
 
     /// The purpose of a code verifying `attribute`.

@@ -48,6 +48,8 @@ public final class CognitoUserPool: Sendable {
     /// Wrong codes given for names without a code waiting, by `<purpose>/<name>`
     /// (``standInWrongAnswer(for:purpose:)``).
     let standInWrongAnswers = Mutex<[String: Int]>([:])
+    /// The last codes the pool would have sent, oldest first (``sentCodes()``).
+    let codesSent = Mutex<[SentCode]>([])
     private let origin = Mutex<String>("http://127.0.0.1:20002")
     /// Lets one operation at a time read and write the store.
     private let operations = AsyncGate(width: 1)
@@ -304,6 +306,22 @@ public final class CognitoUserPool: Sendable {
 
     // MARK: - Dispatch
 
+    /// Answers the administrator's `operation` (`AdminConfirmSignUp`, `ListGroups`, …) of this
+    /// pool with `input`, as a signed call to the pool's endpoint is answered: for the console,
+    /// which has checked its caller already.
+    ///
+    /// - Returns: 200 and the operation's answer, or Cognito's refusal (400 and
+    ///   `{"__type", "message"}`).
+    package func administer(_ operation: String, _ input: JSONObject) async -> (status: Int, body: JSON) {
+        precondition(Self.adminOperations.contains(operation), "\(operation) is not an administrator's operation.")
+        var object = input
+        object["UserPoolId"] = .string(configuration.userPoolId)
+        return await respond(
+            target: "\(Operation.userPoolService).\(operation)",
+            body: Data(JSON.object(object).text.utf8)
+        )
+    }
+
     /// Answers one request of either service: its `X-Amz-Target` and body, from the client
     /// address `client` (which calls without credentials are limited and sign-in failures
     /// counted by). Every refusal is a ``CognitoError`` answered with HTTP 400.
@@ -415,7 +433,7 @@ public final class CognitoUserPool: Sendable {
     static let adminOperations = Set<String>([
         "AdminCreateUser", "AdminSetUserPassword", "AdminConfirmSignUp", "AdminAddUserToGroup",
         "AdminRemoveUserFromGroup", "AdminDeleteUser", "AdminGetUser", "AdminListGroupsForUser", "ListUsers",
-        "AdminUserGlobalSignOut", "AdminUpdateUserAttributes",
+        "AdminUserGlobalSignOut", "AdminUpdateUserAttributes", "AdminDisableUser", "AdminEnableUser",
     ]).union(groupOperations)
 
     // MARK: - Clients

@@ -24,12 +24,14 @@ extension ConsoleEndpoint {
             return requests(request, history: http.requestHistory)
         case (.get, "/console/api/live"):
             return live(request, monitor: http.liveMonitor)
+        case (_, let path) where Self.isUsersRoute(path):
+            return await users(request)
         default:
             return Self.refusal(
                 .notFound,
                 "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
-                    + "GET /console/api/identities, GET /console/api/requests, GET /console/api/live and "
-                    + "POST /console/api/graphql.",
+                    + "GET /console/api/identities, GET /console/api/requests, GET /console/api/live, "
+                    + "POST /console/api/graphql, and (with --auth) \(Self.usersRoutes).",
                 json: true
             )
         }

@@ -63,7 +63,9 @@ import Testing
                 request.headers.add(name: "content-type", value: "application/json")
                 request.body = .bytes(ByteBuffer(string: body))
             }
-            let response = try await ConsoleTests.client.execute(request, timeout: .seconds(10))
+            // Generous: creating a user hashes its password (scrypt), slow in a debug build on a busy
+            // machine; a passing test does not wait for it.
+            let response = try await ConsoleTests.client.execute(request, timeout: .seconds(60))
             let bytes = try await response.body.collect(upTo: 1 << 20)
             return (Int(response.status.code), response.headers, String(buffer: bytes))
         }
@@ -85,15 +87,37 @@ import Testing
         (.GET, "/console/api/requests", nil),
         (.GET, "/console/api/live", nil),
         (.POST, "/console/api/graphql", #"{"query":"{ listNotes { items { id text } } }"}"#),
+        (.GET, "/console/api/users", nil),
+        (.GET, "/console/api/inbox", nil),
+        (.POST, "/console/api/users", #"{"username":"carol","password":"Carol-pass1!"}"#),
+        (.POST, "/console/api/users/confirm", #"{"username":"alice"}"#),
+        (.POST, "/console/api/users/disable", #"{"username":"alice"}"#),
+        (.POST, "/console/api/users/enable", #"{"username":"alice"}"#),
+        (.POST, "/console/api/users/delete", #"{"username":"alice"}"#),
+        (.POST, "/console/api/users/groups", #"{"username":"alice","group":"admins","member":false}"#),
+        (.POST, "/console/api/users/password", #"{"username":"alice","password":"Other-pass1!"}"#),
     ]
+
+    /// The routes that change nothing, answered 200 however often they are called.
+    static let readRoutes = 0..<9
+    /// The Users page's routes, which answer with a local Cognito only.
+    static let usersRoutes = 7..<routes.count
 
     static let unauthorizedAPIBody =
         #"{"errors":[{"errorType":"UnauthorizedException","message":"The console needs the admin secret: open the "#
         + #"Console URL stratus serve printed (it sets a session cookie), or send Authorization: Bearer <secret>."}]}"#
 
-    @Test(arguments: 0..<7) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
-        let served = try await Served()
+    /// Each route, with a user the Users routes would change: nothing is answered and nothing
+    /// changes.
+    @Test(arguments: routes.indices) func aRequestWithoutTheSecretGets401AndNoData(route: Int) async throws {
         let (method, path, body) = Self.routes[route]
+        let served = try await Served(cognito: Self.usersRoutes.contains(route))
+        let pool = served.backend.cognito
+        if let pool {
+            _ = try await pool.createGroupIfMissing("admins")
+            try await pool.addUser(username: "alice", password: "Alice-pass1!", groups: ["admins"])
+        }
+        let users = try await pool?.listUsers()
         let withoutSecret = try await served.send(method, path, body: body)
         let wrongSecret = try await served.send(method, path, body: body, headers: [("authorization", "Bearer nope")])
         let wrongCookie = try await served.send(
@@ -102,7 +126,9 @@ import Testing
             body: body,
             headers: [("cookie", "stratus_console_\(served.serving.port)=0123")]
         )
+        let usersAfter = try await pool?.listUsers()
         await served.stop()
+        #expect(usersAfter == users)
         for answer in [withoutSecret, wrongSecret, wrongCookie] {
             #expect(answer.status == 401)
             #expect(answer.headers["www-authenticate"] == ["Bearer"])
@@ -118,8 +144,8 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<7) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
-        let served = try await Served()
+    @Test(arguments: routes.indices) func aRequestFromAnotherSiteGets403EvenWithTheSecret(route: Int) async throws {
+        let served = try await Served(cognito: Self.usersRoutes.contains(route))
         let (method, path, body) = Self.routes[route]
         let bearer = ("authorization", "Bearer \(Self.secret)")
         let otherOrigin = try await served.send(
@@ -158,8 +184,8 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<7) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
-        let served = try await Served()
+    @Test(arguments: readRoutes) func aRequestWithTheSecretIsAnswered(route: Int) async throws {
+        let served = try await Served(cognito: Self.usersRoutes.contains(route))
         let (method, path, body) = Self.routes[route]
         let own = served.origin
         let bearer = try await served.send(

@@ -4,6 +4,7 @@ import { Explorer } from './explorer.js';
 import { DataPage } from './data.js';
 import { RequestsPage } from './requests.js';
 import { LivePage } from './live.js';
+import { UsersPage } from './users.js';
 
 const select = document.getElementById('identity');
 let identities = [];
@@ -35,6 +36,7 @@ const pages = {
   data: new DataPage(currentIdentity),
   live: new LivePage(),
   requests: new RequestsPage(replay),
+  users: new UsersPage(() => loadIdentities()),
 };
 
 function show() {
