@@ -242,7 +242,10 @@ struct StoreBenchmark {
         return figures
     }
 
-    /// The CPU time of every `postgres` process on the machine, from `/proc`.
+    /// The CPU time of every `postgres` process on the machine, from `/proc`, with the time of
+    /// the children they reaped: a backend whose connection closed between two readings has
+    /// its time counted in its postmaster's, rather than dropping out of the sum (which made the
+    /// raw baseline's PostgreSQL time negative).
     private static func postgresCPUSeconds() -> Double {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         var total = 0.0
@@ -251,10 +254,13 @@ struct StoreBenchmark {
                 let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
                 stat[stat.index(after: open)..<close] == "postgres"
             else { continue }
-            // Fields after the command: state is the first; utime and stime are the 12th and 13th.
+            // Fields after the command: state is the first; utime, stime, cutime and cstime are
+            // the 12th to the 15th.
             let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            total += (user + system) / ticks
+            guard fields.count > 14 else { continue }
+            let times = fields[11...14].compactMap { Double($0) }
+            guard times.count == 4 else { continue }
+            total += times.reduce(0, +) / ticks
         }
         return total
     }
