@@ -33,8 +33,8 @@ extension PostgresConnection {
     /// PostgresNIO's `query` hands the statement to the connection's channel without waiting for
     /// the handoff: on a channel that closed since the previous statement (PostgreSQL ended an
     /// idle connection in a transaction), the handoff fails unseen and the query never answers,
-    /// which held a write, and the connection, for good. The rows are read in a task of their
-    /// own, raced with the connection's close.
+    /// which held a write, and the connection, for good. The query's answer is raced with the
+    /// connection's close.
     func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         guard !isClosed else { throw PostgresConnectionClosed() }
         let answer = FirstAnswer<[PostgresRow]>()
@@ -45,13 +45,10 @@ extension PostgresConnection {
         defer { PendingStatements.shared.remove(token, of: self) }
         return try await withCheckedThrowingContinuation { continuation in
             answer.await(continuation)
-            Task {
-                do {
-                    answer.give(.success(try await self.query(query, logger: logger).collect()))
-                } catch {
-                    answer.give(.failure(error))
-                }
-            }
+            // The future form collects the rows on the connection's event loop and answers
+            // there: no task of its own, and no thread hop per row batch.
+            let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger)
+            result.whenComplete { outcome in answer.give(outcome.map(\.rows)) }
         }
     }
 }
