@@ -188,7 +188,15 @@
             for device in 0..<options.devices {
                 heard["device \(device)"] = try OperationLog.entries(at: heardURL(device))
             }
-            for observer in observers { heard[observer.name] = observer.heard }
+            for (index, observer) in observers.enumerated() {
+                heard[observer.name] = observer.heard
+                // Beside the devices' files, for a failed run.
+                let file = try OperationLog(
+                    appendingTo: directory.appendingPathComponent("observer-\(index).heard.jsonl"),
+                    synced: false
+                )
+                for line in observer.heard { try file.append(line) }
+            }
             let check = ChaosCheck(
                 logs: logs,
                 journal: try await journal(),
