@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import StratusBench
@@ -84,6 +85,43 @@ import Testing
                 "device 0 heard Folder f0 _version 1 after _version 2 on onUpdateFolder#2 (process 0, connection 0)"
             ]
         )
+    }
+
+    @Test func eachAcknowledgementOfASubscriptionBeginsANewConnection() {
+        let lines = Mutex<[OperationLogEntry]>([])
+        let subscription = HeardSubscription(field: "onDeleteNote", number: 6, device: 2, incarnation: 3) { line in
+            lines.withLock { $0.append(line) }
+        }
+        subscription.connected()
+        subscription.heard(id: "n1", version: 4)
+        subscription.connected()
+        subscription.heard(id: "n1", version: 4)
+        #expect(
+            lines.withLock { $0 } == [
+                OperationLogEntry(
+                    entry: .heard,
+                    device: 2,
+                    incarnation: 3,
+                    model: "Note",
+                    id: "n1",
+                    version: 4,
+                    subscription: "onDeleteNote#6",
+                    connection: 0
+                ),
+                OperationLogEntry(
+                    entry: .heard,
+                    device: 2,
+                    incarnation: 3,
+                    model: "Note",
+                    id: "n1",
+                    version: 4,
+                    subscription: "onDeleteNote#6",
+                    connection: 1
+                ),
+            ]
+        )
+        // Heard again on the new connection: not out of order.
+        #expect(ChaosOrder.violations(lines.withLock { $0 }, listener: "device 2").isEmpty)
     }
 
     // MARK: - Conflict outcomes
