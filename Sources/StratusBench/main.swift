@@ -92,6 +92,11 @@ do {
         case "chaos-device":
             try await ChaosDevice(Array(arguments.dropFirst())).run()
             exit(0)
+        case "chaos-conflict-handler":
+            // A conflict of the chaos cluster's custom strategy: the payload on standard input,
+            // the decision on standard output.
+            print(try ChaosConflictRule.answer(FileHandle.standardInput.readDataToEndOfFile()))
+            exit(0)
         default:
             break
         }

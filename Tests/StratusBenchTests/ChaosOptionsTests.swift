@@ -45,6 +45,20 @@ import Testing
         }
     }
 
+    @Test func conflictsTakeEachStrategyCustomIncluded() throws {
+        #expect(try ChaosOptions([]).conflicts == .automerge)
+        #expect(try ChaosOptions(["--conflicts", "optimistic"]).conflicts == .optimistic)
+        #expect(try ChaosOptions(["--conflicts", "custom"]).conflicts == .custom)
+        do {
+            _ = try ChaosOptions(["--conflicts", "lww"])
+            Issue.record("--conflicts lww was accepted")
+        } catch {
+            #expect(
+                (error as? ChaosError)?.description == "--conflicts takes automerge, optimistic or custom, not 'lww'."
+            )
+        }
+    }
+
     @Test func theSqliteScheduleHasNoDatabaseFaultsAndThePostgresScheduleHasThemAll() {
         var sqlite = ChaosNemesis(seed: 7, devices: 3)
         let sqliteFaults = (0..<2_000).map { _ in sqlite.next() }

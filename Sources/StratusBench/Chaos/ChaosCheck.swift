@@ -32,6 +32,8 @@ struct ChaosJournalEntry: Sendable, Hashable {
     var deleted: Bool
     /// The record's `ops` after the change.
     var ops: [String]
+    /// The record's other fields after the change (those ``ChaosStores/fields`` names).
+    var values: [String: String] = [:]
 }
 
 /// What a device holds at the end: its records (live rows with their metadata, and tombstones
@@ -65,11 +67,25 @@ struct ChaosDeviceState: Sendable {
 ///   version that ends with the same id; under optimistic concurrency every entry is a write as
 ///   sent).
 /// - **Outboxes**: a device whose outbox is not empty.
+/// - **Out of order**: a subscription connection that delivered a record's `_version` lower
+///   than or equal to one it delivered before (see ``ChaosOrder``).
+/// - **Misresolved**: a journal entry that a conflict resolution wrote (its `ops` holds more
+///   than one id; devices write one) that does not follow the strategy. Under AUTOMERGE and the
+///   custom rule (``ChaosConflictRule``) it is the record's previous entry, live, with the
+///   incoming write's id appended to `ops` and `_version` one higher; AUTOMERGE keeps the
+///   previous entry's text field, the custom rule takes the one the write's device logged.
+///   Under OPTIMISTIC_CONCURRENCY no such entry exists: every conflict is rejected.
 struct ChaosCheck: Sendable {
     var lost: [String] = []
     var duplicated: [String] = []
     var diverged: [String] = []
     var outboxes: [String] = []
+    var outOfOrder: [String] = []
+    var misresolved: [String] = []
+    /// Deliveries the order check saw.
+    var heard = 0
+    /// Journal entries a conflict resolution wrote.
+    var resolved = 0
     var orphans = 0
     var supersededByDelete = 0
     var cancelledCreates = 0
@@ -88,19 +104,78 @@ struct ChaosCheck: Sendable {
         return tombstone
     }
 
-    var passed: Bool { lost.isEmpty && duplicated.isEmpty && diverged.isEmpty && outboxes.isEmpty }
+    var passed: Bool {
+        lost.isEmpty && duplicated.isEmpty && diverged.isEmpty && outboxes.isEmpty && outOfOrder.isEmpty
+            && misresolved.isEmpty
+    }
 
+    /// Checks a run; `heard` holds each listener's deliveries (by its name, in the order heard),
+    /// and `conflicts` the strategy whose resolutions are checked (none when `nil`).
     init(
         logs: [Int: [OperationLogEntry]],
         journal: [ChaosJournalEntry],
         backend: [ChaosKey: ChaosRecord],
-        devices: [Int: ChaosDeviceState]
+        devices: [Int: ChaosDeviceState],
+        heard: [String: [OperationLogEntry]] = [:],
+        conflicts: ChaosOptions.Conflicts? = nil
     ) {
+        for (listener, lines) in heard.sorted(by: { $0.key < $1.key }) {
+            self.heard += lines.count { $0.entry == .heard }
+            outOfOrder += ChaosOrder.violations(lines, listener: listener)
+        }
+        if let conflicts { checkResolutions(journal, logs: logs, conflicts: conflicts) }
         checkDuplicates(journal)
         checkLoss(logs: logs, journal: journal, backend: backend)
         checkDivergence(backend: backend, devices: devices)
         for (device, state) in devices.sorted(by: { $0.key < $1.key }) where state.outbox > 0 {
             outboxes.append("device \(device) has \(state.outbox) changes in its outbox")
+        }
+    }
+
+    private mutating func checkResolutions(
+        _ journal: [ChaosJournalEntry],
+        logs: [Int: [OperationLogEntry]],
+        conflicts: ChaosOptions.Conflicts
+    ) {
+        var logged: [String: [String: String]] = [:]
+        for entries in logs.values {
+            for entry in entries where entry.entry == .write {
+                if let op = entry.op, let values = entry.values { logged[op] = values }
+            }
+        }
+        var previous: [ChaosKey: ChaosJournalEntry] = [:]
+        for entry in journal {
+            defer { previous[entry.key] = entry }
+            guard !entry.deleted, entry.ops.count > 1, let op = entry.ops.last else { continue }
+            resolved += 1
+            let version = entry.version.map(String.init) ?? "nil"
+            let this = "\(entry.key) _version \(version) ops \(entry.ops.joined(separator: ","))"
+            guard conflicts != .optimistic else {
+                misresolved.append("\(this): optimistic concurrency rejects conflicts, but this is a merge")
+                continue
+            }
+            guard let before = previous[entry.key], !before.deleted else {
+                misresolved.append("\(this): a resolution, but the record's previous entry is not a live record")
+                continue
+            }
+            let expected = before.ops + [op]
+            let field = ChaosConflictRule.incomingField[entry.key.model] ?? ""
+            let text =
+                switch conflicts {
+                case .custom: logged[op]?[field]
+                default: before.values[field]
+                }
+            if entry.ops != expected || entry.version != before.version.map({ $0 + 1 }) {
+                misresolved.append(
+                    "\(this): the resolution of \(op) should be ops \(expected.joined(separator: ",")) at _version "
+                        + "\(before.version.map { String($0 + 1) } ?? "nil")"
+                )
+            } else if let text, entry.values[field] != text {
+                misresolved.append(
+                    "\(this): the resolution of \(op) should have \(field) '\(text)', not "
+                        + "'\(entry.values[field] ?? "nil")'"
+                )
+            }
         }
     }
 

@@ -2,6 +2,7 @@
     import Foundation
     import Logging
     import PostgresNIO
+    import StratusServer
     import StratusTesting
     import Synchronization
 
@@ -92,9 +93,19 @@
             }
             let schema = files.appendingPathComponent("schema.graphql")
             try Data(ChaosSchema.text.utf8).write(to: schema)
-            let resolution = conflicts == .optimistic ? "OPTIMISTIC_CONCURRENCY" : "AUTOMERGE"
+            // The custom handler is this program's `chaos-conflict-handler`, as a command.
+            let handler = JSON.array([
+                .string(URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path),
+                "chaos-conflict-handler",
+            ])
+            let resolution: String =
+                switch conflicts {
+                case .automerge: #""conflictResolution": "AUTOMERGE""#
+                case .optimistic: #""conflictResolution": "OPTIMISTIC_CONCURRENCY""#
+                case .custom: #""conflictHandler": {"command": \#(handler.text), "timeoutSeconds": 30}"#
+                }
             try Data(
-                #"{"authorization": {"defaultMode": "API_KEY", "apiKeys": [{"value": "\#(apiKey)"}]}, "conflictResolution": "\#(resolution)"}"#
+                #"{"authorization": {"defaultMode": "API_KEY", "apiKeys": [{"value": "\#(apiKey)"}]}, \#(resolution)}"#
                     .utf8
             ).write(to: files.appendingPathComponent("stratus.json"))
             var endpoints: [URL] = []

@@ -3,6 +3,7 @@
     import AWSDataStorePlugin
     import Amplify
     import Foundation
+    import Synchronization
 
     /// One device of a chaos run, in a process of its own (`StratusBench chaos-device ...`): a
     /// DataStore on its own database, syncing through its own fault proxy, making its seeded
@@ -14,6 +15,8 @@
     struct ChaosDevice {
         var database: URL
         var log: URL
+        /// The side file of what the device's subscriptions delivered (``ChaosOrder``).
+        var heard: URL
         var endpoint: URL
         var apiKey: String
         var device: Int
@@ -52,6 +55,7 @@
             }
             database = URL(fileURLWithPath: try required("database"))
             log = URL(fileURLWithPath: try required("log"))
+            heard = URL(fileURLWithPath: try required("heard"))
             guard let url = URL(string: try required("endpoint")) else {
                 throw ChaosError("chaos-device: --endpoint is not a URL.")
             }
@@ -64,7 +68,7 @@
             operations = try integer("operations")
             pace = try integer("pace")
             guard let conflicts = ChaosOptions.Conflicts(rawValue: try required("conflicts")) else {
-                throw ChaosError("chaos-device: --conflicts is automerge or optimistic.")
+                throw ChaosError("chaos-device: --conflicts is automerge, optimistic or custom.")
             }
             self.conflicts = conflicts
             let records = try integer("records")
@@ -160,10 +164,13 @@
                     )
                 ])
             )
+            let heard = try OperationLog(appendingTo: self.heard, synced: false)
             return AWSDataStorePlugin(
                 modelRegistration: AmplifyModels(),
                 configuration: configuration,
-                api: api,
+                api: HeardAPI(api: api, device: device, incarnation: incarnation) { entry in
+                    do { try heard.append(entry) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                },
                 hub: hub
             )
         }
@@ -239,6 +246,75 @@
                 FileHandle.standardError.write(Data("\(label) refused: \(error)\n".utf8))
                 return nil
             }
+        }
+    }
+
+    /// A device's API plugin that writes a `heard` line for each record its subscriptions
+    /// deliver, before DataStore sees it (DataStore drops what is older than what it holds).
+    final class HeardAPI: APICategory {
+        private let api: any APICategory
+        private let device: Int
+        private let incarnation: Int
+        private let write: @Sendable (OperationLogEntry) -> Void
+        private let calls = Mutex(0)
+
+        init(
+            api: any APICategory,
+            device: Int,
+            incarnation: Int,
+            write: @escaping @Sendable (OperationLogEntry) -> Void
+        ) {
+            self.api = api
+            self.device = device
+            self.incarnation = incarnation
+            self.write = write
+        }
+
+        func query<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
+            try await api.query(request: request)
+        }
+
+        func mutate<R: Decodable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
+            try await api.mutate(request: request)
+        }
+
+        func send(_ method: RESTMethod, request: RESTRequest) async throws -> APIResponse {
+            try await api.send(method, request: request)
+        }
+
+        func subscribe<R: Decodable & Sendable>(
+            request: GraphQLRequest<R>
+        ) -> AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>> {
+            let inner = api.subscribe(request: request)
+            let subscription = HeardSubscription(
+                field: request.decodePath ?? "subscription",
+                number: calls.withLock {
+                    $0 += 1
+                    return $0
+                },
+                device: device,
+                incarnation: incarnation,
+                write: write
+            )
+            let outer = AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>>(onTermination: { inner.cancel() })
+            Task {
+                do {
+                    for try await event in inner {
+                        switch event {
+                        case .connection(.connected): subscription.connected()
+                        case .data(.success(let value)):
+                            let item = value as? JSONValue
+                            subscription.heard(id: item?["id"]?.stringValue, version: item?["_version"]?.intValue)
+                        default: break
+                        }
+                        outer.send(event)
+                    }
+                    outer.finish()
+                } catch {
+                    outer.finish(throwing: error)
+                }
+            }
+            return outer
         }
     }
 

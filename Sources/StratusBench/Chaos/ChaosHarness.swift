@@ -32,6 +32,14 @@
                 }
             }
 
+            /// Every server endpoint.
+            var endpoints: [URL] {
+                switch self {
+                case .local(let backend): [backend.endpoint]
+                case .cluster(let cluster): cluster.endpoints
+                }
+            }
+
             /// The endpoint device `device` syncs with.
             func endpoint(of device: Int) -> URL {
                 switch self {
@@ -50,15 +58,24 @@
         private let faultCounts = Mutex<[ChaosNemesis.Kind: Int]>([:])
         /// Instances that ended without being killed, with how they ended.
         private let crashes = Mutex<[String]>([])
+        /// The harness's own subscribers, one on each server endpoint.
+        private let observers: [ChaosObserver]
         /// On PostgreSQL, a server of this process on the shared database that reads the records
         /// once every fault healed.
         private let reader = Mutex<Backend?>(nil)
 
-        private init(options: ChaosOptions, directory: URL, servers: Servers, proxies: [FaultProxy]) {
+        private init(
+            options: ChaosOptions,
+            directory: URL,
+            servers: Servers,
+            proxies: [FaultProxy],
+            observers: [ChaosObserver]
+        ) {
             self.options = options
             self.directory = directory
             self.servers = servers
             self.proxies = proxies
+            self.observers = observers
             processes = Mutex([:])
             incarnations = Mutex([:])
         }
@@ -78,7 +95,13 @@
                     try await LocalBackend.start(
                         schema: ChaosSchema.text,
                         configuration: ServerConfiguration(
-                            conflictResolution: options.conflicts == .optimistic ? .optimisticConcurrency : .automerge,
+                            conflictResolution: {
+                                switch options.conflicts {
+                                case .automerge: .automerge
+                                case .optimistic: .optimisticConcurrency
+                                case .custom: .custom(ChaosConflictRule.handler)
+                                }
+                            }(),
                             deltaSyncTTL: .seconds(7 * 86_400)
                         )
                     )
@@ -101,7 +124,20 @@
             for device in 0..<options.devices {
                 proxies.append(try await FaultProxy.start(forwardingTo: servers.endpoint(of: device)))
             }
-            let harness = ChaosHarness(options: options, directory: directory, servers: servers, proxies: proxies)
+            var observers: [ChaosObserver] = []
+            for (index, endpoint) in servers.endpoints.enumerated() {
+                let name = options.store == .postgres ? "observer on instance \(index)" : "observer"
+                observers.append(
+                    await ChaosObserver.start(name: name, endpoint: endpoint, apiKey: servers.apiKey, listener: index)
+                )
+            }
+            let harness = ChaosHarness(
+                options: options,
+                directory: directory,
+                servers: servers,
+                proxies: proxies,
+                observers: observers
+            )
             let store =
                 switch servers {
                 case .local: "sqlite"
@@ -148,11 +184,26 @@
             }
             var devices: [Int: ChaosDeviceState] = [:]
             for device in 0..<options.devices { devices[device] = try ChaosStores.device(at: databaseURL(device)) }
+            var heard: [String: [OperationLogEntry]] = [:]
+            for device in 0..<options.devices {
+                heard["device \(device)"] = try OperationLog.entries(at: heardURL(device))
+            }
+            for (index, observer) in observers.enumerated() {
+                heard[observer.name] = observer.heard
+                // Beside the devices' files, for a failed run.
+                let file = try OperationLog(
+                    appendingTo: directory.appendingPathComponent("observer-\(index).heard.jsonl"),
+                    synced: false
+                )
+                for line in observer.heard { try file.append(line) }
+            }
             let check = ChaosCheck(
                 logs: logs,
                 journal: try await journal(),
                 backend: try await backendRecords(),
-                devices: devices
+                devices: devices,
+                heard: heard,
+                conflicts: options.conflicts
             )
             let passed = report(check, quiet: quiet, converged: converged)
             if !passed {
@@ -216,6 +267,7 @@
         private var stopURL: URL { directory.appendingPathComponent("stop-operations") }
         private func logURL(_ device: Int) -> URL { directory.appendingPathComponent("device-\(device).log.jsonl") }
         private func databaseURL(_ device: Int) -> URL { directory.appendingPathComponent("device-\(device).sqlite") }
+        private func heardURL(_ device: Int) -> URL { directory.appendingPathComponent("device-\(device).heard.jsonl") }
 
         /// Starts device `device`'s next process.
         private func start(_ device: Int) async throws {
@@ -226,6 +278,7 @@
             let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
             let arguments = [
                 executable, "chaos-device", "--database", databaseURL(device).path, "--log", logURL(device).path,
+                "--heard", heardURL(device).path,
                 "--endpoint", proxies[device].url(proxying: servers.endpoint(of: device)).absoluteString, "--api-key",
                 servers.apiKey, "--device", String(device), "--incarnation", String(incarnation), "--seed",
                 String(options.seed), "--operations", String(options.operations), "--pace", String(options.pace),
@@ -420,6 +473,10 @@
             for line in check.duplicated.prefix(20) { print("chaos: DUPLICATED \(line)") }
             for line in check.diverged.prefix(20) { print("chaos: DIVERGED \(line)") }
             for line in check.outboxes { print("chaos: OUTBOX \(line)") }
+            for line in check.outOfOrder.prefix(20) { print("chaos: OUT OF ORDER \(line)") }
+            for line in check.misresolved.prefix(20) { print("chaos: MISRESOLVED \(line)") }
+            let unobserved = observers.flatMap(\.failed)
+            for line in unobserved { print("chaos: UNOBSERVED \(line)") }
             let crashes = crashes.withLock { $0 }
             for line in crashes { print("chaos: CRASHED \(line)") }
             if case .cluster(let cluster) = servers {
@@ -444,13 +501,18 @@
                     + "refusal, \(check.supersededByDelete) by a tombstone, \(check.cancelledCreates) deletes of unsent "
                     + "creates; \(check.orphans) orphaned notes"
             )
+            print(
+                "chaos: \(check.heard) subscription deliveries checked for order (devices and \(observers.count) "
+                    + "harness subscriber\(observers.count == 1 ? "" : "s")); \(check.resolved) conflict resolutions checked against \(options.conflicts.rawValue)"
+            )
             let seconds = Double(converged.components.seconds) + Double(converged.components.attoseconds) / 1e18
             print(
                 "chaos: \(check.acknowledged) operations, \(counts.values.reduce(0, +)) faults "
                     + "(\(faults.joined(separator: ", "))), \(check.lost.count) lost, \(check.duplicated.count) duplicated, "
-                    + "\(check.diverged.count) diverged, converged in \(String(format: "%.1f", seconds)) s, seed \(options.seed)"
+                    + "\(check.diverged.count) diverged, \(check.outOfOrder.count) out of order, \(check.misresolved.count) "
+                    + "misresolved, converged in \(String(format: "%.1f", seconds)) s, seed \(options.seed)"
             )
-            return check.passed && quiet && crashes.isEmpty
+            return check.passed && quiet && crashes.isEmpty && unobserved.isEmpty
         }
 
         private func tearDown() async {
@@ -459,6 +521,7 @@
                 return Array(processes.values)
             }
             for process in running { process.kill() }
+            for observer in observers { observer.stop() }
             for proxy in proxies { await proxy.stop() }
             if let reader = reader.withLock({ $0 }) { try? reader.close() }
             switch servers {

@@ -6,6 +6,8 @@ struct ChaosOptions: Sendable {
     enum Conflicts: String, Sendable, CaseIterable {
         case automerge
         case optimistic
+        /// A custom conflict handler, ``ChaosConflictRule``.
+        case custom
     }
 
     /// Where the backend keeps its data.
@@ -41,7 +43,7 @@ struct ChaosOptions: Sendable {
 
     static let usage = """
         usage: StratusBench chaos [--devices N] [--operations N (per device)] [--seed N] [--minutes M]
-                                  [--conflicts automerge|optimistic] [--records N] [--pace MS]
+                                  [--conflicts automerge|optimistic|custom] [--records N] [--pace MS]
                                   [--quiescence-timeout S] [--directory PATH]
                                   [--store sqlite|postgres] [--instances N (postgres)] [--stratus PATH (postgres)]
         """
@@ -80,9 +82,10 @@ struct ChaosOptions: Sendable {
             case "--conflicts":
                 let text = try value(option)
                 guard let parsed = Conflicts(rawValue: text) else {
+                    let names = Conflicts.allCases.map(\.rawValue)
                     throw ChaosError(
-                        "--conflicts takes \(Conflicts.allCases.map(\.rawValue).joined(separator: " or ")), "
-                            + "not '\(text)'. (custom is not built yet.)"
+                        "--conflicts takes \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), "
+                            + "not '\(text)'."
                     )
                 }
                 conflicts = parsed

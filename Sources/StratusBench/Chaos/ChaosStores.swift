@@ -74,7 +74,10 @@
                 key: ChaosKey(model: model, id: id),
                 version: item["_version"]?.intValue,
                 deleted: item["_deleted"]?.boolValue == true,
-                ops: (item["ops"]?.arrayValue ?? []).compactMap(\.stringValue)
+                ops: (item["ops"]?.arrayValue ?? []).compactMap(\.stringValue),
+                values: fields[model, default: []].reduce(into: [:]) { values, field in
+                    values[field] = item[field]?.stringValue
+                }
             )
         }
 

@@ -22,6 +22,9 @@ struct OperationLogEntry: Codable, Sendable, Hashable {
         case rejected
         /// The device made all its operations.
         case finished
+        /// A subscription delivered a record (in a device's or an observer's side file, not in
+        /// the operation log): its `_version`, the subscription and its connection.
+        case heard
     }
 
     /// The kind of a write.
@@ -44,6 +47,14 @@ struct OperationLogEntry: Codable, Sendable, Hashable {
     var values: [String: String]?
     /// How a conflict was settled.
     var resolution: String?
+    /// For `heard`: the record's `_version` as the subscription delivered it.
+    var version: Int?
+    /// For `heard`: the subscription (`onUpdateNote`) and the number of its `subscribe` call in
+    /// this process (`onUpdateNote#4`); each call is a subscription of its own.
+    var subscription: String?
+    /// For `heard`: the subscription's connection, from 0, counted up each time the server
+    /// acknowledged the subscription again (after a lost connection, on a new one).
+    var connection: Int?
 }
 
 /// A file of ``OperationLogEntry`` lines, one JSON object each, appended and synced to disk one
@@ -52,13 +63,17 @@ struct OperationLogEntry: Codable, Sendable, Hashable {
 final class OperationLog: Sendable {
     private let descriptor: Int32
     private let lock = Mutex(())
+    private let synced: Bool
     let url: URL
 
-    /// Opens `url` for appending, creating it when missing.
+    /// Opens `url` for appending, creating it when missing. With `synced` `false` a line is
+    /// written without waiting for the disk: it outlives the process being killed, not the
+    /// machine stopping (for what subscriptions delivered, which is no acknowledgement).
     ///
     /// - Throws: ``ChaosError`` naming the file when it cannot be opened.
-    init(appendingTo url: URL) throws {
+    init(appendingTo url: URL, synced: Bool = true) throws {
         self.url = url
+        self.synced = synced
         descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw ChaosError("Cannot open the operation log \(url.path) (errno \(errno)).")
@@ -67,7 +82,7 @@ final class OperationLog: Sendable {
 
     deinit { close(descriptor) }
 
-    /// Appends `entry` as one line and waits until it is on disk.
+    /// Appends `entry` as one line and, when the log is synced, waits until it is on disk.
     ///
     /// - Throws: ``ChaosError`` when the line cannot be written or synced.
     func append(_ entry: OperationLogEntry) throws {
@@ -79,7 +94,7 @@ final class OperationLog: Sendable {
             guard written == line.count else {
                 throw ChaosError("Cannot append to the operation log \(url.path) (errno \(errno)).")
             }
-            guard fsync(descriptor) == 0 else {
+            guard !synced || fsync(descriptor) == 0 else {
                 throw ChaosError("Cannot sync the operation log \(url.path) (errno \(errno)).")
             }
         }
