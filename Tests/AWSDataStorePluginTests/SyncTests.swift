@@ -221,12 +221,9 @@ import Testing
         try await device.plugin.stop()
     }
 
-    @Test func aChangeTheBackendRefusesIsUndoneAndReported() async throws {
-        let backend = try await SyncFixture.backend()
-        defer { Task { await backend.stop() } }
-        let device = try SyncDevice(backend: backend)
-        try await device.startAndWaitUntilReady()
-        // AWSEmail is checked by the backend only.
+    /// Saves blog `b1` and a post `p1` whose email the backend refuses (AWSEmail is checked by
+    /// the backend only), and waits until the refused post left the device.
+    static func saveARefusedPost(on device: SyncDevice) async throws {
         try await device.plugin.save(Blog(id: "b1", name: "Blog"))
         try await device.plugin.save(
             BlogPost(
@@ -241,6 +238,14 @@ import Testing
         try await waitUntil("the refused post removed") {
             try await device.plugin.query(BlogPost.self, byId: "p1") == nil
         }
+    }
+
+    @Test func aChangeTheBackendRefusesIsUndoneAndReported() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let device = try SyncDevice(backend: backend)
+        try await device.startAndWaitUntilReady()
+        try await Self.saveARefusedPost(on: device)
         #expect(try await device.plugin.query(Blog.self, byId: "b1") != nil)
         #expect(device.eventNames.contains(HubPayload.EventName.DataStore.outboxMutationFailed))
         let refusal = try #require(
@@ -296,20 +301,7 @@ import Testing
         let reads = StalledReads(to: stalled, failures: 2)
         let device = try SyncDevice(backend: backend, interceptor: reads)
         try await device.startAndWaitUntilReady()
-        try await device.plugin.save(Blog(id: "b1", name: "Blog"))
-        try await device.plugin.save(
-            BlogPost(
-                id: "p1",
-                title: "Bad",
-                blog: Blog(id: "b1", name: "Blog"),
-                status: .draft,
-                contactEmail: "not an email"
-            )
-        )
-        try await device.waitUntilOutboxIsEmpty()
-        try await waitUntil("the refused post removed") {
-            try await device.plugin.query(BlogPost.self, byId: "p1") == nil
-        }
+        try await Self.saveARefusedPost(on: device)
         #expect(reads.redirected == 2)
         #expect(!device.errors.values.contains { $0.message.contains("could not read the backend's") })
         try await device.plugin.stop()

@@ -13,16 +13,19 @@ import Testing
         }
         """
 
-    @Test func theConsoleRunsRequestsAsEachIdentityAndEditsData() async throws {
+    /// `stratus serve` on a schema of notes with an owner rule, `config` and a data directory of
+    /// its own, for a browser test; `nil`, with the issue recorded, when Chromium or its driver
+    /// is not installed.
+    static func serveNotes() async throws -> (directory: TemporaryDirectory, serving: ServeCommandTests.Serving)? {
         for program in ["/usr/bin/chromium", "/usr/bin/chromedriver"]
         where !FileManager.default.fileExists(atPath: program) {
             Issue.record(
                 "\(program) is missing: apt-get install chromium chromium-driver (scripts/test installs them)."
             )
-            return
+            return nil
         }
         let directory = try TemporaryDirectory()
-        try directory.write(Self.config, to: "stratus.json")
+        try directory.write(config, to: "stratus.json")
         let schema = try directory.write(
             "type Note @model @auth(rules: [{ allow: owner }, { allow: public }]) { id: ID! text: String }",
             to: "schema.graphql"
@@ -34,6 +37,14 @@ import Testing
             ],
             in: directory
         )
+        return (directory: directory, serving: serving)
+    }
+
+    @Test func theConsoleRunsRequestsAsEachIdentityAndEditsData() async throws {
+        guard let served = try await Self.serveNotes() else { return }
+        // The data directory lives as long as the test: the server writes there.
+        defer { withExtendedLifetime(served.directory) {} }
+        let serving = served.serving
         let key = try await serving.process.line(startingWith: "API key: ").dropFirst("API key: ".count)
         let line = try await serving.process.line(startingWith: "Console: ")
         let url = String(line.dropFirst("Console: ".count))

@@ -7,26 +7,10 @@ import Testing
 /// (Browser/console_users_browser.py).
 @Suite struct ConsoleUsersBrowserTests {
     @Test func theInboxShowsASignUpsCodeAndThePageConfirmsAUser() async throws {
-        for program in ["/usr/bin/chromium", "/usr/bin/chromedriver"]
-        where !FileManager.default.fileExists(atPath: program) {
-            Issue.record(
-                "\(program) is missing: apt-get install chromium chromium-driver (scripts/test installs them)."
-            )
-            return
-        }
-        let directory = try TemporaryDirectory()
-        try directory.write(ConsoleBrowserTests.config, to: "stratus.json")
-        let schema = try directory.write(
-            "type Note @model @auth(rules: [{ allow: owner }, { allow: public }]) { id: ID! text: String }",
-            to: "schema.graphql"
-        )
-        let serving = try await ServeCommandTests.Serving(
-            [
-                "--schema", schema.path, "--config", directory.path("stratus.json"), "--data-dir",
-                directory.path("data"),
-            ],
-            in: directory
-        )
+        guard let served = try await ConsoleBrowserTests.serveNotes() else { return }
+        // The data directory lives as long as the test: the server writes there.
+        defer { withExtendedLifetime(served.directory) {} }
+        let serving = served.serving
         let clients = try await serving.process.line(startingWith: "Cognito app clients: ")
         let client = String(clients.dropFirst("Cognito app clients: ".count).split(separator: ",")[0])
         let line = try await serving.process.line(startingWith: "Console: ")
