@@ -172,18 +172,10 @@ extension ConsoleEndpoint {
     /// API's status and JSON body.
     func graphQL(_ request: Request, origin: String, authorization: ServerAuthorization) async -> Response {
         let body: JSONObject
-        do {
-            let bytes = try await request.body.collect(upTo: 1 << 20)
-            guard let object = try JSON(parsing: Data(buffer: bytes)).objectValue else {
-                return Self.refusal(
-                    .badRequest,
-                    #"The body is not a JSON object. Send {"query": "…", "variables": {…}, "identity": {"type": "API_KEY"}}."#,
-                    json: true
-                )
-            }
-            body = object
-        } catch {
-            return Self.refusal(.badRequest, "The body is not JSON: \(error)", json: true)
+        let example = #"{"query": "…", "variables": {…}, "identity": {"type": "API_KEY"}}"#
+        switch await Self.objectBody(of: request, example: example) {
+        case .success(let object): body = object
+        case .failure(let refusal): return refusal.response
         }
         guard let query = body["query"]?.stringValue else {
             return Self.refusal(.badRequest, "The body has no \"query\" string.", json: true)
