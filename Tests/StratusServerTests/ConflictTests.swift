@@ -115,6 +115,31 @@ import Testing
         #expect(body["errors"]?[0]?["data"]?["_deleted"] == true)
     }
 
+    /// A delete of a tombstone at its current `_version` is refused like a stale one, with the
+    /// tombstone, and leaves its version and the delta journal as they were.
+    @Test(arguments: [ConflictResolutionStrategy.automerge, .optimisticConcurrency])
+    func aTombstoneIsNotDeletedAgain(_ strategy: ConflictResolutionStrategy) async throws {
+        let server = try await Self.server(ServerConfiguration(conflictResolution: strategy))
+        _ = await server.run(#"mutation { deletePost(input: {id: "p1", _version: 2}) { id } }"#)
+        #expect(
+            await server.run(
+                #"mutation { deletePost(input: {id: "p1", _version: 3}) { id _version _deleted } }"#
+            )
+                == #"{"data":{"deletePost":null},"errors":[{"path":["deletePost"],"#
+                + #""data":{"id":"p1","_version":3,"_deleted":true},"errorType":"ConflictUnhandled","#
+                + #""errorInfo":null,"locations":[{"line":1,"column":12,"sourceName":null}],"#
+                + #""message":"Conflict resolver rejects mutation."}]}"#
+        )
+        let sync = await server.json("{ syncPosts(lastSync: 1699999999000) { items { id _version _deleted } } }")
+        #expect(
+            sync["data"]?["syncPosts"]?["items"]
+                == [
+                    ["id": "p1", "_version": 1, "_deleted": nil], ["id": "p1", "_version": 2, "_deleted": nil],
+                    ["id": "p1", "_version": 3, "_deleted": true],
+                ]
+        )
+    }
+
     @Test func aCustomHandlerSeesBothItemsAndResolves() async throws {
         let seen = Mutex<ConflictContext?>(nil)
         let handler: ConflictHandler = { context in

@@ -293,7 +293,10 @@ extension ModelResolver {
                 next.version = (current.version ?? 0) + 1
                 next.lastChangedAt = now
                 next.deleted = true
-                if input["_version"]?.intValue != current.version {
+                // A tombstone is not deleted again: each such delete would raise its version, and a
+                // device that missed one of those versions would hold an older tombstone than the
+                // backend. As for an update of a tombstone, the conflict strategy answers.
+                if current.isDeleted || input["_version"]?.intValue != current.version {
                     switch try await resolveConflict(request, current: current, incoming: nil, key: key) {
                     case .merged:
                         throw ResolverError.conflictUnhandled(request.trim(ResolvedItem(model: model, item: current)))
