@@ -62,9 +62,12 @@ package final class PostgresCognitoStore: CognitoStore {
     package func migrate() async throws {
         let logger = logger
         try await failing("created") {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
-                try await connection.query(
+            try await client.answeredTransaction(logger: logger) { connection in
+                _ = try await connection.answeredRows(
+                    "SELECT pg_advisory_xact_lock(\(Self.migrationLock))",
+                    logger: logger
+                )
+                _ = try await connection.answeredRows(
                     """
                     CREATE TABLE IF NOT EXISTS _stratus_cognito (
                         kind text NOT NULL, key text NOT NULL, body bytea NOT NULL, PRIMARY KEY (kind, key))
@@ -80,14 +83,14 @@ package final class PostgresCognitoStore: CognitoStore {
     package func exclusively<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         let logger = logger
         return try await client.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(Self.setupLock))", logger: logger)
+            _ = try await connection.answeredRows("SELECT pg_advisory_lock(\(Self.setupLock))", logger: logger)
             do {
                 let result = try await body()
-                try await connection.query("SELECT pg_advisory_unlock(\(Self.setupLock))", logger: logger)
+                _ = try await connection.answeredRows("SELECT pg_advisory_unlock(\(Self.setupLock))", logger: logger)
                 return result
             } catch {
                 // The body's failure is the one to report; the lock also ends with the connection's session.
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.setupLock))", logger: logger)
+                _ = try? await connection.answeredRows("SELECT pg_advisory_unlock(\(Self.setupLock))", logger: logger)
                 throw error
             }
         }
@@ -101,18 +104,17 @@ package final class PostgresCognitoStore: CognitoStore {
 
     package func read(kind: String, key: String) async throws -> Data? {
         try await failing("read (kind '\(kind)', key '\(key)')") {
-            let rows = try await client.query(
+            let rows = try await client.answeredRows(
                 "SELECT body FROM _stratus_cognito WHERE kind = \(kind) AND key = \(key)",
                 logger: logger
             )
-            for try await body in rows.decode(Data.self) { return body }
-            return nil
+            return try rows.first?.decode(Data.self)
         }
     }
 
     package func write(kind: String, key: String, body: Data) async throws {
         try await failing("written (kind '\(kind)', key '\(key)')") {
-            try await client.query(
+            _ = try await client.answeredRows(
                 """
                 INSERT INTO _stratus_cognito (kind, key, body) VALUES (\(kind), \(key), \(body))
                 ON CONFLICT (kind, key) DO UPDATE SET body = EXCLUDED.body
@@ -124,7 +126,7 @@ package final class PostgresCognitoStore: CognitoStore {
 
     package func delete(kind: String, key: String) async throws {
         try await failing("deleted (kind '\(kind)', key '\(key)')") {
-            try await client.query(
+            _ = try await client.answeredRows(
                 "DELETE FROM _stratus_cognito WHERE kind = \(kind) AND key = \(key)",
                 logger: logger
             )
@@ -134,13 +136,11 @@ package final class PostgresCognitoStore: CognitoStore {
     package func all(kind: String) async throws -> [Data] {
         try await failing("listed (kind '\(kind)')") {
             // Keys in byte order, as SQLite orders them, whatever the database's collation.
-            let rows = try await client.query(
+            let rows = try await client.answeredRows(
                 "SELECT body FROM _stratus_cognito WHERE kind = \(kind) ORDER BY key COLLATE \"C\"",
                 logger: logger
             )
-            var bodies: [Data] = []
-            for try await body in rows.decode(Data.self) { bodies.append(body) }
-            return bodies
+            return try rows.map { try $0.decode(Data.self) }
         }
     }
 
@@ -164,6 +164,8 @@ package struct PostgresCognitoStoreError: Error, CustomStringConvertible {
 
     init(_ done: String, _ error: any Error) {
         let what = "The local Cognito's records in PostgreSQL cannot be \(done)"
+        // A failed transaction names its step; the step's own error says why.
+        let error = (error as? PostgresTransactionFailure)?.error ?? error
         guard let error = error as? PSQLError else {
             description = "\(what): \(error)"
             return

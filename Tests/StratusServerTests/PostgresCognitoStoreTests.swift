@@ -72,6 +72,44 @@ import Testing
         }
     }
 
+    /// PostgreSQL ends the connection that holds ``PostgresCognitoStore/exclusively(_:)``'s lock
+    /// while the body runs (a restart, `pg_terminate_backend`): the unlock fails at once and so
+    /// does the call, rather than wait for an answer on the closed connection.
+    @Test(.timeLimit(.minutes(1)))
+    func aLockWhoseConnectionEndsFailsAtOnce() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let configuration = try PostgresTestCluster.clientConfiguration(for: url)
+        let client = PostgresClient(configuration: configuration)
+        let other = PostgresClient(configuration: configuration)
+        let running = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await client.run() }
+                group.addTask { await other.run() }
+            }
+        }
+        defer { running.cancel() }
+        let store = PostgresCognitoStore(client: client)
+        try await store.migrate()
+        do {
+            try await store.exclusively {
+                let rows = try await other.query(
+                    """
+                    SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+                    WHERE datname = current_database() AND query LIKE 'SELECT pg_advisory_lock%'
+                    """
+                )
+                var ended: [String] = []
+                for try await value in rows.decode(String.self) { ended.append(value) }
+                #expect(ended == ["true"])
+            }
+            Issue.record("exclusively(_:) returned after its lock's connection ended")
+        } catch let error as PostgresCognitoStoreError {
+            Issue.record("unexpected: \(error)")
+        } catch {
+            #expect(error is PostgresConnectionClosed || error is PSQLError)
+        }
+    }
+
     @Test func instancesMigratingTogetherAllSucceed() async throws {
         try await Self.withStore(migrated: false) { store in
             // Without the migration lock, some of these fail on pg_type's unique index.

@@ -5,8 +5,8 @@ import Synchronization
 
 /// The connection a statement was sent on closed before PostgreSQL answered it: PostgreSQL ended
 /// the connection (a restart, `pg_terminate_backend`) or the network failed.
-struct PostgresConnectionClosed: Error, CustomStringConvertible {
-    var description: String {
+package struct PostgresConnectionClosed: Error, CustomStringConvertible {
+    package var description: String {
         "PostgreSQL closed the connection before it answered the statement (it restarted, or the connection "
             + "was terminated)."
     }
@@ -14,16 +14,16 @@ struct PostgresConnectionClosed: Error, CustomStringConvertible {
 
 /// A transaction of ``PostgresClient/answeredTransaction(logger:_:)`` that failed, with the
 /// failure of the step that failed.
-struct PostgresTransactionFailure: Error, CustomStringConvertible {
+package struct PostgresTransactionFailure: Error, CustomStringConvertible {
     /// What failed: `BEGIN`, the transaction's own statements, or `COMMIT`.
-    enum Step: Sendable { case begin, body, commit }
+    package enum Step: Sendable { case begin, body, commit }
 
-    var step: Step
-    var error: any Error
+    package var step: Step
+    package var error: any Error
     /// Why the `ROLLBACK` after a failed body failed, when it did.
-    var rollbackError: (any Error)?
+    package var rollbackError: (any Error)?
 
-    var description: String { "\(error)" }
+    package var description: String { "\(error)" }
 }
 
 extension PostgresConnection {
@@ -35,7 +35,7 @@ extension PostgresConnection {
     /// idle connection in a transaction), the handoff fails unseen and the query never answers,
     /// which held a write, and the connection, for good. The query's answer is raced with the
     /// connection's close.
-    func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+    package func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         guard !isClosed else { throw PostgresConnectionClosed() }
         let answer = FirstAnswer<[PostgresRow]>()
         // Told of the close through one callback per connection, not one per statement: a
@@ -57,7 +57,7 @@ extension PostgresClient {
     /// The rows of `query` on a pooled connection, through
     /// ``PostgresConnection/answeredRows(_:logger:)``: the pool may lease a connection that
     /// PostgreSQL has just ended, on which PostgresNIO's own query never answers.
-    func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+    package func answeredRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         try await withConnection { connection in try await connection.answeredRows(query, logger: logger) }
     }
 
@@ -67,7 +67,7 @@ extension PostgresClient {
     /// sends its own statements through `answeredRows` too.
     ///
     /// - Throws: ``PostgresTransactionFailure`` naming the step that failed.
-    func answeredTransaction<Result: Sendable>(
+    package func answeredTransaction<Result: Sendable>(
         logger: Logger,
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
