@@ -28,14 +28,18 @@ public indirect enum ModelFieldType: Sendable, Hashable {
         .enumeration(name: E.enumName)
     }
 
-    /// A non-model field whose Swift type is `type`.
+    /// A non-model field whose Swift type is `type`, which this registers
+    /// (``ModelRegistry/register(embeddableType:)``): the request builders select its fields by
+    /// name.
     public static func embedded<E: Embeddable>(type: E.Type) -> ModelFieldType {
-        .embedded(name: E.typeName)
+        ModelRegistry.register(embeddableType: E.self)
+        return .embedded(name: E.typeName)
     }
 
-    /// A list of non-model values whose Swift type is `type`.
+    /// A list of non-model values whose Swift type is `type`, which this registers as
+    /// ``embedded(type:)`` does.
     public static func embeddedCollection<E: Embeddable>(of type: E.Type) -> ModelFieldType {
-        .embeddedCollection(of: .embedded(name: E.typeName))
+        .embeddedCollection(of: .embedded(type: E.self))
     }
 
     /// `true` for the types that name another model.

@@ -338,8 +338,9 @@ struct ModelFileGenerator {
             element =
                 type.isList ? ".enumeration(name: \(SwiftNames.literal(type.name)))" : ".enum(type: \(type.name).self)"
         case .nonModel:
-            element =
-                type.isList ? ".embedded(name: \(SwiftNames.literal(type.name)))" : ".embedded(type: \(type.name).self)"
+            // By type, which registers it: the request builders select its fields by name.
+            if type.isList { return ".embeddedCollection(of: \(type.name).self)" }
+            element = ".embedded(type: \(type.name).self)"
         case .model: element = ".model(name: \(SwiftNames.literal(type.name)))"
         case .customScalar: element = ".string"
         case .interface, .union, .input, .connection: element = ".embedded(name: \(SwiftNames.literal(type.name)))"

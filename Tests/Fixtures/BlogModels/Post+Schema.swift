@@ -77,7 +77,7 @@ extension Post {
             .field(post.keywords, is: .optional, ofType: .embeddedCollection(of: .string)),
             .field(post.ratings, is: .optional, ofType: .embeddedCollection(of: .int)),
             .field(post.statusHistory, is: .optional, ofType: .embeddedCollection(of: .enumeration(name: "PostStatus"))),
-            .field(post.locations, is: .optional, ofType: .embeddedCollection(of: .embedded(name: "GeoPoint"))),
+            .field(post.locations, is: .optional, ofType: .embeddedCollection(of: GeoPoint.self)),
             .hasMany(post.comments, is: .optional, ofType: Comment.self, associatedFields: [Comment.keys.post]),
             .hasMany(post.tags, is: .optional, ofType: PostTags.self, associatedFields: [PostTags.keys.post]),
             .field(post.secretNotes, is: .optional, ofType: .string, authRules: [rule(allow: .owner, ownerField: "owner", identityClaim: "sub::username", provider: .userPools, operations: [.create, .update, .delete, .read])]),
