@@ -26,12 +26,14 @@ extension ConsoleEndpoint {
             return live(request, monitor: http.liveMonitor)
         case (_, let path) where Self.isUsersRoute(path):
             return await users(request)
+        case (_, let path) where Self.isDataRoute(path):
+            return await data(request, origin: origin, http: http)
         default:
             return Self.refusal(
                 .notFound,
                 "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
                     + "GET /console/api/identities, GET /console/api/requests, GET /console/api/live, "
-                    + "POST /console/api/graphql, and (with --auth) \(Self.usersRoutes).",
+                    + "POST /console/api/graphql, \(Self.dataRoutes), and (with --auth) \(Self.usersRoutes).",
                 json: true
             )
         }
@@ -120,6 +122,7 @@ extension ConsoleEndpoint {
                     let editable = stored.filter { !$0.isReadOnly && !key.contains($0.name) }
                     var entry: JSONObject = ["name": .string(model.name)]
                     entry["list"] = model.operations.list.map { .string($0) } ?? .null
+                    entry["create"] = model.operations.create.map { .string($0) } ?? .null
                     entry["update"] = model.operations.update.map { .string($0) } ?? .null
                     entry["delete"] = model.operations.delete.map { .string($0) } ?? .null
                     entry["primaryKey"] = .array(model.primaryKey.map { .string($0) })
@@ -127,6 +130,7 @@ extension ConsoleEndpoint {
                     entry["editableFields"] = .array(editable.map { .string($0.name) })
                     entry["syncFields"] = .array(syncs ? ["_version", "_deleted", "_lastChangedAt"] : [])
                     entry["filterInput"] = .string("Model\(model.name)FilterInput")
+                    entry["createInput"] = .string("Create\(model.name)Input")
                     entry["updateInput"] = .string("Update\(model.name)Input")
                     entry["deleteInput"] = .string("Delete\(model.name)Input")
                     return .object(entry)

@@ -23,18 +23,27 @@ import Testing
         let directory: URL
         var origin: String { "http://127.0.0.1:\(serving.port)" }
 
-        init(secret: String? = ConsoleTests.secret, console: Bool = true, cognito: Bool = false) async throws {
+        init(
+            secret: String? = ConsoleTests.secret,
+            console: Bool = true,
+            cognito: Bool = false,
+            schema: String = ConsoleTests.schema,
+            server: ServerConfiguration = ServerConfiguration(),
+            clock: @escaping @Sendable () -> Date = { Date() }
+        ) async throws {
             directory = FileManager.default.temporaryDirectory.appending(path: "stratus-console-\(UUID().uuidString)")
             backend = try await Backend.open(
                 Backend.Configuration(
-                    schema: try SchemaParser().parse(ConsoleTests.schema),
+                    schema: try SchemaParser().parse(schema),
                     store: .dataDirectory(directory),
+                    server: server,
                     authorization: ServerAuthorization(
                         defaultMode: .apiKey,
                         additionalModes: cognito ? [.amazonCognitoUserPools] : []
                     ),
                     usesStoredAPIKey: true,
                     cognito: cognito ? CognitoConfiguration() : nil,
+                    clock: clock,
                     log: { _ in },
                     cognitoLog: { _ in },
                     console: console ? Backend.ConsoleSettings(secret: secret) : nil

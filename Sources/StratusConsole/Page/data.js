@@ -1,4 +1,5 @@
-// Data: each model's items, read, edited and deleted through the API as the chosen identity.
+// Data: each model's items, read, created, edited and deleted through the API as the chosen
+// identity; an item's history from the delta journal; made-up items from the schema.
 import { api, graphql } from './api.js';
 
 export class DataPage {
@@ -18,6 +19,18 @@ export class DataPage {
     this.first = document.getElementById('data-first');
     this.editor = document.getElementById('data-editor');
     this.editInput = document.getElementById('data-edit-input');
+    this.editLabel = document.getElementById('data-edit-label');
+    this.tombstones = document.getElementById('data-tombstones');
+    this.history = document.getElementById('data-history');
+    this.sortColumn = null;
+    this.sortDescending = false;
+    this.tombstones.addEventListener('change', () => {
+      this.pages = [null];
+      this.load();
+    });
+    document.getElementById('data-create').addEventListener('click', () => this.startCreate());
+    document.getElementById('data-generate').addEventListener('click', () => this.generate());
+    document.getElementById('data-history-close').addEventListener('click', () => { this.history.hidden = true; });
     document.getElementById('data-query').addEventListener('submit', (event) => {
       event.preventDefault();
       this.pages = [null];
@@ -64,6 +77,8 @@ export class DataPage {
     }
     this.pages = [null];
     this.editor.hidden = true;
+    this.history.hidden = true;
+    this.sortColumn = null;
     this.load();
   }
 
@@ -85,6 +100,11 @@ export class DataPage {
         return;
       }
     }
+    // Tombstones are left out by the API's own filter, so that pages stay full.
+    if (!this.tombstones.checked && model.syncFields.length) {
+      const live = { _deleted: { ne: true } };
+      filter = filter ? { and: [filter, live] } : live;
+    }
     const query = `query ListItems($filter: ${model.filterInput}, $limit: Int, $nextToken: String) {
   ${model.list}(filter: $filter, limit: $limit, nextToken: $nextToken) { items { ${this.selection} } nextToken }
 }`;
@@ -102,6 +122,27 @@ export class DataPage {
     const errors = answer.errors?.map((e) => e.message).join('; ');
     this.report(`${model.name}: ${this.items.length} items on page ${index + 1}${errors ? `; errors: ${errors}` : ''}`,
       Boolean(errors));
+  }
+
+  /** The items of the page in the chosen order: the API lists by key, the page sorts what it read. */
+  get sorted() {
+    if (!this.sortColumn) return this.items;
+    const column = this.sortColumn;
+    const direction = this.sortDescending ? -1 : 1;
+    const rank = (value) => (value === null || value === undefined ? 1 : 0);
+    return [...this.items].sort((a, b) => {
+      const [x, y] = [a[column], b[column]];
+      if (rank(x) || rank(y)) return rank(x) - rank(y);
+      if (typeof x === 'number' && typeof y === 'number') return (x - y) * direction;
+      const [p, q] = [String(x), String(y)];
+      return (p < q ? -1 : p > q ? 1 : 0) * direction;
+    });
+  }
+
+  sortBy(column) {
+    this.sortDescending = this.sortColumn === column ? !this.sortDescending : false;
+    this.sortColumn = column;
+    this.render();
   }
 
   /** Runs a request as the chosen identity; the answer, or null after reporting a failure. */
@@ -126,11 +167,23 @@ export class DataPage {
     for (const column of [...columns, '']) {
       const cell = document.createElement('th');
       cell.scope = 'col';
-      cell.textContent = column;
+      if (column) {
+        // Sorts the rows of this page; the API lists by key.
+        const sort = document.createElement('button');
+        sort.type = 'button';
+        sort.className = 'sort';
+        sort.dataset.testid = `data-sort-${column}`;
+        sort.title = `Sort this page by ${column}`;
+        const arrow = this.sortColumn === column ? (this.sortDescending ? ' ▼' : ' ▲') : '';
+        sort.textContent = column + arrow;
+        sort.addEventListener('click', () => this.sortBy(column));
+        cell.append(sort);
+        if (this.sortColumn === column) cell.setAttribute('aria-sort', this.sortDescending ? 'descending' : 'ascending');
+      }
       head.append(cell);
     }
     this.table.tHead.replaceChildren(head);
-    this.table.tBodies[0].replaceChildren(...this.items.map((item) => {
+    this.table.tBodies[0].replaceChildren(...this.sorted.map((item) => {
       const row = document.createElement('tr');
       row.dataset.testid = 'data-row';
       if (item._deleted) row.classList.add('deleted');
@@ -145,6 +198,7 @@ export class DataPage {
       actions.className = 'actions-cell';
       if (this.model.update && !item._deleted) actions.append(this.button('Edit', 'data-edit', () => this.edit(item)));
       if (this.model.delete && !item._deleted) actions.append(this.button('Delete', 'data-delete', () => this.remove(item)));
+      if (this.model.syncFields.length) actions.append(this.button('History', 'data-history', () => this.showHistory(item)));
       row.append(actions);
       return row;
     }));
@@ -167,19 +221,53 @@ export class DataPage {
   edit(item) {
     this.editing = item;
     const fields = Object.fromEntries(this.model.editableFields.map((name) => [name, item[name] ?? null]));
-    document.getElementById('data-edit-key').textContent = JSON.stringify(this.key(item));
+    this.editLabel.replaceChildren('Item ', Object.assign(document.createElement('span'), {
+      id: 'data-edit-key', textContent: JSON.stringify(this.key(item)),
+    }), ' (JSON of the fields to change)');
     this.editInput.value = JSON.stringify(fields, null, 2);
     this.editor.hidden = false;
     this.editInput.focus();
   }
 
-  /** The update mutation with the edited fields, the item's key and the _version it was read at. */
+  /** Opens the editor on a new item: the create input's required fields, with values made up
+   *  from the schema by the admin API (nothing is created until Save). */
+  async startCreate() {
+    const model = this.model;
+    if (!model) {
+      this.report('Choose a model first.', true);
+      return;
+    }
+    if (!model.create) {
+      this.report(`${model.name} has no create mutation.`, true);
+      return;
+    }
+    let template = {};
+    try {
+      ({ items: [template] } = await api('generate', {
+        model: model.name, count: 1, preview: true, requiredOnly: true, identity: this.identity(),
+      }));
+    } catch (error) {
+      this.report(error.message, true);
+      return;
+    }
+    this.editing = null;
+    this.editLabel.textContent = `New ${model.name} (JSON of its ${model.createInput}, sent with ${model.create})`;
+    this.editInput.value = JSON.stringify(template, null, 2);
+    this.editor.hidden = false;
+    this.editInput.focus();
+  }
+
+  /** Sends the editor's JSON: the create mutation for a new item, else the item's update. */
   async save() {
     let changes;
     try {
       changes = JSON.parse(this.editInput.value);
     } catch (error) {
       this.report(`The item is not JSON: ${error.message}`, true);
+      return;
+    }
+    if (!this.editing) {
+      await this.create(changes);
       return;
     }
     const input = { ...changes, ...this.key(this.editing) };
@@ -193,6 +281,82 @@ export class DataPage {
     }
     this.editor.hidden = true;
     await this.load(this.current);
+  }
+
+  /** The create mutation with `input`, as the chosen identity; the API's errors as it answers them. */
+  async create(input) {
+    const model = this.model;
+    const mutation = `mutation CreateItem($input: ${model.createInput}!) { ${model.create}(input: $input) { ${this.selection} } }`;
+    const answer = await this.request(mutation, { input });
+    if (!answer) return;
+    if (answer.errors?.length) {
+      this.report(answer.errors.map((e) => `${e.errorType ? `${e.errorType}: ` : ''}${e.message}`).join('; '), true);
+      return;
+    }
+    this.editor.hidden = true;
+    await this.load(this.current);
+    this.report(`Created ${model.name} ${JSON.stringify(this.key(answer.data[model.create]))}.`, false);
+  }
+
+  /** Makes the chosen number of items from the schema, through the create mutation as the chosen identity. */
+  async generate() {
+    const model = this.model;
+    if (!model) {
+      this.report('Choose a model first.', true);
+      return;
+    }
+    const count = Number(document.getElementById('data-generate-count').value);
+    this.report(`Generating ${count} ${model.name} items…`, false);
+    let answer;
+    try {
+      answer = await api('generate', { model: model.name, count, identity: this.identity() });
+    } catch (error) {
+      this.report(error.message, true);
+      return;
+    }
+    await this.load(this.current);
+    const refused = answer.refusals.map((r) => `#${r.index + 1}: ${r.errors.map((e) => e.message).join('; ')}`);
+    this.report(`Generated ${answer.created} of ${answer.requested} ${model.name} items (seed ${answer.seed})`
+      + (refused.length ? `; refused ${refused.length}: ${refused.join(' | ')}` : '.'), refused.length > 0);
+  }
+
+  /** The item's versions from the delta journal, read by the admin API. */
+  async showHistory(item) {
+    const model = this.model;
+    const key = this.key(item);
+    const query = new URLSearchParams({ model: model.name, ...key });
+    let history;
+    try {
+      history = await api(`history?${query}`);
+    } catch (error) {
+      this.report(error.message, true);
+      return;
+    }
+    document.getElementById('data-history-key').textContent = `${model.name} ${JSON.stringify(key)}`;
+    const minutes = Math.round(history.retentionSeconds / 60);
+    const note = document.getElementById('data-history-note');
+    const first = history.versions[0]?.version;
+    note.textContent = history.missesOlderVersions
+      ? `The journal keeps each change for ${minutes} minutes: versions before ${first ?? history.currentVersion} `
+        + 'are no longer in it.'
+      : `Every version since the item was created (the journal keeps each change for ${minutes} minutes).`;
+    document.getElementById('data-history-body').replaceChildren(...history.versions.map((version) => {
+      const row = document.createElement('tr');
+      row.dataset.testid = 'history-row';
+      row.className = version.operation.toLowerCase();
+      for (const [field, text] of [
+        ['version', String(version.version ?? '')], ['time', version.time ?? ''], ['operation', version.operation],
+        ['fields', JSON.stringify(version.fields)],
+      ]) {
+        const cell = document.createElement('td');
+        cell.dataset.field = field;
+        cell.textContent = text;
+        row.append(cell);
+      }
+      return row;
+    }));
+    this.history.hidden = false;
+    this.history.scrollIntoView({ block: 'nearest' });
   }
 
   async remove(item) {

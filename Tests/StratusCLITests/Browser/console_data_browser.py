@@ -1,0 +1,155 @@
+"""The Stratus Console's Data page driven in headless Chromium, using only the page.
+
+Usage: console_data_browser.py CONSOLE_URL
+
+Opens the console URL `stratus serve` printed and its Data page, as the API key. Creates a note
+with the page's form (through the API's create mutation), edits it and sees its _version rise,
+opens its history from the delta journal and sees both versions, generates five notes from the
+schema and sees them, sorts the page, deletes a note and hides the tombstone, and sees a create
+the API refuses reported as the API answered it. Prints one line per check. On failure it writes
+a screenshot and the page's HTML into a temporary directory, prints its path and exits with
+status 1.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import traceback
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+url = sys.argv[1]
+profile = tempfile.mkdtemp(prefix="stratus-console-chromium-")
+options = webdriver.ChromeOptions()
+for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1280,720", f"--user-data-dir={profile}", "--no-first-run"):
+    options.add_argument(argument)
+options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+driver = webdriver.Chrome(options=options,
+                          service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
+# Rows are drawn anew after each read: a row found just before is stale, and read again.
+wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
+
+
+def testid(name):
+    return f'[data-testid="{name}"]'
+
+
+def find(name):
+    return driver.find_element(By.CSS_SELECTOR, testid(name))
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+    print("ok:", message)
+
+
+def rows():
+    return driver.find_elements(By.CSS_SELECTOR, testid("data-row"))
+
+
+def cell(row, field):
+    return row.find_element(By.CSS_SELECTOR, f'td[data-field="{field}"]').text
+
+
+def row_with(text):
+    for row in rows():
+        if cell(row, "text") == text:
+            return row
+    return None
+
+
+def status():
+    return driver.find_element(By.ID, "data-status")
+
+
+def write_editor(text):
+    editor = find("data-edit-input")
+    wait.until(lambda _: editor.is_displayed())
+    editor.clear()
+    editor.send_keys(text)
+    find("data-edit-save").click()
+
+
+try:
+    driver.get(url)
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    Select(find("identity-select")).select_by_visible_text("API key")
+    find("nav-data").click()
+    wait.until(lambda _: driver.find_elements(By.CSS_SELECTOR, testid("model-Note")))
+    find("model-Note").click()
+    wait.until(lambda _: "Note: 0 items" in status().text)
+
+    find("data-create").click()
+    wait.until(lambda _: find("data-edit-input").is_displayed())
+    check(find("data-edit-input").get_attribute("value") == "{}",
+          "New item opens the editor with the create input's required fields (none: the API makes the id)")
+    write_editor('{"text": "made in the console"}')
+    wait.until(lambda _: row_with("made in the console"))
+    check(cell(row_with("made in the console"), "_version") == "1", "the created note is in the table at _version 1")
+    check(status().text.startswith("Created Note {\"id\":"), f"the page says what it created: {status().text}")
+
+    row_with("made in the console").find_element(By.CSS_SELECTOR, testid("data-edit")).click()
+    write_editor('{"text": "edited in the console"}')
+    wait.until(lambda _: row_with("edited in the console"))
+    check(cell(row_with("edited in the console"), "_version") == "2", "the edit raised _version to 2")
+
+    row_with("edited in the console").find_element(By.CSS_SELECTOR, testid("data-history")).click()
+    wait.until(lambda _: len(driver.find_elements(By.CSS_SELECTOR, testid("history-row"))) == 2)
+    history = driver.find_elements(By.CSS_SELECTOR, testid("history-row"))
+    versions = [(cell(r, "version"), cell(r, "operation")) for r in history]
+    check(versions == [("1", "CREATE"), ("2", "UPDATE")], f"the history shows both versions: {versions}")
+    check('"text":"made in the console"' in cell(history[0], "fields")
+          and '"text":"edited in the console"' in cell(history[1], "fields"),
+          "each version shows its fields")
+    check(find("data-history-note").text.startswith("Every version since the item was created"),
+          f"the history says the journal holds every version: {find('data-history-note').text}")
+
+    count = find("data-generate-count")
+    count.clear()
+    count.send_keys("5")
+    find("data-generate").click()
+    wait.until(lambda _: len(rows()) == 6)
+    check(status().text.startswith("Generated 5 of 5 Note items"), f"five notes are generated: {status().text}")
+    generated = [cell(r, "text") for r in rows() if cell(r, "text") != "edited in the console"]
+    check(len(generated) == 5 and all(t.startswith("text ") for t in generated),
+          f"the generated notes are in the table: {generated}")
+
+    find("data-sort-text").click()
+    texts = [cell(r, "text") for r in rows()]
+    check(texts == sorted(texts), "a column's header sorts the page")
+    find("data-sort-text").click()
+    check([cell(r, "text") for r in rows()] == sorted(texts, reverse=True), "a second click sorts it the other way")
+
+    row_with("edited in the console").find_element(By.CSS_SELECTOR, testid("data-delete")).click()
+    driver.switch_to.alert.accept()
+    wait.until(lambda _: "deleted" in (row_with("edited in the console").get_attribute("class") or ""))
+    check(cell(row_with("edited in the console"), "_deleted") == "true", "a deleted note stays as a tombstone")
+    find("data-tombstones").click()
+    wait.until(lambda _: len(rows()) == 5 and not row_with("edited in the console"))
+    check(True, "hiding tombstones leaves the deleted note out")
+
+    find("data-create").click()
+    write_editor('{"text": "x", "nope": 1}')
+    wait.until(lambda _: "nope" in status().text)
+    check("error" in status().get_attribute("class") and status().text
+          == '200: Variable "$input" got invalid value "{"nope":1,"text":"x"}". In field "nope": Unknown field.',
+          f"a create the API refuses is reported as the API answered: {status().text}")
+    print("console data browser test passed")
+except Exception:
+    directory = tempfile.mkdtemp(prefix="stratus-console-failure-")
+    driver.save_screenshot(os.path.join(directory, "page.png"))
+    with open(os.path.join(directory, "page.html"), "w") as file:
+        file.write(driver.page_source)
+    traceback.print_exc()
+    print(f"Screenshot and page source in {directory}")
+    sys.exit(1)
+finally:
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
