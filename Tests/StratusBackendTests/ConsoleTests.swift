@@ -23,16 +23,24 @@ import Testing
         let directory: URL
         var origin: String { "http://127.0.0.1:\(serving.port)" }
 
-        init(secret: String? = ConsoleTests.secret, console: Bool = true, cognito: Bool = false) async throws {
+        /// `authorization` replaces the API key (and user pools with `cognito`) of the other tests.
+        init(
+            schema: String = ConsoleTests.schema,
+            secret: String? = ConsoleTests.secret,
+            console: Bool = true,
+            authorization: ServerAuthorization? = nil,
+            cognito: Bool = false
+        ) async throws {
             directory = FileManager.default.temporaryDirectory.appending(path: "stratus-console-\(UUID().uuidString)")
             backend = try await Backend.open(
                 Backend.Configuration(
-                    schema: try SchemaParser().parse(ConsoleTests.schema),
+                    schema: try SchemaParser().parse(schema),
                     store: .dataDirectory(directory),
-                    authorization: ServerAuthorization(
-                        defaultMode: .apiKey,
-                        additionalModes: cognito ? [.amazonCognitoUserPools] : []
-                    ),
+                    authorization: authorization
+                        ?? ServerAuthorization(
+                            defaultMode: .apiKey,
+                            additionalModes: cognito ? [.amazonCognitoUserPools] : []
+                        ),
                     usesStoredAPIKey: true,
                     cognito: cognito ? CognitoConfiguration() : nil,
                     log: { _ in },
@@ -87,6 +95,7 @@ import Testing
         (.GET, "/console/api/requests", nil),
         (.GET, "/console/api/live", nil),
         (.POST, "/console/api/graphql", #"{"query":"{ listNotes { items { id text } } }"}"#),
+        (.POST, "/console/api/credentials", #"{"identity":{"type":"API_KEY"},"path":"/graphql/connect"}"#),
         (.GET, "/console/api/users", nil),
         (.GET, "/console/api/inbox", nil),
         (.POST, "/console/api/users", #"{"username":"carol","password":"Carol-pass1!"}"#),
@@ -99,9 +108,9 @@ import Testing
     ]
 
     /// The routes that change nothing, answered 200 however often they are called.
-    static let readRoutes = 0..<9
+    static let readRoutes = 0..<10
     /// The Users page's routes, which answer with a local Cognito only.
-    static let usersRoutes = 7..<routes.count
+    static let usersRoutes = 8..<routes.count
 
     static let unauthorizedAPIBody =
         #"{"errors":[{"errorType":"UnauthorizedException","message":"The console needs the admin secret: open the "#
@@ -343,7 +352,8 @@ import Testing
         #expect(
             unknown.body
                 == #"{"errors":[{"errorType":"BadRequestException","message":"Unknown identity type 'X'. Use API_KEY, "#
-                + #"or AMAZON_COGNITO_USER_POOLS with a username."}]}"#
+                + #"AMAZON_COGNITO_USER_POOLS with a username, AWS_IAM with an accessKeyId or identityPool (guest, or "#
+                + #"user with a username), or OPENID_CONNECT or AWS_LAMBDA with a token."}]}"#
         )
     }
 
