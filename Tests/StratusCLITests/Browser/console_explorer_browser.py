@@ -5,7 +5,7 @@ Usage: console_explorer_browser.py CONSOLE_URL API_KEY
 Opens the console URL `stratus serve --auth` printed (a schema of notes that IAM callers may
 use), runs a mutation as the identity pool's guest (signed with SigV4 by the console), sees a
 field completed and an unknown field marked, browses the docs, reloads an earlier request from
-the history, and subscribes to new notes: a note gql creates (API_KEY, as an app would) arrives
+the history, and subscribes to new notes as the guest: a note gql creates (API_KEY, as an app would) arrives
 in the result pane, and Stop ends it. Prints one line per check. On failure it writes a
 screenshot and the page's HTML into a temporary directory, prints its path and exits with
 status 1.
@@ -165,8 +165,9 @@ try:
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
     check(len(finds("history-entry")) == 3, "the history outlives a reload (localStorage)")
 
-    # A live subscription: a note gql creates arrives in the result pane.
-    run_as("API key")
+    # A live subscription as the guest (the connection and its start signed by the console): a
+    # note gql creates arrives in the result pane.
+    run_as("IAM: identity-pool guest")
     type_query("subscription Watch { onCreateNote { id text } }")
     result = find("explorer-result")
     find("explorer-run").click()
