@@ -23,7 +23,8 @@ function chooseIdentity(wanted) {
   const index = identities.findIndex((identity) => JSON.stringify(identity) === JSON.stringify(listed));
   if (index < 0) return false;
   select.selectedIndex = index;
-  if (identities[index].needsToken) tokenInput.value = token ?? '';
+  // The history keeps no token: the one typed stays.
+  if (identities[index].needsToken && token) tokenInput.value = token;
   showTokenInput();
   return true;
 }

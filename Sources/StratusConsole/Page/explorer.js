@@ -163,6 +163,8 @@ export class Explorer {
       const failed = status !== 200 || (response.errors?.length ?? 0) > 0;
       this.report(`${status}${failed ? ' with errors' : ''}, as ${identity.label ?? identity.type}`, failed);
       this.markServerErrors(response.errors ?? []);
+      // The schema could not be read as the identity chosen first: try again as this one.
+      if (!this.schema && !failed) this.loadSchema();
     } catch (error) {
       this.report(error.message, true);
     }
@@ -334,12 +336,14 @@ export class Explorer {
     }
   }
 
+  /** Keeps a request run; an OIDC or Lambda token is not written to localStorage, only whose it was. */
   remember(query, variables, identity) {
-    const entry = { query, variables, identity, time: new Date().toISOString() };
-    const kept = this.history().filter((old) =>
+    const { token, ...kept } = identity;
+    const entry = { query, variables, identity: kept, time: new Date().toISOString() };
+    const others = this.history().filter((old) =>
       !(old.query === query && JSON.stringify(old.variables) === JSON.stringify(variables)
         && old.identity?.label === identity.label));
-    localStorage.setItem(historyKey, JSON.stringify([entry, ...kept].slice(0, historyLimit)));
+    localStorage.setItem(historyKey, JSON.stringify([entry, ...others].slice(0, historyLimit)));
     this.showHistory();
   }
 
