@@ -238,6 +238,7 @@ let package = Package(
                 "StratusServer",
                 "StratusCognito",
                 "StratusCodegen",
+                "AWSWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import StratusCodegen
+import StratusCognito
 import StratusServer
 
 /// The admin API under `/console/api`: what the page reads, documented for scripts.
@@ -20,6 +21,8 @@ extension ConsoleEndpoint {
             return await identities(http.authorization)
         case (.post, "/console/api/graphql"):
             return await graphQL(request, origin: origin, authorization: http.authorization)
+        case (.post, "/console/api/credentials"):
+            return await credentialsRoute(request, origin: origin, authorization: http.authorization)
         case (.get, "/console/api/requests"):
             return requests(request, history: http.requestHistory)
         case (.get, "/console/api/live"):
@@ -33,7 +36,8 @@ extension ConsoleEndpoint {
                 .notFound,
                 "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
                     + "GET /console/api/identities, GET /console/api/requests, GET /console/api/live, "
-                    + "POST /console/api/graphql, \(Self.dataRoutes), and (with --auth) \(Self.usersRoutes).",
+                    + "POST /console/api/graphql, POST /console/api/credentials, \(Self.dataRoutes), and (with --auth) "
+                    + "\(Self.usersRoutes).",
                 json: true
             )
         }
@@ -142,26 +146,32 @@ extension ConsoleEndpoint {
     // MARK: - Identities
 
     /// `GET /console/api/identities`: who a request can run as, among the modes the API accepts:
-    /// the API key, and each confirmed, enabled user of the local Cognito.
+    /// the API key, each confirmed user of the local Cognito, and the identities of
+    /// ``moreIdentities(_:users:)`` (IAM, OIDC and Lambda tokens).
     func identities(_ authorization: ServerAuthorization) async -> Response {
         let modes = [authorization.defaultMode] + authorization.additionalModes
         var identities: [JSON] = []
         if modes.contains(.apiKey), !authorization.apiKeys.isEmpty {
             identities.append(["type": "API_KEY", "label": "API key"])
         }
-        if modes.contains(.amazonCognitoUserPools), let cognito {
+        var users: [CognitoUserPool.UserSummary] = []
+        if let cognito {
             do {
-                for user in try await cognito.listUsers() where user.status == "CONFIRMED" {
-                    let groups = user.groups.isEmpty ? "" : " (\(user.groups.joined(separator: ", ")))"
-                    identities.append([
-                        "type": "AMAZON_COGNITO_USER_POOLS", "username": .string(user.username),
-                        "label": .string("Cognito user \(user.username)\(groups)"),
-                    ])
-                }
+                users = try await cognito.listUsers()
             } catch {
                 return Self.refusal(.internalServerError, "Cannot list the local Cognito's users: \(error)", json: true)
             }
         }
+        if modes.contains(.amazonCognitoUserPools), cognito != nil {
+            for user in users where user.status == "CONFIRMED" {
+                let groups = user.groups.isEmpty ? "" : " (\(user.groups.joined(separator: ", ")))"
+                identities.append([
+                    "type": "AMAZON_COGNITO_USER_POOLS", "username": .string(user.username),
+                    "label": .string("Cognito user \(user.username)\(groups)"),
+                ])
+            }
+        }
+        identities += await moreIdentities(authorization, users: users)
         return Self.jsonResponse([
             "defaultMode": .string(authorization.defaultMode.rawValue), "identities": .array(identities),
         ])
@@ -184,19 +194,28 @@ extension ConsoleEndpoint {
         guard let query = body["query"]?.stringValue else {
             return Self.refusal(.badRequest, "The body has no \"query\" string.", json: true)
         }
-        let headers: [(String, String)]
-        switch await credentials(for: body["identity"], authorization: authorization) {
-        case .success(let found): headers = found
-        case .failure(let problem): return Self.refusal(.badRequest, problem.message, json: true)
-        }
         var forwarded: JSONObject = ["query": .string(query)]
         if let variables = body["variables"], !variables.isNull { forwarded["variables"] = variables }
         if let name = body["operationName"], !name.isNull { forwarded["operationName"] = name }
+        let text = JSON.object(forwarded).text
+        let headers: [(String, String)]
+        // An IAM identity signs exactly this body.
+        switch await requestHeaders(
+            for: body["identity"],
+            url: "\(origin)/graphql",
+            body: Data(text.utf8),
+            authorization: authorization
+        ) {
+        case .success(let found): headers = found
+        case .failure(let problem): return Self.refusal(.badRequest, problem.message, json: true)
+        }
         var outgoing = HTTPClientRequest(url: "\(origin)/graphql")
         outgoing.method = .POST
         outgoing.headers.add(name: "content-type", value: "application/json")
-        for (name, value) in headers { outgoing.headers.add(name: name, value: value) }
-        outgoing.body = .bytes(ByteBuffer(string: JSON.object(forwarded).text))
+        for (name, value) in headers where name.lowercased() != "content-type" {
+            outgoing.headers.add(name: name, value: value)
+        }
+        outgoing.body = .bytes(ByteBuffer(string: text))
         do {
             let response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
             let bytes = try await response.body.collect(upTo: 16 << 20)

@@ -1,3 +1,4 @@
+import AWSWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -26,6 +27,9 @@ public final class ConsoleEndpoint: HTTPRouteProvider {
     /// Where the page's files are read from.
     let page: ConsolePage
     private let state = Mutex(State())
+    /// The identity pool's credentials the Explorer signs with, by `guest` or `user:<name>`,
+    /// reused until a minute before they expire.
+    let identityPoolCredentials = Mutex<[String: AWSCredentials]>([:])
 
     private struct State {
         /// Where the server listens, once it does.

@@ -50,7 +50,7 @@ import Testing
 
     static func served(cognito: Bool = false, clock: @escaping @Sendable () -> Date = { Date() }) async throws -> Served
     {
-        try await Served(cognito: cognito, schema: schema, clock: clock)
+        try await Served(schema: schema, cognito: cognito, clock: clock)
     }
 
     static func post(_ served: Served, _ path: String, _ body: JSON) async throws -> (status: Int, body: JSON) {

@@ -23,11 +23,13 @@ import Testing
         let directory: URL
         var origin: String { "http://127.0.0.1:\(serving.port)" }
 
+        /// `authorization` replaces the API key (and user pools with `cognito`) of the other tests.
         init(
+            schema: String = ConsoleTests.schema,
             secret: String? = ConsoleTests.secret,
             console: Bool = true,
+            authorization: ServerAuthorization? = nil,
             cognito: Bool = false,
-            schema: String = ConsoleTests.schema,
             server: ServerConfiguration = ServerConfiguration(),
             clock: @escaping @Sendable () -> Date = { Date() }
         ) async throws {
@@ -37,10 +39,11 @@ import Testing
                     schema: try SchemaParser().parse(schema),
                     store: .dataDirectory(directory),
                     server: server,
-                    authorization: ServerAuthorization(
-                        defaultMode: .apiKey,
-                        additionalModes: cognito ? [.amazonCognitoUserPools] : []
-                    ),
+                    authorization: authorization
+                        ?? ServerAuthorization(
+                            defaultMode: .apiKey,
+                            additionalModes: cognito ? [.amazonCognitoUserPools] : []
+                        ),
                     usesStoredAPIKey: true,
                     cognito: cognito ? CognitoConfiguration() : nil,
                     clock: clock,
@@ -96,6 +99,7 @@ import Testing
         (.GET, "/console/api/requests", nil),
         (.GET, "/console/api/live", nil),
         (.POST, "/console/api/graphql", #"{"query":"{ listNotes { items { id text } } }"}"#),
+        (.POST, "/console/api/credentials", #"{"identity":{"type":"API_KEY"},"path":"/graphql/connect"}"#),
         (.GET, "/console/api/users", nil),
         (.GET, "/console/api/inbox", nil),
         (.POST, "/console/api/users", #"{"username":"carol","password":"Carol-pass1!"}"#),
@@ -108,9 +112,9 @@ import Testing
     ]
 
     /// The routes that change nothing, answered 200 however often they are called.
-    static let readRoutes = 0..<9
+    static let readRoutes = 0..<10
     /// The Users page's routes, which answer with a local Cognito only.
-    static let usersRoutes = 7..<routes.count
+    static let usersRoutes = 8..<routes.count
 
     static let unauthorizedAPIBody =
         #"{"errors":[{"errorType":"UnauthorizedException","message":"The console needs the admin secret: open the "#
@@ -352,7 +356,8 @@ import Testing
         #expect(
             unknown.body
                 == #"{"errors":[{"errorType":"BadRequestException","message":"Unknown identity type 'X'. Use API_KEY, "#
-                + #"or AMAZON_COGNITO_USER_POOLS with a username."}]}"#
+                + #"AMAZON_COGNITO_USER_POOLS with a username, AWS_IAM with an accessKeyId or identityPool (guest, or "#
+                + #"user with a username), or OPENID_CONNECT or AWS_LAMBDA with a token."}]}"#
         )
     }
 

@@ -86,8 +86,9 @@ import Testing
                 == error(
                     #""The admin API has no GET /console/api/people. It answers GET /console/api/models, GET "#
                         + #"/console/api/identities, GET /console/api/requests, GET /console/api/live, POST "#
-                        + #"/console/api/graphql, GET /console/api/history?model=<model>&<key field>=<value>, POST "#
-                        + #"/console/api/generate, and (with --auth) GET /console/api/users, GET /console/api/inbox, "#
+                        + #"/console/api/graphql, POST /console/api/credentials, GET "#
+                        + #"/console/api/history?model=<model>&<key field>=<value>, POST /console/api/generate, and "#
+                        + #"(with --auth) GET /console/api/users, GET /console/api/inbox, "#
                         + #"POST /console/api/users (create), and POST /console/api/users/confirm, /disable, /enable, "#
                         + #"/delete, /groups and /password.""#
                 )

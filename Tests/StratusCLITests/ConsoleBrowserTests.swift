@@ -16,7 +16,10 @@ import Testing
     /// `stratus serve` on a schema of notes with an owner rule, `config` and a data directory of
     /// its own, for a browser test; `nil`, with the issue recorded, when Chromium or its driver
     /// is not installed.
-    static func serveNotes() async throws -> (directory: TemporaryDirectory, serving: ServeCommandTests.Serving)? {
+    static func serveNotes(
+        schema text: String =
+            "type Note @model @auth(rules: [{ allow: owner }, { allow: public }]) { id: ID! text: String }"
+    ) async throws -> (directory: TemporaryDirectory, serving: ServeCommandTests.Serving)? {
         for program in ["/usr/bin/chromium", "/usr/bin/chromedriver"]
         where !FileManager.default.fileExists(atPath: program) {
             Issue.record(
@@ -26,10 +29,7 @@ import Testing
         }
         let directory = try TemporaryDirectory()
         try directory.write(config, to: "stratus.json")
-        let schema = try directory.write(
-            "type Note @model @auth(rules: [{ allow: owner }, { allow: public }]) { id: ID! text: String }",
-            to: "schema.graphql"
-        )
+        let schema = try directory.write(text, to: "schema.graphql")
         let serving = try await ServeCommandTests.Serving(
             [
                 "--schema", schema.path, "--config", directory.path("stratus.json"), "--data-dir",

@@ -1,0 +1,31 @@
+import Foundation
+import StratusTesting
+import Testing
+
+/// The Stratus Console's Explorer of `stratus serve --auth`, used in headless Chromium by a
+/// Selenium script that knows only the page (Browser/console_explorer_browser.py): IAM as an
+/// identity-pool guest, completion, checks and docs from the schema, the history, and a live
+/// subscription.
+@Suite struct ConsoleExplorerBrowserTests {
+    @Test func theExplorerRunsAsAGuestCompletesRemembersAndSubscribes() async throws {
+        guard
+            let served = try await ConsoleBrowserTests.serveNotes(
+                schema: "type Note @model @auth(rules: [{ allow: owner }, { allow: public }, "
+                    + "{ allow: public, provider: iam }]) { id: ID! text: String }"
+            )
+        else { return }
+        // The data directory lives as long as the test: the server writes there.
+        defer { withExtendedLifetime(served.directory) {} }
+        let serving = served.serving
+        let key = try await serving.process.line(startingWith: "API key: ").dropFirst("API key: ".count)
+        let line = try await serving.process.line(startingWith: "Console: ")
+        let url = String(line.dropFirst("Console: ".count))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appending(path: "Browser/console_explorer_browser.py")
+        let result = try await ChildProcess.run(["python3", script.path(percentEncoded: false), url, String(key)])
+        await serving.process.stop()
+        let output = result.outputText + result.errorText
+        #expect(result.status == .exited(0), "\(output)")
+        #expect(output.contains("console explorer browser test passed"), "\(output)")
+    }
+}
