@@ -197,17 +197,54 @@ extension ConsoleEndpoint {
         var forwarded: JSONObject = ["query": .string(query)]
         if let variables = body["variables"], !variables.isNull { forwarded["variables"] = variables }
         if let name = body["operationName"], !name.isNull { forwarded["operationName"] = name }
-        let text = JSON.object(forwarded).text
+        switch await forward(forwarded, as: body["identity"], origin: origin, authorization: authorization) {
+        case .success(let answer):
+            return Self.jsonResponse(["status": .int(answer.status), "response": answer.body])
+        case .failure(let failure):
+            return failure.response(origin: origin)
+        }
+    }
+
+    /// Why the console could not send a request to the API as an identity.
+    enum ForwardFailure: Error {
+        /// The identity cannot be run as.
+        case identity(IdentityProblem)
+        /// The server's `/graphql` did not answer.
+        case transport(any Error)
+
+        /// The admin API's answer: 400 naming the identity's problem, or 502.
+        func response(origin: String) -> Response {
+            switch self {
+            case .identity(let problem):
+                return ConsoleEndpoint.refusal(.badRequest, problem.message, json: true)
+            case .transport(let error):
+                return ConsoleEndpoint.refusal(
+                    .badGateway,
+                    "The request to \(origin)/graphql failed: \(error)",
+                    json: true
+                )
+            }
+        }
+    }
+
+    /// Sends `body` to the server's own `/graphql` with `identity`'s credentials (an IAM
+    /// identity signs exactly the body sent): its status and JSON body.
+    func forward(
+        _ body: JSONObject,
+        as identity: JSON?,
+        origin: String,
+        authorization: ServerAuthorization
+    ) async -> Result<(status: Int, body: JSON), ForwardFailure> {
+        let text = JSON.object(body).text
         let headers: [(String, String)]
-        // An IAM identity signs exactly this body.
         switch await requestHeaders(
-            for: body["identity"],
+            for: identity,
             url: "\(origin)/graphql",
             body: Data(text.utf8),
             authorization: authorization
         ) {
         case .success(let found): headers = found
-        case .failure(let problem): return Self.refusal(.badRequest, problem.message, json: true)
+        case .failure(let problem): return .failure(.identity(problem))
         }
         var outgoing = HTTPClientRequest(url: "\(origin)/graphql")
         outgoing.method = .POST
@@ -220,10 +257,9 @@ extension ConsoleEndpoint {
             let response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
             let bytes = try await response.body.collect(upTo: 16 << 20)
             let text = String(buffer: bytes)
-            let answer = (try? JSON(parsing: text)) ?? .string(text)
-            return Self.jsonResponse(["status": .int(Int(response.status.code)), "response": answer])
+            return .success((Int(response.status.code), (try? JSON(parsing: text)) ?? .string(text)))
         } catch {
-            return Self.refusal(.badGateway, "The request to \(origin)/graphql failed: \(error)", json: true)
+            return .failure(.transport(error))
         }
     }
 

@@ -177,23 +177,22 @@ extension ConsoleEndpoint {
         } else {
             seed = UInt64.random(in: 0...UInt64.max)
         }
-        let headers: [(String, String)]
-        switch await credentials(for: body["identity"], authorization: http.authorization) {
-        case .success(let found): headers = found
-        case .failure(let problem): return Self.refusal(.badRequest, problem.message, json: true)
+        let identity = body["identity"]
+        // The identity is checked once before anything is sent.
+        if case .failure(let problem) = await requestHeaders(
+            for: identity,
+            url: "\(origin)/graphql",
+            body: Data(),
+            authorization: http.authorization
+        ) {
+            return Self.refusal(.badRequest, problem.message, json: true)
         }
         var generator = ItemGenerator(schema: schema, seed: seed)
         var related: [String: [JSONObject]] = [:]
         for link in generator.links(of: model) where related[link.model] == nil {
-            do {
-                related[link.model] = try await existingKeys(
-                    of: link.model,
-                    http: http,
-                    origin: origin,
-                    headers: headers
-                )
-            } catch {
-                return Self.refusal(.badGateway, "The request to \(origin)/graphql failed: \(error)", json: true)
+            switch await existingKeys(of: link.model, http: http, origin: origin, identity: identity) {
+            case .success(let keys): related[link.model] = keys
+            case .failure(let failure): return failure.response(origin: origin)
             }
         }
         let requiredOnly = body["requiredOnly"]?.boolValue == true
@@ -211,14 +210,14 @@ extension ConsoleEndpoint {
         for index in 0..<count {
             let input = generator.input(for: model, related: related)
             let answer: (status: Int, body: JSON)
-            do {
-                answer = try await forward(
-                    ["query": .string(mutation), "variables": ["input": .object(input)]],
-                    origin: origin,
-                    headers: headers
-                )
-            } catch {
-                return Self.refusal(.badGateway, "The request to \(origin)/graphql failed: \(error)", json: true)
+            switch await forward(
+                ["query": .string(mutation), "variables": ["input": .object(input)]],
+                as: identity,
+                origin: origin,
+                authorization: http.authorization
+            ) {
+            case .success(let found): answer = found
+            case .failure(let failure): return failure.response(origin: origin)
             }
             if let item = answer.body["data"]?[create], !item.isNull {
                 created.append(item)
@@ -242,41 +241,31 @@ extension ConsoleEndpoint {
     /// The keys of up to 100 live items of `model`, read with its list query as the identity
     /// (so foreign keys point only at items the identity can see); none when the API refuses
     /// the identity the list.
-    ///
-    /// - Throws: the HTTP client's error when the server does not answer.
     func existingKeys(
         of name: String,
         http: StratusHTTPServer,
         origin: String,
-        headers: [(String, String)]
-    ) async throws -> [JSONObject] {
-        guard let model = http.server.api.schema.model(named: name), let list = model.operations.list else { return [] }
+        identity: JSON?
+    ) async -> Result<[JSONObject], ForwardFailure> {
+        guard let model = http.server.api.schema.model(named: name), let list = model.operations.list else {
+            return .success([])
+        }
         let syncs = http.server.api.configuration.detectsConflicts(on: name)
         let selection = (model.primaryKey + (syncs ? ["_deleted"] : [])).joined(separator: " ")
         let query = "query Related { \(list)(limit: 100) { items { \(selection) } } }"
-        let answer = try await forward(["query": .string(query)], origin: origin, headers: headers)
-        guard let items = answer.body["data"]?[list]?["items"]?.arrayValue else { return [] }
-        return items.compactMap { item in
-            guard var object = item.objectValue, object["_deleted"]?.boolValue != true else { return nil }
-            object["_deleted"] = nil
-            return object
+        let answer: (status: Int, body: JSON)
+        switch await forward(["query": .string(query)], as: identity, origin: origin, authorization: http.authorization)
+        {
+        case .success(let found): answer = found
+        case .failure(let failure): return .failure(failure)
         }
-    }
-
-    /// Sends `body` to the server's own `/graphql` with `headers`: its status and JSON body.
-    func forward(
-        _ body: JSONObject,
-        origin: String,
-        headers: [(String, String)]
-    ) async throws -> (status: Int, body: JSON) {
-        var outgoing = HTTPClientRequest(url: "\(origin)/graphql")
-        outgoing.method = .POST
-        outgoing.headers.add(name: "content-type", value: "application/json")
-        for (name, value) in headers { outgoing.headers.add(name: name, value: value) }
-        outgoing.body = .bytes(ByteBuffer(string: JSON.object(body).text))
-        let response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
-        let bytes = try await response.body.collect(upTo: 16 << 20)
-        let text = String(buffer: bytes)
-        return (Int(response.status.code), (try? JSON(parsing: text)) ?? .string(text))
+        guard let items = answer.body["data"]?[list]?["items"]?.arrayValue else { return .success([]) }
+        return .success(
+            items.compactMap { item in
+                guard var object = item.objectValue, object["_deleted"]?.boolValue != true else { return nil }
+                object["_deleted"] = nil
+                return object
+            }
+        )
     }
 }

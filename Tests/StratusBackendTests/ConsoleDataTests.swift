@@ -421,7 +421,9 @@ import Testing
         ),
         (
             #"{"model": "Blog", "count": 1, "identity": {"type": "X"}}"#, 400,
-            "Unknown identity type 'X'. Use API_KEY, or AMAZON_COGNITO_USER_POOLS with a username."
+            "Unknown identity type 'X'. Use API_KEY, AMAZON_COGNITO_USER_POOLS with a username, AWS_IAM with an "
+                + "accessKeyId or identityPool (guest, or user with a username), or OPENID_CONNECT or AWS_LAMBDA "
+                + "with a token."
         ),
     ])
     func generateRefusesABadRequest(body: String, status: Int, message: String) async throws {

@@ -147,6 +147,13 @@ import Testing
             "{ listNotes { items { id } } }",
             as: #"{"type":"AWS_LAMBDA","token":"wrong"}"#
         )
+        // The Data page's generated items go through the same signing.
+        let generated = try await served.send(
+            .POST,
+            "/console/api/generate",
+            body: #"{"model":"Note","count":2,"seed":7,"identity":{"type":"AWS_IAM","accessKeyId":"AKIDCONSOLE"}}"#,
+            headers: [("authorization", "Bearer \(Self.secret)")]
+        )
         let identities = try await served.send(
             .GET,
             "/console/api/identities",
@@ -154,6 +161,10 @@ import Testing
         )
         await served.stop()
         #expect(signed.body == #"{"status":200,"response":{"data":{"createNote":{"id":"k1","text":"signed"}}}}"#)
+        let made = try JSON(parsing: generated.body)
+        #expect(generated.status == 200)
+        #expect(made["created"] == 2, "\(generated.body)")
+        #expect(made["refusals"] == [])
         #expect(
             token.body == #"{"status":200,"response":{"data":{"listNotes":{"items":[{"id":"k1","text":"signed"}]}}}}"#
         )
