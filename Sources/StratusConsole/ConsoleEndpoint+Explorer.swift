@@ -64,7 +64,7 @@ extension ConsoleEndpoint {
             ])
         }
         if modes.contains(.function) {
-            if authorization.lambdaAuthorizer == nil {
+            if !authorization.hasLambdaAuthorizer {
                 identities.append([
                     "type": "AWS_LAMBDA", "label": "Lambda authorizer (unavailable)",
                     "unavailable": .string(Self.noLambdaAuthorizer),
@@ -84,7 +84,7 @@ extension ConsoleEndpoint {
         + "to the configuration file, or start stratus serve with --auth for the local identity pool."
     static let noLambdaAuthorizer =
         "The API accepts AWS_LAMBDA, but no Lambda authorizer is configured, so every token is refused: "
-        + "configure one (ServerAuthorization.lambdaAuthorizer) to run as a Lambda token."
+        + "configure one (authorization.lambdaAuthorizer in the configuration file) to run as a Lambda token."
 
     static func oidcHint(_ issuer: String) -> String {
         "The server checks OPENID_CONNECT tokens against the keys of \(issuer), which the console does not hold, so "
@@ -143,7 +143,7 @@ extension ConsoleEndpoint {
                     )
                 )
             }
-            if type == "AWS_LAMBDA", authorization.lambdaAuthorizer == nil {
+            if type == "AWS_LAMBDA", !authorization.hasLambdaAuthorizer {
                 return .failure(IdentityProblem(message: Self.noLambdaAuthorizer))
             }
             return .success([("authorization", token)])

@@ -381,7 +381,8 @@ struct Serve: AsyncParsableCommand {
                 iamCredentials: settings.iamCredentials,
                 region: settings.region ?? "us-east-1",
                 userPool: settings.userPool,
-                openIDConnect: settings.openIDConnect
+                openIDConnect: settings.openIDConnect,
+                lambdaAuthorizerFunction: settings.lambdaAuthorizerFunction
             ),
             usesStoredAPIKey: true,
             cognito: cognito,

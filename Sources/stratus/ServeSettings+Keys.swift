@@ -39,6 +39,7 @@ extension ServeSettings {
                         ("jwksFile", nil),
                     ])
                 ),
+                ("lambdaAuthorizer", .object([("function", nil)])),
             ])
         ),
         ("conflictDetection", nil), ("conflictResolution", nil), ("conflictHandler", conflictHandlerShape),

@@ -15,7 +15,8 @@ import StratusServer
 ///     "iamCredentials": [{ "accessKeyId": "AKIDLOCAL", "secretAccessKey": "secret" }],
 ///     "userPool": { "userPoolId": "us-east-1_Abc", "appIdClientRegex": "7abc.*",
 ///                   "jwksUrl": "http://127.0.0.1:5001/us-east-1_Abc/.well-known/jwks.json" },
-///     "openIDConnect": { "issuer": "https://idp.example.com", "clientId": "web", "jwksFile": "jwks.json" }
+///     "openIDConnect": { "issuer": "https://idp.example.com", "clientId": "web", "jwksFile": "jwks.json" },
+///     "lambdaAuthorizer": { "function": "authorizer-dev" }
 ///   },
 ///   "conflictDetection": true,
 ///   "conflictResolution": "AUTOMERGE",
@@ -73,6 +74,9 @@ struct ServeSettings {
     var iamCredentials: [IAMCredential] = []
     var userPool: UserPoolAuthorization?
     var openIDConnect: OIDCAuthorization?
+    /// The function of `functions` that decides on `AWS_LAMBDA` tokens
+    /// (`"lambdaAuthorizer": {"function": "authorizer-dev"}` under `authorization`).
+    var lambdaAuthorizerFunction: String?
     /// Conflict handling (commands run in the file's directory), depth and resolver limits, and
     /// how long `Idempotency-Key`s are kept.
     var server = ServerConfiguration()
@@ -303,6 +307,7 @@ extension ServeSettings: Decodable {
             directory: directory,
             region: try file.value("region") ?? "us-east-1"
         )
+        lambdaAuthorizerFunction = try Self.lambdaAuthorizer(authorization, modes: modes, functions: functions)
         let conflictDetection: Bool = try file.value("conflictDetection") ?? true
         server = ServerConfiguration(
             conflictDetection: conflictDetection,
@@ -339,6 +344,47 @@ extension ServeSettings: Decodable {
             relativeTo: directory
         )
         cognito = try file.object("auth").map { try AuthSettings.configuration($0, region: region) }
+    }
+
+    /// The function `authorization.lambdaAuthorizer` names, checked against `functions` and the
+    /// modes: `AWS_LAMBDA` and the authorizer go together.
+    private static func lambdaAuthorizer(
+        _ authorization: SettingsObject?,
+        modes: [Identity.AuthorizationMode],
+        functions: [String: LocalFunction]
+    ) throws -> String? {
+        let example = #""lambdaAuthorizer": {"function": "authorizer-dev"}"#
+        guard let object = try authorization?.object("lambdaAuthorizer") else {
+            guard !modes.contains(.function) else {
+                throw CommandFailure(
+                    "AWS_LAMBDA is among the authorization modes of the configuration file, but nothing decides on "
+                        + "its tokens. Add \(example) under authorization, with that function under functions."
+                )
+            }
+            return nil
+        }
+        let name: String? = try object.value("function")
+        guard let name else {
+            throw CommandFailure(
+                "authorization.lambdaAuthorizer in the configuration file needs a function: \(example)."
+            )
+        }
+        guard functions[name] != nil else {
+            let known = functions.keys.sorted()
+            throw CommandFailure(
+                "authorization.lambdaAuthorizer names the function '\(name)', which functions does not configure. "
+                    + (known.isEmpty
+                        ? "Add it under functions."
+                        : "Add it under functions, or name one of: \(known.joined(separator: ", ")).")
+            )
+        }
+        guard modes.contains(.function) else {
+            throw CommandFailure(
+                "authorization.lambdaAuthorizer is set, but AWS_LAMBDA is not among the authorization modes of the "
+                    + #"configuration file. Add "AWS_LAMBDA" to additionalModes (or make it the defaultMode)."#
+            )
+        }
+        return name
     }
 
     private static func modes(_ authorization: SettingsObject?) throws -> [Identity.AuthorizationMode] {

@@ -202,7 +202,7 @@ import Testing
         (
             #"{"type":"AWS_LAMBDA","token":"let-me-in"}"#,
             "The API accepts AWS_LAMBDA, but no Lambda authorizer is configured, so every token is refused: configure "
-                + "one (ServerAuthorization.lambdaAuthorizer) to run as a Lambda token."
+                + "one (authorization.lambdaAuthorizer in the configuration file) to run as a Lambda token."
         ),
         (
             #"{"type":"AWS_LAMBDA"}"#,
@@ -253,7 +253,7 @@ import Testing
                 + #"file, or start stratus serve with --auth for the local identity pool."},"#
                 + #"{"type":"AWS_LAMBDA","label":"Lambda authorizer (unavailable)","unavailable":"The API accepts "#
                 + #"AWS_LAMBDA, but no Lambda authorizer is configured, so every token is refused: configure one "#
-                + #"(ServerAuthorization.lambdaAuthorizer) to run as a Lambda token."}]}"#
+                + #"(authorization.lambdaAuthorizer in the configuration file) to run as a Lambda token."}]}"#
         )
     }
 

@@ -747,6 +747,23 @@ import Testing
                 "functions.echo-dev.concurrency is 0. Give 1 or more processes."
             ),
             (
+                #"{"authorization": {"additionalModes": ["AWS_LAMBDA"]}}"#,
+                "AWS_LAMBDA is among the authorization modes of the configuration file, but nothing decides on its "
+                    + #"tokens. Add "lambdaAuthorizer": {"function": "authorizer-dev"} under authorization, with that "#
+                    + "function under functions."
+            ),
+            (
+                #"{"authorization": {"additionalModes": ["AWS_LAMBDA"], "lambdaAuthorizer": {"function": "auth"}}}"#,
+                "authorization.lambdaAuthorizer names the function 'auth', which functions does not configure. Add it "
+                    + "under functions."
+            ),
+            (
+                #"{"authorization": {"lambdaAuthorizer": {"function": "auth"}}, "#
+                    + #""functions": {"auth": {"command": ["python3", "auth.py"]}}}"#,
+                "authorization.lambdaAuthorizer is set, but AWS_LAMBDA is not among the authorization modes of the "
+                    + #"configuration file. Add "AWS_LAMBDA" to additionalModes (or make it the defaultMode)."#
+            ),
+            (
                 #"{"resolvers": {"Query.weather": {"function": "weather-dev"}}}"#,
                 "resolvers.Query.weather names the function 'weather-dev', which functions does not configure. "
                     + #"Add "functions": {"weather-dev": {"command": ["python3", "handler.py"]}}."#

@@ -14,15 +14,19 @@ package struct RequestAuthenticator: Sendable {
     let tokens: TokenVerifier
     /// The server's names, which the `host` a request is signed for must give.
     let hosts: AllowedHosts
+    /// The server whose functions ``ServerAuthorization/lambdaAuthorizerFunction`` names.
+    let current: CurrentServer?
 
     init(
         configuration: ServerAuthorization,
         clock: @escaping @Sendable () -> Date,
-        hosts: AllowedHosts = .any
+        hosts: AllowedHosts = .any,
+        current: CurrentServer? = nil
     ) {
         self.configuration = configuration
         self.hosts = hosts
         self.clock = clock
+        self.current = current
         self.tokens = TokenVerifier(
             userPool: configuration.userPool,
             openIDConnect: configuration.openIDConnect,
@@ -95,17 +99,17 @@ package struct RequestAuthenticator: Sendable {
                 issuer != nil
                 && (issuer == configuration.userPool?.issuer || issuer == configuration.openIDConnect?.issuer
                     || issuer == configuration.localUserPool?.issuer)
-            if !jwtModes.isEmpty, isOurIssuer || configuration.lambdaAuthorizer == nil || !modes.contains(.function) {
+            if !jwtModes.isEmpty, isOurIssuer || !configuration.hasLambdaAuthorizer || !modes.contains(.function) {
                 do {
                     return try await tokens.identity(for: token, modes: jwtModes)
                 } catch {
                     throw error.httpRejection
                 }
             }
-            if modes.contains(.function), let authorizer = configuration.lambdaAuthorizer {
+            if modes.contains(.function), configuration.hasLambdaAuthorizer {
                 let decision: LambdaAuthorization
                 do {
-                    decision = try await authorizer(token)
+                    decision = try await lambdaDecision(on: token, parts)
                 } catch {
                     throw .notAuthorized
                 }

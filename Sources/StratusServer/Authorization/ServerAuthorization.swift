@@ -25,6 +25,11 @@ public struct ServerAuthorization: Sendable {
     public var clockSkew: TimeInterval
     /// The handler of `AWS_LAMBDA` tokens: the token in, a decision out.
     public var lambdaAuthorizer: (@Sendable (String) async throws -> LambdaAuthorization)?
+    /// The server's function (``ServerConfiguration/functions``) that decides on `AWS_LAMBDA`
+    /// tokens when ``lambdaAuthorizer`` is `nil`: it receives AppSync's authorizer event
+    /// (`authorizationToken`, `requestContext` with the request's query, operation name and
+    /// variables, `requestHeaders`) and answers `{"isAuthorized": …, "resolverContext": {…}}`.
+    public var lambdaAuthorizerFunction: String?
     /// The user pool whose tokens `AMAZON_COGNITO_USER_POOLS` requests carry.
     public var userPool: UserPoolAuthorization?
     /// The provider whose tokens `OPENID_CONNECT` requests carry.
@@ -47,8 +52,10 @@ public struct ServerAuthorization: Sendable {
         userPool: UserPoolAuthorization? = nil,
         openIDConnect: OIDCAuthorization? = nil,
         localUserPool: (any TrustedUserPool)? = nil,
-        credentialIssuer: (any TrustedCredentialIssuer)? = nil
+        credentialIssuer: (any TrustedCredentialIssuer)? = nil,
+        lambdaAuthorizerFunction: String? = nil
     ) {
+        self.lambdaAuthorizerFunction = lambdaAuthorizerFunction
         self.defaultMode = defaultMode
         self.additionalModes = additionalModes
         self.apiKeys = apiKeys
@@ -64,6 +71,9 @@ public struct ServerAuthorization: Sendable {
 
     /// Every mode the API accepts.
     public var modes: [Identity.AuthorizationMode] { [defaultMode] + additionalModes }
+
+    /// Whether `AWS_LAMBDA` tokens have something to decide on them.
+    public var hasLambdaAuthorizer: Bool { lambdaAuthorizer != nil || lambdaAuthorizerFunction != nil }
 }
 
 /// An API key and when it stops working.

@@ -118,12 +118,13 @@ public struct StratusHTTPServer: Sendable {
     ) async throws {
         for api in restAPIs { try api.validate() }
         let hosts = AllowedHosts(listeningOn: host, configured: allowedHosts)
+        let current = current
         let authorizer = RequestAuthenticator(
             configuration: authorization,
             clock: clock,
-            hosts: hosts
+            hosts: hosts,
+            current: current
         )
-        let current = current
         let log = log
         let limits = limits
         // Each request runs to its end on the server it started on, whatever reloads meanwhile.
