@@ -14,11 +14,8 @@ directory, prints its path and exits with status 1.
 
 import asyncio
 import json
-import os
 import sys
-import tempfile
 import threading
-import traceback
 from urllib.parse import urlsplit
 
 from gql import Client, gql
@@ -26,33 +23,17 @@ from gql.transport.aiohttp import AIOHTTPTransport
 from gql.transport.appsync_auth import AppSyncApiKeyAuthentication
 from gql.transport.appsync_websockets import AppSyncWebsocketsTransport
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
+
+from console_page import Page, check, testid
 
 url, api_key = sys.argv[1:3]
 host = urlsplit(url).netloc
-profile = tempfile.mkdtemp(prefix="stratus-console-chromium-")
-options = webdriver.ChromeOptions()
-for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1280,720", f"--user-data-dir={profile}", "--no-first-run"):
-    options.add_argument(argument)
-options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-driver = webdriver.Chrome(options=options,
-                          service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
-# Rows are drawn anew after each read: a row found just before is stale, and read again.
-wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
-
-
-def testid(name):
-    return f'[data-testid="{name}"]'
-
-
-def find(name):
-    return driver.find_element(By.CSS_SELECTOR, testid(name))
+page = Page()
+driver, wait = page.driver, page.wait
+find = page.find
 
 
 def run_as(label):
@@ -121,12 +102,6 @@ async def gql_mutation(query):
     async with Client(transport=AIOHTTPTransport(url=f"http://{host}/graphql", auth=auth),
                       fetch_schema_from_transport=False, execute_timeout=60) as session:
         return await session.execute(gql(query))
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-    print("ok:", message)
 
 
 def rows():
@@ -243,14 +218,6 @@ try:
           f"gql's subscription hears it too: {subscriber.events} {subscriber.error or ''}")
     print("console browser test passed")
 except Exception:
-    directory = tempfile.mkdtemp(prefix="stratus-console-failure-")
-    driver.save_screenshot(os.path.join(directory, "page.png"))
-    with open(os.path.join(directory, "page.html"), "w") as file:
-        file.write(driver.page_source)
-    traceback.print_exc()
-    print(f"Screenshot and page source in {directory}")
-    sys.exit(1)
+    page.fail()
 finally:
-    driver.quit()
-    import shutil
-    shutil.rmtree(profile, ignore_errors=True)
+    page.close()

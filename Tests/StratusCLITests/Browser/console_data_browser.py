@@ -11,43 +11,17 @@ a screenshot and the page's HTML into a temporary directory, prints its path and
 status 1.
 """
 
-import os
-import shutil
 import sys
-import tempfile
-import traceback
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
+
+from console_page import Page, check, testid
 
 url = sys.argv[1]
-profile = tempfile.mkdtemp(prefix="stratus-console-chromium-")
-options = webdriver.ChromeOptions()
-for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1280,720", f"--user-data-dir={profile}", "--no-first-run"):
-    options.add_argument(argument)
-options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-driver = webdriver.Chrome(options=options,
-                          service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
-# Rows are drawn anew after each read: a row found just before is stale, and read again.
-wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
-
-
-def testid(name):
-    return f'[data-testid="{name}"]'
-
-
-def find(name):
-    return driver.find_element(By.CSS_SELECTOR, testid(name))
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-    print("ok:", message)
+page = Page()
+driver, wait = page.driver, page.wait
+find = page.find
 
 
 def rows():
@@ -143,13 +117,6 @@ try:
           f"a create the API refuses is reported as the API answered: {status().text}")
     print("console data browser test passed")
 except Exception:
-    directory = tempfile.mkdtemp(prefix="stratus-console-failure-")
-    driver.save_screenshot(os.path.join(directory, "page.png"))
-    with open(os.path.join(directory, "page.html"), "w") as file:
-        file.write(driver.page_source)
-    traceback.print_exc()
-    print(f"Screenshot and page source in {directory}")
-    sys.exit(1)
+    page.fail()
 finally:
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    page.close()

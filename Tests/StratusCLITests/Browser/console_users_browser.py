@@ -11,54 +11,29 @@ Prints one line per check. On failure it writes a screenshot and the page's HTML
 temporary directory, prints its path and exits with status 1.
 """
 
-import os
 import re
-import shutil
 import sys
-import tempfile
-import traceback
 from urllib.parse import urlsplit
 
 import boto3
 from botocore import UNSIGNED
 from botocore.config import Config
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+
+from console_page import Page, check, testid
 
 url, client_id = sys.argv[1:3]
 origin = f"http://{urlsplit(url).netloc}"
-profile = tempfile.mkdtemp(prefix="stratus-console-chromium-")
-options = webdriver.ChromeOptions()
-for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1280,720", f"--user-data-dir={profile}", "--no-first-run"):
-    options.add_argument(argument)
-options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-driver = webdriver.Chrome(options=options,
-                          service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
-# The rows are drawn anew at each read: a row found just before is stale, and read again.
-wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
+page = Page()
+driver, wait = page.driver, page.wait
 # SignUp and ConfirmSignUp take no credentials: the calls are not signed, as an app's are not.
 idp = boto3.client("cognito-idp", endpoint_url=origin, region_name="us-east-1",
                    config=Config(signature_version=UNSIGNED))
 
 
-def testid(name):
-    return f'[data-testid="{name}"]'
-
-
-def find(name):
-    return driver.find_element(By.CSS_SELECTOR, testid(name))
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-    print("ok:", message)
+find = page.find
 
 
 def user_row(username):
@@ -133,13 +108,6 @@ try:
           "user 'walt' first.", f"creating walt again is refused, saying what to do: {status.text}")
     print("console users browser test passed")
 except Exception:
-    directory = tempfile.mkdtemp(prefix="stratus-console-failure-")
-    driver.save_screenshot(os.path.join(directory, "page.png"))
-    with open(os.path.join(directory, "page.html"), "w") as file:
-        file.write(driver.page_source)
-    traceback.print_exc()
-    print(f"Screenshot and page source in {directory}")
-    sys.exit(1)
+    page.fail()
 finally:
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    page.close()
