@@ -31,13 +31,15 @@ import Synchronization
 ///
 /// A process that dies is started again (at once if it had served, after a growing pause of up
 /// to 5 seconds if it never asked for an invocation); one whose invocation times out is killed
-/// and started again. The processes write to the server's standard error.
+/// and started again. What the processes write goes to the server's standard error, line by
+/// line, and each line to the invocation its process held (``FunctionInvocations``).
 final class FunctionRuntime: Sendable {
     let name: String
     let function: LocalFunction
     let arguments: [String]
     let environment: [String: String]
     let dispatcher: FunctionDispatcher
+    private let invocations: FunctionInvocations
     private let log: @Sendable (String) -> Void
     private let processes = ProcessTable()
     private let tasks = Mutex<[Task<Void, Never>]>([])
@@ -48,8 +50,10 @@ final class FunctionRuntime: Sendable {
         function: LocalFunction,
         arguments: [String],
         environment: [String: String],
+        invocations: FunctionInvocations,
         log: @escaping @Sendable (String) -> Void
     ) {
+        self.invocations = invocations
         self.name = name
         self.function = function
         self.arguments = arguments
@@ -68,9 +72,9 @@ final class FunctionRuntime: Sendable {
         tasks.withLock { $0 += started }
     }
 
-    /// Runs one invocation.
-    func invoke(_ event: JSON) async throws(FunctionFailure) -> JSON {
-        let data = try await dispatcher.invoke(event.data).get()
+    /// Runs one invocation, numbered `requestID`.
+    func invoke(_ event: JSON, requestID: String) async throws(FunctionFailure) -> JSON {
+        let data = try await dispatcher.invoke(event.data, id: requestID).get()
         do {
             return try JSON(parsing: data)
         } catch {
@@ -150,13 +154,29 @@ final class FunctionRuntime: Sendable {
             arguments: Arguments(assignments + arguments),
             workingDirectory: function.workingDirectory.map { FilePath($0.path(percentEncoded: false)) }
         )
+        // The process writes into a pipe the server reads line by line: each line goes to the
+        // server's standard error, and to the invocation the process holds.
+        guard let (reading, writing) = Self.makePipe() else {
+            log("The function '\(name)' could not start: no pipe for its output (errno \(errno)).")
+            return "the runtime could not start"
+        }
+        let (dispatcher, invocations) = (dispatcher, invocations)
+        Thread.detachNewThread {
+            Self.forwardLines(from: reading) { lines in
+                if let id = dispatcher.lastHanded(slot: slot) { invocations.log(requestID: id, lines: lines) }
+            }
+        }
+        let output = FileDescriptor(rawValue: writing)
+        let writer = PipeEnd(writing)
         do {
             let result = try await Subprocess.run(
                 configuration,
                 input: .none,
-                output: .fileDescriptor(.standardError, closeAfterSpawningProcess: false),
-                error: .fileDescriptor(.standardError, closeAfterSpawningProcess: false)
+                output: .fileDescriptor(output, closeAfterSpawningProcess: false),
+                error: .fileDescriptor(output, closeAfterSpawningProcess: false)
             ) { execution in
+                // The process has its copy: the reader sees the end once the process is gone.
+                writer.close()
                 let process = execution.processIdentifier.value
                 processes.set(slot, process)
                 if stopped.load(ordering: .sequentiallyConsistent) { kill(process, SIGKILL) }
@@ -168,9 +188,40 @@ final class FunctionRuntime: Sendable {
             }
         } catch {
             processes.set(slot, nil)
+            writer.close()
             log("The function '\(name)' could not start (`\(arguments.joined(separator: " "))`): \(error)")
             return "the runtime could not start"
         }
+    }
+
+    // MARK: - Output
+
+    /// A pipe whose ends are closed on exec: the process receives only the copies it is given.
+    private static func makePipe() -> (reading: Int32, writing: Int32)? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+
+    /// Reads `descriptor` until its end (on a thread of its own: the reads block), copies what
+    /// it reads to the server's standard error, and hands each complete line to `lines`; closes
+    /// `descriptor` at the end.
+    private static func forwardLines(from descriptor: Int32, to lines: ([String]) -> Void) {
+        defer { closeDescriptor(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var partial: [UInt8] = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            buffer.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, count) }
+            partial += buffer[..<count]
+            guard let last = partial.lastIndex(of: UInt8(ascii: "\n")) else { continue }
+            lines(LocalFunctions.lines(Array(partial[...last])))
+            partial.removeSubrange(...last)
+        }
+        if !partial.isEmpty { lines(LocalFunctions.lines(partial)) }
     }
 
     // MARK: - Runtime API
@@ -252,6 +303,32 @@ final class FunctionRuntime: Sendable {
             headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: JSON.object(body).text))
         )
+    }
+}
+
+/// Closes a file descriptor (`close` is the runtime's own method in its scope).
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+    #else
+        _ = Darwin.close(descriptor)
+    #endif
+}
+
+/// A descriptor closed once, whichever path closes it first.
+private final class PipeEnd: Sendable {
+    private let descriptor: Mutex<Int32?>
+
+    init(_ descriptor: Int32) {
+        self.descriptor = Mutex(descriptor)
+    }
+
+    func close() {
+        let open = descriptor.withLock { value in
+            defer { value = nil }
+            return value
+        }
+        if let open { closeDescriptor(open) }
     }
 }
 
