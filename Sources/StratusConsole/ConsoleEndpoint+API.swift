@@ -26,11 +26,16 @@ extension ConsoleEndpoint {
             return live(request, monitor: http.liveMonitor)
         case (_, let path) where Self.isUsersRoute(path):
             return await users(request)
+        case (.get, "/console/api/functions"):
+            return functions(request, server: http.server)
+        case (.post, "/console/api/devices"):
+            return await devices(request)
         default:
             return Self.refusal(
                 .notFound,
                 "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
                     + "GET /console/api/identities, GET /console/api/requests, GET /console/api/live, "
+                    + "GET /console/api/functions, POST /console/api/devices, "
                     + "POST /console/api/graphql, and (with --auth) \(Self.usersRoutes).",
                 json: true
             )

@@ -23,12 +23,19 @@ import Testing
         let directory: URL
         var origin: String { "http://127.0.0.1:\(serving.port)" }
 
-        init(secret: String? = ConsoleTests.secret, console: Bool = true, cognito: Bool = false) async throws {
+        init(
+            secret: String? = ConsoleTests.secret,
+            console: Bool = true,
+            cognito: Bool = false,
+            schema: String = ConsoleTests.schema,
+            server: ServerConfiguration = ServerConfiguration()
+        ) async throws {
             directory = FileManager.default.temporaryDirectory.appending(path: "stratus-console-\(UUID().uuidString)")
             backend = try await Backend.open(
                 Backend.Configuration(
-                    schema: try SchemaParser().parse(ConsoleTests.schema),
+                    schema: try SchemaParser().parse(schema),
                     store: .dataDirectory(directory),
+                    server: server,
                     authorization: ServerAuthorization(
                         defaultMode: .apiKey,
                         additionalModes: cognito ? [.amazonCognitoUserPools] : []
@@ -96,12 +103,14 @@ import Testing
         (.POST, "/console/api/users/delete", #"{"username":"alice"}"#),
         (.POST, "/console/api/users/groups", #"{"username":"alice","group":"admins","member":false}"#),
         (.POST, "/console/api/users/password", #"{"username":"alice","password":"Other-pass1!"}"#),
+        (.GET, "/console/api/functions", nil),
+        (.POST, "/console/api/devices", #"{"path":"/tmp/stratus-console-no-device.sqlite"}"#),
     ]
 
     /// The routes that change nothing, answered 200 however often they are called.
     static let readRoutes = 0..<9
     /// The Users page's routes, which answer with a local Cognito only.
-    static let usersRoutes = 7..<routes.count
+    static let usersRoutes = 7..<16
 
     static let unauthorizedAPIBody =
         #"{"errors":[{"errorType":"UnauthorizedException","message":"The console needs the admin secret: open the "#
