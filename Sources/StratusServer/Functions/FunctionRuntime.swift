@@ -42,6 +42,8 @@ final class FunctionRuntime: Sendable {
     private let invocations: FunctionInvocations
     private let log: @Sendable (String) -> Void
     private let processes = ProcessTable()
+    /// The output of each slot's current process.
+    private let outputs = OutputTable()
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let stopped = Atomic<Bool>(false)
 
@@ -161,8 +163,10 @@ final class FunctionRuntime: Sendable {
             return "the runtime could not start"
         }
         let (dispatcher, invocations) = (dispatcher, invocations)
+        let pipe = OutputPipe(reading)
+        outputs.set(slot, pipe)
         Thread.detachNewThread {
-            Self.forwardLines(from: reading) { lines in
+            pipe.forwardLines { lines in
                 if let id = dispatcher.lastHanded(slot: slot) { invocations.log(requestID: id, lines: lines) }
             }
         }
@@ -204,26 +208,6 @@ final class FunctionRuntime: Sendable {
         return (ends[0], ends[1])
     }
 
-    /// Reads `descriptor` until its end (on a thread of its own: the reads block), copies what
-    /// it reads to the server's standard error, and hands each complete line to `lines`; closes
-    /// `descriptor` at the end.
-    private static func forwardLines(from descriptor: Int32, to lines: ([String]) -> Void) {
-        defer { closeDescriptor(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        var partial: [UInt8] = []
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            buffer.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, count) }
-            partial += buffer[..<count]
-            guard let last = partial.lastIndex(of: UInt8(ascii: "\n")) else { continue }
-            lines(LocalFunctions.lines(Array(partial[...last])))
-            partial.removeSubrange(...last)
-        }
-        if !partial.isEmpty { lines(LocalFunctions.lines(partial)) }
-    }
-
     // MARK: - Runtime API
 
     private static let logger = LogLevels.logger("functions", otherwise: .warning)
@@ -235,9 +219,12 @@ final class FunctionRuntime: Sendable {
 
     private func router(slot: Int) -> Router<BasicRequestContext> {
         let router = Router()
-        let (dispatcher, name, log) = (dispatcher, name, log)
+        let (dispatcher, name, log, outputs) = (dispatcher, name, log, outputs)
         let arn = "arn:aws:lambda:\(environment["AWS_REGION"] ?? "us-east-1"):000000000000:function:\(name)"
         router.get("2018-06-01/runtime/invocation/next") { _, _ -> Response in
+            // What the process wrote for its last invocation is read before it is handed the next,
+            // so that each line goes to the invocation it was written during.
+            await outputs.pipe(of: slot)?.drained()
             guard let invocation = await dispatcher.next(slot: slot) else {
                 return Self.json(.gone, ["errorMessage": "The server is stopping.", "errorType": "Shutdown"])
             }
@@ -313,6 +300,91 @@ private func closeDescriptor(_ descriptor: Int32) {
     #else
         _ = Darwin.close(descriptor)
     #endif
+}
+
+/// The output of each slot's current process.
+private final class OutputTable: Sendable {
+    private let pipes = Mutex<[Int: OutputPipe]>([:])
+
+    func set(_ slot: Int, _ pipe: OutputPipe) {
+        pipes.withLock { $0[slot] = pipe }
+    }
+
+    func pipe(of slot: Int) -> OutputPipe? {
+        pipes.withLock { $0[slot] }
+    }
+}
+
+/// The reading end of a process's output: a thread reads it line by line (``forwardLines(_:)``),
+/// and ``drained()`` waits until what the process wrote so far has been read.
+private final class OutputPipe: Sendable {
+    private struct State {
+        /// Whether the reader is reading and handing out lines.
+        var busy = false
+        var closed = false
+    }
+
+    private let descriptor: Int32
+    private let state = Mutex(State())
+
+    init(_ descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Reads until the end (the reads block: run it on a thread of its own), copies what it
+    /// reads to the server's standard error, hands each complete line to `lines`, and closes the
+    /// descriptor at the end.
+    func forwardLines(_ lines: ([String]) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var partial: [UInt8] = []
+        while true {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            state.withLock { $0.busy = true }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR {
+                state.withLock { $0.busy = false }
+                continue
+            }
+            guard count > 0 else { break }
+            buffer.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, count) }
+            partial += buffer[..<count]
+            if let last = partial.lastIndex(of: UInt8(ascii: "\n")) {
+                lines(LocalFunctions.lines(Array(partial[...last])))
+                partial.removeSubrange(...last)
+            }
+            state.withLock { $0.busy = false }
+        }
+        if !partial.isEmpty { lines(LocalFunctions.lines(partial)) }
+        state.withLock { state in
+            state.busy = false
+            state.closed = true
+            closeDescriptor(descriptor)
+        }
+    }
+
+    /// Waits until nothing written is left unread and the reader is idle, for up to 200
+    /// milliseconds: a process asking for its next invocation has written all it will for the
+    /// last one.
+    func drained() async {
+        for _ in 0..<200 {
+            let done = state.withLock { state in
+                if state.closed { return true }
+                if state.busy { return false }
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                return poll(&ready, 1, 0) == 0
+            }
+            if done { return }
+            do {
+                try await Task.sleep(for: .milliseconds(1))
+            } catch {
+                return
+            }
+        }
+    }
 }
 
 /// A descriptor closed once, whichever path closes it first.
