@@ -36,7 +36,9 @@ extension ConsoleEndpoint {
         case .success(let value): after = value
         case .failure(let refusal): return refusal.response
         }
-        let record = server.functionInvocations
+        guard let record = server.functionInvocations else {
+            return Self.refusal(.notFound, "The server keeps no record of its functions' invocations.", json: true)
+        }
         let invocations = record.records.prefix { $0.sequence > after }
         return Self.jsonResponse([
             "capacity": .int(record.capacity), "functions": .array(names.map { .string($0) }),

@@ -39,7 +39,7 @@ final class FunctionRuntime: Sendable {
     let arguments: [String]
     let environment: [String: String]
     let dispatcher: FunctionDispatcher
-    private let invocations: FunctionInvocations
+    private let invocations: FunctionInvocations?
     private let log: @Sendable (String) -> Void
     private let processes = ProcessTable()
     /// The output of each slot's current process.
@@ -52,7 +52,7 @@ final class FunctionRuntime: Sendable {
         function: LocalFunction,
         arguments: [String],
         environment: [String: String],
-        invocations: FunctionInvocations,
+        invocations: FunctionInvocations?,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.invocations = invocations
@@ -167,7 +167,7 @@ final class FunctionRuntime: Sendable {
         outputs.set(slot, pipe)
         Thread.detachNewThread {
             pipe.forwardLines { lines in
-                if let id = dispatcher.lastHanded(slot: slot) { invocations.log(requestID: id, lines: lines) }
+                if let id = dispatcher.lastHanded(slot: slot) { invocations?.log(requestID: id, lines: lines) }
             }
         }
         let output = FileDescriptor(rawValue: writing)

@@ -10,8 +10,8 @@ final class LocalFunctions: Sendable {
 
     private let runners: [String: Runner]
     private let log: @Sendable (String) -> Void
-    /// The last invocations, for the console's Functions page.
-    let invocations = FunctionInvocations()
+    /// The last invocations, for the console's Functions page; `nil` to keep none.
+    let invocations: FunctionInvocations?
 
     /// The names of the functions configured, in order.
     var names: [String] { runners.keys.sorted() }
@@ -19,6 +19,8 @@ final class LocalFunctions: Sendable {
     /// Prepares the functions of `configuration`; runtimes start their processes at once.
     init(_ configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) {
         self.log = log
+        let invocations = configuration.functionInvocations
+        self.invocations = invocations
         var runners: [String: Runner] = [:]
         for (name, function) in configuration.functions {
             var environment = [
@@ -67,12 +69,12 @@ final class LocalFunctions: Sendable {
     func contains(_ name: String) -> Bool { runners[name] != nil }
 
     /// Invokes the function `name` with `event` and returns its result; the invocation is kept
-    /// in ``invocations`` with its outcome and the lines the function wrote.
+    /// in ``invocations``, if any, with its outcome and the lines the function wrote.
     ///
     /// - Throws: ``FunctionFailure``, logged here with its detail.
     func invoke(_ name: String, event: JSON) async throws(FunctionFailure) -> JSON {
         let requestID = UUID().uuidString.lowercased()
-        invocations.begin(requestID: requestID, function: name, event: event, time: Date())
+        invocations?.begin(requestID: requestID, function: name, event: event, time: Date())
         let clock = ContinuousClock()
         let start = clock.now
         do {
@@ -80,20 +82,20 @@ final class LocalFunctions: Sendable {
             switch runners[name] {
             case .command(let command, let name)?:
                 let (answer, errorOutput) = try await Self.run(command, name: name, event: event)
-                invocations.log(requestID: requestID, lines: Self.lines(errorOutput))
+                invocations?.log(requestID: requestID, lines: Self.lines(errorOutput))
                 result = answer
             case .runtime(let runtime)?:
                 result = try await runtime.invoke(event, requestID: requestID)
             case nil:
                 preconditionFailure("The function '\(name)' was checked to be configured.")
             }
-            invocations.finish(requestID: requestID, outcome: .result(result), duration: clock.now - start)
+            invocations?.finish(requestID: requestID, outcome: .result(result), duration: clock.now - start)
             return result
         } catch {
             var errorType: String?
             if case .handled(let type, _) = error.kind { errorType = type }
-            if case .command = runners[name] { invocations.log(requestID: requestID, lines: Self.lines(error.output)) }
-            invocations.finish(
+            if case .command = runners[name] { invocations?.log(requestID: requestID, lines: Self.lines(error.output)) }
+            invocations?.finish(
                 requestID: requestID,
                 outcome: .error(errorType: errorType, message: error.message, detail: error.detail),
                 duration: clock.now - start

@@ -15,8 +15,15 @@ import Synchronization
 ///   what a process writes before its first invocation belongs to none and is only in the
 ///   server's standard error, where every line of a runtime also goes.
 ///
+/// A server keeps them when its configuration gives it a record (`stratus serve` does with the
+/// console):
+///
 /// ```swift
-/// for invocation in server.functionInvocations.records {
+/// let invocations = FunctionInvocations()
+/// var configuration = ServerConfiguration()
+/// configuration.functionInvocations = invocations
+/// // … later, newest first:
+/// for invocation in invocations.records {
 ///     print(invocation.function, invocation.durationMilliseconds ?? "running", invocation.logLines)
 /// }
 /// ```
