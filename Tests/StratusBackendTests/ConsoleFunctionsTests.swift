@@ -1,4 +1,5 @@
 import Foundation
+import StratusCodegen
 import StratusServer
 import Testing
 
@@ -81,6 +82,32 @@ import Testing
         )
         #expect(fail["logLines"] == ["echo was asked for fail", "and wrote a second line"])
         #expect(try JSON(parsing: after.body)["invocations"]?.arrayValue?.count == 1)
+    }
+
+    @Test func theInvocationsOutliveASchemaReload() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "stratus-functions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let served = try await Self.served(in: directory)
+        let key = try #require(served.backend.authorization.apiKeys.first).value
+        let query = #"{"query": "{ echo(text: \"before\") }"}"#
+        _ = try await served.send(.POST, "/graphql", body: query, headers: [("x-api-key", key)])
+        // stratus serve reloads with the configuration read again, which carries no record.
+        var server = served.backend.configuration.server
+        server.functionInvocations = nil
+        try await served.backend.reload(
+            schema: try SchemaParser().parse(Self.schema + "\ntype Tag @model { id: ID! }"),
+            server: server
+        )
+        let answer = try await served.send(
+            .GET,
+            "/console/api/functions",
+            headers: [("authorization", "Bearer \(ConsoleTests.secret)")]
+        )
+        await served.stop()
+        #expect(answer.status == 200)
+        let invocations = try JSON(parsing: answer.body)["invocations"]?.arrayValue ?? []
+        #expect(invocations.map { $0["event"]?["arguments"]?["text"] } == ["before"])
     }
 
     @Test func withoutFunctionsTheRouteSaysHowToConfigureThem() async throws {
