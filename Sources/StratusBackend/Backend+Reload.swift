@@ -36,7 +36,13 @@ extension Backend {
             throw .reloadNeedsDataDirectory(store: server.storeDescription)
         }
         next.schema = schema
-        if let serverConfiguration { next.server = serverConfiguration }
+        if let serverConfiguration {
+            next.server = serverConfiguration
+            // The console's record of function invocations goes on across the reload.
+            if next.server.functionInvocations == nil {
+                next.server.functionInvocations = configuration.server.functionInvocations
+            }
+        }
         do {
             try StratusServer.checkResolvers(of: schema, configuration: next.server)
         } catch {

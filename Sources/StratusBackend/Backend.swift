@@ -157,6 +157,11 @@ public final class Backend: Sendable {
     ///
     /// - Throws: ``BackendError`` naming what could not be opened; what was opened is closed.
     public static func open(_ configuration: Configuration) async throws(BackendError) -> Backend {
+        var configuration = configuration
+        if configuration.console != nil, configuration.server.functionInvocations == nil {
+            // For the console's Functions page only: without a console nothing is kept.
+            configuration.server.functionInvocations = FunctionInvocations()
+        }
         var authorization = configuration.authorization
         let storesKey = configuration.usesStoredAPIKey && authorization.apiKeys.isEmpty
         if storesKey, case .dataDirectory(let directory) = configuration.store {

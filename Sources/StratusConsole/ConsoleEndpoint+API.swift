@@ -31,13 +31,17 @@ extension ConsoleEndpoint {
             return await users(request)
         case (_, let path) where Self.isDataRoute(path):
             return await data(request, origin: origin, http: http)
+        case (.get, "/console/api/functions"):
+            return functions(request, server: http.server)
+        case (.post, "/console/api/devices"):
+            return await devices(request)
         default:
             return Self.refusal(
                 .notFound,
                 "The admin API has no \(request.method.rawValue) \(request.uri.path). It answers GET /console/api/models, "
                     + "GET /console/api/identities, GET /console/api/requests, GET /console/api/live, "
-                    + "POST /console/api/graphql, POST /console/api/credentials, \(Self.dataRoutes), and (with --auth) "
-                    + "\(Self.usersRoutes).",
+                    + "GET /console/api/functions, POST /console/api/devices, POST /console/api/graphql, "
+                    + "POST /console/api/credentials, \(Self.dataRoutes), and (with --auth) \(Self.usersRoutes).",
                 json: true
             )
         }

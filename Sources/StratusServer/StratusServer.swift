@@ -33,6 +33,11 @@ public final class StratusServer: Sendable {
     let store: any ServerStore
     /// The functions of `@function` fields and Lambda resolvers.
     let functions: LocalFunctions
+    /// The last invocations of the functions, with their events, outcomes and log lines;
+    /// `nil` unless ``ServerConfiguration/functionInvocations`` gives a record.
+    public var functionInvocations: FunctionInvocations? { functions.invocations }
+    /// The names of the functions configured (`stratus.json`'s `functions`), in order.
+    public var functionNames: [String] { functions.names }
     /// The results of hand-written mutations, as hand-written subscriptions hear them.
     let handWrittenEvents: HandWrittenEvents
     /// What people should know about hand-written fields at start-up: those that answer `null`

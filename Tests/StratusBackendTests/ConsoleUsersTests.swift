@@ -85,10 +85,10 @@ import Testing
             noRoute.body
                 == error(
                     #""The admin API has no GET /console/api/people. It answers GET /console/api/models, GET "#
-                        + #"/console/api/identities, GET /console/api/requests, GET /console/api/live, POST "#
-                        + #"/console/api/graphql, POST /console/api/credentials, GET "#
-                        + #"/console/api/history?model=<model>&<key field>=<value>, POST /console/api/generate, and "#
-                        + #"(with --auth) GET /console/api/users, GET /console/api/inbox, "#
+                        + #"/console/api/identities, GET /console/api/requests, GET /console/api/live, GET "#
+                        + #"/console/api/functions, POST /console/api/devices, POST /console/api/graphql, POST "#
+                        + #"/console/api/credentials, GET /console/api/history?model=<model>&<key field>=<value>, POST "#
+                        + #"/console/api/generate, and (with --auth) GET /console/api/users, GET /console/api/inbox, "#
                         + #"POST /console/api/users (create), and POST /console/api/users/confirm, /disable, /enable, "#
                         + #"/delete, /groups and /password.""#
                 )

@@ -5,6 +5,8 @@ import { DataPage } from './data.js';
 import { RequestsPage } from './requests.js';
 import { LivePage } from './live.js';
 import { UsersPage } from './users.js';
+import { FunctionsPage } from './functions.js';
+import { DevicesPage } from './devices.js';
 
 const select = document.getElementById('identity');
 let identities = [];
@@ -70,6 +72,8 @@ const pages = {
   live: new LivePage(),
   requests: new RequestsPage(replay),
   users: new UsersPage(() => loadIdentities()),
+  functions: new FunctionsPage(),
+  devices: new DevicesPage(),
 };
 
 function show() {

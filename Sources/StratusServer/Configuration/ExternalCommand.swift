@@ -39,6 +39,8 @@ struct ExternalCommand: Sendable {
         var termination: String?
         /// What the command wrote on its standard output before it failed.
         var output: [UInt8] = []
+        /// What the command wrote on its standard error before it failed.
+        var errorOutput: [UInt8] = []
         var description: String { problem }
     }
 
@@ -47,6 +49,12 @@ struct ExternalCommand: Sendable {
     /// - Throws: ``Failure`` when it cannot start, times out (it is then killed), writes more
     ///   than ``outputLimit`` bytes, or exits with a non-zero status or by a signal.
     func run(input: Data) async throws(Failure) -> Data {
+        try await runKeepingErrors(input: input).output
+    }
+
+    /// Runs the command as ``run(input:)`` does, and answers what it wrote on its standard
+    /// error besides its standard output.
+    func runKeepingErrors(input: Data) async throws(Failure) -> (output: Data, errorOutput: [UInt8]) {
         // Standard input is a socket, not a pipe, so that writing to a command that exits without
         // reading fails with EPIPE instead of raising SIGPIPE in the server.
         guard let sockets = Self.makeSocketPair() else {
@@ -108,18 +116,20 @@ struct ExternalCommand: Sendable {
         case .exited(let status, let output, let errorOutput):
             switch status {
             case .exited(0):
-                return Data(output)
+                return (Data(output), errorOutput)
             case .exited(let code):
                 throw Failure(
                     problem: "exited with status \(code)\(Self.detail(errorOutput))",
                     termination: "exit status \(code)",
-                    output: output
+                    output: output,
+                    errorOutput: errorOutput
                 )
             case .signaled(let signal):
                 throw Failure(
                     problem: "was killed by signal \(signal)\(Self.detail(errorOutput))",
                     termination: "signal: \(signal)",
-                    output: output
+                    output: output,
+                    errorOutput: errorOutput
                 )
             }
         }

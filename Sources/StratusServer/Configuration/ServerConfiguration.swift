@@ -71,6 +71,11 @@ public struct ServerConfiguration: Sendable {
     /// replaced).
     public var functions: [String: LocalFunction]
 
+    /// Where the functions' last invocations are kept, with their events, outcomes and log
+    /// lines (the console's Functions page); `nil` keeps none. Servers given the same record,
+    /// as a schema reload is, add to it.
+    public var functionInvocations: FunctionInvocations? = nil
+
     /// The data sources of fields without a directive, by `Type.field` (`"Query.weather"`).
     /// An entry for a field with `@function` takes its place.
     public var resolvers: [String: ConfiguredResolver]

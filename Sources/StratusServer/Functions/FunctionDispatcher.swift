@@ -25,6 +25,9 @@ final class FunctionDispatcher: Sendable {
         var pollers: [(slot: Int, continuation: CheckedContinuation<Invocation?, Never>)] = []
         /// The invocation each slot's process holds.
         var held: [Int: Invocation] = [:]
+        /// The id of the invocation each slot's process was handed last: what the lines it
+        /// writes belong to.
+        var lastHanded: [Int: String] = [:]
         /// Slots whose current process has polled at least once.
         var ready: Set<Int> = []
         /// The timer of each invocation: the function's timeout once a process holds it, the
@@ -45,10 +48,9 @@ final class FunctionDispatcher: Sendable {
         self.stopProcess = stopProcess
     }
 
-    /// Runs one invocation of `event` and returns the function's response body.
-    func invoke(_ event: Data) async -> Result<Data, FunctionFailure> {
-        let id = UUID().uuidString.lowercased()
-        return await withCheckedContinuation { continuation in
+    /// Runs one invocation of `event`, numbered `id`, and returns the function's response body.
+    func invoke(_ event: Data, id: String) async -> Result<Data, FunctionFailure> {
+        await withCheckedContinuation { continuation in
             var invocation = Invocation(id: id, event: event, continuation: continuation)
             enum Placement {
                 case handedTo(CheckedContinuation<Invocation?, Never>)
@@ -92,6 +94,7 @@ final class FunctionDispatcher: Sendable {
         )
         invocation.deadline = Int((Date().timeIntervalSince1970 * 1000).rounded(.down)) + milliseconds
         state.held[slot] = invocation
+        state.lastHanded[slot] = invocation.id
         state.timers[invocation.id]?.cancel()
         state.timers[invocation.id] = timer(invocation.id, after: timeout)
     }
@@ -143,6 +146,12 @@ final class FunctionDispatcher: Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
+    }
+
+    /// The id of the invocation the process of `slot` holds, or answered last; `nil` before
+    /// its first.
+    func lastHanded(slot: Int) -> String? {
+        state.withLock { $0.lastHanded[slot] }
     }
 
     /// Completes the invocation `id` that the process of `slot` holds; `false` when it holds

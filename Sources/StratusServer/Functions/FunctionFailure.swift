@@ -20,6 +20,8 @@ struct FunctionFailure: Error, Sendable, CustomStringConvertible {
     var kind: Kind
     /// What the server log says besides: the function and what went wrong.
     var detail: String
+    /// What a command function wrote on its standard error before it failed; empty otherwise.
+    var output: [UInt8] = []
 
     var description: String { detail }
 

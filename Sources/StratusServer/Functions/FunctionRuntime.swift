@@ -31,15 +31,19 @@ import Synchronization
 ///
 /// A process that dies is started again (at once if it had served, after a growing pause of up
 /// to 5 seconds if it never asked for an invocation); one whose invocation times out is killed
-/// and started again. The processes write to the server's standard error.
+/// and started again. What the processes write goes to the server's standard error, line by
+/// line, and each line to the invocation its process held (``FunctionInvocations``).
 final class FunctionRuntime: Sendable {
     let name: String
     let function: LocalFunction
     let arguments: [String]
     let environment: [String: String]
     let dispatcher: FunctionDispatcher
+    private let invocations: FunctionInvocations?
     private let log: @Sendable (String) -> Void
     private let processes = ProcessTable()
+    /// The output of each slot's current process.
+    private let outputs = OutputTable()
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let stopped = Atomic<Bool>(false)
 
@@ -48,8 +52,10 @@ final class FunctionRuntime: Sendable {
         function: LocalFunction,
         arguments: [String],
         environment: [String: String],
+        invocations: FunctionInvocations?,
         log: @escaping @Sendable (String) -> Void
     ) {
+        self.invocations = invocations
         self.name = name
         self.function = function
         self.arguments = arguments
@@ -68,9 +74,9 @@ final class FunctionRuntime: Sendable {
         tasks.withLock { $0 += started }
     }
 
-    /// Runs one invocation.
-    func invoke(_ event: JSON) async throws(FunctionFailure) -> JSON {
-        let data = try await dispatcher.invoke(event.data).get()
+    /// Runs one invocation, numbered `requestID`.
+    func invoke(_ event: JSON, requestID: String) async throws(FunctionFailure) -> JSON {
+        let data = try await dispatcher.invoke(event.data, id: requestID).get()
         do {
             return try JSON(parsing: data)
         } catch {
@@ -150,13 +156,31 @@ final class FunctionRuntime: Sendable {
             arguments: Arguments(assignments + arguments),
             workingDirectory: function.workingDirectory.map { FilePath($0.path(percentEncoded: false)) }
         )
+        // The process writes into a pipe the server reads line by line: each line goes to the
+        // server's standard error, and to the invocation the process holds.
+        guard let (reading, writing) = Self.makePipe() else {
+            log("The function '\(name)' could not start: no pipe for its output (errno \(errno)).")
+            return "the runtime could not start"
+        }
+        let (dispatcher, invocations) = (dispatcher, invocations)
+        let pipe = OutputPipe(reading)
+        outputs.set(slot, pipe)
+        Thread.detachNewThread {
+            pipe.forwardLines { lines in
+                if let id = dispatcher.lastHanded(slot: slot) { invocations?.log(requestID: id, lines: lines) }
+            }
+        }
+        let output = FileDescriptor(rawValue: writing)
+        let writer = PipeEnd(writing)
         do {
             let result = try await Subprocess.run(
                 configuration,
                 input: .none,
-                output: .fileDescriptor(.standardError, closeAfterSpawningProcess: false),
-                error: .fileDescriptor(.standardError, closeAfterSpawningProcess: false)
+                output: .fileDescriptor(output, closeAfterSpawningProcess: false),
+                error: .fileDescriptor(output, closeAfterSpawningProcess: false)
             ) { execution in
+                // The process has its copy: the reader sees the end once the process is gone.
+                writer.close()
                 let process = execution.processIdentifier.value
                 processes.set(slot, process)
                 if stopped.load(ordering: .sequentiallyConsistent) { kill(process, SIGKILL) }
@@ -168,9 +192,20 @@ final class FunctionRuntime: Sendable {
             }
         } catch {
             processes.set(slot, nil)
+            writer.close()
             log("The function '\(name)' could not start (`\(arguments.joined(separator: " "))`): \(error)")
             return "the runtime could not start"
         }
+    }
+
+    // MARK: - Output
+
+    /// A pipe whose ends are closed on exec: the process receives only the copies it is given.
+    private static func makePipe() -> (reading: Int32, writing: Int32)? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
     }
 
     // MARK: - Runtime API
@@ -184,9 +219,12 @@ final class FunctionRuntime: Sendable {
 
     private func router(slot: Int) -> Router<BasicRequestContext> {
         let router = Router()
-        let (dispatcher, name, log) = (dispatcher, name, log)
+        let (dispatcher, name, log, outputs) = (dispatcher, name, log, outputs)
         let arn = "arn:aws:lambda:\(environment["AWS_REGION"] ?? "us-east-1"):000000000000:function:\(name)"
         router.get("2018-06-01/runtime/invocation/next") { _, _ -> Response in
+            // What the process wrote for its last invocation is read before it is handed the next,
+            // so that each line goes to the invocation it was written during.
+            await outputs.pipe(of: slot)?.drained()
             guard let invocation = await dispatcher.next(slot: slot) else {
                 return Self.json(.gone, ["errorMessage": "The server is stopping.", "errorType": "Shutdown"])
             }
@@ -252,6 +290,117 @@ final class FunctionRuntime: Sendable {
             headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: JSON.object(body).text))
         )
+    }
+}
+
+/// Closes a file descriptor (`close` is the runtime's own method in its scope).
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+    #else
+        _ = Darwin.close(descriptor)
+    #endif
+}
+
+/// The output of each slot's current process.
+private final class OutputTable: Sendable {
+    private let pipes = Mutex<[Int: OutputPipe]>([:])
+
+    func set(_ slot: Int, _ pipe: OutputPipe) {
+        pipes.withLock { $0[slot] = pipe }
+    }
+
+    func pipe(of slot: Int) -> OutputPipe? {
+        pipes.withLock { $0[slot] }
+    }
+}
+
+/// The reading end of a process's output: a thread reads it line by line (``forwardLines(_:)``),
+/// and ``drained()`` waits until what the process wrote so far has been read.
+private final class OutputPipe: Sendable {
+    private struct State {
+        /// Whether the reader is reading and handing out lines.
+        var busy = false
+        var closed = false
+    }
+
+    private let descriptor: Int32
+    private let state = Mutex(State())
+
+    init(_ descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Reads until the end (the reads block: run it on a thread of its own), copies what it
+    /// reads to the server's standard error, hands each complete line to `lines`, and closes the
+    /// descriptor at the end.
+    func forwardLines(_ lines: ([String]) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var partial: [UInt8] = []
+        while true {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            state.withLock { $0.busy = true }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR {
+                state.withLock { $0.busy = false }
+                continue
+            }
+            guard count > 0 else { break }
+            buffer.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, count) }
+            partial += buffer[..<count]
+            if let last = partial.lastIndex(of: UInt8(ascii: "\n")) {
+                lines(LocalFunctions.lines(Array(partial[...last])))
+                partial.removeSubrange(...last)
+            }
+            state.withLock { $0.busy = false }
+        }
+        if !partial.isEmpty { lines(LocalFunctions.lines(partial)) }
+        state.withLock { state in
+            state.busy = false
+            state.closed = true
+            closeDescriptor(descriptor)
+        }
+    }
+
+    /// Waits until nothing written is left unread and the reader is idle, for up to 200
+    /// milliseconds: a process asking for its next invocation has written all it will for the
+    /// last one.
+    func drained() async {
+        for _ in 0..<200 {
+            let done = state.withLock { state in
+                if state.closed { return true }
+                if state.busy { return false }
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                return poll(&ready, 1, 0) == 0
+            }
+            if done { return }
+            do {
+                try await Task.sleep(for: .milliseconds(1))
+            } catch {
+                return
+            }
+        }
+    }
+}
+
+/// A descriptor closed once, whichever path closes it first.
+private final class PipeEnd: Sendable {
+    private let descriptor: Mutex<Int32?>
+
+    init(_ descriptor: Int32) {
+        self.descriptor = Mutex(descriptor)
+    }
+
+    func close() {
+        let open = descriptor.withLock { value in
+            defer { value = nil }
+            return value
+        }
+        if let open { closeDescriptor(open) }
     }
 }
 

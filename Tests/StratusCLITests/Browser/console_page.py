@@ -21,7 +21,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 class Page:
     """Debian's chromium, headless at 1280×720 with a profile of its own, driven by chromedriver."""
 
-    def __init__(self):
+    def __init__(self, timeout=10):
         self.profile = tempfile.mkdtemp(prefix="stratus-console-chromium-")
         options = webdriver.ChromeOptions()
         for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -31,7 +31,7 @@ class Page:
         self.driver = webdriver.Chrome(
             options=options, service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
         # Rows are drawn anew after each read: a row found just before is stale, and read again.
-        self.wait = WebDriverWait(self.driver, 10, ignored_exceptions=[StaleElementReferenceException])
+        self.wait = WebDriverWait(self.driver, timeout, ignored_exceptions=[StaleElementReferenceException])
 
     def find(self, name):
         return self.driver.find_element(By.CSS_SELECTOR, testid(name))
