@@ -201,7 +201,18 @@ extension ConsoleEndpoint {
         var forwarded: JSONObject = ["query": .string(query)]
         if let variables = body["variables"], !variables.isNull { forwarded["variables"] = variables }
         if let name = body["operationName"], !name.isNull { forwarded["operationName"] = name }
-        switch await forward(forwarded, as: body["identity"], origin: origin, authorization: authorization) {
+        let extraHeaders: [(String, String)]
+        switch Self.extraHeaders(body["headers"]) {
+        case .success(let found): extraHeaders = found
+        case .failure(let problem): return Self.refusal(.badRequest, problem.message, json: true)
+        }
+        switch await forward(
+            forwarded,
+            as: body["identity"],
+            headers: extraHeaders,
+            origin: origin,
+            authorization: authorization
+        ) {
         case .success(let answer):
             return Self.jsonResponse(["status": .int(answer.status), "response": answer.body])
         case .failure(let failure):
@@ -231,11 +242,50 @@ extension ConsoleEndpoint {
         }
     }
 
+    /// The headers the user adds to a request (`"headers": {"Idempotency-Key": "order-17"}`):
+    /// none when absent; a problem for anything but an object of strings, or for a header that
+    /// carries the identity's credentials, which the identity gives.
+    static func extraHeaders(_ value: JSON?) -> Result<[(String, String)], HeaderProblem> {
+        guard let value, !value.isNull else { return .success([]) }
+        let example = #""headers": {"Idempotency-Key": "order-17"}"#
+        guard let object = value.objectValue else {
+            return .failure(HeaderProblem(message: "The headers are a JSON object of strings: \(example)."))
+        }
+        var headers: [(String, String)] = []
+        for (name, value) in object {
+            guard let text = value.stringValue else {
+                return .failure(
+                    HeaderProblem(message: "The header '\(name)' is not a string. Give each as text: \(example).")
+                )
+            }
+            let lowercased = name.lowercased()
+            guard !Self.identityHeaders.contains(lowercased), !lowercased.hasPrefix("x-amz-") else {
+                return .failure(
+                    HeaderProblem(
+                        message: "The header '\(name)' carries credentials, which the identity chosen in Run as "
+                            + "gives. Remove it, and choose the identity instead."
+                    )
+                )
+            }
+            headers.append((name, text))
+        }
+        return .success(headers)
+    }
+
+    /// A problem with the further headers a request names.
+    struct HeaderProblem: Error {
+        let message: String
+    }
+
+    /// The headers an identity's credentials travel in, and those the console sets itself.
+    static let identityHeaders: Set<String> = ["authorization", "x-api-key", "host", "content-type", "content-length"]
+
     /// Sends `body` to the server's own `/graphql` with `identity`'s credentials (an IAM
-    /// identity signs exactly the body sent): its status and JSON body.
+    /// identity signs exactly the body sent) and the further `headers`: its status and JSON body.
     func forward(
         _ body: JSONObject,
         as identity: JSON?,
+        headers extra: [(String, String)] = [],
         origin: String,
         authorization: ServerAuthorization
     ) async -> Result<(status: Int, body: JSON), ForwardFailure> {
@@ -256,6 +306,7 @@ extension ConsoleEndpoint {
         for (name, value) in headers where name.lowercased() != "content-type" {
             outgoing.headers.add(name: name, value: value)
         }
+        for (name, value) in extra { outgoing.headers.add(name: name, value: value) }
         outgoing.body = .bytes(ByteBuffer(string: text))
         do {
             let response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))

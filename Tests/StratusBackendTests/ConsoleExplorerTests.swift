@@ -76,6 +76,45 @@ import Testing
         try await post(served, "/console/api/graphql", #"{"query":"\#(query)","identity":\#(identity)}"#)
     }
 
+    /// The Explorer's Headers field: an `Idempotency-Key` sent twice creates once and answers
+    /// the same; a header that would carry credentials, or that is not text, is refused.
+    @Test func graphQLSendsTheHeadersGivenBesidesTheIdentitys() async throws {
+        let served = try await ConsoleTests.Served(secret: Self.secret)
+        let create =
+            #"{"query":"mutation { createNote(input: {text: \"once\"}) { id text } }","#
+            + #""identity":{"type":"API_KEY"},"headers":{"Idempotency-Key":"console-17"}}"#
+        let first = try await Self.post(served, "/console/api/graphql", create)
+        let again = try await Self.post(served, "/console/api/graphql", create)
+        let listed = try await Self.graphQL(served, "{ listNotes { items { text } } }", as: #"{"type":"API_KEY"}"#)
+        let credentials = try await Self.post(
+            served,
+            "/console/api/graphql",
+            #"{"query":"{ listNotes { items { id } } }","headers":{"X-Api-Key":"da2-other"}}"#
+        )
+        let number = try await Self.post(
+            served,
+            "/console/api/graphql",
+            #"{"query":"{ listNotes { items { id } } }","headers":{"X-Count":3}}"#
+        )
+        await served.stop()
+        #expect(first.status == 200)
+        #expect(again.body == first.body)
+        #expect(listed.body == #"{"status":200,"response":{"data":{"listNotes":{"items":[{"text":"once"}]}}}}"#)
+        #expect(credentials.status == 400)
+        #expect(
+            credentials.body
+                == #"{"errors":[{"errorType":"BadRequestException","message":"The header 'X-Api-Key' carries "#
+                + #"credentials, which the identity chosen in Run as gives. Remove it, and choose the identity "#
+                + #"instead."}]}"#
+        )
+        #expect(number.status == 400)
+        #expect(
+            number.body
+                == #"{"errors":[{"errorType":"BadRequestException","message":"The header 'X-Count' is not a string. "#
+                + #"Give each as text: \"headers\": {\"Idempotency-Key\": \"order-17\"}."}]}"#
+        )
+    }
+
     /// The identity pool's guest and a signed-in user, each signing with the credentials the pool
     /// issues them: the guest is refused what only signed-in IAM callers may read.
     @Test func graphQLRunsAsIdentityPoolGuestsAndUsersWithSignedRequests() async throws {

@@ -16,7 +16,10 @@ export async function api(path, body) {
   return json;
 }
 
-/** Runs a GraphQL request through the API as `identity`: resolves to {status, response}. */
-export function graphql(query, variables, identity) {
-  return api('graphql', { query, variables, identity });
+/**
+ * Runs a GraphQL request through the API as `identity`, with further request `headers` (an
+ * object of strings) when given: resolves to {status, response}.
+ */
+export function graphql(query, variables, identity, headers) {
+  return api('graphql', headers ? { query, variables, identity, headers } : { query, variables, identity });
 }

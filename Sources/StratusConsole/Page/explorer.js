@@ -44,6 +44,7 @@ export class Explorer {
     this.chooseIdentity = chooseIdentity;
     this.textarea = document.getElementById('explorer-editor');
     this.variables = document.getElementById('explorer-variables');
+    this.headers = document.getElementById('explorer-headers');
     this.result = document.getElementById('explorer-result');
     this.status = document.getElementById('explorer-status');
     this.problems = document.getElementById('explorer-problems');
@@ -76,7 +77,7 @@ export class Explorer {
           && !editor.state.completionActive) this.complete();
       });
     }
-    for (const field of [this.textarea, this.variables]) {
+    for (const field of [this.textarea, this.variables, this.headers]) {
       field.addEventListener('keydown', (event) => {
         if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
           event.preventDefault();
@@ -141,6 +142,19 @@ export class Explorer {
       this.report(`The variables are not JSON: ${error.message}`, true);
       return;
     }
+    let headers;
+    try {
+      headers = this.headers.value.trim() === '' ? undefined : JSON.parse(this.headers.value);
+    } catch (error) {
+      this.report(`The headers are not JSON: ${error.message}`, true);
+      return;
+    }
+    if (headers !== undefined
+      && (headers === null || typeof headers !== 'object' || Array.isArray(headers)
+        || Object.values(headers).some((value) => typeof value !== 'string'))) {
+      this.report('The headers are a JSON object of strings: {"Idempotency-Key": "order-17"}.', true);
+      return;
+    }
     const identity = this.identity();
     if (identity.unavailable) {
       this.report(identity.unavailable, true);
@@ -158,7 +172,7 @@ export class Explorer {
     this.report(`Running as ${identity.label ?? identity.type}…`, false);
     this.result.textContent = '';
     try {
-      const { status, response } = await graphql(this.query, variables, identity);
+      const { status, response } = await graphql(this.query, variables, identity, headers);
       this.result.textContent = JSON.stringify(response, null, 2);
       const failed = status !== 200 || (response.errors?.length ?? 0) > 0;
       this.report(`${status}${failed ? ' with errors' : ''}, as ${identity.label ?? identity.type}`, failed);
