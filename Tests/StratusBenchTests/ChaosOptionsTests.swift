@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import StratusBench
@@ -68,7 +69,8 @@ import Testing
 
         var postgres = ChaosNemesis(seed: 7, devices: 3, instances: 2)
         let postgresFaults = (0..<2_000).map { _ in postgres.next() }
-        #expect(Set(postgresFaults.map(\.kind)) == Set(ChaosNemesis.Kind.allCases))
+        #expect(Set(postgresFaults.map(\.kind)) == Set(ChaosNemesis.Kind.of(.postgres)))
+        #expect(!postgresFaults.contains { $0.kind == .nginxRestart })
         let restarts = postgresFaults.filter { $0.kind == .restart }
         #expect(Set(restarts.compactMap(\.instance)) == [0, 1])
         #expect(restarts.allSatisfy { $0.device == nil && $0.target == "instance \($0.instance ?? -1)" })
@@ -78,5 +80,77 @@ import Testing
         // The same seed replays the same schedule.
         var again = ChaosNemesis(seed: 7, devices: 3, instances: 2)
         #expect((0..<2_000).map { _ in again.next() } == postgresFaults)
+    }
+
+    @Test func postgresTakesNginxAndSqliteRefusesIt() throws {
+        #expect(try ChaosOptions(["--store", "postgres"]).nginx == false)
+        let behind = try ChaosOptions(["--store", "postgres", "--instances", "3", "--nginx"])
+        #expect(behind.nginx)
+        #expect(behind.instances == 3)
+        #expect(try ChaosOptions(["--nginx", "--store", "postgres"]).nginx)
+        for arguments in [["--nginx"], ["--store", "sqlite", "--nginx"], ["--nginx", "--store", "sqlite"]] {
+            do {
+                _ = try ChaosOptions(arguments)
+                Issue.record("\(arguments) was accepted")
+            } catch {
+                #expect(
+                    (error as? ChaosError)?.description
+                        == "--nginx needs --store postgres: on sqlite one server in this process serves every device."
+                )
+            }
+        }
+    }
+
+    @Test func theNginxScheduleRestartsNginxRarelyAndOnlyWithNginx() {
+        var schedule = ChaosNemesis(seed: 7, devices: 3, instances: 3, nginx: true)
+        let faults = (0..<2_000).map { _ in schedule.next() }
+        #expect(Set(faults.map(\.kind)) == Set(ChaosNemesis.Kind.of(.postgres, nginx: true)))
+        #expect(Set(ChaosNemesis.Kind.of(.postgres, nginx: true)) == Set(ChaosNemesis.Kind.allCases))
+        let restarts = faults.filter { $0.kind == .nginxRestart }
+        // 5 rolls in 105: about 95 in 2,000.
+        #expect((50...150).contains(restarts.count))
+        #expect(restarts.allSatisfy { $0.target == "nginx" && $0.device == nil && $0.instance == nil })
+        #expect(restarts.allSatisfy { (100..<1_600).contains($0.duration) })
+        #expect(restarts.first?.description.contains("nginx-restart nginx for") == true)
+
+        var again = ChaosNemesis(seed: 7, devices: 3, instances: 3, nginx: true)
+        #expect((0..<2_000).map { _ in again.next() } == faults)
+    }
+
+    @Test func theNginxConfigurationFillsTheClusterTemplate() throws {
+        let template = try String(contentsOf: ChaosNginxConfiguration.template, encoding: .utf8)
+        let filled = try ChaosNginxConfiguration.filled(
+            template,
+            directory: URL(fileURLWithPath: "/tmp/run/nginx"),
+            port: 8_080,
+            upstreams: [
+                URL(string: "http://127.0.0.1:9001/graphql")!, URL(string: "http://127.0.0.1:9002/graphql")!,
+            ]
+        )
+        #expect(!filled.contains("@"))
+        #expect(!filled.split(separator: "\n").contains { $0.hasPrefix("#") })
+        #expect(filled.contains("daemon off;\nmaster_process off;\n"))
+        #expect(filled.contains("pid /tmp/run/nginx/nginx.pid;"))
+        #expect(filled.contains("listen 127.0.0.1:8080;"))
+        #expect(
+            filled.contains(
+                "    upstream stratus {\n        server 127.0.0.1:9001;\n        server 127.0.0.1:9002;\n"
+            )
+        )
+        do {
+            _ = try ChaosNginxConfiguration.filled(
+                "daemon off;\nlisten @PORT@;",
+                directory: URL(fileURLWithPath: "/tmp"),
+                port: 1,
+                upstreams: []
+            )
+            Issue.record("a template without @DIR@ was filled")
+        } catch {
+            #expect(
+                (error as? ChaosError)?.description
+                    == "The nginx template \(ChaosNginxConfiguration.template.path) has no '@DIR@', which --nginx "
+                    + "fills in."
+            )
+        }
     }
 }

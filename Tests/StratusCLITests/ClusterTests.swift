@@ -62,6 +62,112 @@ struct ClusterTests {
         return last
     }
 
+    /// Starts nginx from `Examples/cluster/nginx.conf.template` in `directory/nginx`, in front of
+    /// the instances on `upstreamPorts`, and waits until it answers `/health`; returns it and
+    /// its port.
+    static func startNginx(upstreamPorts: [Int], in directory: TemporaryDirectory) async throws -> (ChildProcess, Int) {
+        let port = try freeLoopbackPort()
+        let template = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appending(path: "Examples/cluster/nginx.conf.template")
+        let nginxDirectory = directory.url.appending(path: "nginx")
+        try FileManager.default.createDirectory(at: nginxDirectory, withIntermediateDirectories: true)
+        let configuration = try String(contentsOf: template, encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("#") }
+            .joined(separator: "\n")
+            // One process, no workers: when the test ends, however it ends, killing nginx leaves
+            // no worker behind without its master.
+            .replacingOccurrences(of: "daemon off;", with: "daemon off;\nmaster_process off;")
+            .replacingOccurrences(of: "@DIR@", with: nginxDirectory.path)
+            .replacingOccurrences(of: "@PORT@", with: "\(port)")
+            .replacingOccurrences(
+                of: "@UPSTREAMS@",
+                with: upstreamPorts.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n")
+            )
+        let configurationFile = try directory.write(configuration, to: "nginx/nginx.conf")
+        let nginx = try await ChildProcess.start(
+            ["/usr/sbin/nginx", "-c", configurationFile.path, "-p", nginxDirectory.path],
+            in: directory.url,
+            output: directory.url.appending(path: "nginx/stdout.txt"),
+            errorOutput: directory.url.appending(path: "nginx/stderr.txt")
+        )
+        var ready = false
+        for _ in 0..<100 where !ready {
+            ready = (try? await HTTPExchange(URL(string: "http://127.0.0.1:\(port)/health")!))?.status == 200
+            if !ready { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let nginxErrors = [
+            (try? String(contentsOf: nginxDirectory.appending(path: "stderr.txt"), encoding: .utf8)) ?? "",
+            (try? String(contentsOf: nginxDirectory.appending(path: "error.log"), encoding: .utf8)) ?? "",
+        ].joined()
+        guard ready else {
+            nginx.kill()
+            throw StratusProcess.Failure(description: "nginx did not answer: \(nginxErrors)")
+        }
+        return (nginx, port)
+    }
+
+    /// Sends a WebSocket upgrade of the real-time endpoint on a connection of its own to
+    /// `127.0.0.1:port` and returns the status line of the answer.
+    static func upgradeStatusLine(port: Int, apiKey: String) throws -> String {
+        let header = Data(#"{"host":"127.0.0.1:\#(port)","x-api-key":"\#(apiKey)"}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "=", with: "%3D")
+        let request =
+            "GET /graphql/realtime?header=\(header)&payload=e30%3D HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+            + "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: graphql-ws\r\n\r\n"
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        try #require(connected, "no connection to 127.0.0.1:\(port)")
+        let bytes = Array(request.utf8)
+        try #require(send(descriptor, bytes, bytes.count, 0) == bytes.count)
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while !String(decoding: answer, as: UTF8.self).contains("\r\n") {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(String(decoding: answer, as: UTF8.self).split(separator: "\r\n").first ?? "")
+    }
+
+    /// nginx keeps upstream connections alive between requests; a real-time upgrade sent on one
+    /// that served a request before was answered 307 by the instance (a redirect to the same
+    /// URI with `Connection: close`), which clients take as a failed handshake.
+    @Test(.timeLimit(.minutes(1)))
+    func anUpgradeAfterRequestsThroughNginxIsAnUpgrade() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write("type Post @model { id: ID! title: String }", to: "schema.graphql")
+        let server = try await ServeCommandTests.Serving(
+            ["--schema", schema.path, "--data-dir", directory.path("data")],
+            in: directory
+        )
+        let (nginx, port) = try await Self.startNginx(upstreamPorts: [server.port], in: directory)
+        defer { nginx.kill() }
+        let endpoint = try #require(URL(string: "http://127.0.0.1:\(port)/graphql"))
+        #expect(try Self.upgradeStatusLine(port: port, apiKey: server.apiKey) == "HTTP/1.1 101 Switching Protocols")
+        for _ in 0..<3 {
+            let listed = try await HTTPExchange(
+                endpoint,
+                post: #"{"query": "{ listPosts { items { id } } }"}"#,
+                headers: ["x-api-key": server.apiKey]
+            )
+            #expect(listed.status == 200)
+            #expect(try Self.upgradeStatusLine(port: port, apiKey: server.apiKey) == "HTTP/1.1 101 Switching Protocols")
+        }
+    }
+
     @Test(.timeLimit(.minutes(5)))
     func aKilledInstancesSubscribersReconnectThroughNginxAndResyncWithoutLoss() async throws {
         let directory = try TemporaryDirectory()
@@ -90,42 +196,9 @@ struct ClusterTests {
         }
 
         // nginx in front, from the example's template.
-        let port = try freeLoopbackPort()
-        let template = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appending(path: "Examples/cluster/nginx.conf.template")
-        let nginxDirectory = directory.url.appending(path: "nginx")
-        try FileManager.default.createDirectory(at: nginxDirectory, withIntermediateDirectories: true)
-        let configuration = try String(contentsOf: template, encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("#") }
-            .joined(separator: "\n")
-            // One process, no workers: when the test ends, however it ends, killing nginx leaves
-            // no worker behind without its master.
-            .replacingOccurrences(of: "daemon off;", with: "daemon off;\nmaster_process off;")
-            .replacingOccurrences(of: "@DIR@", with: nginxDirectory.path)
-            .replacingOccurrences(of: "@PORT@", with: "\(port)")
-            .replacingOccurrences(
-                of: "@UPSTREAMS@",
-                with: servers.map { "        server 127.0.0.1:\($0.port);" }.joined(separator: "\n")
-            )
-        let configurationFile = try directory.write(configuration, to: "nginx/nginx.conf")
-        let nginx = try await ChildProcess.start(
-            ["/usr/sbin/nginx", "-c", configurationFile.path, "-p", nginxDirectory.path],
-            in: directory.url,
-            output: directory.url.appending(path: "nginx/stdout.txt"),
-            errorOutput: directory.url.appending(path: "nginx/stderr.txt")
-        )
+        let (nginx, port) = try await Self.startNginx(upstreamPorts: servers.map(\.port), in: directory)
         defer { nginx.kill() }
         let endpoint = try #require(URL(string: "http://127.0.0.1:\(port)/graphql"))
-        var ready = false
-        for _ in 0..<100 where !ready {
-            ready = (try? await HTTPExchange(URL(string: "http://127.0.0.1:\(port)/health")!))?.status == 200
-            if !ready { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        let nginxErrors = [
-            (try? String(contentsOf: nginxDirectory.appending(path: "stderr.txt"), encoding: .utf8)) ?? "",
-            (try? String(contentsOf: nginxDirectory.appending(path: "error.log"), encoding: .utf8)) ?? "",
-        ].joined()
-        try #require(ready, "nginx did not answer: \(nginxErrors)")
 
         let records = 10
         for record in 0..<records {

@@ -14,7 +14,8 @@
 
     /// The backend of `StratusBench chaos --store postgres`: a throwaway PostgreSQL cluster
     /// (`scripts/postgres-throwaway`) and `stratus serve` processes sharing one database of it,
-    /// each on a port of its own, which the nemesis kills, restarts, and cuts from the database.
+    /// each on a port of its own, which the nemesis kills, restarts, and cuts from the database;
+    /// with `--nginx`, nginx in front of them (``ChaosNginx``).
     ///
     /// The cluster commits synchronously (the throwaway script turns that off for tests): an
     /// immediate shutdown is a crash, and a commit acknowledged before its WAL left PostgreSQL's
@@ -40,6 +41,7 @@
         private let processes = Mutex<[Int: ChildProcess]>([:])
         private let starts = Mutex<[Int: Int]>([:])
         private let hangs = Mutex<[String]>([])
+        private let front = Mutex<ChaosNginx?>(nil)
 
         private init(files: URL, directory: URL, port: Int, bin: URL, stratus: URL, endpoints: [URL]) {
             self.files = files
@@ -57,16 +59,20 @@
             )
 
         /// Starts a cluster in `files/postgres`, makes the shared database, and starts `instances`
-        /// instances of `stratus` on it with `conflicts`.
+        /// instances of `stratus` on it with `conflicts`, and nginx in front of them in
+        /// `files/nginx` when `nginx` is true.
         ///
-        /// - Throws: ``ChaosError`` naming what is missing (PostgreSQL, the `stratus` executable)
-        ///   or what failed to start.
+        /// - Throws: ``ChaosError`` naming what is missing (PostgreSQL, the `stratus` executable,
+        ///   nginx) or what failed to start.
         static func start(
             in files: URL,
             instances: Int,
             stratus: URL,
-            conflicts: ChaosOptions.Conflicts
+            conflicts: ChaosOptions.Conflicts,
+            nginx: Bool = false
         ) async throws -> ChaosCluster {
+            // Before PostgreSQL starts: a missing nginx is told at once.
+            if nginx { try ChaosNginx.requireInstalled() }
             guard FileManager.default.isExecutableFile(atPath: stratus.path) else {
                 throw ChaosError(
                     "There is no stratus executable at \(stratus.path), which --store postgres runs as its instances. "
@@ -122,12 +128,19 @@
             )
             do {
                 for instance in 0..<instances { try await cluster.startInstance(instance) }
+                if nginx {
+                    let started = try await ChaosNginx.start(in: files, upstreams: endpoints)
+                    cluster.front.withLock { $0 = started }
+                }
             } catch {
                 await cluster.stop()
                 throw error
             }
             return cluster
         }
+
+        /// nginx in front of the instances, when the run has it.
+        var nginx: ChaosNginx? { front.withLock { $0 } }
 
         // MARK: - Instances
 
@@ -305,8 +318,10 @@
             }
         }
 
-        /// Kills every instance and stops and removes the cluster.
+        /// Stops nginx, kills every instance, and stops and removes the cluster (nginx's files
+        /// stay in the run's directory).
         func stop() async {
+            await nginx?.stop()
             let running = processes.withLock { processes in
                 defer { processes.removeAll() }
                 return Array(processes.values)

@@ -18,7 +18,8 @@
     /// quiescence and checks what ``ChaosCheck`` describes.
     ///
     /// The backend is one server in this process on SQLite, or `stratus serve` instances sharing
-    /// a PostgreSQL database (``ChaosCluster``), device `d` on instance `d % instances`.
+    /// a PostgreSQL database (``ChaosCluster``), device `d` on instance `d % instances`, or every
+    /// device through nginx in front of the instances (`--nginx`).
     final class ChaosHarness: Sendable {
         /// What serves the devices.
         enum Servers: Sendable {
@@ -40,11 +41,13 @@
                 }
             }
 
-            /// The endpoint device `device` syncs with.
+            /// The endpoint device `device` syncs with: nginx's when it stands in front of the
+            /// instances.
             func endpoint(of device: Int) -> URL {
                 switch self {
                 case .local(let backend): backend.endpoint
-                case .cluster(let cluster): cluster.endpoints[device % cluster.endpoints.count]
+                case .cluster(let cluster):
+                    cluster.nginx?.endpoint ?? cluster.endpoints[device % cluster.endpoints.count]
                 }
             }
         }
@@ -116,7 +119,8 @@
                         in: directory,
                         instances: options.instances,
                         stratus: stratus,
-                        conflicts: options.conflicts
+                        conflicts: options.conflicts,
+                        nginx: options.nginx
                     )
                 )
             }
@@ -142,7 +146,8 @@
                 switch servers {
                 case .local: "sqlite"
                 case .cluster(let cluster):
-                    "postgres (\(options.instances) instances of stratus serve on \(cluster.databaseURL))"
+                    "postgres (\(options.instances) instances of stratus serve on \(cluster.databaseURL)"
+                        + (cluster.nginx.map { ", behind nginx on port \($0.port)" } ?? "") + ")"
                 }
             print(
                 "chaos: seed \(options.seed), \(options.devices) devices × \(options.operations) operations on "
@@ -214,9 +219,11 @@
                     try await cluster.dump(to: directory.appendingPathComponent("backend.sql"))
                 }
                 let store =
-                    options.store == .postgres ? " --store postgres --instances \(options.instances)" : ""
+                    options.store == .postgres
+                    ? " --store postgres --instances \(options.instances)\(options.nginx ? " --nginx" : "")" : ""
                 print(
-                    "chaos: FAILED; the devices' databases and logs and the backend's database are in "
+                    "chaos: FAILED; the devices' databases and logs and the backend's database"
+                        + (options.nginx ? " and nginx's logs (nginx/)" : "") + " are in "
                         + "\(directory.path). Replay the schedule with: swift run -c release StratusBench chaos "
                         + "--devices \(options.devices) --operations \(options.operations) --seed \(options.seed) "
                         + "--conflicts \(options.conflicts.rawValue) --pace \(options.pace) --records \(options.records)"
@@ -312,7 +319,8 @@
             var schedule = ChaosNemesis(
                 seed: options.seed,
                 devices: options.devices,
-                instances: options.store == .postgres ? options.instances : nil
+                instances: options.store == .postgres ? options.instances : nil,
+                nginx: options.nginx
             )
             var healing: [String: Task<Void, any Error>] = [:]
             var drainFaults = 0
@@ -374,6 +382,15 @@
                 )
                 print("chaos: \(terminated) connections terminated")
                 return Task {}
+            case .nginxRestart:
+                guard case .cluster(let cluster) = servers, let nginx = cluster.nginx else {
+                    throw ChaosError("\(fault) hits nginx, but the run has none.")
+                }
+                try await nginx.kill()
+                return Task {
+                    try await Task.sleep(for: duration)
+                    try await nginx.start()
+                }
             case .cut:
                 proxies[fault.device ?? 0].cutAllConnections()
                 return Task {}
@@ -395,8 +412,8 @@
             return cluster
         }
 
-        /// Starts again the instances that ended without being killed, and records them: an
-        /// instance must survive whatever its database and its clients do.
+        /// Starts again the instances (and nginx) that ended without being killed, and records
+        /// them: an instance must survive whatever its database and its clients do.
         private func restartCrashedInstances() async throws {
             guard case .cluster(let cluster) = servers else { return }
             for (instance, status) in try await cluster.instancesEndedByThemselves() {
@@ -404,6 +421,12 @@
                 print("chaos: CRASH \(line)")
                 crashes.withLock { $0.append(line) }
                 try await cluster.startInstance(instance)
+            }
+            if let nginx = cluster.nginx, let status = try await nginx.endedByItself() {
+                let line = "nginx \(status) by itself; its output and logs are in \(nginx.directory.path)"
+                print("chaos: CRASH \(line)")
+                crashes.withLock { $0.append(line) }
+                try await nginx.start()
             }
         }
 
@@ -485,6 +508,7 @@
                 print(
                     "chaos: \(cluster.startCount) starts of stratus serve, \(hangs.count) hung (killed and started "
                         + "again), \(crashes.count) ended by themselves"
+                        + (cluster.nginx.map { "; \($0.startCount) starts of nginx" } ?? "")
                 )
             }
             if !quiet {
@@ -494,7 +518,9 @@
                 )
             }
             let counts = faultCounts.withLock { $0 }
-            let faults = ChaosNemesis.Kind.of(options.store).map { "\(counts[$0, default: 0]) \($0.rawValue)" }
+            let faults = ChaosNemesis.Kind.of(options.store, nginx: options.nginx).map {
+                "\(counts[$0, default: 0]) \($0.rawValue)"
+            }
             print(
                 "chaos: \(check.acknowledged) acknowledged writes; \(check.applied) writes in the journal; excused: "
                     + "\(check.superseded) by a later write of the device, \(check.settledByConflict) by a conflict or "

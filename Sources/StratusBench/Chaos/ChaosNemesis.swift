@@ -6,7 +6,9 @@
 /// to heal. Which operations a fault meets depends on timing, which no seed fixes.
 ///
 /// On PostgreSQL (`instances` given), `restart` hits one `stratus serve` instance and the
-/// database has faults of its own; on SQLite the schedule is the one it always was.
+/// database has faults of its own; on SQLite the schedule is the one it always was. With nginx
+/// in front of the instances (`nginx`), a few faults in a hundred restart it; without, the
+/// PostgreSQL schedule is the one it was before nginx.
 struct ChaosNemesis {
     /// A kind of fault.
     enum Kind: String, Sendable, CaseIterable {
@@ -31,12 +33,16 @@ struct ChaosNemesis {
         case terminate = "postgres-terminate"
         /// `pg_terminate_backend` of the connections that `LISTEN` for other instances' writes.
         case terminateListeners = "postgres-terminate-listeners"
+        /// nginx in front of the instances is SIGKILLed (every device's connections break at
+        /// once, and new ones are refused) and started again on its port after the fault's
+        /// duration.
+        case nginxRestart = "nginx-restart"
 
-        /// The kinds of a run on `store`.
-        static func of(_ store: ChaosOptions.Store) -> [Kind] {
+        /// The kinds of a run on `store`, with nginx in front of the instances or not.
+        static func of(_ store: ChaosOptions.Store, nginx: Bool = false) -> [Kind] {
             switch store {
             case .sqlite: [.kill, .restart, .cut, .blackHole, .delay]
-            case .postgres: allCases
+            case .postgres: allCases.filter { nginx || $0 != .nginxRestart }
             }
         }
     }
@@ -61,6 +67,7 @@ struct ChaosNemesis {
             switch kind {
             case .restart: instance.map { "instance \($0)" } ?? "server"
             case .postgresFast, .postgresImmediate, .terminate, .terminateListeners: "postgres"
+            case .nginxRestart: "nginx"
             case .kill: "process \(device ?? 0)"
             case .cut, .blackHole, .delay: "network \(device ?? 0)"
             }
@@ -69,7 +76,7 @@ struct ChaosNemesis {
         var description: String {
             let hit =
                 device.map { "device \($0)" } ?? instance.map { "instance \($0)" }
-                ?? (target == "postgres" ? "postgres" : "server")
+                ?? (target == "postgres" || target == "nginx" ? target : "server")
             let extra = kind == .delay ? " by \(delay) ms" : ""
             return "fault \(number): +\(after) ms \(kind.rawValue) \(hit)\(extra) for \(duration) ms"
         }
@@ -79,18 +86,25 @@ struct ChaosNemesis {
     private let devices: Int
     /// The `stratus serve` instances on PostgreSQL; `nil` on SQLite.
     private let instances: Int?
+    /// Whether nginx stands in front of the instances.
+    private let nginx: Bool
     private var count = 0
 
-    init(seed: UInt64, devices: Int, instances: Int? = nil) {
+    /// A schedule for `devices` devices, on PostgreSQL when `instances` is given, and with nginx
+    /// in front of them when `nginx` is true (only on PostgreSQL).
+    init(seed: UInt64, devices: Int, instances: Int? = nil, nginx: Bool = false) {
+        precondition(!nginx || instances != nil, "nginx stands in front of PostgreSQL's instances only.")
         random = ChaosRandom(seed, -1, 0)
         self.devices = devices
         self.instances = instances
+        self.nginx = nginx
     }
 
     /// The next fault of the schedule.
     mutating func next() -> Fault {
         count += 1
-        let roll = random.next(below: 100)
+        // With nginx, 5 rolls in 105 restart it; the other 100 keep the PostgreSQL schedule.
+        let roll = random.next(below: nginx ? 105 : 100)
         let kind: Kind
         if instances == nil {
             kind =
@@ -112,20 +126,21 @@ struct ChaosNemesis {
                 case ..<75: .postgresFast
                 case ..<82: .postgresImmediate
                 case ..<91: .terminate
-                default: .terminateListeners
+                case ..<100: .terminateListeners
+                default: .nginxRestart
                 }
         }
         let device: Int? =
             switch kind {
             case .kill, .cut, .blackHole, .delay: random.next(below: devices)
-            case .restart, .postgresFast, .postgresImmediate, .terminate, .terminateListeners: nil
+            case .restart, .postgresFast, .postgresImmediate, .terminate, .terminateListeners, .nginxRestart: nil
             }
         let instance = kind == .restart ? instances.map { random.next(below: $0) } : nil
         let after = 100 + random.next(below: 600)
         let duration =
             switch kind {
             case .kill: 50 + random.next(below: 1_500)
-            case .restart, .postgresFast, .postgresImmediate: 100 + random.next(below: 1_500)
+            case .restart, .postgresFast, .postgresImmediate, .nginxRestart: 100 + random.next(below: 1_500)
             case .cut, .terminate, .terminateListeners: 0
             case .blackHole, .delay: 200 + random.next(below: 3_000)
             }

@@ -28,6 +28,9 @@ struct ChaosOptions: Sendable {
     var store = Store.sqlite
     /// How many `stratus serve` instances share the PostgreSQL database (`--store postgres`).
     var instances = 2
+    /// Whether devices reach the instances through nginx (`Examples/cluster/nginx.conf.template`)
+    /// rather than each through its own instance (`--store postgres`).
+    var nginx = false
     /// The `stratus` executable the instances run; by default the one beside this program.
     var stratus: URL?
     /// The shared records the devices edit: a quarter of them folders (at least one), the rest
@@ -45,7 +48,8 @@ struct ChaosOptions: Sendable {
         usage: StratusBench chaos [--devices N] [--operations N (per device)] [--seed N] [--minutes M]
                                   [--conflicts automerge|optimistic|custom] [--records N] [--pace MS]
                                   [--quiescence-timeout S] [--directory PATH]
-                                  [--store sqlite|postgres] [--instances N (postgres)] [--stratus PATH (postgres)]
+                                  [--store sqlite|postgres] [--instances N (postgres)] [--nginx (postgres)]
+                                  [--stratus PATH (postgres)]
         """
 
     /// Reads `arguments` (those after `chaos`).
@@ -78,6 +82,7 @@ struct ChaosOptions: Sendable {
             case "--instances":
                 instances = try number(option, atLeast: 1)
                 instancesGiven = true
+            case "--nginx": nginx = true
             case "--stratus": stratus = URL(fileURLWithPath: try value(option))
             case "--conflicts":
                 let text = try value(option)
@@ -103,6 +108,11 @@ struct ChaosOptions: Sendable {
         }
         if store == .sqlite, instancesGiven {
             throw ChaosError("--instances needs --store postgres: on sqlite one server holds the data.")
+        }
+        if store == .sqlite, nginx {
+            throw ChaosError(
+                "--nginx needs --store postgres: on sqlite one server in this process serves every device."
+            )
         }
     }
 
