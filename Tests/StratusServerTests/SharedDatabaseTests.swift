@@ -231,6 +231,46 @@ struct SharedDatabaseTests {
         #expect(await server.run(create) == #"{"data":{"createPost":{"id":"p1"}}}"#)
     }
 
+    /// A mutation sent again with its `Idempotency-Key` while the first run was under way on
+    /// another server found no key, and ran: once the first run wrote, the repeat's write is
+    /// refused (an internal failure, which clients send again) rather than applied a second time.
+    @Test func aRepeatOnAnotherServerDoesNotWriteAgainOnceTheFirstRunWrote() async throws {
+        let directory = temporaryDirectory()
+        let servers = try await Self.servers(ServerConfiguration(conflictResolution: .automerge), directory: directory)
+        _ = await servers[0].run(
+            #"mutation { createPost(input: {id: "p1", title: "t", rating: 0, status: DRAFT}) { id } }"#
+        )
+        let update = #"mutation { updatePost(input: {id: "p1", rating: 7, _version: 1}) { rating _version } }"#
+        func run(on server: TestServer, as claim: IdempotencyClaim) async -> JSON {
+            await server.server.execute(
+                query: update,
+                variables: [:],
+                operationName: nil,
+                identity: .apiKey,
+                direct: true,
+                idempotency: claim
+            ).response.body
+        }
+        let first = IdempotencyClaim(
+            scope: Identity.apiKey.idempotencyScope,
+            key: "repeat-17",
+            digest: "d",
+            expiresAt: Int(Date().timeIntervalSince1970 * 1000) + 60_000
+        )
+        var repeated = first
+        repeated.run = UUID().uuidString
+        #expect(await run(on: servers[0], as: first)["data"] == ["updatePost": ["rating": 7, "_version": 2]])
+        let again = await run(on: servers[1], as: repeated)
+        #expect(again["data"] == ["updatePost": nil])
+        #expect(again["errors"]?[0]?["errorType"] == "InternalFailure")
+        #expect(
+            await servers[2].run(#"{ getPost(id: "p1") { rating _version } }"#)
+                == #"{"data":{"getPost":{"rating":7,"_version":2}}}"#
+        )
+        // A later write of the first run itself (a mutation that writes twice) is not refused.
+        #expect(await run(on: servers[0], as: first)["data"]?["updatePost"]?["_version"] == 3)
+    }
+
     /// A write's transaction held open takes no lock another item's write waits for: the other
     /// write commits at once. Its event is delivered only once the held transaction ended, after
     /// the held one's, so that no reader passes an event that is not committed yet.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `Idempotency-Key` of a mutation as its writes carry it into the store.
 ///
 /// Every write of the mutation records the key in the transaction that writes the item, so a
@@ -12,6 +14,9 @@ struct IdempotencyClaim: Sendable, Hashable {
     var digest: String
     /// When the key expires, in epoch milliseconds.
     var expiresAt: Int
+    /// This request's run of the mutation: a store whose servers share the keys (PostgreSQL)
+    /// refuses a write of the key that another run, on another server, recorded already.
+    var run = UUID().uuidString
 }
 
 /// What the store holds for an `Idempotency-Key`.

@@ -202,6 +202,8 @@ final class PostgresItemStore: ServerStore {
                 // already there get the migration's id, below the horizon of every reader after it.
                 "ALTER TABLE \(eventsTable.quotedSQLIdentifier) ADD COLUMN IF NOT EXISTS \"xid\" xid8 NOT NULL "
                     + "DEFAULT pg_current_xact_id()",
+                // The run that recorded a key: another server's run of the same key is refused.
+                "ALTER TABLE \(SQLiteItemStore.idempotencyTable.quotedSQLIdentifier) ADD COLUMN IF NOT EXISTS \"run\" text",
                 "CREATE INDEX IF NOT EXISTS \"_stratus_events_xid\" ON \(eventsTable.quotedSQLIdentifier) "
                     + "(\"xid\", \"sequence\")",
                 "CREATE INDEX IF NOT EXISTS \"_stratus_events_created\" ON \(eventsTable.quotedSQLIdentifier) (\"createdAt\")",
@@ -491,6 +493,25 @@ final class PostgresItemStore: ServerStore {
         let lockName = lock.bind(write.lockName)
         _ = try await run("SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))", lock)
 
+        // A request sent again while its first run was under way on another server (the
+        // client gave up waiting) found no key then: once the first run wrote, this one must not.
+        // The item's lock orders them, so the first run's key is committed by now.
+        if let claim = write.idempotency {
+            var keyStatement = PostgresStatement()
+            let table = SQLiteItemStore.idempotencyTable.quotedSQLIdentifier
+            let (scope, key, now) = (
+                keyStatement.bind(claim.scope), keyStatement.bind(claim.key), keyStatement.bind(write.now)
+            )
+            let recorded = try await run(
+                "SELECT coalesce(\"run\", '') FROM \(table) WHERE \"scope\" = \(scope) AND \"key\" = \(key) "
+                    + "AND \"expiresAt\" > \(now)",
+                keyStatement
+            )
+            if let other = try recorded.first?.decode(String.self), other != claim.run {
+                throw IdempotencyKeyRunElsewhere(key: claim.key)
+            }
+        }
+
         // An expired tombstone does not exist: the read leaves it out, and a put replaces it.
         let (select, selectStatement) = selectByKey(layout, key: write.key, now: write.now)
         let current = try await run(select, selectStatement).first.map { row throws(StorageError) in
@@ -563,13 +584,14 @@ final class PostgresItemStore: ServerStore {
             let table = SQLiteItemStore.idempotencyTable.quotedSQLIdentifier
             let marks = [
                 statement.bind(claim.scope), statement.bind(claim.key), statement.bind(claim.digest),
-                statement.bind(claim.expiresAt),
+                statement.bind(claim.expiresAt), statement.bind(claim.run),
             ]
             clauses.append(
-                "\"_key\" AS (INSERT INTO \(table) (\"scope\", \"key\", \"digest\", \"expiresAt\") "
+                "\"_key\" AS (INSERT INTO \(table) (\"scope\", \"key\", \"digest\", \"expiresAt\", \"run\") "
                     + "VALUES (\(marks.joined(separator: ", "))) ON CONFLICT (\"scope\", \"key\") DO UPDATE SET "
                     + "\"digest\" = EXCLUDED.\"digest\", \"status\" = NULL, \"body\" = NULL, "
-                    + "\"expiresAt\" = EXCLUDED.\"expiresAt\" WHERE \(table).\"expiresAt\" <= \(statement.bind(write.now)))"
+                    + "\"expiresAt\" = EXCLUDED.\"expiresAt\", \"run\" = EXCLUDED.\"run\" "
+                    + "WHERE \(table).\"expiresAt\" <= \(statement.bind(write.now)))"
             )
         }
         var final = "SELECT 1"
@@ -594,6 +616,18 @@ final class PostgresItemStore: ServerStore {
     }
 
     // MARK: - Idempotency
+
+    /// A write of a mutation whose `Idempotency-Key` another run of the same request recorded
+    /// (on another server): the transaction rolls back, and the request fails as an internal
+    /// failure, which clients send again; the repeat is answered the first run's response.
+    struct IdempotencyKeyRunElsewhere: Error, CustomStringConvertible {
+        let key: String
+
+        var description: String {
+            "The mutation with the Idempotency-Key '\(key)' was applied by another run of the same request "
+                + "(sent again while the first ran, to another server): this run writes nothing."
+        }
+    }
 
     func idempotencyRecord(scope: String, key: String, now: Int) async throws -> IdempotencyRecord? {
         var statement = PostgresStatement()
