@@ -9,7 +9,9 @@ import Hummingbird
 /// The key is recorded in the SQLite transaction of each write the mutation makes, and its
 /// response right after the mutation ends; a repeat finds one of three things:
 /// - the response: it is answered again, with `Idempotent-Replayed: true`, and nothing runs;
-/// - the first request still running (in this process): `409`, as the draft says;
+/// - the first request still running (in this process): `409`, as the draft says; on another
+///   server sharing the PostgreSQL database, the repeat runs, and its write is refused once the
+///   first run's is committed (`500`, sent again and then answered the first run's response);
 /// - the key written but no response, when the server stopped between the mutation's writes and
 ///   recording its response: the mutation does not run again, and the answer says so.
 /// The same key with another body gets `422`. Keys are per caller (``Identity/idempotencyScope``)
