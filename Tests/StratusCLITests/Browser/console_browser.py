@@ -50,14 +50,7 @@ def run(query, variables="{}"):
     typed.send_keys(Keys.CONTROL, "a")
     typed.send_keys(Keys.DELETE)
     typed.send_keys(query)
-    field = find("explorer-variables")
-    field.clear()
-    field.send_keys(variables)
-    result = find("explorer-result")
-    driver.execute_script("arguments[0].textContent = ''", result)
-    find("explorer-run").click()
-    wait.until(lambda _: result.text.strip() != "")
-    return json.loads(result.text)
+    return page.run_explorer(variables)
 
 
 def run_current():

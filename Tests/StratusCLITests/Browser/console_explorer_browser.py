@@ -58,14 +58,7 @@ def type_query(query):
 
 def run(query, variables="{}"):
     type_query(query)
-    field = find("explorer-variables")
-    field.clear()
-    field.send_keys(variables)
-    result = find("explorer-result")
-    driver.execute_script("arguments[0].textContent = ''", result)
-    find("explorer-run").click()
-    wait.until(lambda _: result.text.strip() != "")
-    return json.loads(result.text)
+    return page.run_explorer(variables)
 
 
 def status():

@@ -5,6 +5,7 @@ Each test script imports it from its own directory (Python puts a script's direc
 its path).
 """
 
+import json
 import os
 import shutil
 import sys
@@ -38,6 +39,18 @@ class Page:
 
     def finds(self, name):
         return self.driver.find_elements(By.CSS_SELECTOR, testid(name))
+
+    def run_explorer(self, variables="{}"):
+        """Runs the query the Explorer's editor holds with `variables` and returns the parsed
+        result."""
+        field = self.find("explorer-variables")
+        field.clear()
+        field.send_keys(variables)
+        result = self.find("explorer-result")
+        self.driver.execute_script("arguments[0].textContent = ''", result)
+        self.find("explorer-run").click()
+        self.wait.until(lambda _: result.text.strip() != "")
+        return json.loads(result.text)
 
     def fail(self):
         """Writes a screenshot and the page's HTML into a temporary directory, prints the
