@@ -156,22 +156,28 @@ final class FunctionRuntime: Sendable {
             arguments: Arguments(assignments + arguments),
             workingDirectory: function.workingDirectory.map { FilePath($0.path(percentEncoded: false)) }
         )
-        // The process writes into a pipe the server reads line by line: each line goes to the
+        // Without a record of invocations the process writes to the server's standard error.
+        // With one, it writes into a pipe the server reads line by line: each line goes to the
         // server's standard error, and to the invocation the process holds.
-        guard let (reading, writing) = Self.makePipe() else {
-            log("The function '\(name)' could not start: no pipe for its output (errno \(errno)).")
-            return "the runtime could not start"
-        }
-        let (dispatcher, invocations) = (dispatcher, invocations)
-        let pipe = OutputPipe(reading)
-        outputs.set(slot, pipe)
-        Thread.detachNewThread {
-            pipe.forwardLines { lines in
-                if let id = dispatcher.lastHanded(slot: slot) { invocations?.log(requestID: id, lines: lines) }
+        var output = FileDescriptor.standardError
+        var writer: PipeEnd?
+        if let invocations {
+            guard let (reading, writing) = Self.makePipe() else {
+                log("The function '\(name)' could not start: no pipe for its output (errno \(errno)).")
+                return "the runtime could not start"
             }
+            let dispatcher = dispatcher
+            let pipe = OutputPipe(reading)
+            outputs.set(slot, pipe)
+            Thread.detachNewThread {
+                pipe.forwardLines { lines in
+                    if let id = dispatcher.lastHanded(slot: slot) { invocations.log(requestID: id, lines: lines) }
+                }
+            }
+            output = FileDescriptor(rawValue: writing)
+            writer = PipeEnd(writing)
         }
-        let output = FileDescriptor(rawValue: writing)
-        let writer = PipeEnd(writing)
+        let closeWriter = writer
         do {
             let result = try await Subprocess.run(
                 configuration,
@@ -180,7 +186,7 @@ final class FunctionRuntime: Sendable {
                 error: .fileDescriptor(output, closeAfterSpawningProcess: false)
             ) { execution in
                 // The process has its copy: the reader sees the end once the process is gone.
-                writer.close()
+                closeWriter?.close()
                 let process = execution.processIdentifier.value
                 processes.set(slot, process)
                 if stopped.load(ordering: .sequentiallyConsistent) { kill(process, SIGKILL) }
@@ -192,7 +198,7 @@ final class FunctionRuntime: Sendable {
             }
         } catch {
             processes.set(slot, nil)
-            writer.close()
+            closeWriter?.close()
             log("The function '\(name)' could not start (`\(arguments.joined(separator: " "))`): \(error)")
             return "the runtime could not start"
         }
@@ -223,7 +229,8 @@ final class FunctionRuntime: Sendable {
         let arn = "arn:aws:lambda:\(environment["AWS_REGION"] ?? "us-east-1"):000000000000:function:\(name)"
         router.get("2018-06-01/runtime/invocation/next") { _, _ -> Response in
             // What the process wrote for its last invocation is read before it is handed the next,
-            // so that each line goes to the invocation it was written during.
+            // so that each line goes to the invocation it was written during (with a record of
+            // invocations only: without one there is no pipe).
             await outputs.pipe(of: slot)?.drained()
             guard let invocation = await dispatcher.next(slot: slot) else {
                 return Self.json(.gone, ["errorMessage": "The server is stopping.", "errorType": "Shutdown"])
