@@ -322,42 +322,6 @@ extension ConsoleEndpoint {
     struct IdentityProblem: Error {
         let message: String
     }
-
-    /// The headers that carry `identity`'s credentials.
-    func credentials(
-        for identity: JSON?,
-        authorization: ServerAuthorization
-    ) async -> Result<[(String, String)], IdentityProblem> {
-        let type = identity?["type"]?.stringValue ?? "API_KEY"
-        switch type {
-        case "API_KEY":
-            guard let key = authorization.apiKeys.first else {
-                return .failure(IdentityProblem(message: "The API has no API key to run the request with."))
-            }
-            return .success([("x-api-key", key.value)])
-        case "AMAZON_COGNITO_USER_POOLS":
-            guard let cognito else {
-                return .failure(
-                    IdentityProblem(message: "The server has no local Cognito: start stratus serve with --auth.")
-                )
-            }
-            guard let username = identity?["username"]?.stringValue else {
-                return .failure(IdentityProblem(message: #"A Cognito identity names its user: "username": "alice"."#))
-            }
-            do {
-                return .success([("authorization", try await cognito.issueTokens(for: username).idToken)])
-            } catch {
-                return .failure(IdentityProblem(message: "Cannot run as Cognito user '\(username)': \(error)"))
-            }
-        default:
-            return .failure(
-                IdentityProblem(
-                    message:
-                        "Unknown identity type '\(type)'. Use API_KEY, or AMAZON_COGNITO_USER_POOLS with a username."
-                )
-            )
-        }
-    }
 }
 
 // MARK: - Live

@@ -68,26 +68,23 @@ extension ConsoleEndpoint {
                 key[field] = .string(text)  // refused below, naming the key fields
                 continue
             }
+            let number: JSON??
             switch type.kind {
-            case .scalar(.int), .scalar(.awsTimestamp):
-                guard let number = Int(text) else {
-                    return Self.refusal(
-                        .badRequest,
-                        "The key field \(field) of \(name) is an \(type.name): '\(text)' is not one.",
-                        json: true
-                    )
-                }
-                key[field] = .int(number)
-            case .scalar(.float):
-                guard let number = Double(text) else {
-                    return Self.refusal(
-                        .badRequest,
-                        "The key field \(field) of \(name) is a Float: '\(text)' is not one.",
-                        json: true
-                    )
-                }
-                key[field] = .double(number)
-            default:
+            case .scalar(.int), .scalar(.awsTimestamp): number = .some(Int(text).map { .int($0) })
+            case .scalar(.float): number = .some(Double(text).map { .double($0) })
+            default: number = nil
+            }
+            switch number {
+            case .some(.some(let value)):
+                key[field] = value
+            case .some(nil):
+                let article = type.name == "Float" ? "a" : "an"
+                return Self.refusal(
+                    .badRequest,
+                    "The key field \(field) of \(name) is \(article) \(type.name): '\(text)' is not one.",
+                    json: true
+                )
+            case nil:
                 key[field] = .string(text)
             }
         }

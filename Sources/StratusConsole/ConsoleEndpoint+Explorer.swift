@@ -111,8 +111,25 @@ extension ConsoleEndpoint {
             )
         }
         switch type {
-        case "API_KEY", "AMAZON_COGNITO_USER_POOLS":
-            return await credentials(for: identity, authorization: authorization)
+        case "API_KEY":
+            guard let key = authorization.apiKeys.first else {
+                return .failure(IdentityProblem(message: "The API has no API key to run the request with."))
+            }
+            return .success([("x-api-key", key.value)])
+        case "AMAZON_COGNITO_USER_POOLS":
+            guard let cognito else {
+                return .failure(
+                    IdentityProblem(message: "The server has no local Cognito: start stratus serve with --auth.")
+                )
+            }
+            guard let username = identity?["username"]?.stringValue else {
+                return .failure(IdentityProblem(message: #"A Cognito identity names its user: "username": "alice"."#))
+            }
+            do {
+                return .success([("authorization", try await cognito.issueTokens(for: username).idToken)])
+            } catch {
+                return .failure(IdentityProblem(message: "Cannot run as Cognito user '\(username)': \(error)"))
+            }
         case "AWS_IAM":
             let credential: AWSCredentials
             switch await iamCredential(for: identity, authorization: authorization) {
