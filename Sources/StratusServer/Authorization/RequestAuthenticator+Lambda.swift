@@ -30,7 +30,7 @@ extension RequestAuthenticator {
                 "The Lambda authorizer function '\(function)' is not among the server's functions: the request is "
                     + "refused. Configure the function, or name a configured one."
             )
-            throw LambdaAuthorizerMissing(function: function)
+            return LambdaAuthorization(isAuthorized: false)
         }
         let answer = try await server.functions.invoke(function, event: Self.lambdaEvent(token: token, parts))
         guard let isAuthorized = answer["isAuthorized"]?.boolValue else {
@@ -42,11 +42,6 @@ extension RequestAuthenticator {
             isAuthorized: isAuthorized,
             resolverContext: answer["resolverContext"]?.objectValue ?? [:]
         )
-    }
-
-    /// The configured Lambda authorizer function is not among the server's functions.
-    struct LambdaAuthorizerMissing: Error {
-        let function: String
     }
 
     /// AppSync's Lambda authorizer event: the token, the request's GraphQL query, operation
