@@ -475,9 +475,12 @@ final class PostgresItemStore: ServerStore {
         }
     }
 
-    /// Writes in four round trips besides `BEGIN` and `COMMIT`: the item's lock, the stored
-    /// item, the condition when there is one, and one statement that writes the item, its
-    /// journal entry, the `Idempotency-Key` and the announcement together.
+    /// The stored item's name in the read of ``perform(_:layout:on:logger:)``.
+    private static let itemAlias = "\"_stratus_item\""
+
+    /// Writes in three round trips besides `BEGIN` and `COMMIT`: the item's lock; one read of
+    /// the stored item, the condition and the `Idempotency-Key`; and one statement that writes
+    /// the item, its journal entry, the key and the announcement together.
     private static func perform(
         _ write: ItemWrite,
         layout: TableLayout,
@@ -493,29 +496,43 @@ final class PostgresItemStore: ServerStore {
         let lockName = lock.bind(write.lockName)
         _ = try await run("SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))", lock)
 
-        // A request sent again while its first run was under way on another server (the
-        // client gave up waiting) found no key then: once the first run wrote, this one must not.
-        // The item's lock orders them, so the first run's key is committed by now.
-        if let claim = write.idempotency {
-            var keyStatement = PostgresStatement()
-            let table = SQLiteItemStore.idempotencyTable.quotedSQLIdentifier
-            let (scope, key, now) = (
-                keyStatement.bind(claim.scope), keyStatement.bind(claim.key), keyStatement.bind(write.now)
-            )
-            let recorded = try await run(
-                "SELECT coalesce(\"run\", '') FROM \(table) WHERE \"scope\" = \(scope) AND \"key\" = \(key) "
-                    + "AND \"expiresAt\" > \(now)",
-                keyStatement
-            )
-            if let other = try recorded.first?.decode(String.self), other != claim.run {
-                throw IdempotencyKeyRunElsewhere(key: claim.key)
-            }
+        // One read after the lock: the item (an expired tombstone does not exist: the read
+        // leaves it out, and a put replaces it), whether the condition holds of it, and the run
+        // that recorded the write's `Idempotency-Key`. Joined to a row of its own, the read has
+        // one row when the item is absent too, with the item's columns null: the condition is
+        // evaluated as of an absent item.
+        var read = PostgresStatement()
+        let present = "\(itemAlias).\(layout.model.primaryKey[0].quotedSQLIdentifier) IS NOT NULL"
+        var selection = [layout.postgresSelection, present]
+        if let condition = write.condition {
+            let expression = try PostgresPredicateCompiler(layout: layout).compile(condition, into: &read)
+            selection.append("COALESCE(\(expression), FALSE)")
         }
-
-        // An expired tombstone does not exist: the read leaves it out, and a put replaces it.
-        let (select, selectStatement) = selectByKey(layout, key: write.key, now: write.now)
-        let current = try await run(select, selectStatement).first.map { row throws(StorageError) in
-            try layout.item(fromPostgres: row)
+        if let claim = write.idempotency {
+            // A request sent again while its first run was under way on another server (the
+            // client gave up waiting) found no key then: once the first run wrote, this one must
+            // not. The item's lock orders them, so the first run's key is committed by now.
+            let table = SQLiteItemStore.idempotencyTable.quotedSQLIdentifier
+            selection.append(
+                "(SELECT coalesce(\(table).\"run\", '') FROM \(table) WHERE \(table).\"scope\" = \(read.bind(claim.scope)) "
+                    + "AND \(table).\"key\" = \(read.bind(claim.key)) AND \(table).\"expiresAt\" > \(read.bind(write.now)))"
+            )
+        }
+        let joined =
+            "SELECT \(selection.joined(separator: ", ")) FROM (SELECT 1 AS \"_stratus_one\") AS \"_stratus_one\" "
+            + "LEFT JOIN \(layout.table) AS \(itemAlias) ON \(keyCondition(layout, key: write.key, &read)) "
+            + "AND \(notExpired(write.now, &read))"
+        guard let row = try await run(joined, read).first else {
+            throw StorageError.corrupt("the read of the item to write answered no row")
+        }
+        let cells = row.makeRandomAccess()
+        var position = layout.columns.count
+        let current = try cells[position].decode(Bool.self) ? try layout.item(fromPostgres: row) : nil
+        position += 1
+        let holds = try write.condition.map { _ in try cells[position].decode(Bool.self) }
+        if write.condition != nil { position += 1 }
+        if let claim = write.idempotency, let other = try cells[position].decode(String?.self), other != claim.run {
+            throw IdempotencyKeyRunElsewhere(key: claim.key)
         }
 
         switch (write.expectation, current) {
@@ -523,23 +540,7 @@ final class PostgresItemStore: ServerStore {
         case (.present, .none): return .missing
         default: break
         }
-        if let condition = write.condition {
-            var statement = PostgresStatement()
-            let expression = try PostgresPredicateCompiler(layout: layout).compile(condition, into: &statement)
-            let source: String
-            if current != nil {
-                source = "\(layout.table) WHERE \(keyCondition(layout, key: write.key, &statement))"
-            } else {
-                let nulls = layout.columns.map {
-                    "NULL::\(TableLayout.postgresType($0.storage)) AS \($0.quotedName)"
-                }.joined(separator: ", ")
-                source = "(SELECT \(nulls)) AS \"_stratus_absent\""
-            }
-            let holds =
-                try await run("SELECT COALESCE(\(expression), FALSE) FROM \(source)", statement)
-                .first?.decode(Bool.self) ?? false
-            if !holds { return .conditionFailed }
-        }
+        if holds == false { return .conditionFailed }
         if case .present(let version?) = write.expectation, let current, current.version != version {
             return .stale(current)
         }
