@@ -76,6 +76,10 @@ public final class Backend: Sendable {
         public var notice: @Sendable (String) -> Void
         /// The Stratus Console at `/console`; `nil` serves none.
         public var console: ConsoleSettings?
+        /// Whether ``authorization``'s `openIDConnect` provider is the backend's own: its tokens
+        /// are signed with a key the store keeps, which the console signs tokens of any claims
+        /// with (``ServerAuthorization/openIDConnect``'s keys are replaced by that key's).
+        public var localOpenIDConnect = false
 
         public init(
             schema: AnnotatedSchema,
@@ -185,6 +189,17 @@ public final class Backend: Sendable {
                 throw .sharedAPIKey(store: server.storeDescription, error)
             }
         }
+        var localProvider: LocalOpenIDConnect?
+        if configuration.localOpenIDConnect {
+            do {
+                let provider = try await localOpenIDConnect(configuration, authorization: authorization, server: server)
+                authorization.openIDConnect = provider.authorization
+                localProvider = provider
+            } catch {
+                closeAfterFailure(server, log: configuration.log)
+                throw error
+            }
+        }
         var cognito: CognitoUserPool?
         if let cognitoConfiguration = configuration.cognito {
             do {
@@ -203,7 +218,11 @@ public final class Backend: Sendable {
         if let settings = configuration.console {
             do {
                 let secret = try await consoleSecret(settings, store: configuration.store, server: server)
-                console = ConsoleEndpoint(access: ConsoleAccess(secret: secret), cognito: cognito)
+                console = ConsoleEndpoint(
+                    access: ConsoleAccess(secret: secret),
+                    cognito: cognito,
+                    openIDConnect: localProvider
+                )
             } catch {
                 closeAfterFailure(server, log: configuration.log)
                 throw error
@@ -226,6 +245,7 @@ public final class Backend: Sendable {
         let server = try await Self.openServer(configuration)
         var authorization = configuration.authorization
         authorization.apiKeys = http.authorization.apiKeys
+        authorization.openIDConnect = http.authorization.openIDConnect
         return Backend(
             configuration: configuration,
             cognito: cognito,

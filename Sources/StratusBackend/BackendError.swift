@@ -13,6 +13,8 @@ public enum BackendError: Error, Sendable, CustomStringConvertible {
     case cognito(ServerError)
     /// The console's admin secret cannot be read or stored, or the one given is empty.
     case consoleSecret(String)
+    /// The local OpenID Connect provider's key cannot be read, made or stored.
+    case localOpenIDConnect(String)
     /// The HTTP server stopped before it listened, such as on a port in use.
     case stoppedBeforeListening(String)
     /// A schema reload was asked of a backend whose data is in a database (described by
@@ -26,6 +28,7 @@ public enum BackendError: Error, Sendable, CustomStringConvertible {
         case .sharedAPIKey(let store, let error): "Cannot read or store the API key in \(store): \(error)"
         case .cognito(let error): "Cannot start the local Cognito: \(error)"
         case .consoleSecret(let detail): detail
+        case .localOpenIDConnect(let detail): detail
         case .stoppedBeforeListening(let outcome): "The local backend stopped before it listened: \(outcome)"
         case .reloadNeedsDataDirectory(let store):
             "The schema reloads only on a data directory; the data is in the database \(store). "

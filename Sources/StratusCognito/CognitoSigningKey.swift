@@ -4,12 +4,37 @@ import Foundation
 import StratusServer
 import _CryptoExtras
 
-/// The RSA key that signs the local pool's tokens with RS256, and the JWKS that publishes it.
-struct CognitoSigningKey: Sendable {
-    let keyId: String
+/// The RSA key that signs the local pool's tokens with RS256, and the JWKS that publishes it;
+/// also the key of the backend's local OpenID Connect provider.
+public struct CognitoSigningKey: Sendable {
+    public let keyId: String
     private let key: _RSA.Signing.PrivateKey
     /// `{"keys":[{"kty":"RSA","alg":"RS256","use":"sig","kid":…,"n":…,"e":…}]}`.
-    let jwks: JSON
+    public let jwks: JSON
+
+    /// A new 2048-bit key.
+    public static func make() throws -> CognitoSigningKey {
+        try CognitoSigningKey(keyId: UUID().uuidString.lowercased(), key: _RSA.Signing.PrivateKey(keySize: .bits2048))
+    }
+
+    /// The key ``storedForm`` wrote.
+    ///
+    /// - Throws: ``StoredFormUnreadable`` when `text` is not a key id line and a PEM RSA key.
+    public init(storedForm text: String) throws {
+        let parts = text.split(separator: "\n", maxSplits: 1)
+        guard parts.count == 2, !parts[0].isEmpty,
+            let key = try? _RSA.Signing.PrivateKey(pemRepresentation: String(parts[1]))
+        else { throw StoredFormUnreadable() }
+        try self.init(keyId: String(parts[0]), key: key)
+    }
+
+    /// The key id on its line, then the key in PEM.
+    public var storedForm: String { keyId + "\n" + key.pkcs8PEMRepresentation }
+
+    /// Text that is not a key id line followed by a PEM RSA key.
+    public struct StoredFormUnreadable: Error, CustomStringConvertible {
+        public var description: String { "the text is not a key id line followed by a PEM RSA private key" }
+    }
 
     /// The key kept in `store`, or a new 2048-bit key, kept there first.
     ///
@@ -46,7 +71,7 @@ struct CognitoSigningKey: Sendable {
     }
 
     /// A JWT of `claims` signed with RS256: `header.payload.signature`, each base64url.
-    func sign(_ claims: JSONObject) throws -> String {
+    public func sign(_ claims: JSONObject) throws -> String {
         let header = JSON.object(["kid": .string(keyId), "alg": "RS256"])
         let signingInput =
             Base64URL.encode(Data(header.text.utf8)) + "." + Base64URL.encode(Data(JSON.object(claims).text.utf8))

@@ -23,6 +23,7 @@ import StratusServer
 /// | `AWS_IAM` | `identityPool`: `guest` | a signature with the identity pool's guest credentials |
 /// | `AWS_IAM` | `identityPool`: `user`, `username` | a signature with the user's identity-pool credentials |
 /// | `OPENID_CONNECT` | `token` | the token, as `authorization` |
+/// | `OPENID_CONNECT` | `claims` | a token of those claims the local provider signs (``LocalOpenIDConnect``) |
 /// | `AWS_LAMBDA` | `token` | the token, as `authorization` |
 extension ConsoleEndpoint {
     /// The identities of the modes beyond the API key and user pools, and those of the API's
@@ -55,7 +56,13 @@ extension ConsoleEndpoint {
                 ])
             }
         }
-        if modes.contains(.openIDConnect) {
+        if modes.contains(.openIDConnect), let local = openIDConnect {
+            identities.append([
+                "type": "OPENID_CONNECT", "needsClaims": true,
+                "label": .string("OIDC claims (local provider \(local.authorization.issuer))"),
+                "claimsHint": .string(Self.claimsHint),
+            ])
+        } else if modes.contains(.openIDConnect) {
             let issuer = authorization.openIDConnect?.issuer ?? "the configured provider"
             identities.append([
                 "type": "OPENID_CONNECT", "needsToken": true,
@@ -85,6 +92,10 @@ extension ConsoleEndpoint {
     static let noLambdaAuthorizer =
         "The API accepts AWS_LAMBDA, but no Lambda authorizer is configured, so every token is refused: "
         + "configure one (authorization.lambdaAuthorizer in the configuration file) to run as a Lambda token."
+
+    static let claimsHint =
+        #"The token's claims as JSON, such as {"sub": "alice", "groups": ["admin"]}: the local provider signs "#
+        + "them, with its issuer, the configured client as aud, and an expiry an hour on unless given."
 
     static func oidcHint(_ issuer: String) -> String {
         "The server checks OPENID_CONNECT tokens against the keys of \(issuer), which the console does not hold, so "
@@ -150,6 +161,26 @@ extension ConsoleEndpoint {
                 credentials: credential
             )
             return .success(signed.headers.filter { $0.name.lowercased() != "host" }.map { ($0.name, $0.value) })
+        case "OPENID_CONNECT" where identity?["claims"] != nil:
+            guard let local = openIDConnect else {
+                return .failure(
+                    IdentityProblem(
+                        message: "The console signs OIDC claims only for the backend's own provider "
+                            + #"(authorization.openIDConnect with "local": true); the configured provider's keys are "#
+                            + #"elsewhere: run as its token, "token": "…"."#
+                    )
+                )
+            }
+            guard case .object(let claims)? = identity?["claims"] else {
+                return .failure(
+                    IdentityProblem(message: #"OIDC claims are a JSON object: "claims": {"sub": "alice"}."#)
+                )
+            }
+            do {
+                return .success([("authorization", try local.token(of: claims, now: Date()))])
+            } catch {
+                return .failure(error)
+            }
         case "OPENID_CONNECT", "AWS_LAMBDA":
             guard let token = identity?["token"]?.stringValue, !token.isEmpty else {
                 let what =

@@ -24,6 +24,9 @@ public final class ConsoleEndpoint: HTTPRouteProvider {
     public let access: ConsoleAccess
     /// The local Cognito whose users the console runs requests as; `nil` for none.
     public let cognito: CognitoUserPool?
+    /// The backend's own OpenID Connect provider, whose tokens of any claims the console signs;
+    /// `nil` for none.
+    public let openIDConnect: LocalOpenIDConnect?
     /// Where the page's files are read from.
     let page: ConsolePage
     private let state = Mutex(State())
@@ -39,9 +42,10 @@ public final class ConsoleEndpoint: HTTPRouteProvider {
         var http: StratusHTTPServer?
     }
 
-    public init(access: ConsoleAccess, cognito: CognitoUserPool?) {
+    public init(access: ConsoleAccess, cognito: CognitoUserPool?, openIDConnect: LocalOpenIDConnect? = nil) {
         self.access = access
         self.cognito = cognito
+        self.openIDConnect = openIDConnect
         page = ConsolePage()
     }
 

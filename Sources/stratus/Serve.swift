@@ -370,7 +370,7 @@ struct Serve: AsyncParsableCommand {
     ) -> Backend.Configuration {
         let cognito = settings.cognitoConfiguration(enabled: auth)
         let logsRequests = logRequests ?? (isatty(STDOUT_FILENO) == 1)
-        return Backend.Configuration(
+        var configuration = Backend.Configuration(
             schema: schema,
             store: store,
             server: settings.server,
@@ -402,6 +402,8 @@ struct Serve: AsyncParsableCommand {
             notice: { print($0) },
             console: console ? Backend.ConsoleSettings(secret: consoleSecret) : nil
         )
+        configuration.localOpenIDConnect = settings.localOpenIDConnect
+        return configuration
     }
 
     /// The OTLP exporter of `--otlp-endpoint`, or of `OTEL_EXPORTER_OTLP_ENDPOINT` (or

@@ -36,7 +36,7 @@ extension ServeSettings {
                     "openIDConnect",
                     .object([
                         ("issuer", nil), ("clientId", nil), ("iatTTL", nil), ("authTTL", nil), ("jwksUrl", nil),
-                        ("jwksFile", nil),
+                        ("jwksFile", nil), ("local", nil),
                     ])
                 ),
                 ("lambdaAuthorizer", .object([("function", nil)])),

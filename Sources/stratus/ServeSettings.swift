@@ -74,6 +74,9 @@ struct ServeSettings {
     var iamCredentials: [IAMCredential] = []
     var userPool: UserPoolAuthorization?
     var openIDConnect: OIDCAuthorization?
+    /// Whether ``openIDConnect`` is the backend's own provider (`"local": true`), whose tokens
+    /// of any claims the console signs.
+    var localOpenIDConnect = false
     /// The function of `functions` that decides on `AWS_LAMBDA` tokens
     /// (`"lambdaAuthorizer": {"function": "authorizer-dev"}` under `authorization`).
     var lambdaAuthorizerFunction: String?
@@ -337,7 +340,7 @@ extension ServeSettings: Decodable {
             apiWide: conflictDetection
         )
         allowedHosts = try file.value("allowedHosts") ?? []
-        (userPool, openIDConnect) = try Self.tokenAuthorization(
+        (userPool, openIDConnect, localOpenIDConnect) = try Self.tokenAuthorization(
             authorization,
             modes: modes,
             region: region,
@@ -543,6 +546,9 @@ extension ServeSettings: Decodable {
         )
     }
 
+    /// The issuer of the local OpenID Connect provider's tokens when the file names none.
+    static let localIssuer = "stratus-local"
+
     /// The user pool and OIDC provider of `authorization`, checked against the modes that need
     /// them; key files are found relative to `directory`.
     private static func tokenAuthorization(
@@ -550,7 +556,7 @@ extension ServeSettings: Decodable {
         modes: [Identity.AuthorizationMode],
         region fileRegion: String?,
         relativeTo directory: URL
-    ) throws -> (UserPoolAuthorization?, OIDCAuthorization?) {
+    ) throws -> (UserPoolAuthorization?, OIDCAuthorization?, local: Bool) {
         func source(_ object: SettingsObject, key: String) throws -> JWKSSource? {
             if let url: String = try object.value("jwksUrl") {
                 guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else {
@@ -618,13 +624,26 @@ extension ServeSettings: Decodable {
             )
         }
         var provider: OIDCAuthorization?
+        var local = false
         if let oidc = try authorization?.object("openIDConnect") {
-            let issuer = try oidc.decode(String.self, forKey: "issuer")
-            try checkIssuer(
-                issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer,
-                hasKeys: hasKeys(oidc),
-                key: "authorization.openIDConnect.issuer"
-            )
+            local = try oidc.value("local") ?? false
+            if local, hasKeys(oidc) {
+                throw CommandFailure(
+                    "authorization.openIDConnect is local: its tokens are signed with the server's own key, so it "
+                        + #"takes no jwksUrl or jwksFile. Remove them, or drop "local" to trust another provider."#
+                )
+            }
+            let issuer: String
+            if local {
+                issuer = try oidc.value("issuer") ?? Self.localIssuer
+            } else {
+                issuer = try oidc.decode(String.self, forKey: "issuer")
+                try checkIssuer(
+                    issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer,
+                    hasKeys: hasKeys(oidc),
+                    key: "authorization.openIDConnect.issuer"
+                )
+            }
             let iatTTL: Double? = try oidc.value("iatTTL")
             let authTTL: Double? = try oidc.value("authTTL")
             provider = OIDCAuthorization(
@@ -632,15 +651,16 @@ extension ServeSettings: Decodable {
                 clientId: try pattern(oidc, "clientId", key: "authorization.openIDConnect.clientId"),
                 issuedAtTTL: iatTTL.map { $0 / 1000 },
                 authTTL: authTTL.map { $0 / 1000 },
-                jwks: try source(oidc, key: "authorization.openIDConnect")
+                // The local provider's keys are the store's, which the backend puts here.
+                jwks: local ? .json(#"{"keys":[]}"#) : try source(oidc, key: "authorization.openIDConnect")
             )
         } else if modes.contains(.openIDConnect) {
             throw CommandFailure(
                 "OPENID_CONNECT needs authorization.openIDConnect with issuer (and clientId, jwksUrl or jwksFile) "
-                    + "in the configuration file."
+                    + #"in the configuration file, or {"local": true} for the server's own provider."#
             )
         }
-        return (userPool, provider)
+        return (userPool, provider, local)
     }
 
     /// The REST APIs: routes to the echo handler (`"echo"`) or to a command

@@ -221,6 +221,77 @@ import Testing
         )
     }
 
+    /// The backend's own OIDC provider: the console signs tokens of the claims typed, which the
+    /// API accepts as OPENID_CONNECT callers, so two subjects of an owner rule each see their
+    /// own notes; claims without a subject are refused with the fix.
+    @Test func graphQLRunsAsTypedClaimsOfTheLocalProvider() async throws {
+        let served = try await ConsoleTests.Served(
+            schema: """
+                type Memo @model @auth(rules: [{ allow: owner, provider: oidc, identityClaim: "sub" }]) {
+                  id: ID!
+                  text: String
+                }
+                """,
+            secret: Self.secret,
+            authorization: ServerAuthorization(
+                defaultMode: .apiKey,
+                additionalModes: [.openIDConnect],
+                openIDConnect: OIDCAuthorization(issuer: "stratus-local", clientId: "web", jwks: .json(#"{"keys":[]}"#))
+            ),
+            localOpenIDConnect: true
+        )
+        let alice = #"{"type":"OPENID_CONNECT","claims":{"sub":"alice"}}"#
+        let bob = #"{"type":"OPENID_CONNECT","claims":{"sub":"bob","groups":["staff"]}}"#
+        let created = [
+            try await Self.graphQL(served, #"mutation { createMemo(input: {id: \"a1\"}) { id owner } }"#, as: alice),
+            try await Self.graphQL(served, #"mutation { createMemo(input: {id: \"b1\"}) { id owner } }"#, as: bob),
+        ]
+        let seenByAlice = try await Self.graphQL(served, "{ listMemos { items { id } } }", as: alice)
+        let seenByBob = try await Self.graphQL(served, "{ listMemos { items { id } } }", as: bob)
+        let noSubject = try await Self.graphQL(
+            served,
+            "{ listMemos { items { id } } }",
+            as: #"{"type":"OPENID_CONNECT","claims":{"name":"nobody"}}"#
+        )
+        let credentials = try await Self.post(served, "/console/api/credentials", #"{"identity":\#(bob)}"#)
+        let identities = try await served.send(
+            .GET,
+            "/console/api/identities",
+            headers: [("authorization", "Bearer \(Self.secret)")]
+        )
+        let keyFile = served.directory.appending(path: "oidc-signing-key")
+        let keptKey = FileManager.default.fileExists(atPath: keyFile.path)
+        await served.stop()
+        #expect(
+            created.map(\.body) == [
+                #"{"status":200,"response":{"data":{"createMemo":{"id":"a1","owner":"alice"}}}}"#,
+                #"{"status":200,"response":{"data":{"createMemo":{"id":"b1","owner":"bob"}}}}"#,
+            ]
+        )
+        #expect(seenByAlice.body == #"{"status":200,"response":{"data":{"listMemos":{"items":[{"id":"a1"}]}}}}"#)
+        #expect(seenByBob.body == #"{"status":200,"response":{"data":{"listMemos":{"items":[{"id":"b1"}]}}}}"#)
+        #expect(noSubject.status == 400)
+        #expect(noSubject.body.contains(#"OIDC claims name their subject: \"sub\": \"alice\""#), "\(noSubject.body)")
+        // The token carries the claims typed, the provider's issuer, the client as audience and an
+        // expiry an hour after it was issued.
+        let token = try #require(try JSON(parsing: credentials.body)["headers"]?["authorization"]?.stringValue)
+        var segment = token.split(separator: ".")[1].replacing("-", with: "+").replacing("_", with: "/")
+        segment += String(repeating: "=", count: (4 - segment.count % 4) % 4)
+        let payload = try #require(Data(base64Encoded: String(segment)))
+        let claims = try JSON(parsing: payload)
+        #expect(claims["sub"] == "bob")
+        #expect(claims["groups"] == ["staff"])
+        #expect(claims["iss"] == "stratus-local")
+        #expect(claims["aud"] == "web")
+        #expect((claims["exp"]?.intValue ?? 0) - (claims["iat"]?.intValue ?? 0) == 3600)
+        #expect(
+            identities.body.contains(
+                #"{"type":"OPENID_CONNECT","needsClaims":true,"label":"OIDC claims (local provider stratus-local)""#
+            )
+        )
+        #expect(keptKey)
+    }
+
     /// Each identity the console cannot run as, and why: the exact refusal.
     static let refusals: [(identity: String, message: String)] = [
         (

@@ -31,10 +31,11 @@ import Testing
             authorization: ServerAuthorization? = nil,
             cognito: Bool = false,
             server: ServerConfiguration = ServerConfiguration(),
+            localOpenIDConnect: Bool = false,
             clock: @escaping @Sendable () -> Date = { Date() }
         ) async throws {
             directory = FileManager.default.temporaryDirectory.appending(path: "stratus-console-\(UUID().uuidString)")
-            backend = try await Backend.open(
+            var configuration =
                 Backend.Configuration(
                     schema: try SchemaParser().parse(schema),
                     store: .dataDirectory(directory),
@@ -51,7 +52,8 @@ import Testing
                     cognitoLog: { _ in },
                     console: console ? Backend.ConsoleSettings(secret: secret) : nil
                 )
-            )
+            configuration.localOpenIDConnect = localOpenIDConnect
+            backend = try await Backend.open(configuration)
             serving = try await backend.start()
         }
 

@@ -18,7 +18,8 @@ import Testing
     /// is not installed.
     static func serveNotes(
         schema text: String =
-            "type Note @model @auth(rules: [{ allow: owner }, { allow: public }]) { id: ID! text: String }"
+            "type Note @model @auth(rules: [{ allow: owner }, { allow: public }]) { id: ID! text: String }",
+        config: String = config
     ) async throws -> (directory: TemporaryDirectory, serving: ServeCommandTests.Serving)? {
         for program in ["/usr/bin/chromium", "/usr/bin/chromedriver"]
         where !FileManager.default.fileExists(atPath: program) {

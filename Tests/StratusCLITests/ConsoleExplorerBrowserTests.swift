@@ -4,14 +4,25 @@ import Testing
 
 /// The Stratus Console's Explorer of `stratus serve --auth`, used in headless Chromium by a
 /// Selenium script that knows only the page (Browser/console_explorer_browser.py): IAM as an
-/// identity-pool guest, completion, checks and docs from the schema, the history, and a live
-/// subscription.
+/// identity-pool guest, claims signed by the local OIDC provider, completion, checks and docs
+/// from the schema, the history, and a live subscription.
 @Suite struct ConsoleExplorerBrowserTests {
     @Test func theExplorerRunsAsAGuestCompletesRemembersAndSubscribes() async throws {
         guard
             let served = try await ConsoleBrowserTests.serveNotes(
                 schema: "type Note @model @auth(rules: [{ allow: owner }, { allow: public }, "
-                    + "{ allow: public, provider: iam }]) { id: ID! text: String }"
+                    + "{ allow: public, provider: iam }, { allow: private, provider: oidc }]) { id: ID! text: String }",
+                // The local OIDC provider besides the pools, whose tokens the console signs.
+                config: """
+                    {
+                      "auth": { "users": [{ "username": "alice", "password": "Alice-pass1!" }] },
+                      "authorization": {
+                        "defaultMode": "API_KEY",
+                        "additionalModes": ["AWS_IAM", "OPENID_CONNECT"],
+                        "openIDConnect": { "local": true, "clientId": "console" }
+                      }
+                    }
+                    """
             )
         else { return }
         // The data directory lives as long as the test: the server writes there.

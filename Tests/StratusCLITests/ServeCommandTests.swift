@@ -703,6 +703,11 @@ import Testing
                     + "fetched from <issuer>/.well-known/jwks.json. Give an https:// issuer, or jwksUrl or jwksFile."
             ),
             (
+                #"{"authorization": {"openIDConnect": {"local": true, "jwksUrl": "https://idp.example.com/keys"}}}"#,
+                "authorization.openIDConnect is local: its tokens are signed with the server's own key, so it takes "
+                    + #"no jwksUrl or jwksFile. Remove them, or drop "local" to trust another provider."#
+            ),
+            (
                 #"{"authorization": {"userPool": {"userPoolId": "us-east-1_Abc", "appIdClientRegex": "web("}}}"#,
                 "authorization.userPool.appIdClientRegex 'web(' is not a regular expression: no token's client "
                     + "would match it. Fix the pattern, or remove it to accept every client."

@@ -12,31 +12,50 @@ const select = document.getElementById('identity');
 let identities = [];
 
 const tokenInput = document.getElementById('identity-token');
+const claimsInput = document.getElementById('identity-claims');
 
-/** The identity chosen in "Run as", with the token typed beside it when it takes one. */
+/** The claims typed for the local OIDC provider: an object, or the text as typed when it is not
+ *  JSON, which the server refuses with the fix. */
+function typedClaims() {
+  const text = claimsInput.value.trim() || '{}';
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The identity chosen in "Run as", with the token or the claims typed beside it when it takes
+ *  them. */
 export function currentIdentity() {
   const identity = identities[select.selectedIndex] ?? { type: 'API_KEY' };
-  return identity.needsToken ? { ...identity, token: tokenInput.value.trim() } : identity;
+  if (identity.needsToken) return { ...identity, token: tokenInput.value.trim() };
+  if (identity.needsClaims) return { ...identity, claims: typedClaims() };
+  return identity;
 }
 
 /** Selects `wanted` (an identity the history kept) in "Run as"; false when it is not listed. */
 function chooseIdentity(wanted) {
-  const { token, ...listed } = wanted;
+  const { token, claims, ...listed } = wanted;
   const index = identities.findIndex((identity) => JSON.stringify(identity) === JSON.stringify(listed));
   if (index < 0) return false;
   select.selectedIndex = index;
   // The history keeps no token: the one typed stays.
   if (identities[index].needsToken && token) tokenInput.value = token;
+  if (identities[index].needsClaims && claims) claimsInput.value = JSON.stringify(claims);
   showTokenInput();
   return true;
 }
 
-/** Shows the token field when the chosen identity takes a token (OIDC, Lambda authorizer). */
+/** Shows the token field when the chosen identity takes a token (OIDC, Lambda authorizer), and
+ *  the claims field when it takes claims (the local OIDC provider). */
 function showTokenInput() {
   const identity = identities[select.selectedIndex];
   tokenInput.hidden = !identity?.needsToken;
   tokenInput.placeholder = identity?.needsToken ? 'Token' : '';
   tokenInput.title = identity?.tokenHint ?? '';
+  claimsInput.hidden = !identity?.needsClaims;
+  claimsInput.title = identity?.claimsHint ?? '';
 }
 select.addEventListener('change', showTokenInput);
 

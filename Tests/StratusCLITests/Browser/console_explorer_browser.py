@@ -87,7 +87,25 @@ try:
           f"a mutation as the identity-pool guest, signed with SigV4: {made}")
     check("as IAM: identity-pool guest" in status(), f"the status names the identity: {status()}")
 
+    # Claims of the local OIDC provider, typed beside Run as: the console signs a token of them.
+    run_as("OIDC claims (local provider stratus-local)")
+    claims = find("identity-claims")
+    check(claims.is_displayed(), "an identity of claims shows the claims field")
+    claims.clear()
+    claims.send_keys('{"sub": "carol", "groups": ["staff"]}')
+    signed = run('query Claims { listNotes { items { id } } }')
+    check(signed == {"data": {"listNotes": {"items": [{"id": "iam-1"}]}}},
+          f"a query as typed OIDC claims, signed by the local provider: {signed}")
+    check("as OIDC claims" in status(), f"the status names the identity: {status()}")
+    claims.clear()
+    claims.send_keys('{"name": "nobody"}')
+    type_query('query NoSubject { listNotes { items { id } } }')
+    find("explorer-run").click()
+    wait.until(lambda _: "OIDC claims name their subject" in status())
+    check(True, "claims without sub are refused with the fix")
+
     run_as("API key")
+    check(not find("identity-claims").is_displayed(), "other identities hide the claims field")
     listed = run("query Listed { listNotes { items { id text } } }")
     check(listed == {"data": {"listNotes": {"items": [{"id": "iam-1", "text": "by a guest"}]}}},
           "a query as the API key sees the guest's note")
@@ -124,15 +142,21 @@ try:
 
     # History: the guest's mutation, loaded again with its identity.
     entries = finds("history-entry")
-    check([e.text for e in entries][:3] == ["{ listNotes { items { id nope } } }", "Listed", "Guest"],
+    check([e.text for e in entries] == ["{ listNotes { items { id nope } } }", "Listed", "NoSubject", "Claims",
+                                        "Guest"],
           f"the history lists what ran, newest first: {[e.text for e in entries]}")
-    entries[2].click()
+    entries[3].click()
+    selected = Select(find("identity-select")).first_selected_option.text
+    check(selected == "OIDC claims (local provider stratus-local)", f"an entry of claims loads its identity: {selected}")
+    check(json.loads(find("identity-claims").get_attribute("value")) == {"sub": "carol", "groups": ["staff"]},
+          "and its claims")
+    finds("history-entry")[4].click()
     check("createNote(input: {id: \"iam-1\"" in editor_text(), "a history entry loads its query")
     selected = Select(find("identity-select")).first_selected_option.text
     check(selected == "IAM: identity-pool guest", f"and its identity: {selected}")
     driver.refresh()
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
-    check(len(finds("history-entry")) == 3, "the history outlives a reload (localStorage)")
+    check(len(finds("history-entry")) == 5, "the history outlives a reload (localStorage)")
 
     # A live subscription as the guest (the connection and its start signed by the console): a
     # note gql creates arrives in the result pane.
