@@ -165,7 +165,8 @@ struct Serve: AsyncParsableCommand {
         help: """
             The least level of the lines written (trace, debug, info, notice, warning, error, critical), for every \
             subsystem or as SUBSYSTEM=LEVEL, comma-separated: warning,functions=debug. The subsystems: serve, \
-            server, http, cognito, functions, postgres, requests.
+            server, http, cognito, functions, postgres, journal (debug: each event a PostgreSQL server read \
+            from the shared journal, in delivery order), requests.
             """,
         transform: { text in
             do {

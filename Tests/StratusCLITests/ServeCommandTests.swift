@@ -505,7 +505,7 @@ import Testing
             (
                 "info,graphql=debug",
                 "Error: The value 'info,graphql=debug' is invalid for '--log-level <log-level>': 'graphql' is not a "
-                    + "subsystem. Give one of serve, server, http, cognito, functions, postgres, requests."
+                    + "subsystem. Give one of serve, server, http, cognito, functions, postgres, journal, requests."
             ),
         ]
     )

@@ -175,6 +175,8 @@
                         files.appendingPathComponent("schema.graphql").path, "--config",
                         files.appendingPathComponent("stratus.json").path, "--database", databaseURL,
                         "--config-output", outputDirectory.path, "--log-requests",
+                        // What each instance read from the journal, in the files a failing run keeps.
+                        "--log-level", "journal=debug",
                     ],
                     in: files,
                     output: output

@@ -13,7 +13,9 @@ import Synchronization
 /// logs at its own default.
 public struct LogLevels: Sendable, Hashable {
     /// The subsystems a level may name.
-    public static let subsystems = ["serve", "server", "http", "cognito", "functions", "postgres", "requests"]
+    public static let subsystems = [
+        "serve", "server", "http", "cognito", "functions", "postgres", "journal", "requests",
+    ]
 
     /// The level of every subsystem the levels do not name; `nil` for each one's own default.
     public var all: Logger.Level?

@@ -812,6 +812,9 @@ private actor EventReader {
     private let layouts: [String: TableLayout]
     private let deliver: @Sendable (String, WriteAnnouncement) -> Void
     private let published: @Sendable (PublishedResult) -> Void
+    /// Each read's events at debug level (`--log-level journal=debug`): which events a server
+    /// delivered, in what order, from which transactions.
+    private let journalLog = LogLevels.logger("journal", otherwise: .info)
     /// The horizon of the last read: the events of transactions below it were delivered.
     private var horizon: String
     /// A catch-up is under way: a call meanwhile asks it to read once more instead of reading
@@ -867,11 +870,22 @@ private actor EventReader {
                 + "WHERE (\"xid\", \"sequence\") > (\(statement.bind(after.xid))::xid8, \(statement.bind(Int(after.sequence)))) "
                 + "AND \"xid\" < \(statement.bind(next))::xid8 ORDER BY \"xid\", \"sequence\" LIMIT 1000"
             let rows = try await client.answeredRows(statement.query(sql), logger: logger)
+            let reading = after
+            var read: [String] = []
+            defer {
+                if !read.isEmpty {
+                    journalLog.debug(
+                        "read after \(reading.xid)/\(reading.sequence) below \(next): \(read.joined(separator: ", "))"
+                    )
+                }
+            }
+            let describes = journalLog.logLevel <= .debug
             for row in rows {
                 let (sequence, model, kind, text, selected, createdAt, xid) = try row.decode(
                     (Int64, String, String, String, String?, Int64, String).self
                 )
                 after = (xid, sequence)
+                if describes { read.append("\(xid)/\(sequence) \(model) \(kind)") }
                 if kind == PostgresItemStore.publishedKind {
                     guard case .object(let result) = try JSON(parsing: text) else {
                         throw StorageError.corrupt("the event \(sequence) has a result that is not an object")
@@ -881,6 +895,10 @@ private actor EventReader {
                 }
                 guard let layout = layouts[model], let kind = WriteEvent.Kind(rawValue: kind) else { continue }
                 let item = try DeltaJournal.item(text, layout: layout, position: Int(sequence))
+                if describes {
+                    let key = layout.model.primaryKey.map { item.values[$0]?.text ?? "null" }.joined(separator: ",")
+                    read[read.count - 1] += " \(key) v\(item.version.map(String.init) ?? "-")"
+                }
                 let fields = try selected.map { text -> Set<String> in
                     guard case .array(let names) = try JSON(parsing: text) else {
                         throw StorageError.corrupt("the event \(sequence) has selected fields that are not a list")
