@@ -238,6 +238,7 @@ struct Serve: AsyncParsableCommand {
         let annotated = try loadSchema(at: schema)
         let settings = try ServeSettings.load(path: config)
         let tracing = try tracing()
+        try settings.checkUserPoolMode(hasLocalPool: settings.cognitoConfiguration(enabled: auth) != nil)
         try settings.checkModels(of: annotated)
         do {
             try StratusServer.checkResolvers(of: annotated, configuration: settings.server)

@@ -172,6 +172,19 @@ struct ServeSettings {
     /// would otherwise never apply.
     ///
     /// - Throws: ``CommandFailure`` naming the first model the schema lacks and the closest it has.
+    /// Checks that `AMAZON_COGNITO_USER_POOLS`, when listed, has a pool to check tokens
+    /// against: the configured `userPool`, or the local Cognito (`--auth` or an `auth` block).
+    func checkUserPoolMode(hasLocalPool: Bool) throws {
+        guard defaultMode == .amazonCognitoUserPools || additionalModes.contains(.amazonCognitoUserPools),
+            userPool == nil, !hasLocalPool
+        else { return }
+        throw CommandFailure(
+            "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile when the "
+                + #"keys are not at the pool's issuer) in the configuration file, or the local Cognito (--auth, or an "#
+                + #""auth" block in the file)."#
+        )
+    }
+
     func checkModels(of schema: AnnotatedSchema) throws {
         let names = schema.models.map(\.name)
         for model in configuredModels where !names.contains(model) {
@@ -616,11 +629,6 @@ extension ServeSettings: Decodable {
                 appIdClientRegex: try pattern(pool, "appIdClientRegex", key: "authorization.userPool.appIdClientRegex"),
                 issuer: issuer,
                 jwks: try source(pool, key: "authorization.userPool")
-            )
-        } else if modes.contains(.amazonCognitoUserPools) {
-            throw CommandFailure(
-                "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile "
-                    + "when the keys are not at the pool's issuer) in the configuration file."
             )
         }
         var provider: OIDCAuthorization?

@@ -12,13 +12,14 @@ import Testing
             let served = try await ConsoleBrowserTests.serveNotes(
                 schema: "type Note @model @auth(rules: [{ allow: owner }, { allow: public }, "
                     + "{ allow: public, provider: iam }, { allow: private, provider: oidc }]) { id: ID! text: String }",
-                // The local OIDC provider besides the pools, whose tokens the console signs.
+                // The local OIDC provider besides the pools, whose tokens the console signs; the
+                // user pool mode listed is the local Cognito's.
                 config: """
                     {
                       "auth": { "users": [{ "username": "alice", "password": "Alice-pass1!" }] },
                       "authorization": {
                         "defaultMode": "API_KEY",
-                        "additionalModes": ["AWS_IAM", "OPENID_CONNECT"],
+                        "additionalModes": ["AMAZON_COGNITO_USER_POOLS", "AWS_IAM", "OPENID_CONNECT"],
                         "openIDConnect": { "local": true, "clientId": "console" }
                       }
                     }

@@ -698,6 +698,12 @@ import Testing
                     + "unexpected end of input. See `stratus serve --help`."
             ),
             (
+                #"{"authorization": {"defaultMode": "AMAZON_COGNITO_USER_POOLS"}}"#,
+                "AMAZON_COGNITO_USER_POOLS needs authorization.userPool with userPoolId (and jwksUrl or jwksFile when "
+                    + "the keys are not at the pool's issuer) in the configuration file, or the local Cognito (--auth, "
+                    + #"or an "auth" block in the file)."#
+            ),
+            (
                 #"{"authorization": {"defaultMode": "OPENID_CONNECT", "openIDConnect": {"issuer": "my issuer"}}}"#,
                 "authorization.openIDConnect.issuer 'my issuer' is not an http(s) URL, so its keys cannot be "
                     + "fetched from <issuer>/.well-known/jwks.json. Give an https:// issuer, or jwksUrl or jwksFile."

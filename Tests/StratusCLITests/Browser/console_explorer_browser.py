@@ -104,8 +104,14 @@ try:
     wait.until(lambda _: "OIDC claims name their subject" in status())
     check(True, "claims without sub are refused with the fix")
 
-    run_as("API key")
+    # AMAZON_COGNITO_USER_POOLS listed in the file is the local pool's.
+    run_as("Cognito user alice")
     check(not find("identity-claims").is_displayed(), "other identities hide the claims field")
+    mine = run("query Mine { listNotes { items { id } } }")
+    check(mine == {"data": {"listNotes": {"items": []}}},
+          f"a query as a Cognito user, who owns none of the notes: {mine}")
+
+    run_as("API key")
     listed = run("query Listed { listNotes { items { id text } } }")
     check(listed == {"data": {"listNotes": {"items": [{"id": "iam-1", "text": "by a guest"}]}}},
           "a query as the API key sees the guest's note")
@@ -142,21 +148,21 @@ try:
 
     # History: the guest's mutation, loaded again with its identity.
     entries = finds("history-entry")
-    check([e.text for e in entries] == ["{ listNotes { items { id nope } } }", "Listed", "NoSubject", "Claims",
-                                        "Guest"],
+    check([e.text for e in entries] == ["{ listNotes { items { id nope } } }", "Listed", "Mine", "NoSubject",
+                                        "Claims", "Guest"],
           f"the history lists what ran, newest first: {[e.text for e in entries]}")
-    entries[3].click()
+    entries[4].click()
     selected = Select(find("identity-select")).first_selected_option.text
     check(selected == "OIDC claims (local provider stratus-local)", f"an entry of claims loads its identity: {selected}")
     check(json.loads(find("identity-claims").get_attribute("value")) == {"sub": "carol", "groups": ["staff"]},
           "and its claims")
-    finds("history-entry")[4].click()
+    finds("history-entry")[5].click()
     check("createNote(input: {id: \"iam-1\"" in editor_text(), "a history entry loads its query")
     selected = Select(find("identity-select")).first_selected_option.text
     check(selected == "IAM: identity-pool guest", f"and its identity: {selected}")
     driver.refresh()
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
-    check(len(finds("history-entry")) == 5, "the history outlives a reload (localStorage)")
+    check(len(finds("history-entry")) == 6, "the history outlives a reload (localStorage)")
 
     # A live subscription as the guest (the connection and its start signed by the console): a
     # note gql creates arrives in the result pane.
