@@ -69,6 +69,11 @@ public struct DataStoreConfiguration: Sendable {
     /// when the code keeps the default.
     public var syncInterval: TimeInterval = 86_400
 
+    /// The device's clock, which the sync reads as "now" when it compares the last sync's time
+    /// with ``syncInterval``; `Date()` by default. A clock that is off changes only which sync
+    /// runs: the times of what was synced are the server's.
+    public var clock: @Sendable () -> Date = { Date() }
+
     /// The most records a base sync reads per model; 10,000 by default, Amplify's default.
     /// `syncMaxRecords` in the configuration file's DataStore section sets it when the code
     /// keeps the default (see ``AWSDataStorePlugin/configure(using:)``).

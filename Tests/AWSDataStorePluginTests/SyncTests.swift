@@ -162,6 +162,41 @@ import Testing
         try await restarted.plugin.stop()
     }
 
+    /// The device's clock decides only which sync runs: 48 hours ahead, the last sync looks
+    /// older than the sync interval and a base sync reads everything again; 48 hours behind, a
+    /// delta sync reads what changed. Either way the device holds what the backend holds.
+    @Test func aDeviceClockThatIsOffChangesOnlyWhichSyncRuns() async throws {
+        let backend = try await SyncFixture.backend()
+        defer { Task { await backend.stop() } }
+        let writer = try SyncDevice(backend: backend)
+        try await writer.startAndWaitUntilReady()
+        try await writer.plugin.save(Blog(id: "b0", name: "Blog 0"))
+        try await writer.waitUntilOutboxIsEmpty()
+        let reader = try SyncDevice(backend: backend)
+        try await reader.startAndWaitUntilReady()
+        try await reader.plugin.stop()
+
+        var synced: [ModelSyncedEvent] = []
+        for (index, offset) in [48.0 * 3600, -48.0 * 3600].enumerated() {
+            try await writer.plugin.save(Blog(id: "b0", name: "Renamed \(index)"))
+            try await writer.waitUntilOutboxIsEmpty()
+            let skewed = try SyncDevice(backend: backend, directory: reader.directory) { configuration in
+                configuration.clock = { Date().addingTimeInterval(offset) }
+            }
+            try await skewed.startAndWaitUntilReady()
+            synced.append(
+                try #require(
+                    skewed.events.values.compactMap { $0.data as? ModelSyncedEvent }.first { $0.modelName == "Blog" }
+                )
+            )
+            #expect(try await skewed.plugin.query(Blog.self).map(\.name) == ["Renamed \(index)"])
+            try await skewed.plugin.stop()
+        }
+        try await writer.plugin.stop()
+        #expect(synced.map(\.isFullSync) == [true, false])
+        #expect(synced.map(\.isDeltaSync) == [false, true])
+    }
+
     @Test func savesMadeWhileTheBackendIsDownReachItWhenItIsBack() async throws {
         let backend = try await SyncFixture.backend()
         defer { Task { await backend.stop() } }

@@ -56,7 +56,7 @@ extension SyncEngine {
         let expression = try filter.map { try CanonicalJSON.text(of: $0) }
         let stored = try await storage.lastSync(of: name)
         let afterMigration = try await storage.needsBaseSyncAfterMigration(name)
-        let now = Int(Date().timeIntervalSince1970 * 1000)
+        let now = Int(configuration.clock().timeIntervalSince1970 * 1000)
         let isDelta =
             !afterMigration
             && stored.lastSync.map { now - $0 < Int(configuration.syncInterval * 1000) } == true

@@ -98,10 +98,24 @@
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
 
-        /// A DataStore on ``database`` that records the conflicts and refusals it meets in `log`.
+        /// How far the clock of process `incarnation` of `device` is off: up to 72 hours either
+        /// way, drawn from the seed, so devices disagree with each other and with the server, a
+        /// restarted device has another clock, and a seed replays the same clocks. (Beyond the
+        /// 24-hour sync interval, a clock ahead makes every start a base sync, and one behind a
+        /// delta sync however old the last sync.)
+        static func clockSkew(seed: UInt64, device: Int, incarnation: Int) -> TimeInterval {
+            let hours = 72
+            var random = ChaosRandom(seed, 1_000 + device, incarnation)
+            return TimeInterval(random.next(below: 2 * hours * 3600 + 1) - hours * 3600)
+        }
+
+        /// A DataStore on ``database`` that records the conflicts and refusals it meets in `log`,
+        /// with the device's clock off by ``clockSkew(seed:device:incarnation:)``.
         private func makeDataStore(log: OperationLog) throws -> AWSDataStorePlugin {
             let (device, incarnation) = (device, incarnation)
             var configuration = DataStoreConfiguration(databaseURL: database)
+            let skew = Self.clockSkew(seed: seed, device: device, incarnation: incarnation)
+            configuration.clock = { Date().addingTimeInterval(skew) }
             configuration.log = { entry in
                 if entry.level != .info { FileHandle.standardError.write(Data("\(entry)\n".utf8)) }
             }

@@ -59,6 +59,8 @@
         private let processes: Mutex<[Int: ChildProcess]>
         private let incarnations: Mutex<[Int: Int]>
         private let faultCounts = Mutex<[ChaosNemesis.Kind: Int]>([:])
+        /// The device processes started with a clock that is off (``ChaosDevice/clockSkew(seed:device:incarnation:)``).
+        private let skewedClocks = Mutex(0)
         /// Instances that ended without being killed, with how they ended.
         private let crashes = Mutex<[String]>([])
         /// The harness's own subscribers, one on each server endpoint.
@@ -281,6 +283,9 @@
             let incarnation = incarnations.withLock { incarnations in
                 incarnations[device, default: -1] += 1
                 return incarnations[device]!
+            }
+            if ChaosDevice.clockSkew(seed: options.seed, device: device, incarnation: incarnation) != 0 {
+                skewedClocks.withLock { $0 += 1 }
             }
             let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
             let arguments = [
@@ -518,9 +523,11 @@
                 )
             }
             let counts = faultCounts.withLock { $0 }
-            let faults = ChaosNemesis.Kind.of(options.store, nginx: options.nginx).map {
-                "\(counts[$0, default: 0]) \($0.rawValue)"
-            }
+            let skewed = skewedClocks.withLock { $0 }
+            let faults =
+                ChaosNemesis.Kind.of(options.store, nginx: options.nginx).map {
+                    "\(counts[$0, default: 0]) \($0.rawValue)"
+                } + ["\(skewed) clock-skew"]
             print(
                 "chaos: \(check.acknowledged) acknowledged writes; \(check.applied) writes in the journal; excused: "
                     + "\(check.superseded) by a later write of the device, \(check.settledByConflict) by a conflict or "
@@ -533,7 +540,7 @@
             )
             let seconds = Double(converged.components.seconds) + Double(converged.components.attoseconds) / 1e18
             print(
-                "chaos: \(check.acknowledged) operations, \(counts.values.reduce(0, +)) faults "
+                "chaos: \(check.acknowledged) operations, \(counts.values.reduce(0, +) + skewed) faults "
                     + "(\(faults.joined(separator: ", "))), \(check.lost.count) lost, \(check.duplicated.count) duplicated, "
                     + "\(check.diverged.count) diverged, \(check.outOfOrder.count) out of order, \(check.misresolved.count) "
                     + "misresolved, converged in \(String(format: "%.1f", seconds)) s, seed \(options.seed)"
