@@ -167,10 +167,20 @@ public final class LocalBackend: Sendable {
     ///
     /// - Throws: when the store cannot be opened or the port cannot be bound again.
     public func restart() async throws {
-        let backend = try await running.withLock { $0.backend }.reopened()
+        let previous = running.withLock { $0.backend }
         var attempts = 0
+        var reopened: Backend?
         while true {
             do {
+                // The previous server's last statements may still hold the database for a moment
+                // after it closed (SQLite answers "database is locked" to an opening connection).
+                let backend: Backend
+                if let reopened {
+                    backend = reopened
+                } else {
+                    backend = try await previous.reopened()
+                    reopened = backend
+                }
                 let serving = try await backend.start(port: endpoint.port ?? 0)
                 running.withLock { $0 = Running(backend: backend, serving: serving) }
                 return
@@ -178,7 +188,7 @@ public final class LocalBackend: Sendable {
                 attempts += 1
                 // The port may linger for a moment after the previous listener closed.
                 guard attempts < 20 else {
-                    try? backend.close()
+                    try? reopened?.close()
                     throw error
                 }
                 try await Task.sleep(for: .milliseconds(100))
