@@ -22,7 +22,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 class Page:
     """Debian's chromium, headless at 1280×720 with a profile of its own, driven by chromedriver."""
 
-    def __init__(self, timeout=10):
+    # A wait ends as soon as the page shows what it waits for; the bound only matters when the
+    # suite runs beside many others, where a user's password hashing alone can take seconds.
+    def __init__(self, timeout=30):
         self.profile = tempfile.mkdtemp(prefix="stratus-console-chromium-")
         options = webdriver.ChromeOptions()
         for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
