@@ -15,34 +15,16 @@ extension Backend {
     ///   or another user's, is not text, or cannot be written: a key clients hold is never replaced
     ///   with another.
     static func storedAPIKey(in directory: URL) throws(BackendError) -> APIKey {
-        let file = directory.appending(path: "api-key")
-        let stored: Data?
         do {
-            // Never through a link, nor from a file of another user: that user would choose the key.
-            stored = try PrivateDataDirectory.readFile(atPath: file.path(percentEncoded: false))
-        } catch {
-            // The refusal names the file and the fix.
-            throw .apiKeyFile(error.description)
-        }
-        if let data = stored {
-            guard let text = String(data: data, encoding: .utf8) else {
-                throw .apiKeyFile(
-                    "The API key file '\(file.path)' is not UTF-8 text. Put the key in it, or delete it to have a "
-                        + "new key made."
-                )
+            let key = try keptText(in: directory, file: "api-key") { path in
+                "The API key file '\(path)' is not UTF-8 text. Put the key in it, or delete it to have a new key made."
+            } make: {
+                newAPIKey()
             }
-            let stored = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !stored.isEmpty { return APIKey(value: stored) }
-        }
-        let key = newAPIKey()
-        do {
-            // Private to its owner, as the data directory's other files are.
-            try PrivateDataDirectory.create(directory)
-            try PrivateDataDirectory.replaceFile(at: file, with: Data(key.utf8))
+            return APIKey(value: key)
         } catch {
             throw .apiKeyFile(error.description)
         }
-        return APIKey(value: key)
     }
 }
 

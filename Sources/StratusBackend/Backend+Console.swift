@@ -30,26 +30,15 @@ extension Backend {
         }
         switch store {
         case .dataDirectory(let directory):
-            let file = directory.appending(path: "console-secret")
             do {
-                // Never through a link, nor from a file of another user: that user would choose the secret.
-                if let data = try PrivateDataDirectory.readFile(atPath: file.path(percentEncoded: false)) {
-                    guard let text = String(data: data, encoding: .utf8) else {
-                        throw BackendError.consoleSecret(
-                            "The console secret file '\(file.path)' is not UTF-8 text. Put the secret in it, or "
-                                + "delete it to have a new one made."
-                        )
-                    }
-                    let stored = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                    if !stored.isEmpty { return stored }
+                return try keptText(in: directory, file: "console-secret") { path in
+                    "The console secret file '\(path)' is not UTF-8 text. Put the secret in it, or delete it to have "
+                        + "a new one made."
+                } make: {
+                    ConsoleAccess.newSecret()
                 }
-                let secret = ConsoleAccess.newSecret()
-                try PrivateDataDirectory.replaceFile(at: file, with: Data(secret.utf8))
-                return secret
-            } catch let error as BackendError {
-                throw error
             } catch {
-                throw .consoleSecret("\(error)")
+                throw .consoleSecret(error.description)
             }
         case .database:
             do {

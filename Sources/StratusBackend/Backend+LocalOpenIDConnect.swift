@@ -26,15 +26,11 @@ extension Backend {
         do {
             switch configuration.store {
             case .dataDirectory(let directory):
-                let file = directory.appending(path: "oidc-signing-key")
-                // Never through a link, nor from a file of another user: that user would hold the key.
-                if let data = try PrivateDataDirectory.readFile(atPath: file.path(percentEncoded: false)),
-                    let text = String(data: data, encoding: .utf8), !text.isEmpty
-                {
-                    stored = text
-                } else {
-                    stored = try CognitoSigningKey.make().storedForm
-                    try PrivateDataDirectory.replaceFile(at: file, with: Data(stored.utf8))
+                stored = try keptText(in: directory, file: "oidc-signing-key") { path in
+                    "The local OpenID Connect provider's key file '\(path)' is not UTF-8 text. Delete it to have a new "
+                        + "one made."
+                } make: {
+                    try CognitoSigningKey.make().storedForm
                 }
             case .database:
                 stored = try await server.sharedSetting(

@@ -46,9 +46,8 @@ public struct CognitoSigningKey: Sendable {
                 key: _RSA.Signing.PrivateKey(pemRepresentation: record.pem)
             )
         }
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let signing = try CognitoSigningKey(keyId: UUID().uuidString.lowercased(), key: key)
-        try await store.write(SigningKeyRecord(keyId: signing.keyId, pem: key.pkcs8PEMRepresentation))
+        let signing = try make()
+        try await store.write(SigningKeyRecord(keyId: signing.keyId, pem: signing.key.pkcs8PEMRepresentation))
         return signing
     }
 

@@ -870,12 +870,12 @@ private actor EventReader {
                 + "WHERE (\"xid\", \"sequence\") > (\(statement.bind(after.xid))::xid8, \(statement.bind(Int(after.sequence)))) "
                 + "AND \"xid\" < \(statement.bind(next))::xid8 ORDER BY \"xid\", \"sequence\" LIMIT 1000"
             let rows = try await client.answeredRows(statement.query(sql), logger: logger)
-            let reading = after
+            let start = after
             var read: [String] = []
             defer {
                 if !read.isEmpty {
                     journalLog.debug(
-                        "read after \(reading.xid)/\(reading.sequence) below \(next): \(read.joined(separator: ", "))"
+                        "read after \(start.xid)/\(start.sequence) below \(next): \(read.joined(separator: ", "))"
                     )
                 }
             }
