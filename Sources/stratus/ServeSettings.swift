@@ -168,12 +168,10 @@ struct ServeSettings {
         }
     }
 
-    /// Checks that the file's `models` are the schema's: the settings of a misspelt model
-    /// would otherwise never apply.
-    ///
-    /// - Throws: ``CommandFailure`` naming the first model the schema lacks and the closest it has.
     /// Checks that `AMAZON_COGNITO_USER_POOLS`, when listed, has a pool to check tokens
     /// against: the configured `userPool`, or the local Cognito (`--auth` or an `auth` block).
+    ///
+    /// - Throws: ``CommandFailure`` naming both ways to give it one.
     func checkUserPoolMode(hasLocalPool: Bool) throws {
         guard defaultMode == .amazonCognitoUserPools || additionalModes.contains(.amazonCognitoUserPools),
             userPool == nil, !hasLocalPool
@@ -185,6 +183,10 @@ struct ServeSettings {
         )
     }
 
+    /// Checks that the file's `models` are the schema's: the settings of a misspelt model
+    /// would otherwise never apply.
+    ///
+    /// - Throws: ``CommandFailure`` naming the first model the schema lacks and the closest it has.
     func checkModels(of schema: AnnotatedSchema) throws {
         let names = schema.models.map(\.name)
         for model in configuredModels where !names.contains(model) {
