@@ -43,13 +43,13 @@ function chooseIdentity(wanted) {
   // The history keeps no token: the one typed stays.
   if (identities[index].needsToken && token) tokenInput.value = token;
   if (identities[index].needsClaims && claims) claimsInput.value = JSON.stringify(claims);
-  showTokenInput();
+  showTypedCredentials();
   return true;
 }
 
 /** Shows the token field when the chosen identity takes a token (OIDC, Lambda authorizer), and
  *  the claims field when it takes claims (the local OIDC provider). */
-function showTokenInput() {
+function showTypedCredentials() {
   const identity = identities[select.selectedIndex];
   tokenInput.hidden = !identity?.needsToken;
   tokenInput.placeholder = identity?.needsToken ? 'Token' : '';
@@ -57,7 +57,7 @@ function showTokenInput() {
   claimsInput.hidden = !identity?.needsClaims;
   claimsInput.title = identity?.claimsHint ?? '';
 }
-select.addEventListener('change', showTokenInput);
+select.addEventListener('change', showTypedCredentials);
 
 async function loadIdentities() {
   const { identities: found } = await api('identities');
@@ -71,7 +71,7 @@ async function loadIdentities() {
     }
     return option;
   }));
-  showTokenInput();
+  showTypedCredentials();
 }
 
 /** Opens a request of the Requests page in the Explorer, as the identity it ran as when the
