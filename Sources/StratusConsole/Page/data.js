@@ -3,6 +3,10 @@
 import { api, graphql } from './api.js';
 
 export class DataPage {
+  /** Sorting reads at most this many items, in pages of sortPageSize (the API's largest page). */
+  static sortLimit = 10000;
+  static sortPageSize = 1000;
+
   constructor(identity) {
     this.identity = identity;
     this.models = null;
@@ -36,7 +40,10 @@ export class DataPage {
       this.pages = [null];
       this.load();
     });
-    this.next.addEventListener('click', () => this.load(this.pages.length - 1));
+    this.next.addEventListener('click', () => {
+      if (this.sortColumn) this.showSorted(this.current + 1);
+      else this.load(this.pages.length - 1);
+    });
     this.first.addEventListener('click', () => {
       this.pages = [null];
       this.load();
@@ -86,10 +93,9 @@ export class DataPage {
     return [...this.model.fields, ...this.model.syncFields].join(' ');
   }
 
-  /** Reads page `index` (its nextToken in this.pages) with the filter and page size. */
-  async load(index = 0) {
-    const model = this.model;
-    if (!model) return;
+  /** The list filter typed in the page, with tombstones left out unless shown; undefined after
+   *  reporting a filter that is not JSON. */
+  get listFilter() {
     let filter = null;
     const text = this.filter.value.trim();
     if (text !== '') {
@@ -97,52 +103,125 @@ export class DataPage {
         filter = JSON.parse(text);
       } catch (error) {
         this.report(`The filter is not JSON: ${error.message}`, true);
-        return;
+        return undefined;
       }
     }
     // Tombstones are left out by the API's own filter, so that pages stay full.
-    if (!this.tombstones.checked && model.syncFields.length) {
+    if (!this.tombstones.checked && this.model.syncFields.length) {
       const live = { _deleted: { ne: true } };
       filter = filter ? { and: [filter, live] } : live;
     }
+    return filter;
+  }
+
+  get pageSize() {
+    return Math.max(1, Number(this.limit.value) || 25);
+  }
+
+  /** One list request as the chosen identity: the page's items and next token, with the API's
+   *  errors; null after reporting a failure. */
+  async readPage(filter, limit, nextToken) {
+    const model = this.model;
     const query = `query ListItems($filter: ${model.filterInput}, $limit: Int, $nextToken: String) {
   ${model.list}(filter: $filter, limit: $limit, nextToken: $nextToken) { items { ${this.selection} } nextToken }
 }`;
-    const variables = { filter, limit: Number(this.limit.value) || 25, nextToken: this.pages[index] };
-    const answer = await this.request(query, variables);
-    if (!answer) return;
+    const answer = await this.request(query, { filter, limit, nextToken });
+    if (!answer) return null;
     const page = answer.data?.[model.list];
-    this.items = page?.items?.filter((item) => item) ?? [];
+    return {
+      items: page?.items?.filter((item) => item) ?? [],
+      nextToken: page?.nextToken ?? null,
+      errors: answer.errors?.map((e) => e.message) ?? [],
+    };
+  }
+
+  /** Shows page `index`. Unsorted, that is one list request from the page's nextToken (in
+   *  this.pages). Sorted, the API has no order to ask for, so every item the filter matches is
+   *  read, up to DataPage.sortLimit, and sorted here; the pages are then slices of that order. */
+  async load(index = 0) {
+    const model = this.model;
+    if (!model) return;
+    const filter = this.listFilter;
+    if (filter === undefined) return;
+    if (this.sortColumn) {
+      await this.loadSorted(index, filter);
+      return;
+    }
+    const page = await this.readPage(filter, this.pageSize, this.pages[index]);
+    if (!page || model !== this.model) return;
+    this.items = page.items;
     this.current = index;
     this.pages = this.pages.slice(0, index + 1);
-    if (page?.nextToken) this.pages.push(page.nextToken);
-    this.next.disabled = !page?.nextToken;
+    if (page.nextToken) this.pages.push(page.nextToken);
+    this.next.disabled = !page.nextToken;
     this.first.disabled = index === 0;
     this.render();
-    const errors = answer.errors?.map((e) => e.message).join('; ');
+    const errors = page.errors.join('; ');
     this.report(`${model.name}: ${this.items.length} items on page ${index + 1}${errors ? `; errors: ${errors}` : ''}`,
       Boolean(errors));
   }
 
-  /** The items of the page in the chosen order: the API lists by key, the page sorts what it read. */
-  get sorted() {
-    if (!this.sortColumn) return this.items;
+  /** Reads every item the filter matches (at most DataPage.sortLimit), sorts them by the chosen
+   *  column and shows page `index` of that order. */
+  async loadSorted(index, filter) {
+    const model = this.model;
+    const all = [];
+    const errors = [];
+    let nextToken = null;
+    let complete = true;
+    this.report(`Reading every ${model.name} the filter matches to sort them by ${this.sortColumn}…`, false);
+    do {
+      const page = await this.readPage(filter, DataPage.sortPageSize, nextToken);
+      if (!page || model !== this.model) return;
+      all.push(...page.items);
+      errors.push(...page.errors);
+      nextToken = page.nextToken;
+      if (nextToken && all.length >= DataPage.sortLimit) complete = false;
+    } while (nextToken && complete);
+    this.all = this.sortItems(all);
+    this.allComplete = complete;
+    this.allErrors = errors;
+    this.showSorted(index);
+  }
+
+  /** Page `index` of the sorted items read by loadSorted. */
+  showSorted(index) {
+    const size = this.pageSize;
+    const pageCount = Math.max(1, Math.ceil(this.all.length / size));
+    const shown = Math.min(Math.max(index, 0), pageCount - 1);
+    this.items = this.all.slice(shown * size, (shown + 1) * size);
+    this.current = shown;
+    this.next.disabled = shown + 1 >= pageCount;
+    this.first.disabled = shown === 0;
+    this.render();
+    const order = `${this.sortColumn} ${this.sortDescending ? 'descending' : 'ascending'}`;
+    const scope = this.allComplete
+      ? `all ${this.all.length} matching items sorted by ${order}`
+      : `the first ${this.all.length} matching items read sorted by ${order}; more match, narrow the filter to sort them all`;
+    const errors = this.allErrors.join('; ');
+    this.report(`${this.model.name}: ${this.items.length} items on page ${shown + 1} of ${pageCount}, ${scope}`
+      + (errors ? `; errors: ${errors}` : ''), Boolean(errors) || !this.allComplete);
+  }
+
+  /** `items` in the chosen order; items without a value come last either way. */
+  sortItems(items) {
     const column = this.sortColumn;
     const direction = this.sortDescending ? -1 : 1;
     const rank = (value) => (value === null || value === undefined ? 1 : 0);
-    return [...this.items].sort((a, b) => {
+    return [...items].sort((a, b) => {
       const [x, y] = [a[column], b[column]];
       if (rank(x) || rank(y)) return rank(x) - rank(y);
       if (typeof x === 'number' && typeof y === 'number') return (x - y) * direction;
-      const [p, q] = [String(x), String(y)];
+      const [p, q] = [typeof x === 'object' ? JSON.stringify(x) : String(x), typeof y === 'object' ? JSON.stringify(y) : String(y)];
       return (p < q ? -1 : p > q ? 1 : 0) * direction;
     });
   }
 
+  /** Sorts by `column` (a second click on the same column reverses the order), from the first page. */
   sortBy(column) {
     this.sortDescending = this.sortColumn === column ? !this.sortDescending : false;
     this.sortColumn = column;
-    this.render();
+    this.load(0);
   }
 
   /** Runs a request as the chosen identity; the answer, or null after reporting a failure. */
@@ -168,12 +247,12 @@ export class DataPage {
       const cell = document.createElement('th');
       cell.scope = 'col';
       if (column) {
-        // Sorts the rows of this page; the API lists by key.
+        // Sorts every item the filter matches; the API itself lists by key.
         const sort = document.createElement('button');
         sort.type = 'button';
         sort.className = 'sort';
         sort.dataset.testid = `data-sort-${column}`;
-        sort.title = `Sort this page by ${column}`;
+        sort.title = `Sort by ${column}`;
         const arrow = this.sortColumn === column ? (this.sortDescending ? ' ▼' : ' ▲') : '';
         sort.textContent = column + arrow;
         sort.addEventListener('click', () => this.sortBy(column));
@@ -183,7 +262,7 @@ export class DataPage {
       head.append(cell);
     }
     this.table.tHead.replaceChildren(head);
-    this.table.tBodies[0].replaceChildren(...this.sorted.map((item) => {
+    this.table.tBodies[0].replaceChildren(...this.items.map((item) => {
       const row = document.createElement('tr');
       row.dataset.testid = 'data-row';
       if (item._deleted) row.classList.add('deleted');

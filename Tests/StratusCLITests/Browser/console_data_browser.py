@@ -5,7 +5,7 @@ Usage: console_data_browser.py CONSOLE_URL
 Opens the console URL `stratus serve` printed and its Data page, as the API key. Creates a note
 with the page's form (through the API's create mutation), edits it and sees its _version rise,
 opens its history from the delta journal and sees both versions, generates five notes from the
-schema and sees them, sorts the page, deletes a note and hides the tombstone, and sees a create
+schema and sees them, sorts them across pages, deletes a note and hides the tombstone, and sees a create
 the API refuses reported as the API answered it. Prints one line per check. On failure it writes
 a screenshot and the page's HTML into a temporary directory, prints its path and exits with
 status 1.
@@ -14,6 +14,7 @@ status 1.
 import sys
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from console_page import Page, check, testid
@@ -95,11 +96,29 @@ try:
     check(len(generated) == 5 and all(t.startswith("text ") for t in generated),
           f"the generated notes are in the table: {generated}")
 
+    # Sorting covers every item the filter matches, not the page read: with pages of two, the
+    # three pages together are all six notes in order.
+    everything = sorted(cell(r, "text") for r in rows())
+    size = find("data-limit")
+    size.clear()
+    size.send_keys("2" + Keys.RETURN)
+    wait.until(lambda _: len(rows()) == 2)
     find("data-sort-text").click()
-    texts = [cell(r, "text") for r in rows()]
-    check(texts == sorted(texts), "a column's header sorts the page")
+    wait.until(lambda _: "page 1 of 3, all 6 matching items sorted by text ascending" in status().text)
+    seen = [cell(r, "text") for r in rows()]
+    for number in (2, 3):
+        find("data-next").click()
+        wait.until(lambda _: f"page {number} of 3" in status().text)
+        seen += [cell(r, "text") for r in rows()]
+    check(seen == everything, f"a column's header sorts every matching item across the pages: {seen}")
+    check(not find("data-next").is_enabled(), "the last sorted page has no next page")
     find("data-sort-text").click()
-    check([cell(r, "text") for r in rows()] == sorted(texts, reverse=True), "a second click sorts it the other way")
+    wait.until(lambda _: "sorted by text descending" in status().text)
+    check([cell(r, "text") for r in rows()] == everything[::-1][:2], "a second click sorts it the other way")
+    size.clear()
+    size.send_keys("25" + Keys.RETURN)
+    wait.until(lambda _: len(rows()) == 6)
+    check([cell(r, "text") for r in rows()] == everything[::-1], "the sort holds when the page size changes")
 
     row_with("edited in the console").find_element(By.CSS_SELECTOR, testid("data-delete")).click()
     driver.switch_to.alert.accept()
