@@ -14,6 +14,8 @@ import StratusTesting
 struct TracingBenchmark {
     var requests = Int(ProcessInfo.processInfo.environment["STRATUS_BENCH_TRACING_REQUESTS"] ?? "") ?? 4_000
     var rounds = 5
+    /// `off` or `on` runs that side alone (for a profile of one side); both otherwise.
+    var side = ProcessInfo.processInfo.environment["STRATUS_BENCH_TRACING_SIDE"]
 
     func run() async throws {
         try await SpanCollector.run { collector, endpoint in try await run(collector, endpoint) }
@@ -36,8 +38,16 @@ struct TracingBenchmark {
         var off: [(rate: Double, cpu: Double)] = []
         var on: [(rate: Double, cpu: Double)] = []
         for round in 0..<self.rounds {
-            off.append(try await rounds.measure(plain, transport: transport, prefix: "r\(round)"))
-            on.append(try await rounds.measure(traced, transport: transport, prefix: "r\(round)"))
+            if side != "on" { off.append(try await rounds.measure(plain, transport: transport, prefix: "r\(round)")) }
+            if side != "off" { on.append(try await rounds.measure(traced, transport: transport, prefix: "r\(round)")) }
+        }
+        if let side, let alone = side == "on" ? on : side == "off" ? off : nil {
+            let (rate, cpu) = (median(alone.map(\.rate)), median(alone.map(\.cpu)))
+            print(
+                "  \(side == "on" ? "exporting" : "without tracing") alone: \(Int(rate)) requests/s, "
+                    + "\(format(cpu * 1e6)) µs of processor per request"
+            )
+            return
         }
         let (offRate, onRate) = (median(off.map(\.rate)), median(on.map(\.rate)))
         let (offCPU, onCPU) = (median(off.map(\.cpu)), median(on.map(\.cpu)))
