@@ -28,6 +28,7 @@ export class DataPage {
     this.history = document.getElementById('data-history');
     this.sortColumn = null;
     this.sortDescending = false;
+    this.all = null; // every matching item read for the sort, in its order
     this.tombstones.addEventListener('change', () => {
       this.pages = [null];
       this.load();
@@ -86,6 +87,7 @@ export class DataPage {
     this.editor.hidden = true;
     this.history.hidden = true;
     this.sortColumn = null;
+    this.all = null;
     this.load();
   }
 
@@ -212,16 +214,23 @@ export class DataPage {
       const [x, y] = [a[column], b[column]];
       if (rank(x) || rank(y)) return rank(x) - rank(y);
       if (typeof x === 'number' && typeof y === 'number') return (x - y) * direction;
-      const [p, q] = [typeof x === 'object' ? JSON.stringify(x) : String(x), typeof y === 'object' ? JSON.stringify(y) : String(y)];
+      const [p, q] = [x, y].map((value) => (typeof value === 'object' ? JSON.stringify(value) : String(value)));
       return (p < q ? -1 : p > q ? 1 : 0) * direction;
     });
   }
 
-  /** Sorts by `column` (a second click on the same column reverses the order), from the first page. */
+  /** Sorts by `column` (a second click on the same column reverses the order), from the first
+   *  page. Items already read for a sort are sorted again, not read again: Apply, First page and
+   *  every edit read them afresh. */
   sortBy(column) {
     this.sortDescending = this.sortColumn === column ? !this.sortDescending : false;
     this.sortColumn = column;
-    this.load(0);
+    if (!this.all) {
+      this.load(0);
+      return;
+    }
+    this.all = this.sortItems(this.all);
+    this.showSorted(0);
   }
 
   /** Runs a request as the chosen identity; the answer, or null after reporting a failure. */
