@@ -135,6 +135,40 @@ import Testing
         )
         #expect(check.outboxes == ["device 0 has 1 changes in its outbox"])
     }
+
+    @Test func anAppSyncCacheHoldsAnOrphanAsTheBackendDoes() {
+        let orphan = ChaosRecord(
+            model: "Note",
+            id: "n0",
+            values: ["title": "t", "ops": "d0.0.1", "folderID": "f9"],
+            version: 1,
+            deleted: false
+        )
+        var older = orphan
+        older.version = 0
+        func check(_ held: ChaosRecord?) -> ChaosCheck {
+            let records = held.map { [$0.key: $0] } ?? [:]
+            return ChaosCheck(
+                logs: [:],
+                journal: [],
+                backend: [orphan.key: orphan],
+                devices: [1: ChaosDeviceState(records: records, outbox: 0, holdsOrphans: true)]
+            )
+        }
+        #expect(check(orphan).passed)
+        #expect(check(orphan).orphans == 1)
+        #expect(
+            check(nil).diverged == [
+                "device 1: no Note n0, backend: Note n0 [folderID=f9 ops=d0.0.1 title=t] _version 1"
+            ]
+        )
+        #expect(
+            check(older).diverged == [
+                "device 1: Note n0 [folderID=f9 ops=d0.0.1 title=t] _version 0, backend: Note n0 [folderID=f9 "
+                    + "ops=d0.0.1 title=t] _version 1"
+            ]
+        )
+    }
 }
 
 extension ChaosCheckTests {

@@ -24,6 +24,23 @@ import Testing
         }
     }
 
+    @Test func aThirdOfTheDevicesAreAppSyncClientsUnlessToldOtherwise() throws {
+        let defaults = try ChaosOptions([])
+        #expect((0..<3).map(defaults.client(of:)) == [.datastore, .datastore, .appsync])
+        let five = try ChaosOptions(["--devices", "5"])
+        #expect((0..<5).map(five.client(of:)) == [.datastore, .datastore, .datastore, .datastore, .appsync])
+        let none = try ChaosOptions(["--devices", "4", "--appsync-devices", "0"])
+        #expect((0..<4).allSatisfy { none.client(of: $0) == .datastore })
+        let all = try ChaosOptions(["--devices", "2", "--appsync-devices", "2"])
+        #expect((0..<2).allSatisfy { all.client(of: $0) == .appsync })
+        do {
+            _ = try ChaosOptions(["--devices", "2", "--appsync-devices", "3"])
+            Issue.record("--appsync-devices 3 of 2 devices was accepted")
+        } catch {
+            #expect((error as? ChaosError)?.description == "--appsync-devices is at most --devices (2), not 3.")
+        }
+    }
+
     @Test func postgresTakesInstancesAndSqliteRefusesThem() throws {
         let cluster = try ChaosOptions(["--store", "postgres", "--instances", "3"])
         #expect(cluster.store == .postgres)

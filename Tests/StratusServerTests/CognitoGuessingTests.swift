@@ -215,16 +215,19 @@ import Testing
             #expect(answer.body.text == Self.incorrect)
             return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
-        // Taken in turns, so that other tests' hashing slows both alike; medians of three.
+        // Taken in turns, five of each. Other tests running at the same time only ever add to a
+        // time, so the fastest of each is the one nearest the work itself: a median of three once
+        // read 0.40 s against 1.51 s on a busy machine, with both doing the same hash.
         var wrongPassword: [Double] = []
         var unknown: [Double] = []
-        for _ in 0..<3 {
+        for _ in 0..<5 {
             wrongPassword.append(await seconds("alice"))
             unknown.append(await seconds("nobody"))
         }
-        let medians = (wrongPassword: wrongPassword.sorted()[1], unknown: unknown.sorted()[1])
+        let fastest = (wrongPassword: wrongPassword.min() ?? 0, unknown: unknown.min() ?? 0)
         // The unknown name took a fiftieth of the time (5 ms against 290 ms): it told who exists.
-        #expect(medians.unknown >= 0.3 * medians.wrongPassword, "\(medians)")
+        #expect(fastest.wrongPassword > 0)
+        #expect(fastest.unknown >= 0.3 * fastest.wrongPassword, "\(wrongPassword) against \(unknown)")
     }
 
     @Test func aGuesserLocksOutOnlyItsOwnAddressEachTimeLongerAndNotBeyondTheLockout() async throws {

@@ -92,3 +92,35 @@ extension ApolloStore {
         }
     }
 }
+
+extension ApolloStore {
+    /// Every record of the cache file at `url`, read without opening it as a client would: for
+    /// tools that inspect a client's cache while it runs (optimistic layers, which live in
+    /// memory, are not in the file).
+    ///
+    /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/cache``) when the file
+    ///   cannot be read as a cache, naming the file or the record.
+    package static func records(inDatabaseAt url: URL) throws -> [CacheKey: [String: JSONValue]] {
+        do {
+            let database = try DatabaseQueue(
+                path: url.path,
+                configuration: ClientDatabase.configuration(readonly: true)
+            )
+            return try database.read { db in
+                guard try db.tableExists("records") else { return [:] }
+                var records: [CacheKey: [String: JSONValue]] = [:]
+                let statement = try db.makeStatement(sql: "SELECT key, record FROM records")
+                let cursor = try Row.fetchCursor(statement)
+                while let row = try cursor.next() {
+                    let key: String = row[0]
+                    records[key] = try ReadTransaction.decodedRecord(in: statement, column: 1, key: key).fields
+                }
+                return records
+            }
+        } catch let error as AWSAppSyncClientError {
+            throw error
+        } catch {
+            throw AWSAppSyncClientError(.cache, "Cannot read the cache at '\(url.path)': \(sentence: error)")
+        }
+    }
+}

@@ -30,6 +30,9 @@
         var notes: Int
         /// A file whose presence ends the operations early: the harness's time bound passed.
         var stop: URL
+        /// Whether the device uses DataStore (``database`` is its file) or `AWSAppSyncClient`
+        /// (``database`` is the client's directory; ``ChaosAppSyncDevice``).
+        var client: ChaosOptions.Client
 
         /// Reads the options the harness passes (see ``ChaosHarness/deviceArguments(_:incarnation:)``).
         ///
@@ -76,9 +79,14 @@
             folders = ChaosOptions.folders(of: records)
             notes = records - folders
             stop = URL(fileURLWithPath: try required("stop"))
+            guard let client = ChaosOptions.Client(rawValue: values["client"] ?? "datastore") else {
+                throw ChaosError("chaos-device: --client is datastore or appsync.")
+            }
+            self.client = client
         }
 
         func run() async throws {
+            if client == .appsync { return try await ChaosAppSyncDevice(options: self).run() }
             let done = try OperationLog.entries(at: log).filter { $0.entry == .write }.map { $0.sequence ?? -1 }
             let next = (done.max() ?? -1) + 1
             let log = try OperationLog(appendingTo: self.log)

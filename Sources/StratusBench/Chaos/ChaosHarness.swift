@@ -190,7 +190,7 @@
                 $0[$1] = try OperationLog.entries(at: logURL($1))
             }
             var devices: [Int: ChaosDeviceState] = [:]
-            for device in 0..<options.devices { devices[device] = try ChaosStores.device(at: databaseURL(device)) }
+            for device in 0..<options.devices { devices[device] = try deviceState(device) }
             var heard: [String: [OperationLogEntry]] = [:]
             for device in 0..<options.devices {
                 heard["device \(device)"] = try OperationLog.entries(at: heardURL(device))
@@ -275,7 +275,21 @@
         /// The file that tells devices to make no more operations.
         private var stopURL: URL { directory.appendingPathComponent("stop-operations") }
         private func logURL(_ device: Int) -> URL { directory.appendingPathComponent("device-\(device).log.jsonl") }
-        private func databaseURL(_ device: Int) -> URL { directory.appendingPathComponent("device-\(device).sqlite") }
+        /// Device `device`'s DataStore file, or its `AWSAppSyncClient` directory.
+        private func databaseURL(_ device: Int) -> URL {
+            switch options.client(of: device) {
+            case .datastore: directory.appendingPathComponent("device-\(device).sqlite")
+            case .appsync: directory.appendingPathComponent("device-\(device).appsync")
+            }
+        }
+
+        /// What device `device` holds.
+        private func deviceState(_ device: Int) throws -> ChaosDeviceState {
+            switch options.client(of: device) {
+            case .datastore: try ChaosStores.device(at: databaseURL(device))
+            case .appsync: try ChaosStores.appSyncDevice(at: databaseURL(device))
+            }
+        }
         private func heardURL(_ device: Int) -> URL { directory.appendingPathComponent("device-\(device).heard.jsonl") }
 
         /// Starts device `device`'s next process.
@@ -284,7 +298,9 @@
                 incarnations[device, default: -1] += 1
                 return incarnations[device]!
             }
-            if ChaosDevice.clockSkew(seed: options.seed, device: device, incarnation: incarnation) != 0 {
+            if options.client(of: device) == .datastore,
+                ChaosDevice.clockSkew(seed: options.seed, device: device, incarnation: incarnation) != 0
+            {
                 skewedClocks.withLock { $0 += 1 }
             }
             let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
@@ -295,6 +311,7 @@
                 servers.apiKey, "--device", String(device), "--incarnation", String(incarnation), "--seed",
                 String(options.seed), "--operations", String(options.operations), "--pace", String(options.pace),
                 "--conflicts", options.conflicts.rawValue, "--records", String(options.records), "--stop", stopURL.path,
+                "--client", options.client(of: device).rawValue,
             ]
             let process = try await ChildProcess.start(
                 arguments,
@@ -458,7 +475,7 @@
                 var snapshot = [try await journal().count.description]
                 var devices: [Int: ChaosDeviceState] = [:]
                 for device in 0..<options.devices {
-                    let state = try ChaosStores.device(at: databaseURL(device))
+                    let state = try deviceState(device)
                     devices[device] = state
                     snapshot.append(state.records.values.map(\.description).sorted().joined(separator: ";"))
                 }
@@ -479,7 +496,12 @@
         private func describeUnsettled() async {
             for device in 0..<options.devices {
                 do {
-                    for line in try ChaosStores.outbox(at: databaseURL(device)) {
+                    let outbox =
+                        switch options.client(of: device) {
+                        case .datastore: try ChaosStores.outbox(at: databaseURL(device))
+                        case .appsync: try ChaosStores.appSyncQueue(at: databaseURL(device))
+                        }
+                    for line in outbox {
                         print("chaos: device \(device) outbox: \(line)")
                     }
                 } catch {

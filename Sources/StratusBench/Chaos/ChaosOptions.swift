@@ -10,6 +10,12 @@ struct ChaosOptions: Sendable {
         case custom
     }
 
+    /// What a device syncs with.
+    enum Client: String, Sendable, CaseIterable {
+        case datastore
+        case appsync
+    }
+
     /// Where the backend keeps its data.
     enum Store: String, Sendable, CaseIterable {
         /// One server in the harness's process on a SQLite data directory.
@@ -19,6 +25,9 @@ struct ChaosOptions: Sendable {
     }
 
     var devices = 3
+    /// How many of the devices use `AWSAppSyncClient` rather than DataStore: the last ones. By
+    /// default a third of them (one of three).
+    var appSyncDevices: Int?
     /// Operations per device.
     var operations = 200
     var seed: UInt64 = 1
@@ -45,7 +54,8 @@ struct ChaosOptions: Sendable {
     var directory: URL?
 
     static let usage = """
-        usage: StratusBench chaos [--devices N] [--operations N (per device)] [--seed N] [--minutes M]
+        usage: StratusBench chaos [--devices N] [--appsync-devices N] [--operations N (per device)] [--seed N]
+                                  [--minutes M]
                                   [--conflicts automerge|optimistic|custom] [--records N] [--pace MS]
                                   [--quiescence-timeout S] [--directory PATH]
                                   [--store sqlite|postgres] [--instances N (postgres)] [--nginx (postgres)]
@@ -72,6 +82,7 @@ struct ChaosOptions: Sendable {
         while let option = rest.popFirst() {
             switch option {
             case "--devices": devices = try number(option, atLeast: 1)
+            case "--appsync-devices": appSyncDevices = try number(option, atLeast: 0)
             case "--operations": operations = try number(option, atLeast: 0)
             case "--seed": seed = try number(option, atLeast: 0)
             case "--minutes": minutes = try number(option, atLeast: 0.01)
@@ -106,6 +117,9 @@ struct ChaosOptions: Sendable {
                 throw ChaosError("Unknown option '\(option)'.\n\(Self.usage)")
             }
         }
+        if let appSyncDevices, appSyncDevices > devices {
+            throw ChaosError("--appsync-devices is at most --devices (\(devices)), not \(appSyncDevices).")
+        }
         if store == .sqlite, instancesGiven {
             throw ChaosError("--instances needs --store postgres: on sqlite one server holds the data.")
         }
@@ -114,6 +128,11 @@ struct ChaosOptions: Sendable {
                 "--nginx needs --store postgres: on sqlite one server in this process serves every device."
             )
         }
+    }
+
+    /// The client of device `device`.
+    func client(of device: Int) -> Client {
+        device >= devices - (appSyncDevices ?? devices / 3) ? .appsync : .datastore
     }
 
     /// How many of ``records`` are folders and how many notes.

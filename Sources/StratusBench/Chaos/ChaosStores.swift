@@ -1,4 +1,5 @@
 #if STRATUS_BENCH_DATASTORE
+    import AWSAppSync
     import Foundation
     import GRDB
     import StratusServer
@@ -135,6 +136,53 @@
                 }
                 let outbox = try Int.fetchOne(db, sql: "SELECT count(*) FROM \"_stratus_outbox\"") ?? 0
                 return ChaosDeviceState(records: records, outbox: outbox)
+            }
+        }
+
+        /// What the `AWSAppSyncClient` device in `directory` holds: the `Folder:` and `Note:`
+        /// records of its cache (tombstones with their fields), and how many mutations its
+        /// offline queue still holds. Its cache keeps a note whose folder it does not hold.
+        ///
+        /// - Throws: ``ChaosError`` naming a record that is not one; the client's cache errors.
+        static func appSyncDevice(at directory: URL) throws -> ChaosDeviceState {
+            let cache = ChaosAppSyncDevice.cacheFile(in: directory)
+            let queue = ChaosAppSyncDevice.queueFile(in: directory)
+            let stored =
+                FileManager.default.fileExists(atPath: cache.path) ? try ApolloStore.records(inDatabaseAt: cache) : [:]
+            var records: [ChaosKey: ChaosRecord] = [:]
+            for (key, fields) in stored {
+                let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let names = Self.fields[parts[0]] else { continue }
+                guard let ops = fields["ops"]?.arrayValue else {
+                    throw ChaosError("The cache record \(key) of \(directory.lastPathComponent) has no ops list.")
+                }
+                var values: [String: String] = [:]
+                for field in names { values[field] = fields[field]?.stringValue ?? "" }
+                values["ops"] = ops.compactMap(\.stringValue).joined(separator: ",")
+                let record = ChaosRecord(
+                    model: parts[0],
+                    id: parts[1],
+                    values: values,
+                    version: fields["_version"]?.intValue,
+                    deleted: fields["_deleted"]?.booleanValue == true
+                )
+                records[record.key] = record
+            }
+            let queued =
+                FileManager.default.fileExists(atPath: queue.path)
+                ? try OfflineMutationStore.queuedMutations(inDatabaseAt: queue).count : 0
+            return ChaosDeviceState(records: records, outbox: queued, holdsOrphans: true)
+        }
+
+        /// The offline mutation queue of the `AWSAppSyncClient` device in `directory`, a line
+        /// per mutation, for a run that did not settle.
+        ///
+        /// - Throws: the client's errors when the queue cannot be read.
+        static func appSyncQueue(at directory: URL) throws -> [String] {
+            let queue = ChaosAppSyncDevice.queueFile(in: directory)
+            guard FileManager.default.fileExists(atPath: queue.path) else { return [] }
+            return try OfflineMutationStore.queuedMutations(inDatabaseAt: queue).map { mutation in
+                "\(mutation.operationName) \(mutation.id): \(mutation.requestBody)"
             }
         }
 

@@ -47,6 +47,9 @@ struct OperationLogEntry: Codable, Sendable, Hashable {
     var values: [String: String]?
     /// How a conflict was settled.
     var resolution: String?
+    /// For a write of an `AWSAppSyncClient` device: the queue id of the mutation that carries
+    /// it (its row in `offlineMutations.db`).
+    var mutation: String?
     /// For `heard`: the record's `_version` as the subscription delivered it.
     var version: Int?
     /// For `heard`: the subscription (`onUpdateNote`) and the number of its `subscribe` call in

@@ -1,0 +1,327 @@
+#if STRATUS_BENCH_DATASTORE
+    import AWSAppSync
+    import ChaosAPI
+    import Foundation
+    import Synchronization
+
+    /// A device of a chaos run that uses `AWSAppSyncClient` rather than DataStore
+    /// (`StratusBench chaos-device --client appsync ...`): its normalized cache and offline
+    /// mutation queue in ``ChaosDevice/database`` (a directory), kept in step with the backend by
+    /// one delta sync per model and subscription (a base `sync` query, the `sync` query with
+    /// `lastSync` after a reconnect, and the subscription).
+    ///
+    /// Each operation reads the record from the cache, as an app shows it, and queues a create
+    /// when the cache does not hold it, else an update or a delete carrying the cached
+    /// `_version`. A write is acknowledged once `perform` queued it in `offlineMutations.db`. A
+    /// conflict the server does not resolve is logged and cancelled (the device keeps the
+    /// server's record, as DataStore's devices do with `applyRemote`); so is a mutation the
+    /// server refuses. Mutations a killed process left queued are sent by the next one, whose
+    /// offline mutation delegate logs their refusals; the write log names each write's queue id
+    /// for that.
+    struct ChaosAppSyncDevice {
+        var options: ChaosDevice
+
+        /// The cache key of a response object: `Folder:f1`.
+        static let cacheKey: CacheKeyForObject = { object in
+            guard let typename = object["__typename"]?.stringValue, let id = object["id"]?.stringValue else {
+                return nil
+            }
+            return .string("\(typename):\(id)")
+        }
+
+        /// The cache file of the client in `directory`.
+        static func cacheFile(in directory: URL) -> URL { directory.appendingPathComponent("queries.db") }
+        /// The offline mutation queue of the client in `directory`.
+        static func queueFile(in directory: URL) -> URL { directory.appendingPathComponent("offlineMutations.db") }
+
+        func run() async throws {
+            let entries = try OperationLog.entries(at: options.log)
+            let done = entries.filter { $0.entry == .write }.map { $0.sequence ?? -1 }
+            let next = (done.max() ?? -1) + 1
+            let log = try OperationLog(appendingTo: options.log)
+            try log.append(OperationLogEntry(entry: .started, device: options.device, incarnation: options.incarnation))
+            let writes = Dictionary(
+                entries.compactMap { entry in entry.mutation.map { ($0, entry) } },
+                uniquingKeysWith: { first, _ in first }
+            )
+            let delegate = ReplayedRefusals(
+                writes: writes,
+                log: log,
+                device: options.device,
+                incarnation: options.incarnation
+            )
+            try FileManager.default.createDirectory(at: options.database, withIntermediateDirectories: true)
+            var configuration = try AWSAppSyncClientConfiguration(
+                appSyncServiceConfig: AWSAppSyncServiceConfig(
+                    endpoint: options.endpoint,
+                    region: "us-east-1",
+                    authType: .apiKey,
+                    apiKey: options.apiKey
+                ),
+                cacheConfiguration: AWSAppSyncCacheConfiguration(withRootDirectory: options.database),
+                offlineMutationDelegate: delegate
+            )
+            configuration.cacheKeyForObject = Self.cacheKey
+            let client = try AWSAppSyncClient(appSyncConfig: configuration)
+            let syncs = startSyncs(client)
+            defer { for sync in syncs { sync.cancel() } }
+            for sequence in max(0, next)..<options.operations {
+                if FileManager.default.fileExists(atPath: options.stop.path) { break }
+                var random = ChaosRandom(options.seed, options.device, sequence)
+                if let entry = try operate(sequence, &random, on: client, log: log) {
+                    try log.append(entry)
+                }
+                if options.pace > 0 {
+                    try await Task.sleep(for: .milliseconds(random.next(below: 2 * options.pace + 1)))
+                }
+            }
+            try log.append(
+                OperationLogEntry(entry: .finished, device: options.device, incarnation: options.incarnation)
+            )
+            // Syncs on until the harness stops it.
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+
+        /// One delta sync per model and subscription, writing what they bring to the cache.
+        private func startSyncs(_ client: AWSAppSyncClient) -> [any Cancellable] {
+            let queue = DispatchQueue(label: "chaos.appsync.sync")
+            let limit = 1_000_000
+            @Sendable func report(_ what: String) -> @Sendable ((any Error)?) -> Void {
+                { error in
+                    if let error { FileHandle.standardError.write(Data("\(Date()) \(what): \(error)\n".utf8)) }
+                }
+            }
+            var syncs: [any Cancellable] = []
+            func folders<S: GraphQLSubscription>(_ subscription: S) {
+                let name = S.operationName
+                syncs.append(
+                    client.sync(
+                        baseQuery: SyncFoldersQuery(limit: limit),
+                        baseQueryResultHandler: { _, error in report("\(name) base")(error) },
+                        subscription: subscription,
+                        subscriptionResultHandler: { _, _, error in report(name)(error) },
+                        deltaQuery: SyncFoldersQuery(limit: limit),
+                        deltaQueryResultHandler: { _, _, error in report("\(name) delta")(error) },
+                        callbackQueue: queue
+                    )
+                )
+            }
+            func notes<S: GraphQLSubscription>(_ subscription: S) {
+                let name = S.operationName
+                syncs.append(
+                    client.sync(
+                        baseQuery: SyncNotesQuery(limit: limit),
+                        baseQueryResultHandler: { _, error in report("\(name) base")(error) },
+                        subscription: subscription,
+                        subscriptionResultHandler: { _, _, error in report(name)(error) },
+                        deltaQuery: SyncNotesQuery(limit: limit),
+                        deltaQueryResultHandler: { _, _, error in report("\(name) delta")(error) },
+                        callbackQueue: queue
+                    )
+                )
+            }
+            folders(OnCreateFolderSubscription())
+            folders(OnUpdateFolderSubscription())
+            folders(OnDeleteFolderSubscription())
+            notes(OnCreateNoteSubscription())
+            notes(OnUpdateNoteSubscription())
+            notes(OnDeleteNoteSubscription())
+            return syncs
+        }
+
+        /// The record `key` (`Folder:f1`) as the cache holds it, `nil` when it holds none or a
+        /// tombstone.
+        private func cached(_ key: String) throws -> [String: JSONValue]? {
+            let record = try ApolloStore.records(inDatabaseAt: Self.cacheFile(in: options.database))[key]
+            guard let record, record["_deleted"]?.booleanValue != true else { return nil }
+            return record
+        }
+
+        /// Queues operation `sequence` (see ``ChaosDevice``'s): `nil` when it is not made (a
+        /// delete of a record the cache does not hold, a note whose folder it does not hold).
+        private func operate(
+            _ sequence: Int,
+            _ random: inout ChaosRandom,
+            on client: AWSAppSyncClient,
+            log: OperationLog
+        ) throws -> OperationLogEntry? {
+            let (device, incarnation) = (options.device, options.incarnation)
+            let op = "d\(device).\(incarnation).\(sequence)"
+            var entry = OperationLogEntry(
+                entry: .write,
+                device: device,
+                incarnation: incarnation,
+                sequence: sequence,
+                op: op
+            )
+            let label = "device \(device) operation \(sequence)"
+            // Logs a conflict the server left to the client, or a refusal, and cancels it.
+            func settle<M: GraphQLMutation>(_ mutation: M.Type, model: String, id: String) -> MutationConflictHandler<M>
+            {
+                { _, source, _ in
+                    let line = OperationLogEntry(
+                        entry: .conflict,
+                        device: device,
+                        incarnation: incarnation,
+                        model: model,
+                        id: id,
+                        op: op,
+                        resolution: "cancel"
+                    )
+                    do { try log.append(line) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                    _ = source?.trySetCancelled()
+                }
+            }
+            @Sendable func refused<Result>(
+                model: String,
+                id: String
+            ) -> @Sendable (GraphQLResult<Result>?, (any Error)?) -> Void {
+                { result, error in
+                    guard error != nil || result?.errors?.isEmpty == false else { return }
+                    let line = OperationLogEntry(
+                        entry: .rejected,
+                        device: device,
+                        incarnation: incarnation,
+                        model: model,
+                        id: id,
+                        op: op,
+                        resolution: "\(error.map { "\($0)" } ?? result?.errors?.first?.message ?? "")"
+                    )
+                    do { try log.append(line) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                }
+            }
+            if random.next(below: 10) < 3 {
+                let id = "f\(random.next(below: options.folders))"
+                entry.model = "Folder"
+                entry.id = id
+                let existing = try cached("Folder:\(id)")
+                let version = existing?["_version"]?.intValue
+                if random.next(below: 100) < 4 {
+                    guard existing != nil else { return nil }
+                    entry.kind = .delete
+                    entry.mutation =
+                        client.perform(
+                            mutation: DeleteFolderMutation(input: DeleteFolderInput(id: id, _version: version)),
+                            queue: .global(),
+                            conflictResolutionBlock: settle(DeleteFolderMutation.self, model: "Folder", id: id),
+                            resultHandler: refused(model: "Folder", id: id)
+                        )
+                        .identifier
+                    return entry
+                }
+                entry.values = ["name": label]
+                if existing == nil {
+                    entry.kind = .create
+                    entry.mutation =
+                        client.perform(
+                            mutation: CreateFolderMutation(input: CreateFolderInput(id: id, name: label, ops: [op])),
+                            queue: .global(),
+                            conflictResolutionBlock: settle(CreateFolderMutation.self, model: "Folder", id: id),
+                            resultHandler: refused(model: "Folder", id: id)
+                        )
+                        .identifier
+                } else {
+                    entry.kind = .update
+                    entry.mutation =
+                        client.perform(
+                            mutation: UpdateFolderMutation(
+                                input: UpdateFolderInput(id: id, name: label, ops: [op], _version: version)
+                            ),
+                            queue: .global(),
+                            conflictResolutionBlock: settle(UpdateFolderMutation.self, model: "Folder", id: id),
+                            resultHandler: refused(model: "Folder", id: id)
+                        )
+                        .identifier
+                }
+                return entry
+            }
+            let id = "n\(random.next(below: options.notes))"
+            entry.model = "Note"
+            entry.id = id
+            let existing = try cached("Note:\(id)")
+            let version = existing?["_version"]?.intValue
+            if random.next(below: 100) < 8 {
+                guard existing != nil else { return nil }
+                entry.kind = .delete
+                entry.mutation =
+                    client.perform(
+                        mutation: DeleteNoteMutation(input: DeleteNoteInput(id: id, _version: version)),
+                        queue: .global(),
+                        conflictResolutionBlock: settle(DeleteNoteMutation.self, model: "Note", id: id),
+                        resultHandler: refused(model: "Note", id: id)
+                    )
+                    .identifier
+                return entry
+            }
+            if let existing {
+                let folderID = existing["folderID"]?.stringValue ?? ""
+                entry.kind = .update
+                entry.values = ["title": label, "folderID": folderID]
+                entry.mutation =
+                    client.perform(
+                        mutation: UpdateNoteMutation(
+                            input: UpdateNoteInput(id: id, title: label, ops: [op], _version: version)
+                        ),
+                        queue: .global(),
+                        conflictResolutionBlock: settle(UpdateNoteMutation.self, model: "Note", id: id),
+                        resultHandler: refused(model: "Note", id: id)
+                    )
+                    .identifier
+                return entry
+            }
+            let folderID = "f\(random.next(below: options.folders))"
+            guard try cached("Folder:\(folderID)") != nil else { return nil }
+            entry.kind = .create
+            entry.values = ["title": label, "folderID": folderID]
+            entry.mutation =
+                client.perform(
+                    mutation: CreateNoteMutation(
+                        input: CreateNoteInput(id: id, title: label, ops: [op], folderID: folderID)
+                    ),
+                    queue: .global(),
+                    conflictResolutionBlock: settle(CreateNoteMutation.self, model: "Note", id: id),
+                    resultHandler: refused(model: "Note", id: id)
+                )
+                .identifier
+            return entry
+        }
+    }
+
+    /// Logs the refusals of mutations an earlier process of the device queued, which the client
+    /// sends after a restart with no handler of their own: a conflict or an error the server
+    /// answered (no object in `data`), or a failure. It runs before the mutation leaves the
+    /// queue, so a kill right after loses neither.
+    final class ReplayedRefusals: AWSAppSyncOfflineMutationDelegate {
+        private let writes: [String: OperationLogEntry]
+        private let log: OperationLog
+        private let device: Int
+        private let incarnation: Int
+
+        init(writes: [String: OperationLogEntry], log: OperationLog, device: Int, incarnation: Int) {
+            self.writes = writes
+            self.log = log
+            self.device = device
+            self.incarnation = incarnation
+        }
+
+        func mutationCallback(
+            recordIdentifier: String,
+            operationString: String,
+            snapshot: Snapshot?,
+            error: (any Error)?
+        ) {
+            let applied = snapshot?.values.contains { $0.objectValue != nil } == true
+            guard error != nil || !applied, let write = writes[recordIdentifier] else { return }
+            let line = OperationLogEntry(
+                entry: .rejected,
+                device: device,
+                incarnation: incarnation,
+                model: write.model,
+                id: write.id,
+                op: write.op,
+                resolution: "replayed: \(error.map { "\($0)" } ?? "no object in the answer")"
+            )
+            do { try log.append(line) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+        }
+    }
+#endif
