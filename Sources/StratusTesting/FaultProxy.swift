@@ -47,12 +47,17 @@ public final class FaultProxy: Sendable {
         self.shared = shared
     }
 
-    /// Starts a proxy on a free port of `127.0.0.1` that forwards to `targetHost:targetPort`.
+    /// Starts a proxy on a free port of `127.0.0.1` that forwards to `targetHost:targetPort`; its
+    /// connections run on `group`'s event loops.
     ///
     /// - Throws: NIO's `IOError` when the proxy cannot listen.
-    public static func start(targetHost: String = "127.0.0.1", targetPort: Int) async throws -> FaultProxy {
+    public static func start(
+        targetHost: String = "127.0.0.1",
+        targetPort: Int,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> FaultProxy {
         let shared = ProxyState(targetHost: targetHost, targetPort: targetPort)
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
@@ -206,9 +211,24 @@ private final class Relay {
     private var carried = 0
     private var toTarget: [ByteBuffer] = []
     private var toClient: [ByteBuffer] = []
-    /// When the last delayed write of each direction happens: later chunks never overtake it.
-    private var lastToTarget = NIODeadline.uptimeNanoseconds(0)
-    private var lastToClient = NIODeadline.uptimeNanoseconds(0)
+    /// A chunk held for a delay: written to `channel` at `deadline`, then the relay closes when
+    /// it `closes` (the connection reached its byte limit).
+    private struct Held {
+        var deadline: NIODeadline
+        var chunk: ByteBuffer
+        var bytes: Int
+        var channel: any Channel
+        var closes: Bool
+    }
+
+    /// The chunks held for a delay, each direction in the order they came. A chunk is written
+    /// at once only when none of its direction is held: a chunk that came after a delay ended
+    /// never overtakes the held ones, even when their scheduled write runs late (a write at once
+    /// used to go out ahead of them, and a subscriber heard a record's newer version first).
+    private var heldToTarget: [Held] = []
+    private var heldToClient: [Held] = []
+    /// Whether the other side closed, once what is held towards this one was written.
+    private var closesWhenDrained = false
 
     init(client: any Channel, shared: ProxyState) {
         self.client = client
@@ -271,33 +291,61 @@ private final class Relay {
             }
             carried += size
             let delay = faults.delay.map { TimeAmount.nanoseconds(Int64($0 / .nanoseconds(1))) } ?? .zero
-            let deadline = max(NIODeadline.now() + delay, side == .client ? lastToTarget : lastToClient)
-            switch side {
-            case .client: lastToTarget = deadline
-            case .target: lastToClient = deadline
-            }
-            let (shared, payload, bytes) = (shared, chunk, size)
-            let write: @Sendable () -> Void = {
-                guard bytes > 0 else { return }
-                channel.writeAndFlush(payload, promise: nil)
-                shared.count(bytes, from: side)
-            }
-            if deadline <= NIODeadline.now() {
-                write()
-            } else {
-                eventLoop.scheduleTask(deadline: deadline, write)
-            }
-            if reachesLimit {
-                let bound = bound
-                if deadline <= NIODeadline.now() {
+            let now = NIODeadline.now()
+            let held = side == .client ? heldToTarget : heldToClient
+            if held.isEmpty, delay <= .zero {
+                write(chunk, bytes: size, from: side, to: channel)
+                if reachesLimit {
                     close()
-                } else {
-                    eventLoop.scheduleTask(deadline: deadline) { bound.value.close() }
+                    return false
                 }
-                return false
+                continue
             }
+            // Never before the chunks held already, which a shorter delay would overtake.
+            let deadline = max(now + delay, held.last?.deadline ?? now)
+            let entry = Held(deadline: deadline, chunk: chunk, bytes: size, channel: channel, closes: reachesLimit)
+            switch side {
+            case .client: heldToTarget.append(entry)
+            case .target: heldToClient.append(entry)
+            }
+            if held.isEmpty { scheduleDrain(from: side, at: deadline) }
+            if reachesLimit { return false }
         }
         return true
+    }
+
+    private func write(_ chunk: ByteBuffer, bytes: Int, from side: RelayHandler.Side, to channel: any Channel) {
+        guard bytes > 0 else { return }
+        channel.writeAndFlush(chunk, promise: nil)
+        shared.count(bytes, from: side)
+    }
+
+    private func scheduleDrain(from side: RelayHandler.Side, at deadline: NIODeadline) {
+        let bound = bound
+        eventLoop.scheduleTask(deadline: deadline) { bound.value.drain(from: side) }
+    }
+
+    /// Writes, in order, the chunks held from `side` whose time came, and schedules itself for
+    /// the next one.
+    private func drain(from side: RelayHandler.Side) {
+        guard !isClosed else { return }
+        let now = NIODeadline.now()
+        while let first = side == .client ? heldToTarget.first : heldToClient.first, first.deadline <= now {
+            switch side {
+            case .client: heldToTarget.removeFirst()
+            case .target: heldToClient.removeFirst()
+            }
+            write(first.chunk, bytes: first.bytes, from: side, to: first.channel)
+            if first.closes {
+                close()
+                return
+            }
+        }
+        if let next = side == .client ? heldToTarget.first : heldToClient.first {
+            scheduleDrain(from: side, at: next.deadline)
+        } else if closesWhenDrained, heldToTarget.isEmpty, heldToClient.isEmpty {
+            close()
+        }
     }
 
     private func connect() {
@@ -330,13 +378,17 @@ private final class Relay {
 
     /// One side closed: the other gets what is on its way to it (delayed writes), then closes.
     func closed(_ side: RelayHandler.Side) {
-        let last = side == .target ? lastToClient : lastToTarget
-        guard last > NIODeadline.now() else {
+        let held = side == .target ? heldToClient : heldToTarget
+        guard !held.isEmpty else {
             close()
             return
         }
-        let bound = bound
-        eventLoop.scheduleTask(deadline: last) { bound.value.close() }
+        // What was held towards the closed side is dropped with it.
+        switch side {
+        case .target: heldToTarget = []
+        case .client: heldToClient = []
+        }
+        closesWhenDrained = true
     }
 
     /// Closes both sides, once.
