@@ -63,6 +63,17 @@
             )
             configuration.cacheKeyForObject = Self.cacheKey
             let client = try AWSAppSyncClient(appSyncConfig: configuration)
+            // What the replayed mutations were answered, for a failed run's files.
+            let replays = Task {
+                for await result in client.offlineMutationResults {
+                    let answer = result.error.map { "\($0)" } ?? result.errors?.map(\.message).joined(separator: "; ")
+                    guard let answer else { continue }
+                    FileHandle.standardError.write(
+                        Data("\(Date()) replayed \(result.operationName) \(result.recordIdentifier): \(answer)\n".utf8)
+                    )
+                }
+            }
+            defer { replays.cancel() }
             let syncs = startSyncs(client)
             defer { for sync in syncs { sync.cancel() } }
             for sequence in max(0, next)..<options.operations {
