@@ -17,7 +17,8 @@
     /// server's record, as DataStore's devices do with `applyRemote`); so is a mutation the
     /// server refuses. Mutations a killed process left queued are sent by the next one, whose
     /// offline mutation delegate logs their refusals; the write log names each write's queue id
-    /// for that.
+    /// for that. Its own subscriptions to every model's creates, updates and deletes write what
+    /// they deliver for the order check.
     struct ChaosAppSyncDevice {
         var options: ChaosDevice
 
@@ -74,6 +75,9 @@
                 }
             }
             defer { replays.cancel() }
+            let heard = try OperationLog(appendingTo: options.heard, synced: false)
+            let listeners = listen(client, heard: heard)
+            defer { for listener in listeners { listener.cancel() } }
             let syncs = startSyncs(client)
             defer { for sync in syncs { sync.cancel() } }
             for sequence in max(0, next)..<options.operations {
@@ -138,6 +142,46 @@
             notes(OnUpdateNoteSubscription())
             notes(OnDeleteNoteSubscription())
             return syncs
+        }
+
+        /// Subscribes with `client.subscribe(subscription:)` to each model's creates, updates and
+        /// deletes, writing a `heard` line for each record delivered, for the order check
+        /// (``ChaosOrder``): the client's own subscriptions, beside those of the delta syncs.
+        private func listen(_ client: AWSAppSyncClient, heard: OperationLog) -> [Task<Void, Never>] {
+            let (device, incarnation) = (options.device, options.incarnation)
+            var number = 0
+            func listen<S: GraphQLSubscription>(_ subscription: S) -> Task<Void, Never> {
+                number += 1
+                let name = S.operationName.prefix(1).lowercased() + S.operationName.dropFirst()
+                let subscriber = HeardSubscription(
+                    field: name,
+                    number: number,
+                    device: device,
+                    incarnation: incarnation
+                ) { entry in
+                    do { try heard.append(entry) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                }
+                return Task {
+                    do {
+                        for try await event in client.subscribe(subscription: subscription) {
+                            switch event {
+                            case .connection(.connected): subscriber.connected()
+                            case .data(let result):
+                                let item = result.data?.snapshot.values.compactMap(\.objectValue).first
+                                subscriber.heard(id: item?["id"]?.stringValue, version: item?["_version"]?.intValue)
+                            default: break
+                            }
+                        }
+                    } catch {
+                        FileHandle.standardError.write(Data("\(Date()) \(name) ended: \(error)\n".utf8))
+                    }
+                }
+            }
+            return [
+                listen(OnCreateFolderSubscription()), listen(OnUpdateFolderSubscription()),
+                listen(OnDeleteFolderSubscription()), listen(OnCreateNoteSubscription()),
+                listen(OnUpdateNoteSubscription()), listen(OnDeleteNoteSubscription()),
+            ]
         }
 
         /// The record `key` (`Folder:f1`) as the cache holds it, `nil` when it holds none or a

@@ -152,7 +152,8 @@
                         + (cluster.nginx.map { ", behind nginx on port \($0.port)" } ?? "") + ")"
                 }
             print(
-                "chaos: seed \(options.seed), \(options.devices) devices × \(options.operations) operations on "
+                "chaos: seed \(options.seed), \(options.devices) devices × \(options.operations) operations "
+                    + "(\((0..<options.devices).count { options.client(of: $0) == .appsync }) on AWSAppSyncClient) on "
                     + "\(options.records) records, conflicts \(options.conflicts.rawValue), store \(store), "
                     + "directory \(directory.path)"
             )
