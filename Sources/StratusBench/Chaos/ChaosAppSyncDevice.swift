@@ -245,6 +245,16 @@
                     do { try log.append(line) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
                 }
             }
+            // Queues `mutation` of record `model` `id`; its queue id.
+            func send<M: GraphQLMutation>(_ mutation: M, _ model: String, _ id: String) -> String {
+                client.perform(
+                    mutation: mutation,
+                    queue: .global(),
+                    conflictResolutionBlock: settle(M.self, model: model, id: id),
+                    resultHandler: refused(model: model, id: id)
+                )
+                .identifier
+            }
             if random.next(below: 10) < 3 {
                 let id = "f\(random.next(below: options.folders))"
                 entry.model = "Folder"
@@ -254,39 +264,30 @@
                 if random.next(below: 100) < 4 {
                     guard existing != nil else { return nil }
                     entry.kind = .delete
-                    entry.mutation =
-                        client.perform(
-                            mutation: DeleteFolderMutation(input: DeleteFolderInput(id: id, _version: version)),
-                            queue: .global(),
-                            conflictResolutionBlock: settle(DeleteFolderMutation.self, model: "Folder", id: id),
-                            resultHandler: refused(model: "Folder", id: id)
-                        )
-                        .identifier
+                    entry.mutation = send(
+                        DeleteFolderMutation(input: DeleteFolderInput(id: id, _version: version)),
+                        "Folder",
+                        id
+                    )
                     return entry
                 }
                 entry.values = ["name": label]
                 if existing == nil {
                     entry.kind = .create
-                    entry.mutation =
-                        client.perform(
-                            mutation: CreateFolderMutation(input: CreateFolderInput(id: id, name: label, ops: [op])),
-                            queue: .global(),
-                            conflictResolutionBlock: settle(CreateFolderMutation.self, model: "Folder", id: id),
-                            resultHandler: refused(model: "Folder", id: id)
-                        )
-                        .identifier
+                    entry.mutation = send(
+                        CreateFolderMutation(input: CreateFolderInput(id: id, name: label, ops: [op])),
+                        "Folder",
+                        id
+                    )
                 } else {
                     entry.kind = .update
-                    entry.mutation =
-                        client.perform(
-                            mutation: UpdateFolderMutation(
-                                input: UpdateFolderInput(id: id, name: label, ops: [op], _version: version)
-                            ),
-                            queue: .global(),
-                            conflictResolutionBlock: settle(UpdateFolderMutation.self, model: "Folder", id: id),
-                            resultHandler: refused(model: "Folder", id: id)
-                        )
-                        .identifier
+                    entry.mutation = send(
+                        UpdateFolderMutation(
+                            input: UpdateFolderInput(id: id, name: label, ops: [op], _version: version)
+                        ),
+                        "Folder",
+                        id
+                    )
                 }
                 return entry
             }
@@ -298,46 +299,33 @@
             if random.next(below: 100) < 8 {
                 guard existing != nil else { return nil }
                 entry.kind = .delete
-                entry.mutation =
-                    client.perform(
-                        mutation: DeleteNoteMutation(input: DeleteNoteInput(id: id, _version: version)),
-                        queue: .global(),
-                        conflictResolutionBlock: settle(DeleteNoteMutation.self, model: "Note", id: id),
-                        resultHandler: refused(model: "Note", id: id)
-                    )
-                    .identifier
+                entry.mutation = send(DeleteNoteMutation(input: DeleteNoteInput(id: id, _version: version)), "Note", id)
                 return entry
             }
             if let existing {
                 let folderID = existing["folderID"]?.stringValue ?? ""
                 entry.kind = .update
                 entry.values = ["title": label, "folderID": folderID]
-                entry.mutation =
-                    client.perform(
-                        mutation: UpdateNoteMutation(
-                            input: UpdateNoteInput(id: id, title: label, ops: [op], _version: version)
-                        ),
-                        queue: .global(),
-                        conflictResolutionBlock: settle(UpdateNoteMutation.self, model: "Note", id: id),
-                        resultHandler: refused(model: "Note", id: id)
-                    )
-                    .identifier
+                entry.mutation = send(
+                    UpdateNoteMutation(
+                        input: UpdateNoteInput(id: id, title: label, ops: [op], _version: version)
+                    ),
+                    "Note",
+                    id
+                )
                 return entry
             }
             let folderID = "f\(random.next(below: options.folders))"
             guard try cached("Folder:\(folderID)") != nil else { return nil }
             entry.kind = .create
             entry.values = ["title": label, "folderID": folderID]
-            entry.mutation =
-                client.perform(
-                    mutation: CreateNoteMutation(
-                        input: CreateNoteInput(id: id, title: label, ops: [op], folderID: folderID)
-                    ),
-                    queue: .global(),
-                    conflictResolutionBlock: settle(CreateNoteMutation.self, model: "Note", id: id),
-                    resultHandler: refused(model: "Note", id: id)
-                )
-                .identifier
+            entry.mutation = send(
+                CreateNoteMutation(
+                    input: CreateNoteInput(id: id, title: label, ops: [op], folderID: folderID)
+                ),
+                "Note",
+                id
+            )
             return entry
         }
     }
