@@ -63,8 +63,12 @@ final class StratusProcess {
 
     /// Waits for a line of standard output starting with `prefix` and returns it; fails when the
     /// process exits first or nothing comes within `timeout`.
+    ///
+    /// The timeout only catches a process that hangs. A debug build of `stratus serve` that
+    /// creates two configured users prints its endpoint after about 4 s on an idle machine, but
+    /// once printed nothing within 30 s while the suite ran 16 tests at a time on two cores.
     @discardableResult
-    func line(startingWith prefix: String, timeout: Duration = .seconds(30)) async throws -> String {
+    func line(startingWith prefix: String, timeout: Duration = .seconds(120)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
