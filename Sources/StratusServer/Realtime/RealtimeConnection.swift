@@ -263,7 +263,9 @@ final class RealtimeConnection: Sendable {
     }
 
     /// Starts a subscription and enqueues its `start_ack`; it hears the events whose sequence is
-    /// above `after` (``MutationBroadcaster/subscribe(_:to:)`` tells it).
+    /// above `after` (``MutationBroadcaster/subscribe(_:to:)`` tells it). `admitted` runs once the
+    /// subscription is admitted, before its `start_ack` is queued (the endpoint tells the live
+    /// monitor there, so that a client that heard `start_ack` finds its subscription listed).
     ///
     /// - Throws: ``RealtimeError`` when the connection holds the most subscriptions it may or
     ///   `id` is already running.
@@ -272,7 +274,8 @@ final class RealtimeConnection: Sendable {
         request: SubscriptionRequest,
         access: Authorization.Access,
         after: UInt64 = 0,
-        token: RealtimeToken? = nil
+        token: RealtimeToken? = nil,
+        admitted: () -> Void = {}
     ) throws(RealtimeError) {
         try enqueuing { state throws(RealtimeError) in
             try admit(id: id, in: state)
@@ -286,6 +289,8 @@ final class RealtimeConnection: Sendable {
                 token: token
             )
             state.subscriptions[id] = subscription
+            // Before the acknowledgement is queued: its writer may send it at once.
+            admitted()
             enqueue(.message(ByteBuffer(string: #"{"id":"# + quotedID + #","type":"start_ack"}"#)), in: &state)
         }
     }

@@ -350,12 +350,14 @@ struct RealtimeEndpoint: Sendable {
         let connection = subscriber.connection
         let after = subscriber.fanout.subscribe(connection, writer: subscriber.writer, to: request.topic)
         do {
-            try connection.start(id: id, request: request, access: access, after: after, token: token)
+            // The live monitor hears of it before the client can hear start_ack.
+            try connection.start(id: id, request: request, access: access, after: after, token: token) {
+                if let liveID = subscriber.liveID { monitor?.started(id, request, on: liveID, identity: identity) }
+            }
         } catch {
             subscriber.fanout.unsubscribe(connection, from: request.topic)
             throw error
         }
-        if let liveID = subscriber.liveID { monitor?.started(id, request, on: liveID, identity: identity) }
     }
 
     // MARK: - Connection authorization
