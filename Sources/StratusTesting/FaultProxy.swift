@@ -80,7 +80,7 @@ public final class FaultProxy: Sendable {
     /// Starts a proxy to the host and port of `url` (such as ``LocalBackend/endpoint``).
     ///
     /// - Throws: ``FaultProxyError`` when `url` has no host or port, or what
-    ///   ``start(targetHost:targetPort:)`` throws.
+    ///   ``start(targetHost:targetPort:group:)`` throws.
     public static func start(forwardingTo url: URL) async throws -> FaultProxy {
         guard let host = url.host, let port = url.port else {
             throw FaultProxyError(
