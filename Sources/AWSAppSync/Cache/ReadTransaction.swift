@@ -77,7 +77,7 @@ public class ReadTransaction {
     }
 
     /// The record `key`, from this transaction's reads and writes or from the table.
-    func record(_ key: CacheKey) throws -> [String: JSONValue]? {
+    package func record(_ key: CacheKey) throws -> [String: JSONValue]? {
         if let known = loaded[key] { return known }
         try prefetch([key])
         return loaded[key] ?? nil

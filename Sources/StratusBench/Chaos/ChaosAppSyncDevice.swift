@@ -2,7 +2,6 @@
     import AWSAppSync
     import ChaosAPI
     import Foundation
-    import Synchronization
 
     /// A device of a chaos run that uses `AWSAppSyncClient` rather than DataStore
     /// (`StratusBench chaos-device --client appsync ...`): its normalized cache and offline
@@ -35,12 +34,9 @@
         /// The offline mutation queue of the client in `directory`.
         static func queueFile(in directory: URL) -> URL { directory.appendingPathComponent("offlineMutations.db") }
 
-        func run() async throws {
-            let entries = try OperationLog.entries(at: options.log)
-            let done = entries.filter { $0.entry == .write }.map { $0.sequence ?? -1 }
-            let next = (done.max() ?? -1) + 1
-            let log = try OperationLog(appendingTo: options.log)
-            try log.append(OperationLogEntry(entry: .started, device: options.device, incarnation: options.incarnation))
+        /// Sets up the client and makes the operations after those `entries` (the log as this
+        /// process found it) holds; see ``ChaosDevice/makeOperations(after:log:_:)``.
+        func run(after entries: [OperationLogEntry], log: OperationLog) async throws {
             let writes = Dictionary(
                 entries.compactMap { entry in entry.mutation.map { ($0, entry) } },
                 uniquingKeysWith: { first, _ in first }
@@ -80,68 +76,37 @@
             defer { for listener in listeners { listener.cancel() } }
             let syncs = startSyncs(client)
             defer { for sync in syncs { sync.cancel() } }
-            for sequence in max(0, next)..<options.operations {
-                if FileManager.default.fileExists(atPath: options.stop.path) { break }
-                var random = ChaosRandom(options.seed, options.device, sequence)
-                if let entry = try operate(sequence, &random, on: client, log: log) {
-                    try log.append(entry)
-                }
-                if options.pace > 0 {
-                    try await Task.sleep(for: .milliseconds(random.next(below: 2 * options.pace + 1)))
-                }
+            try await options.makeOperations(after: entries, log: log) { sequence, random in
+                try operate(sequence, &random, on: client, log: log)
             }
-            try log.append(
-                OperationLogEntry(entry: .finished, device: options.device, incarnation: options.incarnation)
-            )
-            // Syncs on until the harness stops it.
-            while true { try await Task.sleep(for: .seconds(3600)) }
         }
 
         /// One delta sync per model and subscription, writing what they bring to the cache.
         private func startSyncs(_ client: AWSAppSyncClient) -> [any Cancellable] {
             let queue = DispatchQueue(label: "chaos.appsync.sync")
-            let limit = 1_000_000
-            @Sendable func report(_ what: String) -> @Sendable ((any Error)?) -> Void {
-                { error in
+            // `sync` is both the base query and, with `lastSync` filled in, the delta query.
+            func sync<Query: GraphQLQuery, S: GraphQLSubscription>(_ query: Query, _ subscription: S) -> any Cancellable
+            {
+                let name = S.operationName
+                @Sendable func report(_ what: String, _ error: (any Error)?) {
                     if let error { FileHandle.standardError.write(Data("\(Date()) \(what): \(error)\n".utf8)) }
                 }
-            }
-            var syncs: [any Cancellable] = []
-            func folders<S: GraphQLSubscription>(_ subscription: S) {
-                let name = S.operationName
-                syncs.append(
-                    client.sync(
-                        baseQuery: SyncFoldersQuery(limit: limit),
-                        baseQueryResultHandler: { _, error in report("\(name) base")(error) },
-                        subscription: subscription,
-                        subscriptionResultHandler: { _, _, error in report(name)(error) },
-                        deltaQuery: SyncFoldersQuery(limit: limit),
-                        deltaQueryResultHandler: { _, _, error in report("\(name) delta")(error) },
-                        callbackQueue: queue
-                    )
+                return client.sync(
+                    baseQuery: query,
+                    baseQueryResultHandler: { _, error in report("\(name) base", error) },
+                    subscription: subscription,
+                    subscriptionResultHandler: { _, _, error in report(name, error) },
+                    deltaQuery: query,
+                    deltaQueryResultHandler: { _, _, error in report("\(name) delta", error) },
+                    callbackQueue: queue
                 )
             }
-            func notes<S: GraphQLSubscription>(_ subscription: S) {
-                let name = S.operationName
-                syncs.append(
-                    client.sync(
-                        baseQuery: SyncNotesQuery(limit: limit),
-                        baseQueryResultHandler: { _, error in report("\(name) base")(error) },
-                        subscription: subscription,
-                        subscriptionResultHandler: { _, _, error in report(name)(error) },
-                        deltaQuery: SyncNotesQuery(limit: limit),
-                        deltaQueryResultHandler: { _, _, error in report("\(name) delta")(error) },
-                        callbackQueue: queue
-                    )
-                )
-            }
-            folders(OnCreateFolderSubscription())
-            folders(OnUpdateFolderSubscription())
-            folders(OnDeleteFolderSubscription())
-            notes(OnCreateNoteSubscription())
-            notes(OnUpdateNoteSubscription())
-            notes(OnDeleteNoteSubscription())
-            return syncs
+            let (folders, notes) = (SyncFoldersQuery(limit: 1_000_000), SyncNotesQuery(limit: 1_000_000))
+            return [
+                sync(folders, OnCreateFolderSubscription()), sync(folders, OnUpdateFolderSubscription()),
+                sync(folders, OnDeleteFolderSubscription()), sync(notes, OnCreateNoteSubscription()),
+                sync(notes, OnUpdateNoteSubscription()), sync(notes, OnDeleteNoteSubscription()),
+            ]
         }
 
         /// Subscribes with `client.subscribe(subscription:)` to each model's creates, updates and
@@ -159,7 +124,7 @@
                     device: device,
                     incarnation: incarnation
                 ) { entry in
-                    do { try heard.append(entry) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                    heard.appendOrReport(entry)
                 }
                 return Task {
                     do {
@@ -184,10 +149,11 @@
             ]
         }
 
-        /// The record `key` (`Folder:f1`) as the cache holds it, `nil` when it holds none or a
-        /// tombstone.
-        private func cached(_ key: String) throws -> [String: JSONValue]? {
-            let record = try ApolloStore.records(inDatabaseAt: Self.cacheFile(in: options.database))[key]
+        /// The record `key` (`Folder:f1`) as `client`'s cache holds it, `nil` when it holds none
+        /// or a tombstone.
+        private func cached(_ key: String, in client: AWSAppSyncClient) throws -> [String: JSONValue]? {
+            guard let store = client.store else { throw ChaosError("The AppSync client has no cache.") }
+            let record = try store.withinReadTransaction { try $0.record(key) }.get()
             guard let record, record["_deleted"]?.booleanValue != true else { return nil }
             return record
         }
@@ -201,14 +167,9 @@
             log: OperationLog
         ) throws -> OperationLogEntry? {
             let (device, incarnation) = (options.device, options.incarnation)
-            let op = "d\(device).\(incarnation).\(sequence)"
-            var entry = OperationLogEntry(
-                entry: .write,
-                device: device,
-                incarnation: incarnation,
-                sequence: sequence,
-                op: op
-            )
+            let write = OperationLogEntry.write(device: device, incarnation: incarnation, sequence: sequence)
+            var entry = write.entry
+            let op = write.op
             let label = "device \(device) operation \(sequence)"
             // Logs a conflict the server left to the client, or a refusal, and cancels it.
             func settle<M: GraphQLMutation>(_ mutation: M.Type, model: String, id: String) -> MutationConflictHandler<M>
@@ -223,7 +184,7 @@
                         op: op,
                         resolution: "cancel"
                     )
-                    do { try log.append(line) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                    log.appendOrReport(line)
                     _ = source?.trySetCancelled()
                 }
             }
@@ -242,7 +203,7 @@
                         op: op,
                         resolution: "\(error.map { "\($0)" } ?? result?.errors?.first?.message ?? "")"
                     )
-                    do { try log.append(line) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                    log.appendOrReport(line)
                 }
             }
             // Queues `mutation` of record `model` `id`; its queue id.
@@ -259,7 +220,7 @@
                 let id = "f\(random.next(below: options.folders))"
                 entry.model = "Folder"
                 entry.id = id
-                let existing = try cached("Folder:\(id)")
+                let existing = try cached("Folder:\(id)", in: client)
                 let version = existing?["_version"]?.intValue
                 if random.next(below: 100) < 4 {
                     guard existing != nil else { return nil }
@@ -294,7 +255,7 @@
             let id = "n\(random.next(below: options.notes))"
             entry.model = "Note"
             entry.id = id
-            let existing = try cached("Note:\(id)")
+            let existing = try cached("Note:\(id)", in: client)
             let version = existing?["_version"]?.intValue
             if random.next(below: 100) < 8 {
                 guard existing != nil else { return nil }
@@ -316,7 +277,7 @@
                 return entry
             }
             let folderID = "f\(random.next(below: options.folders))"
-            guard try cached("Folder:\(folderID)") != nil else { return nil }
+            guard try cached("Folder:\(folderID)", in: client) != nil else { return nil }
             entry.kind = .create
             entry.values = ["title": label, "folderID": folderID]
             entry.mutation = send(
@@ -364,7 +325,7 @@
                 op: write.op,
                 resolution: "replayed: \(error.map { "\($0)" } ?? "no object in the answer")"
             )
-            do { try log.append(line) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+            log.appendOrReport(line)
         }
     }
 #endif

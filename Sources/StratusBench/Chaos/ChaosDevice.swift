@@ -86,23 +86,39 @@
         }
 
         func run() async throws {
-            if client == .appsync { return try await ChaosAppSyncDevice(options: self).run() }
-            let done = try OperationLog.entries(at: log).filter { $0.entry == .write }.map { $0.sequence ?? -1 }
-            let next = (done.max() ?? -1) + 1
+            let entries = try OperationLog.entries(at: self.log)
             let log = try OperationLog(appendingTo: self.log)
             try log.append(OperationLogEntry(entry: .started, device: device, incarnation: incarnation))
-            let plugin = try makeDataStore(log: log)
-            try await plugin.start()
-            for sequence in max(0, next)..<operations {
+            switch client {
+            case .datastore:
+                let plugin = try makeDataStore(log: log)
+                try await plugin.start()
+                try await makeOperations(after: entries, log: log) { sequence, random in
+                    try await operate(sequence, &random, on: plugin)
+                }
+            case .appsync:
+                try await ChaosAppSyncDevice(options: self).run(after: entries, log: log)
+            }
+        }
+
+        /// Makes the operations after the last write `entries` (the log as this process found
+        /// it) holds, with `operate`, logging each one made, then `finished`; then waits, while
+        /// the device syncs on, until the harness stops it.
+        func makeOperations(
+            after entries: [OperationLogEntry],
+            log: OperationLog,
+            _ operate: (Int, inout ChaosRandom) async throws -> OperationLogEntry?
+        ) async throws {
+            let next = (entries.filter { $0.entry == .write }.compactMap(\.sequence).max() ?? -1) + 1
+            for sequence in next..<max(next, operations) {
                 if FileManager.default.fileExists(atPath: stop.path) { break }
                 var random = ChaosRandom(seed, device, sequence)
-                if let entry = try await operate(sequence, &random, on: plugin) {
+                if let entry = try await operate(sequence, &random) {
                     try log.append(entry)
                 }
                 if pace > 0 { try await Task.sleep(for: .milliseconds(random.next(below: 2 * pace + 1))) }
             }
             try log.append(OperationLogEntry(entry: .finished, device: device, incarnation: incarnation))
-            // Syncs on until the harness stops it.
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
 
@@ -138,7 +154,7 @@
                     op: Self.ops(of: local).last,
                     resolution: "applyRemote"
                 )
-                do { try log.append(entry) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                log.appendOrReport(entry)
                 resolve(.applyRemote)
             }
             configuration.errorHandler = { error in FileHandle.standardError.write(Data("error: \(error)\n".utf8)) }
@@ -159,7 +175,7 @@
                         op: Self.ops(of: model).last,
                         resolution: event
                     )
-                    do { try log.append(entry) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                    log.appendOrReport(entry)
                 }
             }
             // What the sync engine went through, for a failed run's files.
@@ -191,7 +207,7 @@
                 modelRegistration: AmplifyModels(),
                 configuration: configuration,
                 api: HeardAPI(api: api, device: device, incarnation: incarnation) { entry in
-                    do { try heard.append(entry) } catch { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                    heard.appendOrReport(entry)
                 },
                 hub: hub
             )
@@ -209,14 +225,9 @@
             _ random: inout ChaosRandom,
             on plugin: AWSDataStorePlugin
         ) async throws -> OperationLogEntry? {
-            let op = "d\(device).\(incarnation).\(sequence)"
-            var entry = OperationLogEntry(
-                entry: .write,
-                device: device,
-                incarnation: incarnation,
-                sequence: sequence,
-                op: op
-            )
+            let write = OperationLogEntry.write(device: device, incarnation: incarnation, sequence: sequence)
+            var entry = write.entry
+            let op = write.op
             let label = "device \(device) operation \(sequence)"
             do {
                 if random.next(below: 10) < 3 {

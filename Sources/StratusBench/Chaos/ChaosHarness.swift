@@ -153,7 +153,7 @@
                 }
             print(
                 "chaos: seed \(options.seed), \(options.devices) devices × \(options.operations) operations "
-                    + "(\((0..<options.devices).count { options.client(of: $0) == .appsync }) on AWSAppSyncClient) on "
+                    + "(\(options.appSyncDeviceCount) on AWSAppSyncClient) on "
                     + "\(options.records) records, conflicts \(options.conflicts.rawValue), store \(store), "
                     + "directory \(directory.path)"
             )

@@ -130,9 +130,12 @@ struct ChaosOptions: Sendable {
         }
     }
 
-    /// The client of device `device`.
+    /// How many devices use `AWSAppSyncClient`: ``appSyncDevices``, or a third of them.
+    var appSyncDeviceCount: Int { appSyncDevices ?? devices / 3 }
+
+    /// The client of device `device`: the last ``appSyncDeviceCount`` use `AWSAppSyncClient`.
     func client(of device: Int) -> Client {
-        device >= devices - (appSyncDevices ?? devices / 3) ? .appsync : .datastore
+        device >= devices - appSyncDeviceCount ? .appsync : .datastore
     }
 
     /// How many of ``records`` are folders and how many notes.

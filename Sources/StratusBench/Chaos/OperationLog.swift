@@ -58,6 +58,16 @@ struct OperationLogEntry: Codable, Sendable, Hashable {
     /// For `heard`: the subscription's connection, from 0, counted up each time the server
     /// acknowledged the subscription again (after a lost connection, on a new one).
     var connection: Int?
+
+    /// The write of operation `sequence` of process `incarnation` of `device`, and its
+    /// operation id (`d<device>.<incarnation>.<sequence>`, also its `op`); its record and kind
+    /// are filled in as it is made.
+    static func write(device: Int, incarnation: Int, sequence: Int) -> (entry: OperationLogEntry, op: String) {
+        let op = "d\(device).\(incarnation).\(sequence)"
+        return (
+            OperationLogEntry(entry: .write, device: device, incarnation: incarnation, sequence: sequence, op: op), op
+        )
+    }
 }
 
 /// A file of ``OperationLogEntry`` lines, one JSON object each, appended and synced to disk one
@@ -100,6 +110,16 @@ final class OperationLog: Sendable {
             guard !synced || fsync(descriptor) == 0 else {
                 throw ChaosError("Cannot sync the operation log \(url.path) (errno \(errno)).")
             }
+        }
+    }
+
+    /// Appends `entry` from a callback that cannot throw (a conflict handler, a subscription);
+    /// a failure is written to standard error, where the run's output files keep it.
+    func appendOrReport(_ entry: OperationLogEntry) {
+        do {
+            try append(entry)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
         }
     }
 
