@@ -211,22 +211,21 @@ private final class Relay {
     private var carried = 0
     private var toTarget: [ByteBuffer] = []
     private var toClient: [ByteBuffer] = []
-    /// A chunk held for a delay: written to `channel` at `deadline`, then the relay closes when
-    /// it `closes` (the connection reached its byte limit).
+    /// A chunk held for a delay: written to the other side at `deadline`, then the relay closes
+    /// when it `closes` (the connection reached its byte limit).
     private struct Held {
         var deadline: NIODeadline
         var chunk: ByteBuffer
         var bytes: Int
-        var channel: any Channel
         var closes: Bool
     }
 
-    /// The chunks held for a delay, each direction in the order they came. A chunk is written
-    /// at once only when none of its direction is held: a chunk that came after a delay ended
-    /// never overtakes the held ones, even when their scheduled write runs late (a write at once
-    /// used to go out ahead of them, and a subscriber heard a record's newer version first).
-    private var heldToTarget: [Held] = []
-    private var heldToClient: [Held] = []
+    /// The chunks held for a delay, by the side they came from, in the order they came. A
+    /// chunk is written at once only when none from its side is held: a chunk that came after a
+    /// delay ended never overtakes the held ones, even when their scheduled write runs late (a
+    /// write at once used to go out ahead of them, and a subscriber heard a record's newer
+    /// version first).
+    private var held: [RelayHandler.Side: [Held]] = [:]
     /// Whether the other side closed, once what is held towards this one was written.
     private var closesWhenDrained = false
 
@@ -292,7 +291,7 @@ private final class Relay {
             carried += size
             let delay = faults.delay.map { TimeAmount.nanoseconds(Int64($0 / .nanoseconds(1))) } ?? .zero
             let now = NIODeadline.now()
-            let held = side == .client ? heldToTarget : heldToClient
+            let held = self.held[side, default: []]
             if held.isEmpty, delay <= .zero {
                 write(chunk, bytes: size, from: side, to: channel)
                 if reachesLimit {
@@ -303,11 +302,9 @@ private final class Relay {
             }
             // Never before the chunks held already, which a shorter delay would overtake.
             let deadline = max(now + delay, held.last?.deadline ?? now)
-            let entry = Held(deadline: deadline, chunk: chunk, bytes: size, channel: channel, closes: reachesLimit)
-            switch side {
-            case .client: heldToTarget.append(entry)
-            case .target: heldToClient.append(entry)
-            }
+            self.held[side, default: []].append(
+                Held(deadline: deadline, chunk: chunk, bytes: size, closes: reachesLimit)
+            )
             if held.isEmpty { scheduleDrain(from: side, at: deadline) }
             if reachesLimit { return false }
         }
@@ -328,22 +325,19 @@ private final class Relay {
     /// Writes, in order, the chunks held from `side` whose time came, and schedules itself for
     /// the next one.
     private func drain(from side: RelayHandler.Side) {
-        guard !isClosed else { return }
+        guard !isClosed, let channel = side == .client ? target : client else { return }
         let now = NIODeadline.now()
-        while let first = side == .client ? heldToTarget.first : heldToClient.first, first.deadline <= now {
-            switch side {
-            case .client: heldToTarget.removeFirst()
-            case .target: heldToClient.removeFirst()
-            }
-            write(first.chunk, bytes: first.bytes, from: side, to: first.channel)
+        while let first = held[side]?.first, first.deadline <= now {
+            held[side]?.removeFirst()
+            write(first.chunk, bytes: first.bytes, from: side, to: channel)
             if first.closes {
                 close()
                 return
             }
         }
-        if let next = side == .client ? heldToTarget.first : heldToClient.first {
+        if let next = held[side]?.first {
             scheduleDrain(from: side, at: next.deadline)
-        } else if closesWhenDrained, heldToTarget.isEmpty, heldToClient.isEmpty {
+        } else if closesWhenDrained, held.values.allSatisfy(\.isEmpty) {
             close()
         }
     }
@@ -378,15 +372,12 @@ private final class Relay {
 
     /// One side closed: the other gets what is on its way to it (delayed writes), then closes.
     func closed(_ side: RelayHandler.Side) {
-        let held = side == .target ? heldToClient : heldToTarget
-        guard !held.isEmpty else {
+        // What was held towards the closed side, which came from the other, is dropped with it.
+        let other: RelayHandler.Side = side == .target ? .client : .target
+        held[other] = nil
+        guard held[side]?.isEmpty == false else {
             close()
             return
-        }
-        // What was held towards the closed side is dropped with it.
-        switch side {
-        case .target: heldToTarget = []
-        case .client: heldToClient = []
         }
         closesWhenDrained = true
     }
