@@ -30,6 +30,15 @@ import Testing
         ChaosRecord(model: "Folder", id: "f0", values: ["name": "n", "ops": ops], version: version, deleted: deleted)
     }
 
+    /// A note whose folder, `f9`, the backend does not hold.
+    static let orphan = ChaosRecord(
+        model: "Note",
+        id: "n0",
+        values: ["title": "t", "ops": "d0.0.1", "folderID": "f9"],
+        version: 1,
+        deleted: false
+    )
+
     static func entry(_ ops: [String], version: Int, deleted: Bool = false) -> ChaosJournalEntry {
         ChaosJournalEntry(key: ChaosKey(model: "Folder", id: "f0"), version: version, deleted: deleted, ops: ops)
     }
@@ -113,13 +122,7 @@ import Testing
     @Test func aDeviceThatDiffersOrHoldsAnOrphanDiverges() {
         let backend = Self.folder("d0.0.0", version: 2)
         let stale = Self.folder("d0.0.0", version: 1)
-        let orphan = ChaosRecord(
-            model: "Note",
-            id: "n0",
-            values: ["title": "t", "ops": "d0.0.1", "folderID": "f9"],
-            version: 1,
-            deleted: false
-        )
+        let orphan = Self.orphan
         let check = ChaosCheck(
             logs: [:],
             journal: [],
@@ -137,13 +140,7 @@ import Testing
     }
 
     @Test func anAppSyncCacheHoldsAnOrphanAsTheBackendDoes() {
-        let orphan = ChaosRecord(
-            model: "Note",
-            id: "n0",
-            values: ["title": "t", "ops": "d0.0.1", "folderID": "f9"],
-            version: 1,
-            deleted: false
-        )
+        let orphan = Self.orphan
         var older = orphan
         older.version = 0
         func check(_ held: ChaosRecord?) -> ChaosCheck {
