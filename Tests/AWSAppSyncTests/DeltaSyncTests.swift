@@ -127,8 +127,9 @@ struct SyncTodosQuery: GraphQLQuery {
                 #expect(AppSyncClientTests.names(cached) == ["Milk"])
                 let key = "ListTodos{}||SyncTodos{}"
                 let lastSync = try #require(try appSyncClient.subscriptionMetadata.lastSync(of: key))
-                // Two seconds before the base query started: between the call and its answer.
-                #expect(lastSync >= before.addingTimeInterval(-2.01))
+                // Two seconds before the base query started, by the server's `Date` header:
+                // whole seconds, renewed once a second.
+                #expect(lastSync >= before.addingTimeInterval(-4.01))
                 #expect(lastSync <= after.addingTimeInterval(-1.99))
             }
 
@@ -180,6 +181,78 @@ struct SyncTodosQuery: GraphQLQuery {
             // The cached list is the first run's: the delta query's changes are not merged into it.
             #expect(cachedThird == "base Milk")
             #expect(third == "base Eggs,Milk")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aClockAheadOrBehindMissesNoChangeMadeWhileAway() async throws {
+        try await OfflineClients.withBackend(conflictDetection: true) { clients in
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk")))
+            let events = Events()
+            var iterator = events.calls.stream.makeAsyncIterator()
+            // An hour ahead: within the day after which a sync runs the base query again.
+            let ahead: @Sendable () -> Date = { Date().addingTimeInterval(3600) }
+            do {
+                let appSyncClient = try clients.makeClient(clock: ahead)
+                let before = Date()
+                let deltaWatcher = appSyncClient.sync(
+                    baseQuery: ListTodosQuery(),
+                    baseQueryResultHandler: events.base,
+                    deltaQuery: SyncTodosQuery(),
+                    deltaQueryResultHandler: events.delta,
+                    callbackQueue: events.calls.queue
+                )
+                let (first, error) = try await events.calls.next(&iterator)
+                let after = Date()
+                deltaWatcher.cancel()
+                #expect(error == nil)
+                #expect(first == "base Milk")
+                // The server's time, not the device's. The `Date` header is whole seconds, and
+                // the server renews it once a second.
+                let lastSync = try #require(
+                    try appSyncClient.subscriptionMetadata.lastSync(of: "ListTodos{}||SyncTodos{}")
+                )
+                #expect(lastSync >= before.addingTimeInterval(-4.01))
+                #expect(lastSync <= after.addingTimeInterval(-1.99))
+            }
+
+            // Made while the device was away; its next run asks for the changes since the
+            // server's time, and hears of Eggs. (Since the device's time, an hour ahead, it
+            // heard of nothing.)
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t2", name: "Eggs")))
+            do {
+                let appSyncClient = try clients.makeClient(clock: ahead)
+                let deltaWatcher = appSyncClient.sync(
+                    baseQuery: ListTodosQuery(),
+                    baseQueryResultHandler: events.base,
+                    deltaQuery: SyncTodosQuery(),
+                    deltaQueryResultHandler: events.delta,
+                    callbackQueue: events.calls.queue
+                )
+                let (cached, _) = try await events.calls.next(&iterator)
+                let (second, error) = try await events.calls.next(&iterator)
+                deltaWatcher.cancel()
+                #expect(cached == "base Milk")
+                #expect(error == nil)
+                #expect(second == "delta Eggs" || second == "delta Eggs,Milk")
+            }
+
+            // A clock three days behind: before any answer tells it the server's time, the
+            // last sync looks ahead, so the base query runs, with Bread.
+            _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t3", name: "Bread")))
+            let appSyncClient = try clients.makeClient(clock: { Date().addingTimeInterval(-72 * 3600) })
+            let deltaWatcher = appSyncClient.sync(
+                baseQuery: ListTodosQuery(),
+                baseQueryResultHandler: events.base,
+                deltaQuery: SyncTodosQuery(),
+                deltaQueryResultHandler: events.delta,
+                callbackQueue: events.calls.queue
+            )
+            let (cached, _) = try await events.calls.next(&iterator)
+            let (third, error) = try await events.calls.next(&iterator)
+            deltaWatcher.cancel()
+            #expect(cached == "base Milk")
+            #expect(error == nil)
+            #expect(third == "base Bread,Eggs,Milk")
         }
     }
 

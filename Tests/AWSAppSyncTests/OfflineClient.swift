@@ -143,7 +143,8 @@ struct OfflineClients {
         delegate: RecordingDelegate? = nil,
         endpoint: URL? = nil,
         ordering: MutationOrdering = .serial,
-        metrics: TestMetrics? = nil
+        metrics: TestMetrics? = nil,
+        clock: (@Sendable () -> Date)? = nil
     ) throws -> AWSAppSyncClient {
         let serviceConfig = AWSAppSyncServiceConfig(
             endpoint: endpoint ?? backend.endpoint,
@@ -164,6 +165,7 @@ struct OfflineClients {
         )
         configuration.transport = transport
         configuration.metricsFactory = metrics
+        if let clock { configuration.clock = clock }
         // A connection that drops in its handshake is given up after five seconds, not fifteen
         // (less would give up on handshakes a loaded machine is merely slow to answer).
         configuration.realTimeConfiguration = AppSyncRealTimeConfiguration(

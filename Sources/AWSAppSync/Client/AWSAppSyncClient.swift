@@ -72,7 +72,8 @@ public final class AWSAppSyncClient: Sendable {
         configuration = appSyncConfig
         http = AppSyncHTTPClient(
             configuration: appSyncConfig,
-            transport: appSyncConfig.transport ?? defaultHTTPTransport()
+            transport: appSyncConfig.transport ?? defaultHTTPTransport(),
+            serverClock: ServerClock(clock: appSyncConfig.clock)
         )
         registration = try CacheFileRegistry.register(appSyncConfig)
         let mutations: OfflineMutationStore

@@ -12,6 +12,8 @@ import Tracing
 struct AppSyncHTTPClient: Sendable {
     let configuration: AWSAppSyncClientConfiguration
     let transport: any HTTPTransport
+    /// The server's time, from the `Date` header of every answer.
+    let serverClock: ServerClock
 
     var endpoint: URL { configuration.appSyncServiceConfig.endpoint }
 
@@ -41,6 +43,10 @@ struct AppSyncHTTPClient: Sendable {
                 "The request to \(endpoint.absoluteString) failed: \(sentence: error.underlying) "
                     + "Check the network and that the server is running."
             )
+        }
+        switch answer {
+        case .success(let response), .retryable(let response, _), .refused(let response):
+            serverClock.heard(response)
         }
         switch answer {
         case .success(let response):

@@ -71,6 +71,10 @@ public struct AWSAppSyncClientConfiguration: Sendable {
     /// appSyncConfig.metricsFactory = prometheus  // or MetricsSystem.bootstrap(prometheus)
     /// ```
     public var metricsFactory: (any MetricsFactory)?
+    /// The device's clock; `Date()` by default. A delta sync records the time it started as the
+    /// server's, which the `Date` header of its answer tells, so a clock that is off changes only
+    /// whether a sync runs the base or the delta query before the client's first answer.
+    public var clock: @Sendable () -> Date = { Date() }
     let authorization: AppSyncAuthorization
     /// When queued mutations are tried again.
     var retryPolicy = MutationRetryPolicy()

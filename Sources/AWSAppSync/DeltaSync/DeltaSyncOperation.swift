@@ -164,7 +164,8 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
     /// Runs the base or the delta query, writes its result to the cache and records the sync;
     /// returns whether it succeeded.
     private func catchUp() async -> Bool {
-        let started = Date()
+        let serverClock = client.http.serverClock
+        let started = serverClock.deviceNow()
         let key = operationKey
         let lastSync: Date?
         do {
@@ -176,8 +177,14 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
         // The handler runs once the sync is recorded.
         let deliver: @Sendable () -> Void
         var deltaLag: TimeInterval?
-        if let (delta, handler) = deltaQuery, let lastSync, started.timeIntervalSince(lastSync) <= interval {
-            deltaLag = started.timeIntervalSince(lastSync)
+        // lastSync is the server's time: the time since is measured on the server's clock, as
+        // far as an earlier answer told it. A lastSync ahead of that (written by a clock that
+        // was ahead) is not trusted: the base query runs.
+        let sinceLastSync = lastSync.map { serverClock.serverTime(at: started).timeIntervalSince($0) }
+        if let (delta, handler) = deltaQuery, let lastSync, let sinceLastSync,
+            sinceLastSync >= 0, sinceLastSync <= interval
+        {
+            deltaLag = sinceLastSync
             var variables = delta.variables ?? [:]
             let seconds = lastSync.timeIntervalSince1970
             variables["lastSync"] = .integer(Self.deltaTakesMilliseconds ? Int(seconds * 1000) : Int(seconds))
@@ -212,9 +219,12 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
             }
         }
         do {
-            // Two seconds earlier: a change committed while the query ran is fetched again
-            // rather than missed.
-            try client.subscriptionMetadata.setLastSync(started.addingTimeInterval(-2), of: key)
+            // The server's time when the query started, which its answer told, and two seconds
+            // earlier: a change committed while the query ran is fetched again rather than missed.
+            try client.subscriptionMetadata.setLastSync(
+                serverClock.serverTime(at: started).addingTimeInterval(-2),
+                of: key
+            )
         } catch {
             callbackQueue.async { [baseQueryResultHandler] in baseQueryResultHandler(nil, error) }
             return false

@@ -187,3 +187,12 @@ extension SigV4Signer {
         SigV4Timestamp(date).basic
     }
 }
+
+extension Date {
+    /// The time an HTTP date names, as in a response's `Date` header
+    /// (`Tue, 02 Jan 2024 03:04:05 GMT`, or with a numeric zone); `nil` when `text` is not one.
+    package init?(httpDate text: String) {
+        guard let timestamp = SigV4Timestamp(httpDate: text) else { return nil }
+        self = timestamp.date
+    }
+}

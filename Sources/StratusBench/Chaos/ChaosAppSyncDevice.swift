@@ -59,6 +59,12 @@
                 offlineMutationDelegate: delegate
             )
             configuration.cacheKeyForObject = Self.cacheKey
+            let skew = ChaosDevice.clockSkew(
+                seed: options.seed,
+                device: options.device,
+                incarnation: options.incarnation
+            )
+            configuration.clock = { Date().addingTimeInterval(skew) }
             let client = try AWSAppSyncClient(appSyncConfig: configuration)
             // What the replayed mutations were answered, for a failed run's files.
             let replays = Task {

@@ -299,9 +299,7 @@
                 incarnations[device, default: -1] += 1
                 return incarnations[device]!
             }
-            if options.client(of: device) == .datastore,
-                ChaosDevice.clockSkew(seed: options.seed, device: device, incarnation: incarnation) != 0
-            {
+            if ChaosDevice.clockSkew(seed: options.seed, device: device, incarnation: incarnation) != 0 {
                 skewedClocks.withLock { $0 += 1 }
             }
             let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
