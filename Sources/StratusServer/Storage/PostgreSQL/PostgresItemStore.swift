@@ -25,7 +25,9 @@ import Synchronization
 ///   more, in transaction id order. Two writes of one item are ordered by its lock, and the
 ///   second takes its id after the first committed, so each item's events are delivered in
 ///   commit order, each once, and none is skipped. The commit's `NOTIFY` wakes the readers;
-///   they catch up the same way after losing their connection.
+///   they catch up the same way after losing their connection. A read starts after the last
+///   event delivered, not at the last horizon: PostgreSQL restarted after a crash hands out
+///   again the ids of transactions whose end never reached the disk, which may lie below it.
 /// - Schema migrations run once, in one transaction under an advisory lock, when several
 ///   instances start together.
 final class PostgresItemStore: ServerStore {
@@ -47,8 +49,8 @@ final class PostgresItemStore: ServerStore {
     private let secret: [UInt8]
     private let runTask: Task<Void, Never>
     private let feed = Mutex<Task<Void, Never>?>(nil)
-    /// The transaction id horizon when the store opened: the events of transactions from it on
-    /// are delivered.
+    /// The transaction id horizon when the store opened, or just above the last event when that
+    /// is lower: the events of transactions from it on are delivered.
     private let firstHorizon: String
     private let lastPurge = Mutex(0)
     private let pageReads = Atomic<Int>(0)
@@ -284,8 +286,13 @@ final class PostgresItemStore: ServerStore {
             else { throw StorageError.corrupt("the token secret was not stored") }
             let secret = Array(try stored.decode(ByteBuffer.self).readableBytesView)
 
-            let horizon =
-                try await run("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").first?.decode(String.self)
+            // The horizon, or just above the last event when that is lower: after an immediate
+            // restart PostgreSQL hands out again the ids of transactions that ended without
+            // reaching the disk, which may lie below a horizon read before the restart.
+            let horizon = try await run(
+                "SELECT LEAST(pg_snapshot_xmin(pg_current_snapshot()), "
+                    + "(SELECT (max(\"xid\")::text::numeric + 1)::text::xid8 FROM \(eventsTable.quotedSQLIdentifier)))::text"
+            ).first?.decode(String.self)
             guard let horizon else { throw StorageError.corrupt("the transaction horizon could not be read") }
             return (changes, secret, horizon)
         }
@@ -815,8 +822,12 @@ private actor EventReader {
     /// Each read's events at debug level (`--log-level journal=debug`): which events a server
     /// delivered, in what order, from which transactions.
     private let journalLog = LogLevels.logger("journal", otherwise: .info)
-    /// The horizon of the last read: the events of transactions below it were delivered.
-    private var horizon: String
+    /// Where the next read starts: after the last event delivered, or from the first horizon's
+    /// transaction id (sequence 0) before any was. Not the last read's horizon: an immediate
+    /// restart of PostgreSQL hands out again the ids of transactions that ended without reaching
+    /// the disk, and a horizon read before it may lie above them. The last event delivered was
+    /// committed, so its id is below every id handed out after a restart.
+    private var position: (xid: String, sequence: Int64)
     /// A catch-up is under way: a call meanwhile asks it to read once more instead of reading
     /// the same events beside it (an actor's calls interleave at each `await`).
     private var reading = false
@@ -833,7 +844,7 @@ private actor EventReader {
         self.client = client
         self.logger = logger
         self.layouts = layouts
-        self.horizon = horizon
+        self.position = (horizon, 0)
         self.deliver = deliver
         self.published = published
     }
@@ -859,9 +870,12 @@ private actor EventReader {
         guard let next = try read.first?.decode(String.self) else {
             throw StorageError.corrupt("the transaction horizon could not be read")
         }
-        // The events from the last horizon to the new one, by transaction and sequence, a page at
-        // a time: `after` is the last one delivered.
-        var after = (xid: horizon, sequence: Int64(0))
+        // The events from the last one delivered to the new horizon, by transaction and sequence,
+        // a page at a time: `after` is the last one delivered. Those of transactions between it
+        // and the last horizon were all read already, unless PostgreSQL restarted and handed out
+        // their ids again.
+        var after = position
+        defer { position = after }
         while true {
             var statement = PostgresStatement()
             let sql =
@@ -912,7 +926,6 @@ private actor EventReader {
             }
             if rows.count < 1000 { break }
         }
-        horizon = next
     }
 }
 
