@@ -57,7 +57,8 @@ struct PostgresCrashTests {
         try #require(started.status == .exited(0), "\(started.errorText)")
         let url = started.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
         do {
-            try await Self.crashAndWrite(url: url, cluster: cluster)
+            try await Self.configure(url: url)
+            try await Self.withProxy(url: url, cluster: cluster)
         } catch {
             _ = try? await ChildProcess.run([Self.throwaway.path, "stop", cluster.path])
             throw error
@@ -66,9 +67,10 @@ struct PostgresCrashTests {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func crashAndWrite(url: String, cluster: URL) async throws {
-        // Commits reach the disk; nothing else flushes the log meanwhile (no autovacuum, the
-        // log writer's longest delay), so the rolled-back transactions' ids stay unwritten.
+    /// Keeps the log unwritten between commits: commits reach the disk, and nothing else flushes
+    /// the log meanwhile (no autovacuum, the log writer's longest delay), so the ids of
+    /// transactions that roll back stay unwritten.
+    private static func configure(url: String) async throws {
         _ = try await run(
             [
                 "ALTER SYSTEM SET synchronous_commit = on", "ALTER SYSTEM SET wal_writer_delay = '10s'",
@@ -77,14 +79,33 @@ struct PostgresCrashTests {
             ],
             on: url
         )
-        // One server writes, the other hears it through the events.
+    }
+
+    /// Runs ``crashAndWrite(url:proxy:cluster:)`` with a proxy in front of the cluster.
+    private static func withProxy(url: String, cluster: URL) async throws {
+        let port = try #require(URLComponents(string: url)?.port)
+        let proxy = try await FaultProxy.start(targetPort: port)
+        do {
+            try await Self.crashAndWrite(url: url, proxy: proxy, cluster: cluster)
+        } catch {
+            await proxy.stop()
+            throw error
+        }
+        await proxy.stop()
+    }
+
+    /// One server writes; the other hears it through the events, and reaches PostgreSQL through
+    /// `proxy`, which holds its reads back while the first writes after the crash.
+    private static func crashAndWrite(url: String, proxy: FaultProxy, cluster: URL) async throws {
         var servers: [StratusServer] = []
-        for _ in 0..<2 {
+        var proxied = try #require(URLComponents(string: url))
+        proxied.port = proxy.port
+        for database in [url, try #require(proxied.string)] {
             servers.append(
                 try await StratusServer(
                     schema: try SchemaParser().parse(postSchema, fileName: "schema.graphql"),
                     configuration: ServerConfiguration(conflictResolution: .automerge),
-                    database: try PostgresLocation(url)
+                    database: try PostgresLocation(database)
                 )
             )
         }
@@ -108,6 +129,7 @@ struct PostgresCrashTests {
         // The reader reads the events once a second: by now its horizon passed the lost ids.
         try await Task.sleep(for: .seconds(3))
 
+        proxy.blackHole()
         let restarted = try await ChildProcess.run([throwaway.path, "restart", cluster.path, "immediate"])
         try #require(restarted.status == .exited(0), "\(restarted.errorText)")
 
@@ -129,6 +151,8 @@ struct PostgresCrashTests {
         )
         // The case this test is about: the update got an id below the horizon read before the crash.
         try #require(updateXid < horizon, "PostgreSQL gave the update \(updateXid), not an id below \(horizon)")
+        // The listening server reads again: the update is committed, and the new horizon above it.
+        proxy.resume()
         try await SharedDatabaseTests.eventually { heard.all.count >= 2 }
         #expect(heard.all == ["p1@1", "p1@2"])
     }
