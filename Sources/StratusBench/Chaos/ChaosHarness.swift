@@ -462,14 +462,20 @@
         }
 
         /// Waits until every outbox is empty, every device holds what the backend holds, and
-        /// neither changed for three seconds. Returns when that state began, or `nil` at the
-        /// timeout: a device that stays behind the backend (a lost subscription not mended) is
-        /// given the whole timeout to catch up.
+        /// neither changed for three seconds. Returns when that state began, or `nil` when the
+        /// timeout passed with no progress (a device that stays behind the backend, a lost
+        /// subscription not mended, is given the whole timeout to catch up). Progress, an outbox
+        /// shrinking, starts the timeout again, up to ten timeouts in all: an `AWSAppSyncClient`
+        /// queue sends every mutation it holds, one at a time, and may hold more than it sends
+        /// in one timeout.
         private func waitForQuiescence() async throws -> ContinuousClock.Instant? {
-            let deadline = ContinuousClock.now + .seconds(options.quiescenceTimeout)
+            let timeout = Duration.seconds(options.quiescenceTimeout)
+            let limit = ContinuousClock.now + timeout * 10
+            var deadline = ContinuousClock.now + timeout
             var last: [String] = []
             var since = ContinuousClock.now
-            while ContinuousClock.now < deadline {
+            var fewest: [Int: Int] = [:]
+            while ContinuousClock.now < min(deadline, limit) {
                 let records = try await backendRecords()
                 var snapshot = [try await journal().count.description]
                 var devices: [Int: ChaosDeviceState] = [:]
@@ -477,6 +483,10 @@
                     let state = try deviceState(device)
                     devices[device] = state
                     snapshot.append(state.records.values.map(\.description).sorted().joined(separator: ";"))
+                    if state.outbox < fewest[device, default: .max] {
+                        fewest[device] = state.outbox
+                        deadline = ContinuousClock.now + timeout
+                    }
                 }
                 let settled = ChaosCheck(logs: [:], journal: [], backend: records, devices: devices)
                 if snapshot != last || !settled.passed {
@@ -539,8 +549,9 @@
             }
             if !quiet {
                 print(
-                    "chaos: no quiescence within \(Int(options.quiescenceTimeout)) s: outboxes not empty or devices "
-                        + "not equal to the backend"
+                    "chaos: no quiescence: outboxes not empty or devices not equal to the backend "
+                        + "\(Int(options.quiescenceTimeout)) s after the last outbox shrank, or "
+                        + "\(Int(options.quiescenceTimeout * 10)) s after every fault healed"
                 )
             }
             let counts = faultCounts.withLock { $0 }
