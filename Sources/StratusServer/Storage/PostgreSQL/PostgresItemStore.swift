@@ -878,8 +878,11 @@ private actor EventReader {
         defer { position = after }
         while true {
             var statement = PostgresStatement()
+            // The id's text has a name of its own: named "xid", it is what ORDER BY "xid" would
+            // sort, as text, which puts transaction 1002 before 967.
             let sql =
-                "SELECT \"sequence\", \"model\", \"kind\", \"item\", \"selected\", \"createdAt\", \"xid\"::text FROM "
+                "SELECT \"sequence\", \"model\", \"kind\", \"item\", \"selected\", \"createdAt\", "
+                + "\"xid\"::text AS \"transaction\" FROM "
                 + "\(PostgresItemStore.eventsTable.quotedSQLIdentifier) "
                 + "WHERE (\"xid\", \"sequence\") > (\(statement.bind(after.xid))::xid8, \(statement.bind(Int(after.sequence)))) "
                 + "AND \"xid\" < \(statement.bind(next))::xid8 ORDER BY \"xid\", \"sequence\" LIMIT 1000"
