@@ -866,8 +866,13 @@ private actor EventReader {
     private func readAll() async throws {
         // Every transaction below the new horizon has ended: a later statement sees all their
         // events, and no event below it can appear any more.
-        let read = try await client.answeredRows("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
-        guard let next = try read.first?.decode(String.self) else {
+        // With the time PostgreSQL started: a horizon read before a crash may lie above the ids
+        // it hands out again after, so the events are read only while it has not restarted.
+        let read = try await client.answeredRows(
+            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text, pg_postmaster_start_time()::text",
+            logger: logger
+        )
+        guard let (next, started) = try read.first?.decode((String, String).self) else {
             throw StorageError.corrupt("the transaction horizon could not be read")
         }
         // The events from the last one delivered to the new horizon, by transaction and sequence,
@@ -885,7 +890,9 @@ private actor EventReader {
                 + "\"xid\"::text AS \"transaction\" FROM "
                 + "\(PostgresItemStore.eventsTable.quotedSQLIdentifier) "
                 + "WHERE (\"xid\", \"sequence\") > (\(statement.bind(after.xid))::xid8, \(statement.bind(Int(after.sequence)))) "
-                + "AND \"xid\" < \(statement.bind(next))::xid8 ORDER BY \"xid\", \"sequence\" LIMIT 1000"
+                + "AND \"xid\" < \(statement.bind(next))::xid8 "
+                + "AND pg_postmaster_start_time()::text = \(statement.bind(started)) "
+                + "ORDER BY \"xid\", \"sequence\" LIMIT 1000"
             let rows = try await client.answeredRows(statement.query(sql), logger: logger)
             let start = after
             var read: [String] = []
