@@ -189,11 +189,10 @@ struct SyncTodosQuery: GraphQLQuery {
             _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t1", name: "Milk")))
             let events = Events()
             var iterator = events.calls.stream.makeAsyncIterator()
-            // An hour ahead: within the day after which a sync runs the base query again.
-            let ahead: @Sendable () -> Date = { Date().addingTimeInterval(3600) }
-            do {
-                let appSyncClient = try clients.makeClient(clock: ahead)
-                let before = Date()
+            /// Syncs the todos with a client whose clock is `clock` until `events` heard `count`
+            /// calls, and returns them.
+            func sync(clock: @escaping @Sendable () -> Date, count: Int) async throws -> (AWSAppSyncClient, [String]) {
+                let appSyncClient = try clients.makeClient(clock: clock)
                 let deltaWatcher = appSyncClient.sync(
                     baseQuery: ListTodosQuery(),
                     baseQueryResultHandler: events.base,
@@ -201,13 +200,25 @@ struct SyncTodosQuery: GraphQLQuery {
                     deltaQueryResultHandler: events.delta,
                     callbackQueue: events.calls.queue
                 )
-                let (first, error) = try await events.calls.next(&iterator)
+                defer { deltaWatcher.cancel() }
+                var heard: [String] = []
+                for _ in 0..<count {
+                    let (call, error) = try await events.calls.next(&iterator)
+                    #expect(error == nil)
+                    heard.append(call ?? "")
+                }
+                return (appSyncClient, heard)
+            }
+            // An hour ahead: within the day after which a sync runs the base query again.
+            let ahead: @Sendable () -> Date = { Date().addingTimeInterval(3600) }
+
+            do {
+                let before = Date()
+                let (appSyncClient, first) = try await sync(clock: ahead, count: 1)
                 let after = Date()
-                deltaWatcher.cancel()
-                #expect(error == nil)
-                #expect(first == "base Milk")
-                // The server's time, not the device's. The `Date` header is whole seconds, and
-                // the server renews it once a second.
+                #expect(first == ["base Milk"])
+                // The server's time, not the device's. The `Date` header is whole seconds, and the
+                // server renews it once a second.
                 let lastSync = try #require(
                     try appSyncClient.subscriptionMetadata.lastSync(of: "ListTodos{}||SyncTodos{}")
                 )
@@ -216,43 +227,17 @@ struct SyncTodosQuery: GraphQLQuery {
             }
 
             // Made while the device was away; its next run asks for the changes since the
-            // server's time, and hears of Eggs. (Since the device's time, an hour ahead, it
-            // heard of nothing.)
+            // server's time, and hears of Eggs after the cached list. (Since the device's time,
+            // an hour ahead, it heard of nothing.)
             _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t2", name: "Eggs")))
-            do {
-                let appSyncClient = try clients.makeClient(clock: ahead)
-                let deltaWatcher = appSyncClient.sync(
-                    baseQuery: ListTodosQuery(),
-                    baseQueryResultHandler: events.base,
-                    deltaQuery: SyncTodosQuery(),
-                    deltaQueryResultHandler: events.delta,
-                    callbackQueue: events.calls.queue
-                )
-                let (cached, _) = try await events.calls.next(&iterator)
-                let (second, error) = try await events.calls.next(&iterator)
-                deltaWatcher.cancel()
-                #expect(cached == "base Milk")
-                #expect(error == nil)
-                #expect(second == "delta Eggs" || second == "delta Eggs,Milk")
-            }
+            let (_, second) = try await sync(clock: ahead, count: 2)
+            #expect(second == ["base Milk", "delta Eggs"] || second == ["base Milk", "delta Eggs,Milk"])
 
             // A clock three days behind: before any answer tells it the server's time, the
             // last sync looks ahead, so the base query runs, with Bread.
             _ = try await clients.backend.perform(CreateTodoMutation(input: CreateTodoInput(id: "t3", name: "Bread")))
-            let appSyncClient = try clients.makeClient(clock: { Date().addingTimeInterval(-72 * 3600) })
-            let deltaWatcher = appSyncClient.sync(
-                baseQuery: ListTodosQuery(),
-                baseQueryResultHandler: events.base,
-                deltaQuery: SyncTodosQuery(),
-                deltaQueryResultHandler: events.delta,
-                callbackQueue: events.calls.queue
-            )
-            let (cached, _) = try await events.calls.next(&iterator)
-            let (third, error) = try await events.calls.next(&iterator)
-            deltaWatcher.cancel()
-            #expect(cached == "base Milk")
-            #expect(error == nil)
-            #expect(third == "base Bread,Eggs,Milk")
+            let (_, third) = try await sync(clock: { Date().addingTimeInterval(-72 * 3600) }, count: 2)
+            #expect(third == ["base Milk", "base Bread,Eggs,Milk"])
         }
     }
 

@@ -227,8 +227,10 @@ import Testing
         }
         let fastest = (wrongPassword: wrongPassword.min() ?? 0, unknown: unknown.min() ?? 0)
         // The unknown name took a fiftieth of the time (5 ms against 290 ms): it told who exists.
+        // A tenth is the bound: under the suite's load the fastest of three wrong passwords has
+        // read 2.16 s against 0.56 s for an unknown name, with both doing the same hash.
         #expect(fastest.wrongPassword > 0)
-        #expect(fastest.unknown >= 0.3 * fastest.wrongPassword, "\(wrongPassword) against \(unknown)")
+        #expect(fastest.unknown >= 0.1 * fastest.wrongPassword, "\(wrongPassword) against \(unknown)")
     }
 
     @Test func aGuesserLocksOutOnlyItsOwnAddressEachTimeLongerAndNotBeyondTheLockout() async throws {
