@@ -98,6 +98,21 @@ struct SyncTodosQuery: GraphQLQuery {
                 calls.handler("subscription " + (result?.data?.onCreateTodo?.name ?? ""), error)
             }
         }
+
+        /// Starts `client`'s base and delta query of the todos, calling these handlers.
+        func syncTodos(
+            _ client: AWSAppSyncClient,
+            syncConfiguration: SyncConfiguration = SyncConfiguration()
+        ) -> any Cancellable {
+            client.sync(
+                baseQuery: ListTodosQuery(),
+                baseQueryResultHandler: base,
+                deltaQuery: SyncTodosQuery(),
+                deltaQueryResultHandler: delta,
+                callbackQueue: calls.queue,
+                syncConfiguration: syncConfiguration
+            )
+        }
     }
 
     @Test(.timeLimit(.minutes(1))) func theBaseQueryRunsFirstThenTheDeltaQueryWithLastSync() async throws {
@@ -108,13 +123,7 @@ struct SyncTodosQuery: GraphQLQuery {
             do {
                 let appSyncClient = try clients.makeClient()
                 let before = Date()
-                let deltaWatcher = appSyncClient.sync(
-                    baseQuery: ListTodosQuery(),
-                    baseQueryResultHandler: events.base,
-                    deltaQuery: SyncTodosQuery(),
-                    deltaQueryResultHandler: events.delta,
-                    callbackQueue: events.calls.queue
-                )
+                let deltaWatcher = events.syncTodos(appSyncClient)
                 let (first, error) = try await events.calls.next(&iterator)
                 let after = Date()
                 #expect(error == nil)
@@ -144,13 +153,7 @@ struct SyncTodosQuery: GraphQLQuery {
             )
             let transport = RecordingTransport()
             let appSyncClient = try clients.makeClient(transport: transport)
-            let deltaWatcher = appSyncClient.sync(
-                baseQuery: ListTodosQuery(),
-                baseQueryResultHandler: events.base,
-                deltaQuery: SyncTodosQuery(),
-                deltaQueryResultHandler: events.delta,
-                callbackQueue: events.calls.queue
-            )
+            let deltaWatcher = events.syncTodos(appSyncClient)
             // The base query's cached result first, before any request.
             let (cachedFirst, cacheError) = try await events.calls.next(&iterator)
             #expect(cacheError == nil)
@@ -167,12 +170,8 @@ struct SyncTodosQuery: GraphQLQuery {
             #expect(variables == ["lastSync": .integer(Int(stored.timeIntervalSince1970 * 1000))])
 
             // An interval of 0 s: the base query every time.
-            let base = appSyncClient.sync(
-                baseQuery: ListTodosQuery(),
-                baseQueryResultHandler: events.base,
-                deltaQuery: SyncTodosQuery(),
-                deltaQueryResultHandler: events.delta,
-                callbackQueue: events.calls.queue,
+            let base = events.syncTodos(
+                appSyncClient,
                 syncConfiguration: SyncConfiguration(baseRefreshIntervalInSeconds: 0)
             )
             let (cachedThird, _) = try await events.calls.next(&iterator)
@@ -193,13 +192,7 @@ struct SyncTodosQuery: GraphQLQuery {
             /// calls, and returns them.
             func sync(clock: @escaping @Sendable () -> Date, count: Int) async throws -> (AWSAppSyncClient, [String]) {
                 let appSyncClient = try clients.makeClient(clock: clock)
-                let deltaWatcher = appSyncClient.sync(
-                    baseQuery: ListTodosQuery(),
-                    baseQueryResultHandler: events.base,
-                    deltaQuery: SyncTodosQuery(),
-                    deltaQueryResultHandler: events.delta,
-                    callbackQueue: events.calls.queue
-                )
+                let deltaWatcher = events.syncTodos(appSyncClient)
                 defer { deltaWatcher.cancel() }
                 var heard: [String] = []
                 for _ in 0..<count {
