@@ -99,6 +99,36 @@ import Testing
         #expect((0..<2_000).map { _ in again.next() } == postgresFaults)
     }
 
+    @Test func anEvenScheduleGivesEachKindItsFaultsAndThenIsComplete() throws {
+        #expect(try ChaosOptions([]).faultsPerKind == nil)
+        #expect(try ChaosOptions(["--faults-per-kind", "500"]).faultsPerKind == 500)
+        do {
+            _ = try ChaosOptions(["--faults-per-kind", "0"])
+            Issue.record("--faults-per-kind 0 was accepted")
+        } catch {
+            #expect((error as? ChaosError)?.description == "--faults-per-kind takes a number of at least 1, not '0'.")
+        }
+        // The usual schedule is never complete; its rarest kinds stay rare.
+        var usual = ChaosNemesis(seed: 7, devices: 3, instances: 3, nginx: true)
+        let usualFaults = (0..<1_000).map { _ in usual.next() }
+        #expect(!usual.complete)
+        #expect(usualFaults.filter { $0.kind == .nginxRestart }.count < 100)
+
+        for (instances, nginx) in [(nil, false), (3, true)] as [(Int?, Bool)] {
+            var even = ChaosNemesis(seed: 7, devices: 3, instances: instances, nginx: nginx, perKind: 40)
+            var faults: [ChaosNemesis.Fault] = []
+            while !even.complete, faults.count < 10_000 { faults.append(even.next()) }
+            let kinds = even.kinds
+            #expect(faults.count == 40 * kinds.count)
+            for kind in kinds { #expect(faults.filter { $0.kind == kind }.count == 40, "\(kind)") }
+            // Drawn, not dealt in turn: the kinds interleave rather than run in a fixed cycle.
+            #expect(faults.prefix(kinds.count).map(\.kind) != kinds)
+            // The same seed replays the same schedule.
+            var again = ChaosNemesis(seed: 7, devices: 3, instances: instances, nginx: nginx, perKind: 40)
+            #expect(faults.map { _ in again.next() } == faults)
+        }
+    }
+
     @Test func postgresTakesNginxAndSqliteRefusesIt() throws {
         #expect(try ChaosOptions(["--store", "postgres"]).nginx == false)
         let behind = try ChaosOptions(["--store", "postgres", "--instances", "3", "--nginx"])

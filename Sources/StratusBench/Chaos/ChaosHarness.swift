@@ -229,8 +229,9 @@
                         + (options.nginx ? " and nginx's logs (nginx/)" : "") + " are in "
                         + "\(directory.path). Replay the schedule with: swift run -c release StratusBench chaos "
                         + "--devices \(options.devices) --operations \(options.operations) --seed \(options.seed) "
-                        + "--conflicts \(options.conflicts.rawValue) --pace \(options.pace) --records \(options.records)"
-                        + store
+                        + "--appsync-devices \(options.appSyncDeviceCount) --conflicts \(options.conflicts.rawValue) "
+                        + "--pace \(options.pace) --records \(options.records)"
+                        + (options.faultsPerKind.map { " --faults-per-kind \($0)" } ?? "") + store
                 )
             }
             return passed
@@ -341,11 +342,16 @@
                 seed: options.seed,
                 devices: options.devices,
                 instances: options.store == .postgres ? options.instances : nil,
-                nginx: options.nginx
+                nginx: options.nginx,
+                perKind: options.faultsPerKind
             )
             var healing: [String: Task<Void, any Error>] = [:]
             var drainFaults = 0
-            while ContinuousClock.now < deadline, drainFaults < 2 * options.devices {
+            // An even schedule goes on until each kind had its faults; the usual one stops soon
+            // after every device finished its operations.
+            while ContinuousClock.now < deadline,
+                options.faultsPerKind == nil ? drainFaults < 2 * options.devices : !schedule.complete
+            {
                 if try allFinished() { drainFaults += 1 }
                 let fault = schedule.next()
                 try await Task.sleep(for: .milliseconds(fault.after))

@@ -9,6 +9,11 @@
 /// database has faults of its own; on SQLite the schedule is the one it always was. With nginx
 /// in front of the instances (`nginx`), a few faults in a hundred restart it; without, the
 /// PostgreSQL schedule is the one it was before nginx.
+///
+/// With `perKind` given, each fault's kind is drawn evenly from the kinds that have had fewer
+/// than `perKind` faults, and the schedule is ``complete`` once every kind has had `perKind`:
+/// a run that must meet each kind of fault a given number of times takes no longer than the
+/// rarest kind needs.
 struct ChaosNemesis {
     /// A kind of fault.
     enum Kind: String, Sendable, CaseIterable {
@@ -88,21 +93,51 @@ struct ChaosNemesis {
     private let instances: Int?
     /// Whether nginx stands in front of the instances.
     private let nginx: Bool
+    /// The faults each kind is drawn for, when the schedule is even.
+    private let perKind: Int?
     private var count = 0
+    private var counts: [Kind: Int] = [:]
 
     /// A schedule for `devices` devices, on PostgreSQL when `instances` is given, and with nginx
     /// in front of them when `nginx` is true (only on PostgreSQL).
-    init(seed: UInt64, devices: Int, instances: Int? = nil, nginx: Bool = false) {
+    /// With `perKind`, the kinds are drawn evenly until each has had `perKind` faults.
+    init(seed: UInt64, devices: Int, instances: Int? = nil, nginx: Bool = false, perKind: Int? = nil) {
         precondition(!nginx || instances != nil, "nginx stands in front of PostgreSQL's instances only.")
+        precondition(perKind.map { $0 > 0 } ?? true, "An even schedule draws at least one fault of each kind.")
         random = ChaosRandom(seed, -1, 0)
         self.devices = devices
         self.instances = instances
         self.nginx = nginx
+        self.perKind = perKind
+    }
+
+    /// The kinds this schedule draws from.
+    var kinds: [Kind] { Kind.of(instances == nil ? .sqlite : .postgres, nginx: nginx) }
+
+    /// Whether every kind has had its faults, in an even schedule; never in the other.
+    var complete: Bool {
+        guard let perKind else { return false }
+        return kinds.allSatisfy { counts[$0, default: 0] >= perKind }
     }
 
     /// The next fault of the schedule.
     mutating func next() -> Fault {
         count += 1
+        let kind: Kind
+        if let perKind { kind = evenKind(perKind) } else { kind = weightedKind() }
+        counts[kind, default: 0] += 1
+        return fault(of: kind)
+    }
+
+    /// A kind drawn evenly from those with fewer than `perKind` faults (from all once none is).
+    private mutating func evenKind(_ perKind: Int) -> Kind {
+        let short = kinds.filter { counts[$0, default: 0] < perKind }
+        let from = short.isEmpty ? kinds : short
+        return from[random.next(below: from.count)]
+    }
+
+    /// A kind drawn by the weights of the usual schedule.
+    private mutating func weightedKind() -> Kind {
         // With nginx, 5 rolls in 105 restart it; the other 100 keep the PostgreSQL schedule.
         let roll = random.next(below: nginx ? 105 : 100)
         let kind: Kind
@@ -130,6 +165,11 @@ struct ChaosNemesis {
                 default: .nginxRestart
                 }
         }
+        return kind
+    }
+
+    /// The rest of a fault of `kind`: what it hits, when and for how long.
+    private mutating func fault(of kind: Kind) -> Fault {
         let device: Int? =
             switch kind {
             case .kill, .cut, .blackHole, .delay: random.next(below: devices)

@@ -33,6 +33,9 @@ struct ChaosOptions: Sendable {
     var seed: UInt64 = 1
     /// The longest the operations and faults run, in minutes; the check follows.
     var minutes = 10.0
+    /// With a value, the nemesis draws the kinds of fault evenly and goes on until each kind has
+    /// had this many faults (or ``minutes`` passed), however soon the devices finish.
+    var faultsPerKind: Int?
     var conflicts = Conflicts.automerge
     var store = Store.sqlite
     /// How many `stratus serve` instances share the PostgreSQL database (`--store postgres`).
@@ -55,7 +58,7 @@ struct ChaosOptions: Sendable {
 
     static let usage = """
         usage: StratusBench chaos [--devices N] [--appsync-devices N] [--operations N (per device)] [--seed N]
-                                  [--minutes M]
+                                  [--minutes M] [--faults-per-kind N]
                                   [--conflicts automerge|optimistic|custom] [--records N] [--pace MS]
                                   [--quiescence-timeout S] [--directory PATH]
                                   [--store sqlite|postgres] [--instances N (postgres)] [--nginx (postgres)]
@@ -86,6 +89,7 @@ struct ChaosOptions: Sendable {
             case "--operations": operations = try number(option, atLeast: 0)
             case "--seed": seed = try number(option, atLeast: 0)
             case "--minutes": minutes = try number(option, atLeast: 0.01)
+            case "--faults-per-kind": faultsPerKind = try number(option, atLeast: 1)
             case "--pace": pace = try number(option, atLeast: 0)
             case "--quiescence-timeout": quiescenceTimeout = try number(option, atLeast: 1)
             case "--directory": directory = URL(fileURLWithPath: try value(option))
