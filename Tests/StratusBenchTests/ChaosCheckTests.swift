@@ -139,6 +139,31 @@ import Testing
         #expect(check.outboxes == ["device 0 has 1 changes in its outbox"])
     }
 
+    @Test func aTombstoneOfARecordNeverSentIsNoDivergenceButOneOfARecordSentIs() {
+        // A note made and deleted (with its folder) before the outbox sent it: DataStore keeps
+        // its metadata, deleted and without a version.
+        let unsent = ChaosRecord(model: "Note", id: "n6.10", values: [:], version: nil, deleted: true)
+        let live = Self.folder("d0.0.0", version: 2)
+        var versioned = unsent
+        versioned.version = 3
+        func check(_ held: ChaosRecord, backend: [ChaosRecord] = []) -> ChaosCheck {
+            ChaosCheck(
+                logs: [:],
+                journal: [],
+                backend: Dictionary(uniqueKeysWithValues: backend.map { ($0.key, $0) }),
+                devices: [0: ChaosDeviceState(records: [held.key: held], outbox: 0)]
+            )
+        }
+        #expect(check(unsent).passed)
+        // A tombstone the backend told of, which the backend no longer has, diverges.
+        #expect(check(versioned).diverged == ["device 0: Note n6.10 [] _version 3 _deleted, backend: no Note n6.10"])
+        // A device's unconfirmed delete of a record the backend holds live diverges.
+        var deletedFolder = live
+        deletedFolder.deleted = true
+        deletedFolder.version = nil
+        #expect(check(deletedFolder, backend: [live]).diverged.count == 1)
+    }
+
     @Test func anAppSyncCacheHoldsAnOrphanAsTheBackendDoes() {
         let orphan = Self.orphan
         var older = orphan

@@ -129,6 +129,15 @@ import Testing
         }
     }
 
+    @Test func aSlotWhoseRecordWasDeletedTakesTheNextGeneration() {
+        #expect(ChaosSlots.current("n3") { _ in false } == "n3")
+        let deleted: Set = ["n3", "n3.1", "f0.1"]
+        #expect(ChaosSlots.current("n3") { deleted.contains($0) } == "n3.2")
+        // A tombstone of a later generation alone: the first generation not deleted is edited.
+        #expect(ChaosSlots.current("f0") { deleted.contains($0) } == "f0")
+        #expect(ChaosSlots.id("n3", generation: 0) == "n3")
+    }
+
     @Test func postgresTakesNginxAndSqliteRefusesIt() throws {
         #expect(try ChaosOptions(["--store", "postgres"]).nginx == false)
         let behind = try ChaosOptions(["--store", "postgres", "--instances", "3", "--nginx"])

@@ -158,10 +158,24 @@
         /// The record `key` (`Folder:f1`) as `client`'s cache holds it, `nil` when it holds none
         /// or a tombstone.
         private func cached(_ key: String, in client: AWSAppSyncClient) throws -> [String: JSONValue]? {
-            guard let store = client.store else { throw ChaosError("The AppSync client has no cache.") }
-            let record = try store.withinReadTransaction { try $0.record(key) }.get()
-            guard let record, record["_deleted"]?.booleanValue != true else { return nil }
+            guard let record = try stored(key, in: client), record["_deleted"]?.booleanValue != true else {
+                return nil
+            }
             return record
+        }
+
+        /// The record `key` of the client's cache, a tombstone included.
+        private func stored(_ key: String, in client: AWSAppSyncClient) throws -> [String: JSONValue]? {
+            guard let store = client.store else { throw ChaosError("The AppSync client has no cache.") }
+            return try store.withinReadTransaction { try $0.record(key) }.get()
+        }
+
+        /// The id of `slot` of `model` this device edits: the first generation its cache does
+        /// not hold as a tombstone (``ChaosSlots``).
+        private func current(_ model: String, slot: String, in client: AWSAppSyncClient) throws -> String {
+            try ChaosSlots.current(slot) { id in
+                try stored("\(model):\(id)", in: client)?["_deleted"]?.booleanValue == true
+            }
         }
 
         /// Queues operation `sequence` (see ``ChaosDevice``'s): `nil` when it is not made (a
@@ -223,7 +237,7 @@
                 .identifier
             }
             if random.next(below: 10) < 3 {
-                let id = "f\(random.next(below: options.folders))"
+                let id = try current("Folder", slot: "f\(random.next(below: options.folders))", in: client)
                 entry.model = "Folder"
                 entry.id = id
                 let existing = try cached("Folder:\(id)", in: client)
@@ -258,7 +272,7 @@
                 }
                 return entry
             }
-            let id = "n\(random.next(below: options.notes))"
+            let id = try current("Note", slot: "n\(random.next(below: options.notes))", in: client)
             entry.model = "Note"
             entry.id = id
             let existing = try cached("Note:\(id)", in: client)
@@ -282,7 +296,7 @@
                 )
                 return entry
             }
-            let folderID = "f\(random.next(below: options.folders))"
+            let folderID = try current("Folder", slot: "f\(random.next(below: options.folders))", in: client)
             guard try cached("Folder:\(folderID)", in: client) != nil else { return nil }
             entry.kind = .create
             entry.values = ["title": label, "folderID": folderID]

@@ -93,8 +93,9 @@
             case .datastore:
                 let plugin = try makeDataStore(log: log)
                 try await plugin.start()
+                let tombstones = try ChaosStores.tombstones(ofDeviceAt: database)
                 try await makeOperations(after: entries, log: log) { sequence, random in
-                    try await operate(sequence, &random, on: plugin)
+                    try await operate(sequence, &random, on: plugin, tombstones: tombstones)
                 }
             case .appsync:
                 try await ChaosAppSyncDevice(options: self).run(after: entries, log: log)
@@ -217,13 +218,15 @@
             (model as? Folder)?.ops ?? (model as? Note)?.ops ?? []
         }
 
-        /// Makes operation `sequence`: a delete now and then, else a save that creates the record
-        /// when this device does not hold it and updates it when it does. `nil` when DataStore
-        /// refused it (a note whose folder this device does not hold is not made).
+        /// Makes operation `sequence` on a slot's current record (``ChaosSlots``, which
+        /// `tombstones` tells): a delete now and then, else a save that creates the record when
+        /// this device does not hold it and updates it when it does. `nil` when DataStore refused
+        /// it (a note whose folder this device does not hold is not made).
         private func operate(
             _ sequence: Int,
             _ random: inout ChaosRandom,
-            on plugin: AWSDataStorePlugin
+            on plugin: AWSDataStorePlugin,
+            tombstones: ChaosStores.Tombstones
         ) async throws -> OperationLogEntry? {
             let write = OperationLogEntry.write(device: device, incarnation: incarnation, sequence: sequence)
             var entry = write.entry
@@ -231,7 +234,7 @@
             let label = "device \(device) operation \(sequence)"
             do {
                 if random.next(below: 10) < 3 {
-                    let id = "f\(random.next(below: folders))"
+                    let id = try tombstones.current("Folder", slot: "f\(random.next(below: folders))")
                     entry.model = "Folder"
                     entry.id = id
                     let existing = try await plugin.query(Folder.self, byId: id)
@@ -249,7 +252,7 @@
                     _ = try await plugin.save(folder, where: nil)
                     return entry
                 }
-                let id = "n\(random.next(below: notes))"
+                let id = try tombstones.current("Note", slot: "n\(random.next(below: notes))")
                 entry.model = "Note"
                 entry.id = id
                 let existing = try await plugin.query(Note.self, byId: id)
@@ -264,7 +267,7 @@
                     note = existing
                     entry.kind = .update
                 } else {
-                    let folderID = "f\(random.next(below: folders))"
+                    let folderID = try tombstones.current("Folder", slot: "f\(random.next(below: folders))")
                     guard let folder = try await plugin.query(Folder.self, byId: folderID) else { return nil }
                     note = Note(id: id, title: "", ops: [], folder: folder)
                     entry.kind = .create

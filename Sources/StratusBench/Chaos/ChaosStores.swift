@@ -216,6 +216,35 @@
             try source.backup(to: try DatabaseQueue(path: url.path))
         }
 
+        /// The tombstones a DataStore device's database holds, read as the device runs.
+        struct Tombstones: Sendable {
+            let queue: DatabaseQueue
+
+            /// Whether the device holds `model` `id` as a tombstone (its sync metadata says
+            /// deleted).
+            func holds(_ model: String, _ id: String) throws -> Bool {
+                try queue.read { db in
+                    try Bool.fetchOne(
+                        db,
+                        sql: "SELECT \"deleted\" FROM \"_stratus_sync_metadata\" WHERE \"id\" = ?",
+                        arguments: ["\(model)|\(id)"]
+                    ) ?? false
+                }
+            }
+
+            /// The id of `slot` of `model` the device edits (``ChaosSlots/current(_:isTombstone:)``).
+            func current(_ model: String, slot: String) throws -> String {
+                try ChaosSlots.current(slot) { try holds(model, $0) }
+            }
+        }
+
+        /// The tombstones of the DataStore database at `url`, which its device writes meanwhile.
+        ///
+        /// - Throws: what GRDB throws when the file cannot be opened.
+        static func tombstones(ofDeviceAt url: URL) throws -> Tombstones {
+            Tombstones(queue: try readOnly(url))
+        }
+
         private static func readOnly(_ url: URL) throws -> DatabaseQueue {
             var configuration = Configuration()
             configuration.readonly = true
