@@ -49,9 +49,10 @@ final class PostgresItemStore: ServerStore {
     private let secret: [UInt8]
     private let runTask: Task<Void, Never>
     private let feed = Mutex<Task<Void, Never>?>(nil)
-    /// The transaction id horizon when the store opened, or just above the last event when that
-    /// is lower: the events of transactions from it on are delivered.
-    private let firstHorizon: String
+    /// Where the event reader starts: the transaction id horizon when the store opened, or just
+    /// above the last event when that is lower. The events of transactions from it on are
+    /// delivered.
+    private let firstTransaction: String
     private let lastPurge = Mutex(0)
     private let pageReads = Atomic<Int>(0)
     /// Whether the connection that listens for other servers' writes is listening.
@@ -86,7 +87,7 @@ final class PostgresItemStore: ServerStore {
         let runTask = Task { await client.run() }
         do {
             let layouts = Dictionary(uniqueKeysWithValues: schema.models.map { ($0.name, TableLayout(model: $0)) })
-            let (changes, secret, horizon) = try await migrate(
+            let (changes, secret, start) = try await migrate(
                 client,
                 schema: schema,
                 layouts: layouts,
@@ -99,7 +100,7 @@ final class PostgresItemStore: ServerStore {
                 layouts: layouts,
                 changes: changes,
                 secret: secret,
-                firstHorizon: horizon,
+                firstTransaction: start,
                 logger: logger
             )
         } catch {
@@ -118,7 +119,7 @@ final class PostgresItemStore: ServerStore {
         layouts: [String: TableLayout],
         changes: [SchemaChange],
         secret: [UInt8],
-        firstHorizon: String,
+        firstTransaction: String,
         logger: Logger
     ) {
         self.client = client
@@ -127,7 +128,7 @@ final class PostgresItemStore: ServerStore {
         self.layouts = layouts
         self.appliedChanges = changes
         self.secret = secret
-        self.firstHorizon = firstHorizon
+        self.firstTransaction = firstTransaction
         self.logger = logger
     }
 
@@ -143,7 +144,7 @@ final class PostgresItemStore: ServerStore {
     // MARK: - Schema
 
     /// Creates or migrates the tables in one transaction under the migration lock, and returns
-    /// the changes applied, the token secret and the transaction id horizon.
+    /// the changes applied, the token secret and the transaction id the event reader starts at.
     private static func migrate(
         _ client: PostgresClient,
         schema: AnnotatedSchema,
@@ -289,12 +290,12 @@ final class PostgresItemStore: ServerStore {
             // The horizon, or just above the last event when that is lower: after an immediate
             // restart PostgreSQL hands out again the ids of transactions that ended without
             // reaching the disk, which may lie below a horizon read before the restart.
-            let horizon = try await run(
+            let start = try await run(
                 "SELECT LEAST(pg_snapshot_xmin(pg_current_snapshot()), "
                     + "(SELECT (max(\"xid\")::text::numeric + 1)::text::xid8 FROM \(eventsTable.quotedSQLIdentifier)))::text"
             ).first?.decode(String.self)
-            guard let horizon else { throw StorageError.corrupt("the transaction horizon could not be read") }
-            return (changes, secret, horizon)
+            guard let start else { throw StorageError.corrupt("the transaction horizon could not be read") }
+            return (changes, secret, start)
         }
     }
 
@@ -716,7 +717,7 @@ final class PostgresItemStore: ServerStore {
             client: client,
             logger: logger,
             layouts: layouts,
-            after: firstHorizon,
+            from: firstTransaction,
             deliver: deliver,
             published: published
         )
@@ -822,7 +823,7 @@ private actor EventReader {
     /// Each read's events at debug level (`--log-level journal=debug`): which events a server
     /// delivered, in what order, from which transactions.
     private let journalLog = LogLevels.logger("journal", otherwise: .info)
-    /// Where the next read starts: after the last event delivered, or from the first horizon's
+    /// Where the next read starts: after the last event delivered, or from the store's first
     /// transaction id (sequence 0) before any was. Not the last read's horizon: an immediate
     /// restart of PostgreSQL hands out again the ids of transactions that ended without reaching
     /// the disk, and a horizon read before it may lie above them. The last event delivered was
@@ -837,14 +838,14 @@ private actor EventReader {
         client: PostgresClient,
         logger: Logger,
         layouts: [String: TableLayout],
-        after horizon: String,
+        from firstTransaction: String,
         deliver: @escaping @Sendable (String, WriteAnnouncement) -> Void,
         published: @escaping @Sendable (PublishedResult) -> Void
     ) {
         self.client = client
         self.logger = logger
         self.layouts = layouts
-        self.position = (horizon, 0)
+        self.position = (firstTransaction, 0)
         self.deliver = deliver
         self.published = published
     }
