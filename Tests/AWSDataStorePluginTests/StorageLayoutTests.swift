@@ -264,3 +264,73 @@ import Testing
         #expect(try DatabaseFile.inspect(url) == .dataStore)
     }
 }
+
+/// A process killed while it created the database leaves nothing that stops the next start.
+@Suite struct InterruptedCreationTests {
+    /// The files a process killed in the middle of an earlier release's creation left: the
+    /// journal of the transaction that wrote the database beside a file with some of its pages
+    /// (the kill came before the commit) or all of them (it came between the commit's write and
+    /// the journal's removal). They are copied while the transaction is open, which is what a kill
+    /// leaves on disk.
+    static func leaveInterruptedCreation(at url: URL, scratch: URL, allPagesWritten: Bool) throws {
+        let queue = try DatabaseQueue(path: scratch.path)
+        let journal = URL(fileURLWithPath: url.path + "-journal")
+        try queue.inDatabase { db in
+            try db.execute(sql: "PRAGMA cache_size = 1")
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            try db.execute(sql: "PRAGMA application_id = \(SystemTables.applicationID)")
+            try SystemTables.create(db)
+            // Rows enough that SQLite writes pages to the file before the commit.
+            try db.execute(sql: "CREATE TABLE filler (data BLOB)")
+            for _ in 0..<200 { try db.execute(sql: "INSERT INTO filler VALUES (randomblob(1000))") }
+            try FileManager.default.copyItem(at: URL(fileURLWithPath: scratch.path + "-journal"), to: journal)
+            if allPagesWritten {
+                try db.execute(sql: "COMMIT")
+            } else {
+                try FileManager.default.copyItem(at: scratch, to: url)
+                try db.execute(sql: "ROLLBACK")
+            }
+        }
+        try queue.close()
+        if allPagesWritten { try FileManager.default.copyItem(at: scratch, to: url) }
+    }
+
+    @Test(arguments: [false, true])
+    func aDatabaseWhoseCreationWasInterruptedIsCreatedAgain(allPagesWritten: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        try Self.leaveInterruptedCreation(
+            at: url,
+            scratch: directory.file("scratch.sqlite"),
+            allPagesWritten: allPagesWritten
+        )
+        // Without the rollback, the file is refused: the pages written before the header are
+        // not a SQLite database, and a read-only check of a file with a header cannot roll back.
+        #expect(try Data(contentsOf: url).count > 100_000)
+        let plugin = TestStore.makePlugin(BlogRegistration(), at: url, logs: LogRecorder())
+        try await plugin.start()
+        try await plugin.save(Fixtures.blog())
+        #expect(try await plugin.query(Blog.self).count == 1)
+        try await plugin.stop()
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-journal"))
+        let reopened = TestStore.makePlugin(BlogRegistration(), at: url, logs: LogRecorder())
+        try await reopened.start()
+        #expect(try await reopened.query(Blog.self).count == 1)
+        try await reopened.stop()
+    }
+
+    @Test func aDraftAndAStaleLogLeftBesideTheDatabasePathAreReplaced() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("device.sqlite")
+        try Data("half a database".utf8).write(to: directory.file("device.sqlite.creating"))
+        try Data("a log of a database that was deleted".utf8).write(to: directory.file("device.sqlite-wal"))
+        let plugin = TestStore.makePlugin(BlogRegistration(), at: url, logs: LogRecorder())
+        try await plugin.start()
+        try await plugin.save(Fixtures.blog())
+        try await plugin.stop()
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        #expect(names.allSatisfy { ["device.sqlite", "device.sqlite-wal", "device.sqlite-shm"].contains($0) })
+        #expect(try Data(contentsOf: directory.file("device.sqlite-wal")).starts(with: Data("a log".utf8)) == false)
+        #expect(try DatabaseFile.inspect(url) == .dataStore)
+    }
+}

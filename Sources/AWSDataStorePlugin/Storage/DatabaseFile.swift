@@ -2,10 +2,18 @@ import Amplify
 import Foundation
 import GRDB
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Recognizes, creates and checks DataStore's database file.
 ///
 /// A file DataStore did not create, or one that is corrupted, is refused before anything writes
-/// to it: the checks read the header directly, then open the file read-only.
+/// to it: the checks read the header directly, then open the file read-only. The one write before
+/// them is SQLite's own rollback of a transaction that a killed process left in the file, which a
+/// read-only connection cannot make and without which the header is not yet the file's.
 enum DatabaseFile {
     /// What is at the database's path.
     enum Contents: Equatable {
@@ -67,20 +75,88 @@ enum DatabaseFile {
         return .dataStore
     }
 
-    /// Creates an empty DataStore database at `url`: the header's `application_id` and the
-    /// system tables, written in one transaction before the file switches to WAL mode.
+    /// Creates an empty DataStore database at `url`: the header's `application_id`, the system
+    /// tables and WAL mode.
+    ///
+    /// The database is made complete in a file beside `url` and then renamed to it, so that a
+    /// process killed while creating leaves either no database or a whole one, never a half-made
+    /// file with a journal that only a writable connection could roll back. A draft such a process
+    /// left is replaced, and so are a `-wal`, `-shm` or `-journal` file without a database: SQLite
+    /// would otherwise apply a stale log to the new file.
     ///
     /// - Throws: `DatabaseError` or a file system error.
     static func create(_ url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: url.path)
+        let draft = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".creating")
+        try removeFiles(of: draft)
+        try removeFiles(of: url, keepingDatabase: true)
+        let queue = try DatabaseQueue(path: draft.path)
         try queue.write { db in
             try db.execute(sql: "PRAGMA application_id = \(SystemTables.applicationID)")
             try SystemTables.create(db)
             try SystemTables.setMetadataValue(db, "format", String(SystemTables.format))
             try SystemTables.setMetadataValue(db, "createdAt", Temporal.DateTime.now().iso8601String)
         }
+        try queue.writeWithoutTransaction { db in
+            guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                throw DatabaseError(message: "SQLite did not switch the new database to WAL mode")
+            }
+        }
         try queue.close()
+        guard rename(draft.path, url.path) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    /// Rolls back the transaction that a process killed in rollback-journal mode left
+    /// half-written in the file at `url`, as any writable SQLite connection would on opening it.
+    /// Until then the file holds pages of no committed state, perhaps not even its header, so
+    /// nothing can tell what it is. A DataStore file is in that mode only while an earlier
+    /// release creates it. The rollback restores the last committed state: nothing committed is
+    /// lost.
+    ///
+    /// - Throws: ``DataStoreError`` with ``DataStoreError/Code/storage`` when SQLite cannot roll
+    ///   it back.
+    static func rollBackInterruptedTransaction(_ url: URL) throws(DataStoreError) {
+        let journal = URL(fileURLWithPath: url.path + "-journal")
+        guard FileManager.default.fileExists(atPath: url.path), FileManager.default.fileExists(atPath: journal.path)
+        else { return }
+        let magic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
+        let start: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: journal)
+            // Closing a handle that only read the journal's first bytes loses nothing.
+            defer { try? handle.close() }
+            start = try handle.read(upToCount: magic.count) ?? Data()
+        } catch {
+            throw DataStoreError(
+                .storage,
+                "DataStore cannot read the journal '\(journal.path)' beside its database: \(error). Check its "
+                    + "permissions."
+            )
+        }
+        guard Array(start) == magic else { return }
+        do {
+            let queue = try DatabaseQueue(path: url.path)
+            try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            try queue.close()
+        } catch {
+            throw DataStoreError(
+                .storage,
+                "DataStore cannot roll back the interrupted transaction in '\(journal.path)': \(error). Check "
+                    + "that the directory is writable, and leave the journal beside the database: it holds the "
+                    + "database's last committed pages."
+            )
+        }
+    }
+
+    /// Removes the database at `url` (unless `keepingDatabase`) and its `-wal`, `-shm` and
+    /// `-journal` files, those that exist.
+    private static func removeFiles(of url: URL, keepingDatabase: Bool = false) throws {
+        let suffixes = keepingDatabase ? ["-wal", "-shm", "-journal"] : ["", "-wal", "-shm", "-journal"]
+        for suffix in suffixes where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try FileManager.default.removeItem(atPath: url.path + suffix)
+        }
     }
 
     /// What a check of an existing database found.

@@ -68,6 +68,7 @@ final class StorageEngine: Sendable {
         configuration: DataStoreConfiguration
     ) throws(DataStoreError) -> StorageEngine {
         let url = configuration.databaseURL ?? DataStoreConfiguration.defaultDatabaseURL()
+        try DatabaseFile.rollBackInterruptedTransaction(url)
         let contents = try DatabaseFile.inspect(url)
         if contents != .dataStore {
             do {
