@@ -15,9 +15,10 @@ import Testing
     static let now = Date(timeIntervalSince1970: 1_750_003_600)
     static let blogSync = 1_750_000_000_000
 
-    /// A store with records, a local delete, two events in flight with a change queued behind
-    /// one, a transaction, a conditional save, a synced model, and records the backend sent held
-    /// back: one for a record with pending changes, one before its parent.
+    /// A store with records, a local delete of a record never sent (which leaves nothing), two
+    /// events in flight with a change queued behind one, a transaction, a conditional save, a
+    /// synced model, a tombstone the backend sent, and records the backend sent held back: one
+    /// for a record with pending changes, one before its parent.
     static func populate(_ store: TestStore) async throws {
         let plugin = store.plugin
         try await plugin.save(Blog(id: "b1", name: "Local b1"))
@@ -34,7 +35,10 @@ import Testing
         let engine = try store.engine
         try await engine.setLastSync(of: "Blog", blogSync, expression: nil)
         _ = try await engine.reconcile(
-            [try Self.item(#"{"id":"b1","name":"Server b1","_version":4,"_deleted":false,"_lastChangedAt":7}"#)],
+            [
+                try Self.item(#"{"id":"b1","name":"Server b1","_version":4,"_deleted":false,"_lastChangedAt":7}"#),
+                try Self.item(#"{"id":"b5","name":"Removed","_version":3,"_deleted":true,"_lastChangedAt":7}"#),
+            ],
             modelName: "Blog"
         )
         _ = try await engine.reconcile(

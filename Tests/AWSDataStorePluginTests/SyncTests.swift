@@ -368,6 +368,29 @@ import Testing
         #expect(events.map(\.mutationType) == ["create", "update", "update"])
     }
 
+    /// A record whose create and delete the outbox dropped unsent leaves no tombstone: the
+    /// backend never had it. One the backend had (a version), or whose create left, keeps its.
+    @Test func aCreateAndDeleteNeverSentLeaveNoTombstone() async throws {
+        let store = try TestStore()
+        let engine = try store.engine
+        try await store.plugin.save(Fixtures.blog("unsent"))
+        try await store.plugin.save(Fixtures.blog("known"))
+        try await engine.pool.write { db in
+            try StorageEngine.raiseVersion(RecordKey(modelName: "Blog", identifier: "known"), to: 4, db)
+        }
+        try await store.plugin.save(Fixtures.blog("sent"))
+        let sent = try await store.plugin.pendingMutations().filter { $0.modelId == "sent" }
+        _ = try await engine.beginSending(sent)
+        for id in ["unsent", "known", "sent"] { try await store.plugin.delete(Blog.self, withId: id) }
+        let metadata = try await engine.pool.read { db in
+            try Row.fetchAll(db, sql: #"SELECT "id", "version", "deleted" FROM "_stratus_sync_metadata" ORDER BY "id""#)
+                .map { "\($0[0] as String) \(($0[1] as Int?).map(String.init) ?? "nil") \($0[2] as Int)" }
+        }
+        #expect(metadata == ["Blog|known 4 1", "Blog|sent nil 1"])
+        let pending = try await store.plugin.pendingMutations().map { "\($0.mutationType) \($0.modelId)" }
+        #expect(pending == ["create sent", "delete sent"])
+    }
+
     @Test func multiAuthTriesEachModelsRulesInTurn() async throws {
         // The fixture's own rules: Blog is readable with the API key only (public), Post with
         // IAM only (private, iam), BlogSettings by its owner only (user pools, not configured).

@@ -139,9 +139,9 @@ import Testing
         #expect(check.outboxes == ["device 0 has 1 changes in its outbox"])
     }
 
-    @Test func aTombstoneOfARecordNeverSentIsNoDivergenceButOneOfARecordSentIs() {
-        // A note made and deleted (with its folder) before the outbox sent it: DataStore keeps
-        // its metadata, deleted and without a version.
+    @Test func aTombstoneTheBackendLacksOrAnUnconfirmedDeleteDiverges() {
+        // DataStore keeps no tombstone of a record whose create and delete its outbox dropped
+        // unsent; one the device holds is of a record the backend should hold too.
         let unsent = ChaosRecord(model: "Note", id: "n6.10", values: [:], version: nil, deleted: true)
         let live = Self.folder("d0.0.0", version: 2)
         var versioned = unsent
@@ -154,9 +154,9 @@ import Testing
                 devices: [0: ChaosDeviceState(records: [held.key: held], outbox: 0)]
             )
         }
-        #expect(check(unsent).passed)
-        // A tombstone the backend told of, which the backend no longer has, diverges.
+        #expect(check(unsent).diverged == ["device 0: Note n6.10 [] _version nil _deleted, backend: no Note n6.10"])
         #expect(check(versioned).diverged == ["device 0: Note n6.10 [] _version 3 _deleted, backend: no Note n6.10"])
+        #expect(check(versioned, backend: [versioned]).passed)
         // A device's unconfirmed delete of a record the backend holds live diverges.
         var deletedFolder = live
         deletedFolder.deleted = true

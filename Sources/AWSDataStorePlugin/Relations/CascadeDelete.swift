@@ -202,11 +202,8 @@ extension StorageEngine {
                 record.row[1 + record.table.columnIndex[name]!]
             }
             let identifier = ModelTable.identifier(of: key)
-            let version = try SystemTables.markRecord(
-                RecordKey(modelName: record.table.name, identifier: identifier),
-                deleted: true,
-                db
-            )
+            let recordKey = RecordKey(modelName: record.table.name, identifier: identifier)
+            let version = try SystemTables.markRecord(recordKey, deleted: true, db)
             let isRoot = record.table.name == table.name && rootRowids.contains(record.rowid)
             let event = MutationEvent(
                 modelId: identifier,
@@ -216,7 +213,14 @@ extension StorageEngine {
                 version: version,
                 graphQLFilterJSON: isRoot ? filter : nil
             )
-            if try Outbox.enqueue(event, transaction: transaction, db) == .pending { change.enqueued.append(event) }
+            switch try Outbox.enqueue(event, transaction: transaction, db) {
+            case .pending:
+                change.enqueued.append(event)
+            case .cancelled:
+                // The record's create never left the device: no version means the backend never
+                // had it, so no tombstone is kept of it either.
+                if version == nil { try SystemTables.forgetRecord(recordKey, db) }
+            }
             change.events.append(event)
         }
     }

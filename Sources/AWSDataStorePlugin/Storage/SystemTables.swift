@@ -148,6 +148,13 @@ enum SystemTables {
         )
     }
 
+    /// Removes the sync metadata of `record`, whose create and delete the outbox dropped unsent
+    /// together, when it has no version: the backend never had the record.
+    static func forgetRecord(_ record: RecordKey, _ db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM \"\(syncMetadata)\" WHERE \"id\" = ? AND \"version\" IS NULL")
+            .execute(arguments: [record.databaseValue])
+    }
+
     /// Records that `record` exists (`deleted` false) or was deleted, and returns its sync
     /// version.
     static func markRecord(_ record: RecordKey, deleted: Bool, _ db: Database) throws -> Int? {

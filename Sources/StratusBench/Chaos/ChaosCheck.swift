@@ -288,9 +288,6 @@ struct ChaosCheck: Sendable {
                     }
                     continue
                 }
-                // A tombstone without a version is a record the device made and deleted before it
-                // sent it (its outbox dropped both): the backend never held it.
-                if theirs == nil, let mine, mine.deleted, mine.version == nil { continue }
                 // A tombstone's fields are the last ones the backend held; devices keep its metadata.
                 guard mine.map(Self.comparable) != theirs.map(Self.comparable) else { continue }
                 diverged.append(
