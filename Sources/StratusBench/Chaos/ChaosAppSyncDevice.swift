@@ -155,27 +155,26 @@
             ]
         }
 
-        /// The record `key` (`Folder:f1`) as `client`'s cache holds it, `nil` when it holds none
-        /// or a tombstone.
-        private func cached(_ key: String, in client: AWSAppSyncClient) throws -> [String: JSONValue]? {
-            guard let record = try stored(key, in: client), record["_deleted"]?.booleanValue != true else {
-                return nil
-            }
-            return record
-        }
-
         /// The record `key` of the client's cache, a tombstone included.
         private func stored(_ key: String, in client: AWSAppSyncClient) throws -> [String: JSONValue]? {
             guard let store = client.store else { throw ChaosError("The AppSync client has no cache.") }
             return try store.withinReadTransaction { try $0.record(key) }.get()
         }
 
-        /// The id of `slot` of `model` this device edits: the first generation its cache does
-        /// not hold as a tombstone (``ChaosSlots``).
-        private func current(_ model: String, slot: String, in client: AWSAppSyncClient) throws -> String {
-            try ChaosSlots.current(slot) { id in
-                try stored("\(model):\(id)", in: client)?["_deleted"]?.booleanValue == true
+        /// The id of `slot` of `model` this device edits, the first generation its cache does
+        /// not hold as a tombstone (``ChaosSlots``), and that record as the cache holds it (`nil`
+        /// when it holds none).
+        private func current(
+            _ model: String,
+            slot: String,
+            in client: AWSAppSyncClient
+        ) throws -> (id: String, record: [String: JSONValue]?) {
+            var record: [String: JSONValue]?
+            let id = try ChaosSlots.current(slot) { id in
+                record = try stored("\(model):\(id)", in: client)
+                return record?["_deleted"]?.booleanValue == true
             }
+            return (id, record)
         }
 
         /// Queues operation `sequence` (see ``ChaosDevice``'s): `nil` when it is not made (a
@@ -237,10 +236,9 @@
                 .identifier
             }
             if random.next(below: 10) < 3 {
-                let id = try current("Folder", slot: "f\(random.next(below: options.folders))", in: client)
+                let (id, existing) = try current("Folder", slot: "f\(random.next(below: options.folders))", in: client)
                 entry.model = "Folder"
                 entry.id = id
-                let existing = try cached("Folder:\(id)", in: client)
                 let version = existing?["_version"]?.intValue
                 if random.next(below: 100) < 4 {
                     guard existing != nil else { return nil }
@@ -272,10 +270,9 @@
                 }
                 return entry
             }
-            let id = try current("Note", slot: "n\(random.next(below: options.notes))", in: client)
+            let (id, existing) = try current("Note", slot: "n\(random.next(below: options.notes))", in: client)
             entry.model = "Note"
             entry.id = id
-            let existing = try cached("Note:\(id)", in: client)
             let version = existing?["_version"]?.intValue
             if random.next(below: 100) < 8 {
                 guard existing != nil else { return nil }
@@ -296,8 +293,8 @@
                 )
                 return entry
             }
-            let folderID = try current("Folder", slot: "f\(random.next(below: options.folders))", in: client)
-            guard try cached("Folder:\(folderID)", in: client) != nil else { return nil }
+            let (folderID, folder) = try current("Folder", slot: "f\(random.next(below: options.folders))", in: client)
+            guard folder != nil else { return nil }
             entry.kind = .create
             entry.values = ["title": label, "folderID": folderID]
             entry.mutation = send(

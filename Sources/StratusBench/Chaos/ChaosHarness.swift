@@ -352,7 +352,7 @@
             while ContinuousClock.now < deadline,
                 options.faultsPerKind == nil ? drainFaults < 2 * options.devices : !schedule.complete
             {
-                if try allFinished() { drainFaults += 1 }
+                if options.faultsPerKind == nil, try allFinished() { drainFaults += 1 }
                 let fault = schedule.next()
                 try await Task.sleep(for: .milliseconds(fault.after))
                 try await restartCrashedInstances()

@@ -95,7 +95,7 @@ struct ChaosNemesis {
     private let nginx: Bool
     /// The faults each kind is drawn for, when the schedule is even.
     private let perKind: Int?
-    private var count = 0
+    /// The faults drawn of each kind.
     private var counts: [Kind: Int] = [:]
 
     /// A schedule for `devices` devices, on PostgreSQL when `instances` is given, and with nginx
@@ -122,7 +122,6 @@ struct ChaosNemesis {
 
     /// The next fault of the schedule.
     mutating func next() -> Fault {
-        count += 1
         let kind: Kind
         if let perKind { kind = evenKind(perKind) } else { kind = weightedKind() }
         counts[kind, default: 0] += 1
@@ -186,7 +185,7 @@ struct ChaosNemesis {
             }
         let delay = kind == .delay ? 50 + random.next(below: 450) : 0
         return Fault(
-            number: count,
+            number: counts.values.reduce(0, +),
             after: after,
             kind: kind,
             device: device,
