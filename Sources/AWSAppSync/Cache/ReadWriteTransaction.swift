@@ -61,12 +61,16 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     /// Writes a response object read with `selections` under `root` and returns the
     /// `record.field` keys it holds.
+    ///
+    /// With `keepingNewerVersions`, a record whose `_version` is below the stored record's is
+    /// not written: the answer was read before the change the cache already holds.
     @discardableResult
     func write(
         snapshot: Snapshot,
         selections: [any GraphQLSelection],
         variables: GraphQLMap?,
-        root: CacheKey
+        root: CacheKey,
+        keepingNewerVersions: Bool = false
     ) throws -> Set<String> {
         var normalizer = CacheNormalizer(variables: variables, cacheKeyForObject: cacheKeyForObject)
         normalizer.normalize(snapshot, selections: selections, key: root)
@@ -76,6 +80,11 @@ public final class ReadWriteTransaction: ReadTransaction {
         try prefetch(Array(kept.keys))
         var keys: Set<String> = []
         for (key, fields) in kept {
+            if keepingNewerVersions, let incoming = fields["_version"]?.intValue,
+                let stored = try storedRecord(key)?["_version"]?.intValue, stored > incoming
+            {
+                continue
+            }
             try merge(fields, into: key)
             for field in fields.keys { keys.insert("\(key).\(field)") }
         }

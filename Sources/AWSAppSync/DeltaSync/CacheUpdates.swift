@@ -56,6 +56,11 @@ extension ReadWriteTransaction {
     /// Writes a result of a sync operation's `operation` and points the entries that
     /// `cacheUpdates` gave for its items at the items' records.
     ///
+    /// An item older than the cache's record (a lower `_version`) leaves the record as it is.
+    /// A model's sync operations each run their own query: one for creates, one for deletes,
+    /// say. A query answered before a delete can arrive after the other operation's
+    /// subscription wrote that delete, and without this check it would bring the record back.
+    ///
     /// - Throws: ``AWSAppSyncClientError`` (``AWSAppSyncClientError/Code/configuration``) when
     ///   `cacheKeyForObject` gives an item no key, or a query's field does not hold one object;
     ///   the database's errors.
@@ -64,7 +69,13 @@ extension ReadWriteTransaction {
         for operation: Operation,
         entries: [(item: [String: JSONValue], queries: [any GraphQLQuery])]
     ) throws {
-        try write(snapshot: data, for: operation)
+        try write(
+            snapshot: data,
+            selections: Operation.Data.selections,
+            variables: operation.variables,
+            root: CacheRoot.key(for: Operation.self),
+            keepingNewerVersions: true
+        )
         for (item, queries) in entries {
             guard let key = cacheKeyForObject?(item).flatMap(CacheNormalizer.keyText) else {
                 let names = queries.map { type(of: $0).operationName }.joined(separator: ", ")

@@ -249,13 +249,10 @@ final class DeltaSyncOperation<Base: GraphQLQuery, Subscription: GraphQLSubscrip
     }
 
     /// Writes a result to the cache in one transaction, with the entries `cacheUpdates` gives
-    /// for its items pointing at their records.
+    /// for its items pointing at their records; a record the cache holds in a later version
+    /// stays as it is.
     private func write<Operation: GraphQLOperation>(_ data: Operation.Data, for operation: Operation) throws {
-        guard let cacheUpdates else {
-            try client.cache.publish(data: data, for: operation, origin: nil)
-            return
-        }
-        let entries = SyncItems.entries(of: data.snapshot, cacheUpdates)
+        let entries = cacheUpdates.map { SyncItems.entries(of: data.snapshot, $0) } ?? []
         try client.cache.withinReadWriteTransaction(origin: nil) { transaction in
             try transaction.write(syncResult: data.snapshot, for: operation, entries: entries)
         }.get()
