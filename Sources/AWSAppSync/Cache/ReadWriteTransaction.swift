@@ -81,7 +81,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         var keys: Set<String> = []
         for (key, fields) in kept {
             if keepingNewerVersions, let incoming = fields["_version"]?.intValue,
-                let stored = try storedRecord(key)?["_version"]?.intValue, stored > incoming
+                let stored = try loadedBase(key, shown: record(key))?["_version"]?.intValue, stored > incoming
             {
                 continue
             }
@@ -140,7 +140,7 @@ public final class ReadWriteTransaction: ReadTransaction {
             return
         }
         let shadow = overlay[key]
-        var record = shadow == nil ? view : (base[key] ?? nil) ?? [:]
+        var record = loadedBase(key, shown: view) ?? [:]
         var changed = false
         for (field, value) in fields {
             // A list under a layer was most likely changed as it showed, with the layers'
@@ -191,6 +191,12 @@ public final class ReadWriteTransaction: ReadTransaction {
         let onlyInLayers = shownItems.filter { !storedItems.contains($0) }
         let hidden = storedItems.filter { !shownItems.contains($0) && !items.contains($0) }
         return .array(items.filter { !onlyInLayers.contains($0) } + hidden)
+    }
+
+    /// The record `key` as stored under its optimistic layers, from what ``prefetch(_:)``
+    /// loaded: `shown` itself when no layer shows over it.
+    private func loadedBase(_ key: CacheKey, shown: [String: JSONValue]?) -> [String: JSONValue]? {
+        overlay[key] == nil ? shown : (base[key] ?? nil)
     }
 
     /// The record `key` as stored, without optimistic layers.
