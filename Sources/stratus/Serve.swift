@@ -32,6 +32,10 @@ struct Serve: AsyncParsableCommand {
             directory (idempotencyKeyTTLSeconds in the --config file, 24 hours by default) and answered \
             again to a repeat with the same key and body; the same key with another body gets 422, and a \
             repeat while the first is still running gets 409.
+
+            Deleted items stay as tombstones for tombstoneTTLSeconds (30 days by default), and sync \
+            queries read the delta journal for deltaSyncTTLSeconds (30 minutes) before answering with \
+            a full base scan.
             """
     )
 

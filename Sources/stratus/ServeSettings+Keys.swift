@@ -52,7 +52,8 @@ extension ServeSettings {
             )
         ),
         ("maxRequestBytes", nil), ("queryDepthLimit", nil), ("resolverCountLimit", nil),
-        ("idempotencyKeyTTLSeconds", nil), ("executionTimeoutSeconds", nil), ("requestHeadTimeoutSeconds", nil),
+        ("idempotencyKeyTTLSeconds", nil), ("deltaSyncTTLSeconds", nil), ("tombstoneTTLSeconds", nil),
+        ("executionTimeoutSeconds", nil), ("requestHeadTimeoutSeconds", nil),
         ("requestTimeoutSeconds", nil), ("idleTimeoutSeconds", nil), ("maxConnectionsPerAddress", nil),
         ("maxConnections", nil), ("shutdownTimeoutSeconds", nil), ("allowedHosts", nil),
         (

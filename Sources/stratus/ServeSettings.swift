@@ -28,6 +28,8 @@ import StratusServer
 ///   "queryDepthLimit": 10,
 ///   "resolverCountLimit": 10000,
 ///   "idempotencyKeyTTLSeconds": 86400,
+///   "deltaSyncTTLSeconds": 1800,
+///   "tombstoneTTLSeconds": 2592000,
 ///   "executionTimeoutSeconds": 30,
 ///   "requestHeadTimeoutSeconds": 10,
 ///   "idleTimeoutSeconds": 60,
@@ -350,6 +352,12 @@ extension ServeSettings: Decodable {
             }
             server.httpTimeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
+        if let ttl = try Self.retention(file, "deltaSyncTTLSeconds", default: "1800, the default, keeps 30 minutes") {
+            server.deltaSyncTTL = ttl
+        }
+        if let ttl = try Self.retention(file, "tombstoneTTLSeconds", default: "2592000, the default, keeps 30 days") {
+            server.tombstoneTTL = ttl
+        }
         server.modelsWithoutConflictDetection = try Self.modelsWithoutConflictDetection(
             file,
             apiWide: conflictDetection
@@ -362,6 +370,18 @@ extension ServeSettings: Decodable {
             relativeTo: directory
         )
         cognito = try file.object("auth").map { try AuthSettings.configuration($0, region: region) }
+    }
+
+    /// A retention in seconds (`deltaSyncTTLSeconds`, `tombstoneTTLSeconds`): above 0 and finite.
+    private static func retention(_ file: SettingsObject, _ key: SettingsField, default: String) throws -> Duration? {
+        guard let seconds: Double = try file.value(key) else { return nil }
+        guard seconds > 0, seconds.isFinite else {
+            throw CommandFailure(
+                "\(key.stringValue) \(seconds) in the configuration file is out of range. Give a number of seconds above 0 "
+                    + "(\(`default`))."
+            )
+        }
+        return .milliseconds(Int((seconds * 1000).rounded()))
     }
 
     /// The function `authorization.lambdaAuthorizer` names, checked against `functions` and the

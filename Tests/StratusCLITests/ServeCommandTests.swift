@@ -246,6 +246,33 @@ import Testing
         await serving.process.stop()
     }
 
+    @Test func theDeltaJournalIsReadForTheConfiguredTime() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write(#"{"deltaSyncTTLSeconds": 3}"#, to: "stratus.json")
+        let schema = try directory.write(Self.noteSchema, to: "schema.graphql")
+        let serving = try await Serving(["--schema", schema.path, "--config", config.path], in: directory)
+        func sync(_ lastSync: Int?) async throws -> (ids: Set<String>, startedAt: Int) {
+            let argument = lastSync.map { "(lastSync: \($0))" } ?? ""
+            let body = try await serving.graphQL("query { syncNotes\(argument) { items { id } startedAt } }")
+            let page = try #require(
+                (try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+                    .flatMap { $0["data"] as? [String: Any] }?["syncNotes"] as? [String: Any],
+                "\(body)"
+            )
+            let items = try #require(page["items"] as? [[String: Any]])
+            return (Set(items.compactMap { $0["id"] as? String }), try #require(page["startedAt"] as? Int))
+        }
+        _ = try await serving.graphQL(#"mutation { createNote(input: {id: "n1", text: "A"}) { id } }"#)
+        let lastSync = try await sync(nil).startedAt
+        _ = try await serving.graphQL(#"mutation { createNote(input: {id: "n2", text: "B"}) { id } }"#)
+        // Within the 3 seconds the journal answers with the change since lastSync only; after
+        // them, a base scan answers with every note.
+        #expect(try await sync(lastSync).ids == ["n2"])
+        try await Task.sleep(for: .milliseconds(3_500))
+        #expect(try await sync(lastSync).ids == ["n1", "n2"])
+        await serving.process.stop()
+    }
+
     @Test func handWrittenFieldsAnswerFromTheConfiguredFunctionsAndDataSources() async throws {
         let directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(
@@ -691,6 +718,11 @@ import Testing
                 #"{"idempotencyKeyTTLSeconds": -1}"#,
                 "idempotencyKeyTTLSeconds -1.0 in the configuration file is out of range. "
                     + "Give a number of seconds above 0 (86400, the default, keeps keys for 24 hours)."
+            ),
+            (
+                #"{"deltaSyncTTLSeconds": 0}"#,
+                "deltaSyncTTLSeconds 0.0 in the configuration file is out of range. Give a number of seconds above 0 "
+                    + "(1800, the default, keeps 30 minutes)."
             ),
             (
                 #"{"conflictResolution": "AUTOMERGE""#,

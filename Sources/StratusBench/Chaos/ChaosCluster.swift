@@ -110,9 +110,14 @@
                 case .optimistic: #""conflictResolution": "OPTIMISTIC_CONCURRENCY""#
                 case .custom: #""conflictHandler": {"command": \#(handler.text), "timeoutSeconds": 30}"#
                 }
+            // The journal is kept a week, as the embedded backend keeps it: a run outlasts the
+            // default 30 minutes, and the check reads every change of the run back from it.
             try Data(
-                #"{"authorization": {"defaultMode": "API_KEY", "apiKeys": [{"value": "\#(apiKey)"}]}, \#(resolution)}"#
-                    .utf8
+                #"""
+                {"authorization": {"defaultMode": "API_KEY", "apiKeys": [{"value": "\#(apiKey)"}]},
+                 "deltaSyncTTLSeconds": 604800, \#(resolution)}
+                """#
+                .utf8
             ).write(to: files.appendingPathComponent("stratus.json"))
             var endpoints: [URL] = []
             for _ in 0..<instances {
