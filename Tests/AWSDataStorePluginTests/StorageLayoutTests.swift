@@ -319,6 +319,30 @@ import Testing
         try await reopened.stop()
     }
 
+    /// Stores that start on one new path at once: each creator used to remove the others' draft
+    /// and log and rename its own file over a database another store had already written to.
+    @Test func storesCreatingOneDatabaseAtOnceKeepEveryWrite() async throws {
+        for _ in 0..<4 {
+            let directory = try TemporaryDirectory()
+            let url = directory.file("device.sqlite")
+            let stores = (0..<6).map { _ in TestStore.makePlugin(BlogRegistration(), at: url, logs: LogRecorder()) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, store) in stores.enumerated() {
+                    group.addTask {
+                        try await store.start()
+                        try await store.save(Fixtures.blog("b\(index)"))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for store in stores { try await store.stop() }
+            let reopened = TestStore.makePlugin(BlogRegistration(), at: url, logs: LogRecorder())
+            try await reopened.start()
+            #expect(try await reopened.query(Blog.self).map(\.id).sorted() == (0..<6).map { "b\($0)" })
+            try await reopened.stop()
+        }
+    }
+
     @Test func aDraftAndAStaleLogLeftBesideTheDatabasePathAreReplaced() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.file("device.sqlite")

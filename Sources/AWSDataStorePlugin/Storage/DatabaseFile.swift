@@ -75,8 +75,8 @@ enum DatabaseFile {
         return .dataStore
     }
 
-    /// Creates an empty DataStore database at `url`: the header's `application_id`, the system
-    /// tables and WAL mode.
+    /// Creates an empty DataStore database at `url`, the header's `application_id`, the system
+    /// tables and WAL mode, unless another process or store created one there first.
     ///
     /// The database is made complete in a file beside `url` and then renamed to it, so that a
     /// process killed while creating leaves either no database or a whole one, never a half-made
@@ -84,10 +84,30 @@ enum DatabaseFile {
     /// left is replaced, and so are a `-wal`, `-shm` or `-journal` file without a database: SQLite
     /// would otherwise apply a stale log to the new file.
     ///
+    /// Creators take turns, holding an exclusive `flock` on the directory: the files replaced
+    /// belong to no one else, and a database another store created (and may already have
+    /// written to) is kept rather than replaced. The lock goes with the process, so a killed
+    /// creator leaves none behind.
+    ///
     /// - Throws: `DatabaseError` or a file system error.
     static func create(_ url: URL) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let draft = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".creating")
+        let directory = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let lock = open(directory.path, O_RDONLY | O_CLOEXEC)
+        guard lock >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        // The file is there and not empty: another creator made it while this one waited (or
+        // someone put a file there, which the caller's inspection names).
+        var existing = stat()
+        if stat(url.path, &existing) == 0 {
+            guard existing.st_size == 0 else { return }
+        } else if errno != ENOENT {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        let draft = directory.appendingPathComponent(url.lastPathComponent + ".creating")
         try removeFiles(of: draft)
         try removeFiles(of: url, keepingDatabase: true)
         let queue = try DatabaseQueue(path: draft.path)

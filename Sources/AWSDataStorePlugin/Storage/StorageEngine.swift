@@ -80,6 +80,8 @@ final class StorageEngine: Sendable {
                         + "writable, or give DataStoreConfiguration(databaseURL:) another path."
                 )
             }
+            // Another store may have put its file there first; it is checked like any other.
+            _ = try DatabaseFile.inspect(url)
         }
         let check = try DatabaseFile.check(
             url,
