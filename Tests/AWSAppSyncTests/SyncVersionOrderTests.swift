@@ -98,4 +98,18 @@ private struct SyncNotesQuery: GraphQLQuery {
         }.get()
         #expect(try Self.record("n1", in: store)?["_version"] == 3)
     }
+
+    /// A fetch's or a mutation's answer, or a subscription's event, is the server's state when
+    /// it answered: one written after a later version reached the cache leaves that version.
+    @Test func anAnswerOlderThanTheCachedRecordLeavesIt() throws {
+        let store = try ApolloStore()
+        store.cacheKeyForObject = { $0["id"] }
+        try Self.writeSyncResult([("n1", "Deleted", 5, true)], to: store)
+        try store.publish(data: SyncNotesQuery.Data([("n1", "Before", 4, false)]), for: SyncNotesQuery(), origin: nil)
+        #expect(try Self.record("n1", in: store)?["_version"] == 5)
+        #expect(try Self.record("n1", in: store)?["_deleted"] == true)
+        try store.publish(data: SyncNotesQuery.Data([("n1", "After", 6, false)]), for: SyncNotesQuery(), origin: nil)
+        #expect(try Self.record("n1", in: store)?["title"] == "After")
+        #expect(try Self.record("n1", in: store)?["_deleted"] == false)
+    }
 }

@@ -177,8 +177,9 @@ public final class ApolloStore: Sendable {
     /// Writes the data of an operation's response in one transaction.
     ///
     /// Objects under `MUTATION_ROOT` and `SUBSCRIPTION_ROOT` that `cacheKeyForObject` gives no
-    /// key are not kept: they would only grow the cache. Returns the `record.field` keys of
-    /// what the response holds.
+    /// key are not kept: they would only grow the cache, and neither is a record whose
+    /// `_version` is below the cached one's: the server answered before a change the cache
+    /// already holds. Returns the `record.field` keys of what the response holds.
     ///
     /// - Parameter layer: The optimistic layer of the mutation answered, ended in the same
     ///   transaction: ``LayerEnding/commit`` when the server accepted it, ``LayerEnding/remove``
@@ -192,7 +193,7 @@ public final class ApolloStore: Sendable {
     ) throws -> Set<String> {
         try withinReadWriteTransaction(origin: origin) { transaction in
             if let layer { try transaction.end(layer: layer.id, layer.ending) }
-            return try transaction.write(snapshot: data.snapshot, for: operation)
+            return try transaction.write(snapshot: data.snapshot, for: operation, keepingNewerVersions: true)
         }.get()
     }
 
@@ -212,7 +213,8 @@ public final class ApolloStore: Sendable {
                 snapshot: data,
                 selections: selections,
                 variables: nil,
-                root: CacheRoot.mutation
+                root: CacheRoot.mutation,
+                keepingNewerVersions: true
             )
         }.get()
     }

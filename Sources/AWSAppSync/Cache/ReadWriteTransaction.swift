@@ -49,13 +49,22 @@ public final class ReadWriteTransaction: ReadTransaction {
     }
 
     /// Writes a response object of `operation` and returns the `record.field` keys it holds.
+    ///
+    /// A server's answer passes `keepingNewerVersions`: a query or mutation answered before a
+    /// change the cache already heard of must not undo it. A write of the app's own
+    /// (``write(data:forQuery:)``) is kept as given.
     @discardableResult
-    func write<Operation: GraphQLOperation>(snapshot: Snapshot, for operation: Operation) throws -> Set<String> {
+    func write<Operation: GraphQLOperation>(
+        snapshot: Snapshot,
+        for operation: Operation,
+        keepingNewerVersions: Bool = false
+    ) throws -> Set<String> {
         try write(
             snapshot: snapshot,
             selections: Operation.Data.selections,
             variables: operation.variables,
-            root: CacheRoot.key(for: Operation.self)
+            root: CacheRoot.key(for: Operation.self),
+            keepingNewerVersions: keepingNewerVersions
         )
     }
 

@@ -82,7 +82,11 @@ extension AWSAppSyncClient {
                             guard !flag.isCancelled else { return }
                             let written = store.withinReadWriteTransaction { transaction in
                                 if let data = result.data {
-                                    try transaction.write(snapshot: data.snapshot, for: subscription)
+                                    try transaction.write(
+                                        snapshot: data.snapshot,
+                                        for: subscription,
+                                        keepingNewerVersions: true
+                                    )
                                 }
                                 resultHandler(result, transaction, nil)
                             }
