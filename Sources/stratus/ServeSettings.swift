@@ -321,7 +321,11 @@ extension ServeSettings: Decodable {
         limits = try Self.limits(file)
         let queryDepthLimit: Int? = try file.value("queryDepthLimit")
         let resolverCountLimit: Int? = try file.value("resolverCountLimit")
-        let idempotencyKeyTTL: Double? = try file.value("idempotencyKeyTTLSeconds")
+        let idempotencyKeyTTL = try Self.seconds(
+            file,
+            "idempotencyKeyTTLSeconds",
+            hint: "86400, the default, keeps keys for 24 hours"
+        )
         let functions = try Self.functions(
             file.object("functions"),
             directory: directory,
@@ -335,27 +339,21 @@ extension ServeSettings: Decodable {
             modelConflictResolution: perModel,
             queryDepthLimit: queryDepthLimit ?? 0,
             resolverCountLimit: resolverCountLimit ?? 10_000,
-            idempotencyKeyTTL: idempotencyKeyTTL.map { .milliseconds(Int(($0 * 1000).rounded())) }
-                ?? .seconds(24 * 3600),
+            idempotencyKeyTTL: idempotencyKeyTTL ?? .seconds(24 * 3600),
             environmentName: try file.value("environment"),
             functions: functions,
             resolvers: try Self.resolvers(file.object("resolvers"), functions: functions)
         )
         server.region = try file.value("region") ?? "us-east-1"
         server.httpOrigins = try Self.httpOrigins(file.value("httpOrigins"))
-        if let seconds: Double = try file.value("httpTimeoutSeconds") {
-            guard seconds > 0, seconds.isFinite else {
-                throw CommandFailure(
-                    "httpTimeoutSeconds \(seconds) in the configuration file is out of range. Give a number of seconds "
-                        + "above 0 (10, the default, is how long an HTTP data source may take)."
-                )
-            }
-            server.httpTimeout = .milliseconds(Int((seconds * 1000).rounded()))
+        let httpTimeoutHint = "10, the default, is how long an HTTP data source may take"
+        if let timeout = try Self.seconds(file, "httpTimeoutSeconds", hint: httpTimeoutHint) {
+            server.httpTimeout = timeout
         }
-        if let ttl = try Self.retention(file, "deltaSyncTTLSeconds", default: "1800, the default, keeps 30 minutes") {
+        if let ttl = try Self.seconds(file, "deltaSyncTTLSeconds", hint: "1800, the default, keeps 30 minutes") {
             server.deltaSyncTTL = ttl
         }
-        if let ttl = try Self.retention(file, "tombstoneTTLSeconds", default: "2592000, the default, keeps 30 days") {
+        if let ttl = try Self.seconds(file, "tombstoneTTLSeconds", hint: "2592000, the default, keeps 30 days") {
             server.tombstoneTTL = ttl
         }
         server.modelsWithoutConflictDetection = try Self.modelsWithoutConflictDetection(
@@ -372,13 +370,15 @@ extension ServeSettings: Decodable {
         cognito = try file.object("auth").map { try AuthSettings.configuration($0, region: region) }
     }
 
-    /// A retention in seconds (`deltaSyncTTLSeconds`, `tombstoneTTLSeconds`): above 0 and finite.
-    private static func retention(_ file: SettingsObject, _ key: SettingsField, default: String) throws -> Duration? {
+    /// The number of seconds under `key` as a duration, when the file gives one: above 0 and
+    /// finite, or the error names the key and the value, with `hint` (the default and what it
+    /// means).
+    private static func seconds(_ file: SettingsObject, _ key: SettingsField, hint: String? = nil) throws -> Duration? {
         guard let seconds: Double = try file.value(key) else { return nil }
         guard seconds > 0, seconds.isFinite else {
             throw CommandFailure(
-                "\(key.stringValue) \(seconds) in the configuration file is out of range. Give a number of seconds above 0 "
-                    + "(\(`default`))."
+                "\(key.stringValue) \(seconds) in the configuration file is out of range. Give a number of seconds "
+                    + "above 0\(hint.map { " (\($0))" } ?? "")."
             )
         }
         return .milliseconds(Int((seconds * 1000).rounded()))
@@ -542,12 +542,6 @@ extension ServeSettings: Decodable {
                 "resolverCountLimit \(count) in the configuration file is out of range. Give 1 to 10000."
             )
         }
-        if let seconds: Double = try file.value("idempotencyKeyTTLSeconds"), !(seconds > 0 && seconds.isFinite) {
-            throw CommandFailure(
-                "idempotencyKeyTTLSeconds \(seconds) in the configuration file is out of range. "
-                    + "Give a number of seconds above 0 (86400, the default, keeps keys for 24 hours)."
-            )
-        }
         let maxConnectionsPerAddress: Int? = try file.value("maxConnectionsPerAddress")
         if let count = maxConnectionsPerAddress, count < 1 {
             throw CommandFailure(
@@ -559,14 +553,7 @@ extension ServeSettings: Decodable {
             throw CommandFailure("maxConnections \(count) in the configuration file is out of range. Give 1 or more.")
         }
         func duration(_ key: SettingsField, default fallback: Duration) throws -> Duration {
-            guard let seconds: Double = try file.value(key) else { return fallback }
-            guard seconds > 0, seconds.isFinite else {
-                throw CommandFailure(
-                    "\(key.stringValue) \(seconds) in the configuration file is out of range. "
-                        + "Give a number of seconds above 0."
-                )
-            }
-            return .milliseconds(Int((seconds * 1000).rounded()))
+            try seconds(file, key) ?? fallback
         }
         let defaults = ServerLimits()
         return ServerLimits(
