@@ -336,7 +336,8 @@
         // MARK: - Faults
 
         /// Runs the schedule until every device finished its operations and a few more faults
-        /// hit their draining outboxes, or until `deadline`.
+        /// hit their draining outboxes (an even schedule: until each kind had its faults and
+        /// every device finished), or until `deadline`.
         private func nemesis(until deadline: ContinuousClock.Instant) async throws {
             var schedule = ChaosNemesis(
                 seed: options.seed,
@@ -362,11 +363,16 @@
                 faultCounts.withLock { $0[fault.kind, default: 0] += 1 }
                 healing[fault.target] = try await apply(fault)
             }
+            for task in healing.values { try await task.value }
+            // An even schedule can end before the devices made their operations (a `--pace`
+            // too slow for the faults): they go on without faults, and the check waits for them.
+            while ContinuousClock.now < deadline, try !allFinished() {
+                try await Task.sleep(for: .milliseconds(500))
+            }
             if ContinuousClock.now >= deadline {
                 print("chaos: the time bound passed; the devices make no more operations")
                 try Data().write(to: stopURL)
             }
-            for task in healing.values { try await task.value }
         }
 
         /// Starts `fault`; the task it returns heals it after its duration.
